@@ -1,0 +1,22 @@
+import path from "node:path";
+
+/**
+ * Where Baton keeps its state. `BATON_DATA_DIR` moves the whole folder (database, handoff
+ * documents, artifacts); `DATABASE_URL` moves only the database. Read on every call so tests
+ * and the CLI can point a process at a temporary folder before first use.
+ */
+export function dataDir(): string {
+  return path.resolve(process.env.BATON_DATA_DIR || path.join(process.cwd(), "data"));
+}
+
+export function databaseUrl(): string {
+  return process.env.DATABASE_URL || `file:${path.join(dataDir(), "baton.db")}`;
+}
+
+/** The SQLite file behind a `file:` URL, resolved against the working directory. */
+export function databaseFile(url: string = databaseUrl()): string {
+  if (!url.startsWith("file:")) {
+    throw new Error(`DATABASE_URL must be a SQLite file: URL, got "${url}"`);
+  }
+  return path.resolve(url.slice("file:".length).replace(/\?.*$/, ""));
+}

@@ -1,0 +1,42 @@
+/**
+ * Typed domain errors. Every door maps them through `httpStatusOf` (HTTP), tool errors (MCP),
+ * returned form state (server actions) or an exit code (CLI); the message is always written
+ * for the person or model reading it.
+ */
+export type DomainErrorCode = "NOT_FOUND" | "CONFLICT" | "INVALID";
+
+export abstract class DomainError extends Error {
+  abstract readonly code: DomainErrorCode;
+}
+
+export class NotFound extends DomainError {
+  readonly code = "NOT_FOUND" as const;
+  name = "NotFound";
+}
+
+export class Conflict extends DomainError {
+  readonly code = "CONFLICT" as const;
+  name = "Conflict";
+}
+
+/** Bad input. `fieldErrors` maps a field path (`current_story.progress_percent`) to its messages. */
+export class Invalid extends DomainError {
+  readonly code = "INVALID" as const;
+  name = "Invalid";
+  constructor(
+    message: string,
+    readonly fieldErrors: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const httpStatusOf: Record<DomainErrorCode, number> = {
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  INVALID: 400,
+};
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+
+/** nanoid's URL-safe alphabet; a handoff id is `hof_` + 21 of these. */
+export const NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+export const HANDOFF_ID_PATTERN = /^hof_[A-Za-z0-9_-]{21}$/;
+
+export const CLIENT_SIDES = ["chat", "code"] as const;
+export const ENTRY_TYPES = ["context", "task", "progress", "question", "decision", "done"] as const;
+export const HANDOFF_STATUSES = ["active", "completed"] as const;
+
+export const MAX_TITLE_LENGTH = 200;
+export const MAX_CONTENT_BYTES = 64 * 1024;
+export const PROJECT_TAG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+export type ClientSide = (typeof CLIENT_SIDES)[number];
+export type EntryType = (typeof ENTRY_TYPES)[number];
+export type HandoffStatus = (typeof HANDOFF_STATUSES)[number];
+
+export const handoffIdSchema = z
+  .string({ error: "id is required" })
+  .regex(HANDOFF_ID_PATTERN, {
+    error: (issue) =>
+      `"${String(issue.input).slice(0, 60)}" is not a handoff ID; IDs look like hof_ followed by 21 letters, digits, _ or -`,
+  });
+
+export const clientSideSchema = z.enum(CLIENT_SIDES, { error: 'as_client must be "chat" or "code"' });
+
+export const entryTypeSchema = z.enum(ENTRY_TYPES, {
+  error: `type must be one of ${ENTRY_TYPES.join(", ")}`,
+});
+
+export const handoffStatusSchema = z.enum(HANDOFF_STATUSES, { error: 'status must be "active" or "completed"' });
+
+export const titleSchema = z
+  .string({ error: "title is required" })
+  .trim()
+  .min(1, { error: "title must not be empty" })
+  .max(MAX_TITLE_LENGTH, { error: `title must be at most ${MAX_TITLE_LENGTH} characters` });
+
+export const contentSchema = z
+  .string({ error: "content is required" })
+  .refine((text) => text.trim().length > 0, { error: "content must not be empty" })
+  .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES, {
+    error: `content must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes of UTF-8)`,
+  });
+
+export const projectTagSchema = z
+  .string()
+  .regex(PROJECT_TAG_PATTERN, {
+    error: "project must be 1–40 characters: lowercase letters, digits, _ or -, starting with a letter or digit",
+  });
+
+/** An optional project: blank means none. */
+export const optionalProjectSchema = z.preprocess(
+  (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+  projectTagSchema.optional(),
+);
