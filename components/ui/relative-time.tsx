@@ -1,0 +1,41 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 24 * 3600],
+  ["month", 30 * 24 * 3600],
+  ["week", 7 * 24 * 3600],
+  ["day", 24 * 3600],
+  ["hour", 3600],
+  ["minute", 60],
+];
+
+export function describeRelative(iso: string, now: number): string {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  if (Math.abs(seconds) < 45) return "just now";
+  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(Math.round(seconds / 60), "minute");
+}
+
+function absolute(iso: string): string {
+  return new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+/** "3 minutes ago", with the exact time on hover; the server renders the exact time. */
+export function RelativeTime({ iso, className }: { iso: string; className?: string }) {
+  const [now, setNow] = useState<number | null>(null);
+  useEffect(() => {
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <time dateTime={iso} title={absolute(iso)} className={className}>
+      {now === null ? absolute(iso) : describeRelative(iso, now)}
+    </time>
+  );
+}

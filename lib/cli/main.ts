@@ -1,0 +1,31 @@
+/**
+ * `baton <command> [args]`: the command-line door. Each command lives in lib/cli/commands/ and
+ * is loaded only when called, so `baton mcp` starts without loading the others.
+ */
+type Command = { summary: string; load: () => Promise<{ run: (args: string[]) => Promise<number> }> };
+
+const commands: Record<string, Command> = {
+  mcp: { summary: "serve the MCP tools over stdio (--as code|chat)", load: () => import("./commands/mcp") },
+  import: { summary: "import a handoff document (bundle, handoff.json, handoff.yaml)", load: () => import("./commands/import") },
+  export: { summary: "export a thread: export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]", load: () => import("./commands/export") },
+  checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
+};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(11)} ${command.summary}`);
+  return ["usage: baton <command> [options]", "", "commands:", ...lines].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stderr.write(`${usage()}\n`);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`baton: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  return (await command.load()).run(args);
+}

@@ -1,0 +1,55 @@
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+// One port per person running e2e at once; the data folder and build folder follow it, so two
+// runs never share a database or a build. The folder is derived, not random: Playwright loads
+// this file in every worker and all of them must agree.
+const port = Number(process.env.BATON_E2E_PORT || 3100);
+const dataDir = path.join(os.tmpdir(), `baton-e2e-${port}`);
+const distDir = `.next-e2e-${port}`;
+process.env.BATON_DATA_DIR = dataDir;
+process.env.DATABASE_URL = `file:${path.join(dataDir, "baton.db")}`;
+process.env.BATON_E2E_BASE_URL = `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: "e2e",
+  // The tests share one server and database; one worker keeps 2-core machines responsive.
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["json", { outputFile: `.test-results/e2e-${port}.json` }]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    trace: "retain-on-failure",
+    permissions: ["clipboard-read", "clipboard-write"],
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  webServer: {
+    command: "npx tsx scripts/e2e-server.ts",
+    url: `http://127.0.0.1:${port}`,
+    timeout: 300_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      BATON_DATA_DIR: dataDir,
+      DATABASE_URL: process.env.DATABASE_URL,
+      BATON_DIST_DIR: distDir,
+    },
+  },
+});
