@@ -4,6 +4,9 @@ const nextConfig: NextConfig = {
   // Tests build into their own folder so a test run never clobbers a developer's build.
   distDir: process.env.BATON_DIST_DIR || ".next",
   poweredByHeader: false,
+  // The build checks only what it bundles; `npm test` type-checks the whole project (tests,
+  // scripts, CLI) with tsc.
+  typescript: { tsconfigPath: "tsconfig.next.json" },
   reactStrictMode: true,
 };
 

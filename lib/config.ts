@@ -6,7 +6,8 @@ import path from "node:path";
  * and the CLI can point a process at a temporary folder before first use.
  */
 export function dataDir(): string {
-  return path.resolve(process.env.BATON_DATA_DIR || path.join(process.cwd(), "data"));
+  // turbopackIgnore: the folder is chosen at run time; the build must not trace the project through it.
+  return path.resolve(/*turbopackIgnore: true*/ process.env.BATON_DATA_DIR || path.join(process.cwd(), "data"));
 }
 
 export function databaseUrl(): string {
@@ -18,5 +19,5 @@ export function databaseFile(url: string = databaseUrl()): string {
   if (!url.startsWith("file:")) {
     throw new Error(`DATABASE_URL must be a SQLite file: URL, got "${url}"`);
   }
-  return path.resolve(url.slice("file:".length).replace(/\?.*$/, ""));
+  return path.resolve(/*turbopackIgnore: true*/ url.slice("file:".length).replace(/\?.*$/, ""));
 }

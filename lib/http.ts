@@ -30,11 +30,21 @@ export async function jsonRoute<T>(handler: () => Promise<T>, status = 200): Pro
   }
 }
 
-/** The request's JSON body, or an Invalid saying it is not JSON. */
-export async function readJsonBody(request: Request): Promise<unknown> {
+/**
+ * The request's JSON object body (an empty body is `{}`), or an Invalid saying what is wrong.
+ * Fields are not checked here: the domain function that receives them validates every one.
+ */
+export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  let body: unknown;
   try {
-    return await request.json();
+    body = JSON.parse(text);
   } catch {
     throw new Invalid("the request body must be JSON");
   }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new Invalid("the request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
 }

@@ -33,3 +33,14 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
   const fieldErrors = fieldErrorsOf(result.error);
   throw new Invalid(describeFieldErrors(fieldErrors), fieldErrors);
 }
+
+/**
+ * The options a door may pass to a domain function: the schema's input with string-literal
+ * unions widened to `string`, because doors hand over what people and models typed and the
+ * domain function validates it (an unknown `type` is refused there, with its message).
+ */
+export type DoorInput<Schema extends z.ZodType> = {
+  [Key in keyof z.input<Schema>]: z.input<Schema>[Key] extends string | undefined
+    ? string | Extract<z.input<Schema>[Key], undefined>
+    : z.input<Schema>[Key];
+};

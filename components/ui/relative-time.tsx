@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 24 * 3600],
@@ -25,14 +25,36 @@ function absolute(iso: string): string {
   return new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
 }
 
+// One shared clock for every RelativeTime on the page, ticking while any is mounted.
+let clockNow = Date.now();
+let clockTimer: ReturnType<typeof setInterval> | undefined;
+const clockListeners = new Set<() => void>();
+
+function subscribeToClock(listener: () => void): () => void {
+  clockListeners.add(listener);
+  if (!clockTimer) {
+    clockNow = Date.now();
+    clockTimer = setInterval(() => {
+      clockNow = Date.now();
+      clockListeners.forEach((notify) => notify());
+    }, 30_000);
+  }
+  return () => {
+    clockListeners.delete(listener);
+    if (clockListeners.size === 0) {
+      clearInterval(clockTimer);
+      clockTimer = undefined;
+    }
+  };
+}
+
 /** "3 minutes ago", with the exact time on hover; the server renders the exact time. */
 export function RelativeTime({ iso, className }: { iso: string; className?: string }) {
-  const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 30_000);
-    return () => clearInterval(timer);
-  }, []);
+  const now = useSyncExternalStore(
+    subscribeToClock,
+    () => clockNow,
+    () => null,
+  );
   return (
     <time dateTime={iso} title={absolute(iso)} className={className}>
       {now === null ? absolute(iso) : describeRelative(iso, now)}

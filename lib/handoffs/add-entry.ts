@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { writeTransaction } from "../db";
 import { Conflict } from "../errors";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { loadHandoff } from "./load";
 import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
 import { toEntryView, toHandoffView, type EntryView, type HandoffView } from "./views";
@@ -13,7 +13,7 @@ export const addEntryInput = z.object({
   asClient: clientSideSchema.default("chat"),
 });
 
-export type AddEntryOptions = z.input<typeof addEntryInput>;
+export type AddEntryOptions = DoorInput<typeof addEntryInput>;
 export type AddedEntry = { handoff: HandoffView; entry: EntryView };
 
 export function completedConflict(id: string): Conflict {

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { writeTransaction, type Tx } from "../db";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { loadHandoff } from "./load";
 import { handoffIdSchema } from "./schemas";
 import { toHandoffView, type HandoffView } from "./views";
 
 export const closeHandoffInput = z.object({ id: handoffIdSchema });
 
-export type CloseHandoffOptions = z.input<typeof closeHandoffInput>;
+export type CloseHandoffOptions = DoorInput<typeof closeHandoffInput>;
 
 /**
  * Wipes a thread's entries and marks it completed, inside the caller's transaction; the row stays.

@@ -1,7 +1,7 @@
 import { customAlphabet } from "nanoid";
 import { z } from "zod";
 import { writeTransaction } from "../db";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { NANOID_ALPHABET, clientSideSchema, contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
 import { toEntryView, toHandoffView, type EntryView, type HandoffView } from "./views";
 
@@ -14,7 +14,7 @@ export const createHandoffInput = z.object({
   asClient: clientSideSchema.default("chat"),
 });
 
-export type CreateHandoffOptions = z.input<typeof createHandoffInput>;
+export type CreateHandoffOptions = DoorInput<typeof createHandoffInput>;
 export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[] };
 
 /**

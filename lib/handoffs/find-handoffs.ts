@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readTransaction } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { handoffStatusSchema, optionalProjectSchema } from "./schemas";
 import { toHandoffView, type HandoffView } from "./views";
 
@@ -23,7 +23,7 @@ export const findHandoffsInput = z.object({
   perPage: z.coerce.number().int().min(1).max(200).default(HISTORY_PAGE_SIZE),
 });
 
-export type FindHandoffsOptions = z.input<typeof findHandoffsInput>;
+export type FindHandoffsOptions = DoorInput<typeof findHandoffsInput>;
 
 export type HandoffSummary = HandoffView & {
   entryCount: number;

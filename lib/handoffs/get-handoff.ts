@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { readTransaction } from "../db";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { loadHandoff } from "./load";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { cursorOf, toEntryView, toHandoffView, type EntryView, type HandoffView } from "./views";
@@ -10,7 +10,7 @@ export const getHandoffInput = z.object({
   asClient: clientSideSchema.default("chat"),
 });
 
-export type GetHandoffOptions = z.input<typeof getHandoffInput>;
+export type GetHandoffOptions = DoorInput<typeof getHandoffInput>;
 export type HandoffThread = {
   handoff: HandoffView;
   entries: EntryView[];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { writeTransaction } from "../db";
-import { parseInput } from "../validation";
+import { parseInput, type DoorInput } from "../validation";
 import { loadHandoff } from "./load";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { toHandoffView, type HandoffView } from "./views";
@@ -10,7 +10,7 @@ export const markReadInput = z.object({
   asClient: clientSideSchema.default("chat"),
 });
 
-export type MarkReadOptions = z.input<typeof markReadInput>;
+export type MarkReadOptions = DoorInput<typeof markReadInput>;
 
 /** Moves one side's cursor to the thread's highest seq. A cursor never moves backward. */
 export async function markRead(options: MarkReadOptions): Promise<HandoffView> {

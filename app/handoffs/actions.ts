@@ -1,0 +1,105 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { NotFound } from "@/lib/errors";
+import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
+import { addEntry, closeHandoff, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+
+// Domain field names → the form fields that show their errors.
+const FIELD_NAMES = { asClient: "asClient", id: "form" };
+
+/** Opens what the operator pasted: a bare ID, a quoted one, or a dashboard URL. */
+export async function openHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  const pasted = values.ref ?? "";
+  if (pasted.trim() === "") {
+    return { status: "error", fieldErrors: { ref: ["Paste a handoff ID, e.g. hof_V1StGXR8_Z5jdHi6B-myT."] }, values };
+  }
+  const id = extractHandoffId(pasted);
+  if (!id) {
+    return {
+      status: "error",
+      fieldErrors: {
+        ref: ["That is not a handoff ID. IDs look like hof_ followed by 21 letters, digits, _ or - (e.g. hof_V1StGXR8_Z5jdHi6B-myT)."],
+      },
+      values,
+    };
+  }
+  try {
+    await getHandoff({ id });
+  } catch (error) {
+    if (error instanceof NotFound) {
+      return { status: "error", fieldErrors: { ref: [`No handoff ${id} here. Check that the whole ID was copied.`] }, values };
+    }
+    throw error;
+  }
+  redirect(`/handoffs/${id}`);
+}
+
+export async function createHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let id: string;
+  try {
+    const created = await createHandoff({
+      title: values.title,
+      content: values.content,
+      project: values.project,
+      asClient: values.asClient,
+    });
+    id = created.handoff.id;
+  } catch (error) {
+    return formStateFromError(error, values, FIELD_NAMES);
+  }
+  revalidatePath("/");
+  redirect(`/handoffs/${id}?created=1&as=${values.asClient === "code" ? "code" : "chat"}`);
+}
+
+export async function addEntryAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  try {
+    const { entry } = await addEntry({
+      id: values.id,
+      type: values.type,
+      content: values.content,
+      asClient: values.asClient,
+    });
+    revalidateThread(values.id);
+    return {
+      status: "success",
+      message: `Posted ${entry.type} #${entry.seq} as ${entry.fromClient}.`,
+      values: { type: values.type, asClient: values.asClient },
+      successAt: Date.now(),
+    };
+  } catch (error) {
+    return formStateFromError(error, values, FIELD_NAMES);
+  }
+}
+
+export async function markReadAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  try {
+    const handoff = await markRead({ id: values.id, asClient: values.asClient });
+    revalidateThread(values.id);
+    const cursor = values.asClient === "code" ? handoff.codeLastSeen : handoff.chatLastSeen;
+    return { status: "success", message: `Marked read for ${values.asClient} (up to #${cursor}).`, successAt: Date.now() };
+  } catch (error) {
+    return formStateFromError(error, values, FIELD_NAMES);
+  }
+}
+
+export async function closeHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  try {
+    await closeHandoff({ id: values.id });
+    revalidateThread(values.id);
+    return { status: "success", message: "Handoff closed; its entries were deleted.", successAt: Date.now() };
+  } catch (error) {
+    return formStateFromError(error, values, FIELD_NAMES);
+  }
+}
+
+function revalidateThread(id: string | undefined) {
+  revalidatePath("/");
+  if (id) revalidatePath(`/handoffs/${id}`);
+}

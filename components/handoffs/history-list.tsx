@@ -1,0 +1,104 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { RelativeTime } from "@/components/ui/relative-time";
+import type { HandoffSummary } from "@/lib/handoffs";
+import { historyQuery, historySearch, type HistoryFilters } from "@/lib/queries";
+import { SourceBadge, StatusBadge, UnreadBadge } from "./handoff-badges";
+
+function HistoryItem({ item }: { item: HandoffSummary }) {
+  return (
+    <li data-handoff-id={item.id} className="flex flex-col gap-2 p-4 sm:flex-row sm:items-center sm:justify-between">
+      <div className="min-w-0">
+        <Link
+          href={`/handoffs/${item.id}`}
+          className="font-semibold text-slate-900 break-words hover:text-indigo-700 hover:underline"
+        >
+          {item.title}
+        </Link>
+        <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600">
+          <span className="font-mono">{item.id}</span>
+          {item.project && <span>project {item.project}</span>}
+          <span>
+            {item.entryCount} {item.entryCount === 1 ? "entry" : "entries"}
+          </span>
+          <span>
+            last activity <RelativeTime iso={item.updatedAt} />
+          </span>
+        </div>
+      </div>
+      <div className="flex flex-wrap items-center gap-1.5 sm:justify-end">
+        <StatusBadge status={item.status} />
+        <SourceBadge format={item.sourceFormat} />
+        <UnreadBadge side="chat" count={item.chatUnread} />
+        <UnreadBadge side="code" count={item.codeUnread} />
+      </div>
+    </li>
+  );
+}
+
+/** Every handoff, most recent activity first, refreshed while the page is open. */
+export function HistoryList({ filters }: { filters: HistoryFilters }) {
+  const { data, error } = useQuery(historyQuery(filters));
+  if (!data) {
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        Could not load the history: {error?.message ?? "no answer from the server"}.
+      </p>
+    );
+  }
+  const filtered = Boolean(filters.status || filters.project || filters.q || filters.source);
+  return (
+    <section aria-labelledby="history-heading">
+      <div className="mb-2 flex items-baseline justify-between gap-2">
+        <h2 id="history-heading" className="text-base font-semibold text-slate-900">
+          History
+        </h2>
+        <p className="text-sm text-slate-600" aria-live="polite">
+          {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"}
+          {filtered ? " match" : ""}
+        </p>
+      </div>
+      {data.items.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
+          {filtered ? (
+            <>No handoff matches these filters.</>
+          ) : (
+            <>
+              No handoffs yet. <Link href="/handoffs/new" className="text-indigo-700 underline">Start one</Link>, or let an
+              agent create one through MCP.
+            </>
+          )}
+        </div>
+      ) : (
+        <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white shadow-sm">
+          {data.items.map((item) => (
+            <HistoryItem key={item.id} item={item} />
+          ))}
+        </ul>
+      )}
+      {data.pageCount > 1 && (
+        <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
+          {data.page > 1 ? (
+            <Link href={`/${historySearch(filters, data.page - 1)}`} className="text-indigo-700 hover:underline" rel="prev">
+              ← Newer
+            </Link>
+          ) : (
+            <span />
+          )}
+          <span className="text-slate-600">
+            Page {data.page} of {data.pageCount}
+          </span>
+          {data.page < data.pageCount ? (
+            <Link href={`/${historySearch(filters, data.page + 1)}`} className="text-indigo-700 hover:underline" rel="next">
+              Older →
+            </Link>
+          ) : (
+            <span />
+          )}
+        </nav>
+      )}
+    </section>
+  );
+}

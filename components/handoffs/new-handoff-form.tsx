@@ -1,0 +1,75 @@
+"use client";
+
+import { useActionState } from "react";
+import { createHandoffAction } from "@/app/handoffs/actions";
+import { buttonClass } from "@/components/ui/button";
+import { Field, inputClass } from "@/components/ui/field";
+import { idleFormState } from "@/lib/form-state";
+
+export function NewHandoffForm() {
+  const [state, formAction, pending] = useActionState(createHandoffAction, idleFormState);
+  const errors = state.fieldErrors ?? {};
+  const values = state.values ?? {};
+  const invalid = (field: string) => (errors[field] ? true : undefined);
+  return (
+    <form action={formAction} className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6" noValidate>
+      <div aria-live="polite" className="text-sm text-red-700">
+        {state.status === "error" && state.message && <p>{state.message}</p>}
+      </div>
+      <Field id="title" label="Title" errors={errors.title} hint="A short description of the session, up to 200 characters.">
+        <input
+          id="title"
+          name="title"
+          required
+          maxLength={200}
+          defaultValue={values.title}
+          aria-invalid={invalid("title")}
+          aria-describedby="title-hint title-error"
+          className={inputClass}
+        />
+      </Field>
+      <Field id="project" label="Project (optional)" errors={errors.project} hint="A tag such as hlg or dnd: lowercase letters, digits, _ or -.">
+        <input
+          id="project"
+          name="project"
+          maxLength={40}
+          defaultValue={values.project}
+          aria-invalid={invalid("project")}
+          aria-describedby="project-hint project-error"
+          className={`${inputClass} font-mono sm:w-64`}
+        />
+      </Field>
+      <Field id="content" label="First context" errors={errors.content} hint="What was decided and what the other side needs to know. Markdown works.">
+        <textarea
+          id="content"
+          name="content"
+          required
+          rows={8}
+          defaultValue={values.content}
+          aria-invalid={invalid("content")}
+          aria-describedby="content-hint content-error"
+          className={`${inputClass} font-mono`}
+        />
+      </Field>
+      <fieldset className="flex flex-col gap-1">
+        <legend className="text-sm font-medium text-slate-800">Create as</legend>
+        <div className="flex gap-4 text-sm">
+          {(["chat", "code"] as const).map((side) => (
+            <label key={side} className="flex items-center gap-2">
+              <input type="radio" name="asClient" value={side} defaultChecked={(values.asClient ?? "chat") === side} />
+              {side === "chat" ? "chat (decisions)" : "code (implementation)"}
+            </label>
+          ))}
+        </div>
+        <div aria-live="polite" className="text-sm text-red-700">
+          {errors.asClient?.map((error) => <p key={error}>{error}</p>)}
+        </div>
+      </fieldset>
+      <div>
+        <button type="submit" disabled={pending} className={buttonClass("primary")}>
+          {pending ? "Creating…" : "Create handoff"}
+        </button>
+      </div>
+    </form>
+  );
+}

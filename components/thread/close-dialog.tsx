@@ -1,0 +1,48 @@
+"use client";
+
+import { useActionState, useRef } from "react";
+import { closeHandoffAction } from "@/app/handoffs/actions";
+import { buttonClass } from "@/components/ui/button";
+import { idleFormState } from "@/lib/form-state";
+import { useRefreshAfterSuccess } from "./use-refresh-thread";
+
+/** Close asks first, saying plainly that the entries will be deleted. */
+export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [state, formAction, pending] = useActionState(closeHandoffAction, idleFormState);
+  useRefreshAfterSuccess(state, handoffId);
+  return (
+    <>
+      <button type="button" onClick={() => dialog.current?.showModal()} className={buttonClass("danger")}>
+        Close handoff…
+      </button>
+      <dialog
+        ref={dialog}
+        aria-labelledby="close-heading"
+        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
+      >
+        <form action={formAction} className="flex flex-col gap-3 p-5">
+          <input type="hidden" name="id" value={handoffId} />
+          <h2 id="close-heading" className="text-lg font-semibold text-slate-900">
+            Close this handoff?
+          </h2>
+          <p className="text-sm text-slate-700">
+            {entryCount === 1 ? "Its 1 entry" : `All ${entryCount} entries`} will be permanently deleted. The handoff stays in the
+            history as completed, and nothing more can be added to it.
+          </p>
+          <div aria-live="polite" className="text-sm text-red-700">
+            {state.status === "error" && state.message}
+          </div>
+          <div className="flex justify-end gap-2">
+            <button type="button" onClick={() => dialog.current?.close()} className={buttonClass("secondary")}>
+              Cancel
+            </button>
+            <button type="submit" disabled={pending} className={buttonClass("danger")}>
+              {pending ? "Closing…" : "Close and delete entries"}
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </>
+  );
+}

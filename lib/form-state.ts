@@ -1,0 +1,44 @@
+import { Invalid, isDomainError } from "./errors";
+
+/** What a server action returns to `useActionState`. */
+export type FormState = {
+  status: "idle" | "error" | "success";
+  message?: string;
+  fieldErrors?: Record<string, string[]>;
+  /** The submitted values, so a refused form keeps what the person typed. */
+  values?: Record<string, string>;
+  /** Changes on every success, so a form can reset itself. */
+  successAt?: number;
+};
+
+export const idleFormState: FormState = { status: "idle" };
+
+/** The form's text fields as plain strings. */
+export function formValues(formData: FormData): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of formData.entries()) {
+    if (typeof value === "string" && !key.startsWith("$")) values[key] = value;
+  }
+  return values;
+}
+
+/**
+ * A domain error as form state: field errors go beside their fields (by the names in
+ * `fieldNames`, domain name → form field name), everything else becomes the form's message.
+ * Errors that are not the domain's are rethrown for the route's error boundary.
+ */
+export function formStateFromError(
+  error: unknown,
+  values: Record<string, string>,
+  fieldNames: Record<string, string> = {},
+): FormState {
+  if (!isDomainError(error)) throw error;
+  if (error instanceof Invalid && Object.keys(error.fieldErrors).length > 0) {
+    const fieldErrors: Record<string, string[]> = {};
+    for (const [field, messages] of Object.entries(error.fieldErrors)) {
+      (fieldErrors[fieldNames[field] ?? field] ??= []).push(...messages);
+    }
+    return { status: "error", message: "Please correct the highlighted fields.", fieldErrors, values };
+  }
+  return { status: "error", message: error.message, values };
+}
