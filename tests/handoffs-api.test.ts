@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { POST as closeRoute } from "../app/api/handoffs/[id]/close/route";
+import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
+import { POST as readRoute } from "../app/api/handoffs/[id]/read/route";
+import { GET as getRoute } from "../app/api/handoffs/[id]/route";
+import { GET as listRoute, POST as createRoute } from "../app/api/handoffs/route";
+
+const base = "http://127.0.0.1/api/handoffs";
+const context = (id: string) => ({ params: Promise.resolve({ id }) });
+const post = (url: string, body?: unknown) =>
+  new Request(url, { method: "POST", body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+
+async function create(title = "api thread") {
+  const response = await createRoute(post(base, { title, content: "first", project: "api" }));
+  expect(response.status).toBe(201);
+  return (await response.json()) as { handoff: { id: string; chatLastSeen: number }; entries: { seq: number }[] };
+}
+
+describe("HTTP API", () => {
+  it("runs a thread end to end with the domain's semantics", async () => {
+    const { handoff, entries } = await create();
+    expect(handoff.chatLastSeen).toBe(entries[0].seq);
+
+    const added = await entriesRoute(post(`${base}/${handoff.id}/entries`, { type: "question", content: "7d?", asClient: "code" }), context(handoff.id));
+    expect(added.status).toBe(201);
+    const { entry } = await added.json();
+
+    const asChat = await (await getRoute(new Request(`${base}/${handoff.id}?as=chat`), context(handoff.id))).json();
+    expect(asChat.newCount).toBe(1);
+    expect(asChat.newEntries[0].seq).toBe(entry.seq);
+
+    const read = await readRoute(post(`${base}/${handoff.id}/read`), context(handoff.id));
+    expect(read.status).toBe(200);
+    expect((await read.json()).chatLastSeen).toBe(entry.seq);
+
+    const listed = await (await listRoute(new Request(`${base}?project=api`))).json();
+    expect(listed.items.find((item: { id: string }) => item.id === handoff.id)).toMatchObject({ entryCount: 2, chatUnread: 0, codeUnread: 0 });
+
+    const closed = await closeRoute(post(`${base}/${handoff.id}/close`), context(handoff.id));
+    expect((await closed.json()).status).toBe("completed");
+    const late = await entriesRoute(post(`${base}/${handoff.id}/entries`, { type: "task", content: "late" }), context(handoff.id));
+    expect(late.status).toBe(409);
+    expect((await late.json()).error).toMatchObject({ code: "CONFLICT", message: expect.stringContaining("is completed") });
+  });
+
+  it("answers bad input with 400 and every field's message", async () => {
+    const response = await createRoute(post(base, { title: "", content: "", project: "NO" }));
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.code).toBe("INVALID");
+    expect(Object.keys(error.fieldErrors).sort()).toEqual(["content", "project", "title"]);
+  });
+
+  it.each([
+    ["{not json", "the request body must be JSON"],
+    ["[1, 2]", "the request body must be a JSON object"],
+  ])("refuses the body %s", async (body, message) => {
+    const response = await createRoute(post(base, body));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.message).toBe(message);
+  });
+
+  it("answers an unknown handoff with 404 and a malformed one with 400", async () => {
+    const unknown = "hof_AAAAAAAAAAAAAAAAAAAAA";
+    const missing = await getRoute(new Request(`${base}/${unknown}`), context(unknown));
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.message).toContain(`handoff ${unknown} not found`);
+    const malformed = await getRoute(new Request(`${base}/nope`), context("nope"));
+    expect(malformed.status).toBe(400);
+    const badSide = await getRoute(new Request(`${base}/${unknown}?as=robot`), context(unknown));
+    expect(badSide.status).toBe(400);
+  });
+
+  it("refuses a bad history filter", async () => {
+    const response = await listRoute(new Request(`${base}?status=open`));
+    expect(response.status).toBe(400);
+  });
+});
