@@ -8,7 +8,7 @@ import { databaseFile } from "../lib/config";
 import { disconnectDb } from "../lib/db";
 import { findHandoffs } from "../lib/handoffs";
 import { ensureMigrated } from "../lib/migrate";
-import { median, ms, startProductionServer, timeIt, useTemporaryDataDir } from "./support";
+import { median, ms, startProductionServer, timeIt, makeTemporaryDataDir } from "./support";
 
 const HANDOFFS = 10_000;
 const ENTRIES = 200_000;
@@ -67,7 +67,7 @@ async function measure(label: string, baseUrl: string, runs: number) {
 }
 
 export async function run() {
-  useTemporaryDataDir("history");
+  makeTemporaryDataDir("history");
   ensureMigrated();
   fill(12, 60);
   const server = await startProductionServer(3901);

@@ -21,6 +21,6 @@ if (names.length === 0) {
 }
 for (const name of names) {
   console.log(`\n=== bench/${name}.ts`);
-  const module = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { run: () => Promise<void> };
-  await module.run();
+  const benchmark = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { run: () => Promise<void> };
+  await benchmark.run();
 }

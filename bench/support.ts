@@ -26,7 +26,7 @@ export async function timeIt(times: number, work: () => Promise<unknown>, warmup
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /** A fresh data folder for one benchmark, pointed at by BATON_DATA_DIR / DATABASE_URL. */
-export function useTemporaryDataDir(label: string): string {
+export function makeTemporaryDataDir(label: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `baton-bench-${label}-`));
   process.env.BATON_DATA_DIR = dir;
   process.env.DATABASE_URL = `file:${path.join(dir, "baton.db")}`;
