@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { readTransaction } from "../db";
+import { parseInput } from "../validation";
+import { loadAgent } from "./load";
+import { resolveAgentIdIn } from "./resolve-agent-id";
+import { agentRefSchema } from "./schemas";
+import { toAgentDetail, type AgentDetail } from "./views";
+
+export const getAgentInput = z.object({ agentId: agentRefSchema });
+
+export type GetAgentOptions = { agentId: string | number };
+
+/** One agent with its handoff record (`handoff` is null when it has none). */
+export async function getAgent(options: GetAgentOptions): Promise<AgentDetail> {
+  const input = parseInput(getAgentInput, options);
+  return readTransaction(async (tx) => toAgentDetail(await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId))));
+}

@@ -1,0 +1,98 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { dataDir } from "../config";
+import { Invalid } from "../errors";
+import { MAX_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
+
+/** What the editor starts with: the headings a successor looks for. */
+export const HANDOFF_DOCUMENT_TEMPLATE = `# Handoff
+
+## Goal
+
+
+## Done
+
+
+## In progress
+
+
+## Next steps
+
+
+## Blockers
+
+
+## Key files
+
+`;
+
+const HEADING_LINE = /^\s*#{1,6}\s.*$/gm;
+
+/** The handoff document: refused when empty or when it holds nothing but headings. */
+export const handoffDocumentSchema = z
+  .string({ error: "document is required: write what the successor needs to pick up the work" })
+  .refine((text) => text.trim().length > 0, { error: "document must not be empty: write what the successor needs to know" })
+  .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
+    error: "document has only headings: fill in at least one section (Goal, Done, In progress, Next steps, Blockers, Key files)",
+  })
+  .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_DOCUMENT_BYTES, {
+    error: `document must be at most ${MAX_DOCUMENT_BYTES / 1024} KiB of UTF-8`,
+  });
+
+/** `YYYYMMDDTHHmmss` in UTC. */
+export function fileTimestamp(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, "").slice(0, 15);
+}
+
+export type DocumentLocation = {
+  /** Relative to the data folder, forward slashes: what the record stores and the prompt shows. */
+  relative: string;
+  absolute: string;
+};
+
+/** True when `candidate` is the folder `root` or inside it. */
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/**
+ * Where an agent's handoff document goes: `personas/<slug>/handoffs/<YYYYMMDDTHHmmss>-<8hex>.md`
+ * under the data folder. Built from validated parts only, and checked to stay inside the folder.
+ */
+export function handoffDocumentLocation(personaSlug: string, shortId: string, at: Date): DocumentLocation {
+  if (!PERSONA_SLUG_PATTERN.test(personaSlug) || !SESSION_PREFIX_PATTERN.test(shortId)) {
+    throw new Invalid(`cannot build a handoff path from persona ${JSON.stringify(personaSlug)} and id ${JSON.stringify(shortId)}`, {
+      personaSlug: ["persona must be a slug such as developer-con-1"],
+    });
+  }
+  const relative = ["personas", personaSlug, "handoffs", `${fileTimestamp(at)}-${shortId}.md`].join("/");
+  const root = dataDir();
+  const absolute = path.resolve(root, relative);
+  if (!isInside(root, absolute)) throw new Invalid(`handoff path ${relative} would leave the data folder`);
+  return { relative, absolute };
+}
+
+/**
+ * The real location of a stored relative path, or null when it resolves (through `..`, an
+ * absolute path or a symbolic link) outside the data folder.
+ */
+export function resolveStoredPath(relative: string): string | null {
+  if (relative.includes("\0") || path.isAbsolute(relative)) return null;
+  const root = dataDir();
+  const absolute = path.resolve(root, relative);
+  if (!isInside(root, absolute)) return null;
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return null;
+  }
+  try {
+    return isInside(realRoot, fs.realpathSync(absolute)) ? absolute : null;
+  } catch {
+    // Missing: nothing to follow, and the lexical check above already holds.
+    return absolute;
+  }
+}

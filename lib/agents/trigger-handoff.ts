@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { readTransaction, writeTransaction } from "../db";
+import { parseInput } from "../validation";
+import { alreadyHandedOffConflict, endedConflict, isUniqueViolation, sessionTakenConflict } from "./conflicts";
+import { handoffDocumentSchema } from "./handoff-document";
+import { loadAgent } from "./load";
+import { resolveAgentIdIn } from "./resolve-agent-id";
+import { agentRefSchema, handoffReasonSchema, optionalAgentNameSchema, optionalSessionIdSchema, optionalTmuxTargetSchema } from "./schemas";
+import { deliverPrompt } from "./tmux-bridge";
+import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
+import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
+
+export const triggerHandoffInput = z.object({
+  agentId: agentRefSchema,
+  reason: handoffReasonSchema,
+  document: handoffDocumentSchema,
+  successor: z
+    .object({
+      /** Where the successor runs; the injection prompt is typed there. */
+      tmuxTarget: optionalTmuxTargetSchema,
+      /** Defaults to the outgoing agent's name. */
+      name: optionalAgentNameSchema,
+      /** The successor's own session UUID when it is already known; a new one otherwise. */
+      sessionId: optionalSessionIdSchema,
+    }, { error: "successor must be an object: { tmuxTarget?, name?, sessionId? }" })
+    .default({}),
+});
+
+export type TriggerHandoffOptions = {
+  agentId: string | number;
+  reason: string;
+  document: string;
+  successor?: { tmuxTarget?: string | null; name?: string | null; sessionId?: string | null };
+};
+
+export type TriggeredHandoff = {
+  record: HandoffRecordView;
+  /** The outgoing agent, now ended. */
+  agent: AgentView;
+  successor: AgentView;
+};
+
+/** What the successor is told first. The path is relative to the data folder. */
+export function injectionPromptFor(shortId: string, relativePath: string): string {
+  return `Continuing from Agent ${shortId}. Read \`${relativePath}\` to pick up context.`;
+}
+
+/**
+ * Hands an active agent's work to a successor, all or nothing: writes the document, then in one
+ * transaction creates the successor (same persona and project, continuing from the agent), the
+ * handoff record, and ends the agent; if that fails the document is removed. Then the injection
+ * prompt goes to the successor's tmux pane, and the outcome is recorded; a failed delivery never
+ * undoes the handoff.
+ */
+export async function triggerHandoff(options: TriggerHandoffOptions): Promise<TriggeredHandoff> {
+  const input = parseInput(triggerHandoffInput, options);
+  // Refuse early, before anything is written; the transaction checks again.
+  const outgoing = await readTransaction(async (tx) => loadAgent(tx, await resolveAgentIdIn(tx, input.agentId)));
+  const shortId = shortIdOf(outgoing.sessionId);
+  if (outgoing.handoff) throw alreadyHandedOffConflict(shortId);
+  if (outgoing.status !== "active") throw endedConflict(shortId, "hand off from");
+
+  const now = new Date();
+  const successorSessionId = input.successor.sessionId ?? randomUUID();
+  const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document: input.document });
+  const injectionPrompt = injectionPromptFor(shortId, location.relative);
+  const tmuxTarget = input.successor.tmuxTarget ?? null;
+
+  let committed: TriggeredHandoff;
+  try {
+    committed = await writeTransaction(async (tx) => {
+      const current = await loadAgent(tx, outgoing.id);
+      if (current.handoff) throw alreadyHandedOffConflict(shortId);
+      if (current.status !== "active") throw endedConflict(shortId, "hand off from");
+      const successor = await tx.agent.create({
+        data: {
+          sessionId: successorSessionId,
+          personaSlug: current.personaSlug,
+          name: input.successor.name ?? current.name,
+          project: current.project,
+          tmuxTarget,
+          previousAgentId: current.id,
+          startedAt: now,
+        },
+      });
+      const record = await tx.handoffRecord.create({
+        data: {
+          agentId: current.id,
+          reason: input.reason,
+          filePath: location.relative,
+          injectionPrompt,
+          delivery: tmuxTarget ? null : "no target",
+          createdAt: now,
+        },
+      });
+      const ended = await tx.agent.update({ where: { id: current.id }, data: { status: "ended", endedAt: now } });
+      return { record: toHandoffRecordView(record), agent: toAgentView(ended), successor: toAgentView(successor) };
+    });
+  } catch (error) {
+    await removeHandoffDocument(location);
+    if (isUniqueViolation(error)) throw sessionTakenConflict(successorSessionId);
+    throw error;
+  }
+
+  if (!tmuxTarget) return committed;
+  const delivery = await deliverPrompt(tmuxTarget, injectionPrompt);
+  const record = await writeTransaction((tx) => tx.handoffRecord.update({ where: { id: committed.record.id }, data: { delivery } }));
+  return { ...committed, record: toHandoffRecordView(record) };
+}

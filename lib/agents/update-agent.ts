@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { writeTransaction } from "../db";
+import { Invalid } from "../errors";
+import { parseInput } from "../validation";
+import { endedConflict } from "./conflicts";
+import { loadAgent } from "./load";
+import { resolveAgentIdIn } from "./resolve-agent-id";
+import { agentRefSchema, contextPercentSchema, nullableTmuxTargetSchema } from "./schemas";
+import { toAgentView, type AgentView } from "./views";
+
+export const updateAgentInput = z.object({
+  agentId: agentRefSchema,
+  /** The agent's last reported context use, 0–100. */
+  contextPercent: contextPercentSchema.optional(),
+  /** Where its terminal is; null or blank clears it. */
+  tmuxTarget: nullableTmuxTargetSchema.optional(),
+});
+
+export type UpdateAgentOptions = {
+  agentId: string | number;
+  contextPercent?: number | string;
+  tmuxTarget?: string | null;
+};
+
+/** Records what an active agent reports: its context use and/or its tmux target. */
+export async function updateAgent(options: UpdateAgentOptions): Promise<AgentView> {
+  const input = parseInput(updateAgentInput, options);
+  if (input.contextPercent === undefined && input.tmuxTarget === undefined) {
+    throw new Invalid("nothing to update: give contextPercent and/or tmuxTarget", {
+      contextPercent: ["give contextPercent and/or tmuxTarget"],
+    });
+  }
+  return writeTransaction(async (tx) => {
+    const id = await resolveAgentIdIn(tx, input.agentId);
+    const agent = await loadAgent(tx, id);
+    if (agent.status !== "active") throw endedConflict(agent.sessionId.slice(0, 8), "update");
+    const row = await tx.agent.update({
+      where: { id },
+      data: {
+        ...(input.contextPercent !== undefined && { contextPercent: input.contextPercent }),
+        ...(input.tmuxTarget !== undefined && { tmuxTarget: input.tmuxTarget }),
+      },
+    });
+    return toAgentView(row);
+  });
+}

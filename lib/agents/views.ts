@@ -1,0 +1,76 @@
+import type { Agent, HandoffRecord } from "../generated/prisma/client";
+import type { AgentStatus, HandoffReason } from "./schemas";
+
+/** An agent as every door shows it: plain JSON, dates as ISO-8601 strings. */
+export type AgentView = {
+  id: number;
+  sessionId: string;
+  /** The session id's first 8 hex digits: how files, prompts and the dashboard name the agent. */
+  shortId: string;
+  personaSlug: string;
+  name: string;
+  project: string | null;
+  status: AgentStatus;
+  tmuxTarget: string | null;
+  contextPercent: number | null;
+  previousAgentId: number | null;
+  startedAt: string;
+  endedAt: string | null;
+};
+
+/** How the tmux bridge fared: "delivered", "failed: <reason>" or "no target". */
+export type DeliveryOutcome = "delivered" | "no target" | `failed: ${string}`;
+
+/** The PRD's handoff record (FR1–FR8): what the outgoing agent handed over, and how. */
+export type HandoffRecordView = {
+  id: number;
+  agentId: number;
+  reason: HandoffReason;
+  /** Relative to the data folder, with forward slashes. */
+  filePath: string | null;
+  injectionPrompt: string | null;
+  /** Null only while a delivery is under way. */
+  delivery: DeliveryOutcome | null;
+  createdAt: string;
+};
+
+export type AgentDetail = AgentView & { handoff: HandoffRecordView | null };
+
+export type ChainNode = AgentDetail;
+
+export function shortIdOf(sessionId: string): string {
+  return sessionId.slice(0, 8);
+}
+
+export function toAgentView(row: Agent): AgentView {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    shortId: shortIdOf(row.sessionId),
+    personaSlug: row.personaSlug,
+    name: row.name,
+    project: row.project,
+    status: row.status as AgentStatus,
+    tmuxTarget: row.tmuxTarget,
+    contextPercent: row.contextPercent,
+    previousAgentId: row.previousAgentId,
+    startedAt: row.startedAt.toISOString(),
+    endedAt: row.endedAt?.toISOString() ?? null,
+  };
+}
+
+export function toHandoffRecordView(row: HandoffRecord): HandoffRecordView {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    reason: row.reason as HandoffReason,
+    filePath: row.filePath,
+    injectionPrompt: row.injectionPrompt,
+    delivery: row.delivery as DeliveryOutcome | null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function toAgentDetail(row: Agent & { handoff: HandoffRecord | null }): AgentDetail {
+  return { ...toAgentView(row), handoff: row.handoff ? toHandoffRecordView(row.handoff) : null };
+}
