@@ -8,19 +8,35 @@ import { handoffDocumentLocation, isInside, type DocumentLocation } from "./hand
 export type WriteHandoffDocumentOptions = { personaSlug: string; shortId: string; at: Date; document: string };
 
 /**
+ * Creates `relative` under `root` one folder at a time, refusing (before creating anything
+ * beneath it) any existing folder that resolves outside the root, e.g. a symbolic link.
+ */
+async function makeFolderInside(root: string, relative: string): Promise<string> {
+  await fs.mkdir(root, { recursive: true });
+  const realRoot = await fs.realpath(root);
+  let folder = root;
+  for (const segment of relative.split("/")) {
+    folder = path.join(folder, segment);
+    try {
+      await fs.mkdir(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if (!isInside(realRoot, await fs.realpath(folder))) {
+      throw new Invalid(`the folder ${path.relative(root, folder)} resolves outside the data folder; refusing to write there`);
+    }
+  }
+  return folder;
+}
+
+/**
  * Writes the document atomically and without overwriting: the text goes to a temporary file in
  * the same folder, which is then linked to its final name (fails if that name exists, unlike a
  * rename) and unlinked. Readers see either no document or the whole one.
  */
 export async function writeHandoffDocument(options: WriteHandoffDocumentOptions): Promise<DocumentLocation> {
   const location = handoffDocumentLocation(options.personaSlug, options.shortId, options.at);
-  const folder = path.dirname(location.absolute);
-  await fs.mkdir(folder, { recursive: true });
-  // A persona folder that is a symbolic link out of the data folder is refused before writing.
-  const [realRoot, realFolder] = await Promise.all([fs.realpath(dataDir()), fs.realpath(folder)]);
-  if (!isInside(realRoot, realFolder)) {
-    throw new Invalid(`the folder for ${location.relative} resolves outside the data folder; refusing to write there`);
-  }
+  const folder = await makeFolderInside(dataDir(), path.dirname(location.relative));
   const temporary = path.join(folder, `.${path.basename(location.absolute)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     await fs.writeFile(temporary, options.document, { encoding: "utf8", flag: "wx" });

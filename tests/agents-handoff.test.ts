@@ -1,0 +1,204 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  getAgent,
+  getContinuityChain,
+  HANDOFF_DOCUMENT_TEMPLATE,
+  readHandoffDocument,
+  registerAgent,
+  triggerHandoff,
+  updateAgent,
+} from "../lib/agents";
+import { dataDir } from "../lib/config";
+import { db } from "../lib/db";
+import { Conflict, Invalid } from "../lib/errors";
+
+const DOCUMENT = `${HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nFinish the exporter.\n")}`;
+
+async function caught(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+}
+
+/** Every file (not folder) under the data folder's personas/, relative to it. */
+function personaFiles(): string[] {
+  const root = path.join(dataDir(), "personas");
+  if (!fs.existsSync(root)) return [];
+  return fs.readdirSync(root, { recursive: true, encoding: "utf8" }).filter((entry) => fs.statSync(path.join(root, entry)).isFile());
+}
+
+async function counts() {
+  const prisma = await db();
+  return { agents: await prisma.agent.count(), records: await prisma.handoffRecord.count() };
+}
+
+describe("triggerHandoff", () => {
+  it("writes the document where the PRD says, creates the successor and ends the agent", async () => {
+    const agent = await registerAgent({ personaSlug: "developer-con-1", project: "baton", name: "Con", tmuxTarget: "old:1.0" });
+    const { record, agent: ended, successor } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT });
+
+    const file = path.join(dataDir(), record.filePath!);
+    expect(fs.readFileSync(file, "utf8")).toBe(DOCUMENT);
+    expect(path.basename(file)).toMatch(new RegExp(`^\\d{8}T\\d{6}-${agent.shortId}\\.md$`));
+    expect(record.filePath!.startsWith("personas/developer-con-1/handoffs/")).toBe(true);
+    // No temporary file is left beside it.
+    expect(fs.readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
+
+    expect(ended).toMatchObject({ id: agent.id, status: "ended" });
+    expect(ended.endedAt).toBe(record.createdAt);
+    expect(successor).toMatchObject({
+      personaSlug: "developer-con-1",
+      project: "baton",
+      name: "Con",
+      status: "active",
+      previousAgentId: agent.id,
+      tmuxTarget: null,
+    });
+    expect(successor.sessionId).not.toBe(agent.sessionId);
+    expect(record.delivery).toBe("no target");
+
+    const read = await readHandoffDocument(record.filePath);
+    expect(read).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
+  });
+
+  it("is all or nothing: a failure after the file write leaves no file and no rows", async () => {
+    const existing = await registerAgent({ personaSlug: "holder" });
+    const agent = await registerAgent({ personaSlug: "atomic" });
+    const before = await counts();
+    // The successor's insert violates the unique session id inside the transaction, after the write.
+    const error = await caught(
+      triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT, successor: { sessionId: existing.sessionId } }),
+    );
+    expect(error).toBeInstanceOf(Conflict);
+    expect(error.message).toMatch(/already registered/);
+    expect(personaFiles()).not.toContainEqual(expect.stringMatching(/^atomic\//));
+    expect(fs.readdirSync(path.join(dataDir(), "personas", "atomic", "handoffs"))).toEqual([]);
+    expect(await counts()).toEqual(before);
+    const unchanged = await getAgent({ agentId: agent.id });
+    expect(unchanged).toMatchObject({ status: "active", endedAt: null, handoff: null });
+    // And it can still hand off afterwards.
+    const { record } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT });
+    expect(fs.existsSync(path.join(dataDir(), record.filePath!))).toBe(true);
+  });
+
+  it("double submission: of two handoffs at once, one wins and the other gets the Conflict", async () => {
+    const agent = await registerAgent({ personaSlug: "double" });
+    const before = await counts();
+    const results = await Promise.allSettled([
+      triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT }),
+      triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT }),
+    ]);
+    const fulfilled = results.filter((result) => result.status === "fulfilled");
+    const rejected = results.filter((result): result is PromiseRejectedResult => result.status === "rejected");
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0].reason).toBeInstanceOf(Conflict);
+    expect(await counts()).toEqual({ agents: before.agents + 1, records: before.records + 1 });
+    const files = personaFiles().filter((file) => file.startsWith("double/"));
+    expect(files).toHaveLength(1);
+    const record = (await getAgent({ agentId: agent.id })).handoff!;
+    expect(`personas/${files[0]}`).toBe(record.filePath);
+  });
+
+  it("refuses an empty document or one with only the template's headings, writing nothing", async () => {
+    const agent = await registerAgent({ personaSlug: "empty-doc" });
+    for (const document of ["", "   \n\n", HANDOFF_DOCUMENT_TEMPLATE]) {
+      const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
+      expect(error).toBeInstanceOf(Invalid);
+      expect(error.fieldErrors.document?.[0]).toMatch(/empty|only headings/);
+    }
+    expect(personaFiles().filter((file) => file.startsWith("empty-doc/"))).toEqual([]);
+    expect((await getAgent({ agentId: agent.id })).status).toBe("active");
+  });
+
+  it("a tmux delivery failure is recorded and never undoes the handoff", async () => {
+    const agent = await registerAgent({ personaSlug: "no-pane" });
+    const previous = process.env.BATON_TMUX_SOCKET;
+    process.env.BATON_TMUX_SOCKET = `baton-absent-${process.pid}`;
+    try {
+      const { record, successor } = await triggerHandoff({
+        agentId: agent.id,
+        reason: "context_limit",
+        document: DOCUMENT,
+        successor: { tmuxTarget: "nowhere:0.0" },
+      });
+      expect(record.delivery).toMatch(/^failed: /);
+      expect(successor.tmuxTarget).toBe("nowhere:0.0");
+      const chain = await getContinuityChain({ agentId: successor.id });
+      expect(chain.predecessors.map((node) => node.id)).toEqual([agent.id]);
+      expect(chain.predecessors[0].handoff?.delivery).toBe(record.delivery);
+    } finally {
+      if (previous === undefined) delete process.env.BATON_TMUX_SOCKET;
+      else process.env.BATON_TMUX_SOCKET = previous;
+    }
+  });
+});
+
+describe("escape attempts are refused with a clear message and write nothing", () => {
+  const badSlugs = ["../etc", "a/b", "/abs", "..", "x;rm -rf ~", "dev\nnew", "dev$(id)", "Dev", "dev--1", "-dev", "a".repeat(65)];
+  const badTargets = ["work;kill-server", "work:1.0; rm -rf /", "$(reboot)", "work\nEnter", "../x", "/tmp/sock", "work:1.0 extra", "`id`", "-t", "work:1.x", "a|b", "work:&"];
+
+  it.each(badSlugs)("persona slug %j", async (personaSlug) => {
+    const before = await counts();
+    const error = (await caught(registerAgent({ personaSlug }))) as Invalid;
+    expect(error).toBeInstanceOf(Invalid);
+    expect(error.fieldErrors.personaSlug?.[0]).toMatch(/persona .* (is not a slug|at most 64)|persona must be/);
+    expect(await counts()).toEqual(before);
+  });
+
+  it.each(badTargets)("tmux target %j", async (tmuxTarget) => {
+    const agent = await registerAgent({ personaSlug: "escaper" });
+    const before = await counts();
+    const filesBefore = personaFiles();
+    const error = (await caught(
+      triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT, successor: { tmuxTarget } }),
+    )) as Invalid;
+    expect(error).toBeInstanceOf(Invalid);
+    expect(error.fieldErrors["successor.tmuxTarget"]?.[0]).toMatch(/tmux target .* is not valid/);
+    expect(await caught(registerAgent({ personaSlug: "escaper", tmuxTarget }))).toBeInstanceOf(Invalid);
+    expect(await caught(updateAgent({ agentId: agent.id, tmuxTarget }))).toBeInstanceOf(Invalid);
+    expect(await counts()).toEqual(before);
+    expect(personaFiles()).toEqual(filesBefore);
+    expect((await getAgent({ agentId: agent.id })).tmuxTarget).toBeNull();
+  });
+
+  it("a persona folder that is a symbolic link out of the data folder is refused", async () => {
+    const outside = fs.mkdtempSync(path.join(path.dirname(dataDir()), "baton-outside-"));
+    try {
+      fs.mkdirSync(path.join(dataDir(), "personas"), { recursive: true });
+      fs.symlinkSync(outside, path.join(dataDir(), "personas", "linked"));
+      const agent = await registerAgent({ personaSlug: "linked" });
+      const before = await counts();
+      const error = await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT }));
+      expect(error).toBeInstanceOf(Invalid);
+      expect(error.message).toMatch(/outside the data folder/);
+      expect(fs.readdirSync(outside, { recursive: true })).toEqual([]);
+      expect(await counts()).toEqual(before);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("reading a document refuses paths outside the data folder and reports missing ones", async () => {
+    const secret = path.join(path.dirname(dataDir()), `baton-secret-${process.pid}.md`);
+    fs.writeFileSync(secret, "secret");
+    try {
+      for (const filePath of ["../" + path.basename(secret), secret, "personas/../../" + path.basename(secret)]) {
+        expect(await readHandoffDocument(filePath)).toEqual({ status: "outside", filePath });
+      }
+      fs.symlinkSync(secret, path.join(dataDir(), "leak.md"));
+      expect(await readHandoffDocument("leak.md")).toEqual({ status: "outside", filePath: "leak.md" });
+      expect(await readHandoffDocument("personas/x/handoffs/gone.md")).toEqual({ status: "missing", filePath: "personas/x/handoffs/gone.md" });
+      expect(await readHandoffDocument(null)).toEqual({ status: "no path" });
+      fs.mkdirSync(path.join(dataDir(), "a-folder.md"));
+      expect(await readHandoffDocument("a-folder.md")).toMatchObject({ status: "unreadable", reason: "EISDIR" });
+    } finally {
+      fs.rmSync(secret, { force: true });
+    }
+  });
+});
