@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, triggerHandoff } from "../lib/agents";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
@@ -21,8 +22,11 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 5000) {
   }
 }
 
+let socketPath = "";
+
 beforeAll(() => {
   tmux("new-session", "-d", "-s", "baton", "-x", "220", "-y", "40", "cat");
+  socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
   process.env.BATON_TMUX_SOCKET = socket;
 });
 
@@ -31,8 +35,10 @@ afterAll(() => {
   try {
     tmux("kill-server");
   } catch {
-    // Already gone: nothing to clean up.
+    // Already gone: nothing to stop.
   }
+  // tmux leaves its socket file behind.
+  if (socketPath) fs.rmSync(socketPath, { force: true });
 });
 
 describe("tmux bridge against a real tmux server", () => {

@@ -19,3 +19,4 @@ export {
 export { injectionPromptFor, triggerHandoff, type TriggeredHandoff, type TriggerHandoffOptions } from "./trigger-handoff";
 export { updateAgent, type UpdateAgentOptions } from "./update-agent";
 export type { AgentDetail, AgentView, ChainNode, DeliveryOutcome, HandoffRecordView } from "./views";
+export { agentFiltersFrom, agentSearch, type AgentFilters } from "./agent-filters";

@@ -1,0 +1,46 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { registerAgent, triggerHandoff } from "@/lib/agents";
+import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
+
+/** Registers an agent from the dashboard and opens its page. */
+export async function registerAgentAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let id: number;
+  try {
+    const agent = await registerAgent({
+      personaSlug: values.personaSlug ?? "",
+      name: values.name,
+      project: values.project,
+      sessionId: values.sessionId,
+      tmuxTarget: values.tmuxTarget,
+    });
+    id = agent.id;
+  } catch (error) {
+    return formStateFromError(error, values);
+  }
+  revalidatePath("/agents");
+  redirect(`/agents/${id}?registered=1`);
+}
+
+/** The operator's "End shift": a shift_end handoff to a new successor. */
+export async function endShiftAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let agentId: number;
+  try {
+    const handoff = await triggerHandoff({
+      agentId: values.agentId ?? "",
+      reason: "shift_end",
+      document: values.document ?? "",
+      successor: { tmuxTarget: values.tmuxTarget },
+    });
+    agentId = handoff.agent.id;
+  } catch (error) {
+    return formStateFromError(error, values, { "successor.tmuxTarget": "tmuxTarget" });
+  }
+  revalidatePath("/agents");
+  revalidatePath(`/agents/${agentId}`);
+  redirect(`/agents/${agentId}?handedOff=1`);
+}

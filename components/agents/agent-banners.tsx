@@ -1,0 +1,28 @@
+import Link from "next/link";
+import type { ChainNode } from "@/lib/agents";
+
+/** One-time notices after registering an agent or ending its shift (from the URL). */
+export function AgentBanners({ registered, handedOff, successor }: { registered: boolean; handedOff: boolean; successor: ChainNode | undefined }) {
+  if (!registered && !handedOff) return null;
+  return (
+    <div role="status" className="mb-4 rounded-lg border border-emerald-200 bg-emerald-50 p-4 text-sm text-emerald-900">
+      {registered && <p>Agent registered. It can report its context and hand off through MCP with its session id.</p>}
+      {handedOff && (
+        <p>
+          Shift ended.{" "}
+          {successor ? (
+            <>
+              The successor{" "}
+              <Link href={`/agents/${successor.id}`} className="font-semibold underline">
+                {successor.name} {successor.shortId}
+              </Link>{" "}
+              continues from the handoff document.
+            </>
+          ) : (
+            "The successor continues from the handoff document."
+          )}
+        </p>
+      )}
+    </div>
+  );
+}

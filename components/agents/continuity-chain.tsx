@@ -1,0 +1,71 @@
+import Link from "next/link";
+import type { ChainNode, ContinuityChain } from "@/lib/agents";
+import { reasonLabel, StatusBadge } from "./agent-badges";
+
+function day(iso: string): string {
+  return new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+function Node({ node, current }: { node: ChainNode; current: boolean }) {
+  const label = (
+    <>
+      <span className="font-semibold">{node.name}</span> <code className="font-mono text-xs">{node.shortId}</code>
+    </>
+  );
+  return (
+    <li
+      data-chain-agent={node.id}
+      aria-current={current ? "step" : undefined}
+      className="relative border-l-2 border-slate-200 pb-4 pl-5 last:border-transparent last:pb-0"
+    >
+      <span
+        aria-hidden
+        className={`absolute -left-[7px] top-1 h-3 w-3 rounded-full ring-2 ring-white ${current ? "bg-indigo-600" : node.status === "active" ? "bg-emerald-600" : "bg-slate-400"}`}
+      />
+      <div className={`rounded-md border p-3 ${current ? "border-indigo-300 bg-indigo-50" : "border-slate-200 bg-white"}`}>
+        <div className="flex flex-wrap items-center gap-2">
+          {current ? (
+            <span className="text-slate-900">
+              {label} <span className="text-xs text-indigo-800">(this agent)</span>
+            </span>
+          ) : (
+            <Link href={`/agents/${node.id}`} className="text-indigo-700 hover:underline">
+              {label}
+            </Link>
+          )}
+          <StatusBadge status={node.status} />
+        </div>
+        <p className="mt-1 text-xs text-slate-700">
+          <span className="font-mono">{node.personaSlug}</span> · started {day(node.startedAt)}
+          {node.endedAt && <> · ended {day(node.endedAt)}</>}
+        </p>
+        {node.handoff && (
+          <p className="mt-1 text-xs text-violet-800">
+            Handed off: {reasonLabel(node.handoff.reason)}, {day(node.handoff.createdAt)}
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}
+
+/** The continuity chain as a timeline: predecessors (oldest first), this agent, successors. */
+export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
+  return (
+    <section aria-labelledby="chain-heading" className="flex flex-col gap-3">
+      <h2 id="chain-heading" className="text-lg font-semibold text-slate-900">
+        Continuity chain <span className="text-sm font-normal text-slate-600">({chain.length} agent{chain.length === 1 ? "" : "s"})</span>
+      </h2>
+      {chain.length === 1 && <p className="text-sm text-slate-600">No predecessor or successor yet: the chain grows when this agent hands off.</p>}
+      <ol aria-label="Agents in order, oldest first" className="ml-2">
+        {chain.predecessors.map((node) => (
+          <Node key={node.id} node={node} current={false} />
+        ))}
+        <Node node={chain.agent} current />
+        {chain.successors.map((node) => (
+          <Node key={node.id} node={node} current={false} />
+        ))}
+      </ol>
+    </section>
+  );
+}

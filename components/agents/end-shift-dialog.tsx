@@ -1,0 +1,86 @@
+"use client";
+
+import { useActionState, useRef } from "react";
+import { endShiftAction } from "@/app/agents/actions";
+import { buttonClass } from "@/components/ui/button";
+import { Field, inputClass } from "@/components/ui/field";
+import { idleFormState } from "@/lib/form-state";
+
+type Props = { agentId: number; shortId: string; template: string; tmuxTarget: string | null };
+
+/** "End shift": the operator writes the handoff document and the successor starts. */
+export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [state, formAction, pending] = useActionState(endShiftAction, idleFormState);
+  const errors = state.fieldErrors ?? {};
+  const values = state.values ?? {};
+  const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");
+  return (
+    <>
+      <button type="button" onClick={() => dialog.current?.showModal()} className={buttonClass("primary")}>
+        End shift…
+      </button>
+      <dialog
+        ref={dialog}
+        aria-labelledby="end-shift-heading"
+        className="m-auto max-h-[calc(100vh-2rem)] w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
+      >
+        <form action={formAction} noValidate className="flex flex-col gap-4 p-4 sm:p-5">
+          <input type="hidden" name="agentId" value={agentId} />
+          <div>
+            <h2 id="end-shift-heading" className="text-lg font-semibold text-slate-900">
+              End the shift of agent {shortId}
+            </h2>
+            <p className="mt-1 text-sm text-slate-700">
+              The document is saved under the data folder, a successor agent starts (same persona and project) and is told where to
+              read it. This agent ends.
+            </p>
+          </div>
+          <div role="alert" aria-live="assertive" className="text-sm text-red-700">
+            {state.status === "error" && state.message && <p>{state.message}</p>}
+            {otherErrors.map(([field, messages]) => (
+              <p key={field}>{messages.join(" ")}</p>
+            ))}
+          </div>
+          <Field id="document" label="Handoff document" errors={errors.document} hint="Markdown, written for the successor. Fill in at least one section.">
+            <textarea
+              id="document"
+              name="document"
+              rows={14}
+              defaultValue={values.document ?? template}
+              aria-invalid={errors.document ? true : undefined}
+              aria-describedby="document-hint document-error"
+              className={`${inputClass} font-mono`}
+            />
+          </Field>
+          <Field
+            id="tmuxTarget"
+            label="Successor's tmux target (optional)"
+            errors={errors.tmuxTarget}
+            hint="Where the successor runs, e.g. work:2.0. The prompt is typed there; leave blank to paste it yourself."
+          >
+            <input
+              id="tmuxTarget"
+              name="tmuxTarget"
+              defaultValue={values.tmuxTarget ?? tmuxTarget ?? ""}
+              maxLength={140}
+              autoComplete="off"
+              spellCheck={false}
+              aria-invalid={errors.tmuxTarget ? true : undefined}
+              aria-describedby="tmuxTarget-hint tmuxTarget-error"
+              className={`${inputClass} font-mono sm:w-72`}
+            />
+          </Field>
+          <div className="flex flex-wrap justify-end gap-2">
+            <button type="button" onClick={() => dialog.current?.close()} className={buttonClass("secondary")}>
+              Cancel
+            </button>
+            <button type="submit" disabled={pending} className={buttonClass("primary")}>
+              {pending ? "Handing off…" : "End shift and hand off"}
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </>
+  );
+}

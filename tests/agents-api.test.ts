@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { GET as chainRoute } from "../app/api/agents/[id]/chain/route";
+import { GET as documentRoute } from "../app/api/agents/[id]/document/route";
+import { POST as endRoute } from "../app/api/agents/[id]/end/route";
+import { POST as handoffRoute } from "../app/api/agents/[id]/handoff/route";
+import { GET as getRoute, PATCH as patchRoute } from "../app/api/agents/[id]/route";
+import { GET as listRoute, POST as registerRoute } from "../app/api/agents/route";
+
+const base = "http://127.0.0.1/api/agents";
+const context = (id: string | number) => ({ params: Promise.resolve({ id: String(id) }) });
+const send = (method: string, url: string, body?: unknown) =>
+  new Request(url, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+
+type Agent = { id: number; shortId: string; status: string; contextPercent: number | null };
+
+describe("agents HTTP API", () => {
+  it("registers, reports, hands off, reads the chain and the document", async () => {
+    const registered = await registerRoute(send("POST", base, { personaSlug: "api-dev", project: "api" }));
+    expect(registered.status).toBe(201);
+    const agent = (await registered.json()) as Agent;
+
+    const patched = await patchRoute(send("PATCH", `${base}/${agent.shortId}`, { contextPercent: 91 }), context(agent.shortId));
+    expect(((await patched.json()) as Agent).contextPercent).toBe(91);
+
+    const document = "## Goal\nShip the API.\n";
+    const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "context_limit", document }), context(agent.id));
+    expect(handed.status).toBe(201);
+    const { record, successor } = (await handed.json()) as { record: { reason: string; delivery: string }; successor: Agent };
+    expect(record).toMatchObject({ reason: "context_limit", delivery: "no target" });
+
+    const again = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document }), context(agent.id));
+    expect(again.status).toBe(409);
+    expect((await again.json()).error.code).toBe("CONFLICT");
+
+    const chain = await (await chainRoute(send("GET", `${base}/${successor.id}/chain`), context(successor.id))).json();
+    expect(chain.predecessors.map((node: Agent) => node.id)).toEqual([agent.id]);
+    expect(chain.length).toBe(2);
+
+    const text = await documentRoute(send("GET", `${base}/${agent.id}/document`), context(agent.id));
+    expect(text.headers.get("content-type")).toMatch(/^text\/markdown/);
+    expect(await text.text()).toBe(document);
+    expect((await documentRoute(send("GET", `${base}/${successor.id}/document`), context(successor.id))).status).toBe(404);
+
+    const listed = await (await listRoute(send("GET", `${base}?project=api`))).json();
+    expect(listed.items.map((item: Agent & { chainLength: number }) => [item.id, item.chainLength])).toEqual([
+      [successor.id, 2],
+      [agent.id, 2],
+    ]);
+
+    const ended = await endRoute(send("POST", `${base}/${successor.id}/end`), context(successor.id));
+    expect(((await ended.json()) as Agent).status).toBe("ended");
+    expect(((await (await getRoute(send("GET", `${base}/${successor.id}`), context(successor.id))).json()) as Agent).status).toBe("ended");
+  });
+
+  it("answers bad input with 400 and field errors, unknown agents with 404", async () => {
+    const bad = await registerRoute(send("POST", base, { personaSlug: "../etc", tmuxTarget: "x; rm -rf /" }));
+    expect(bad.status).toBe(400);
+    const body = await bad.json();
+    expect(Object.keys(body.error.fieldErrors).sort()).toEqual(["personaSlug", "tmuxTarget"]);
+    expect((await registerRoute(send("POST", base, "{not json"))).status).toBe(400);
+    expect((await getRoute(send("GET", `${base}/deadbeef`), context("deadbeef"))).status).toBe(404);
+    expect((await getRoute(send("GET", `${base}/..%2F`), context("../"))).status).toBe(400);
+    expect((await listRoute(send("GET", `${base}?status=sleeping`))).status).toBe(400);
+  });
+});
