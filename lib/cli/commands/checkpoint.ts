@@ -1,0 +1,99 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { disconnectDb } from "../../db";
+import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
+import { ensureMigrated } from "../../migrate";
+
+const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
+                        [--hypothesis TEXT] [--outcome TEXT] [--file PATH]... [--files A,B]
+                        [--branch NAME] [--session-id ID] [--push [--project TAG]] [--hook]
+
+Saves or updates .flow-guardian/handoff.yaml in the project around the current folder (nearest
+.flow-guardian/, .git/, pyproject.toml or package.json). The first checkpoint needs --goal and
+--now; later ones merge what you give and always refresh the timestamp. Branch and files default
+from git. --push mirrors the checkpoint into Baton (a new handoff the first time, then a progress
+entry on the same one). --hook reads a Claude Code hook's JSON from standard input (session_id, cwd),
+e.g. from a PreCompact hook.`;
+
+const hookInputSchema = z.looseObject({ session_id: z.string().optional(), cwd: z.string().optional() });
+
+function readHookInput(): z.output<typeof hookInputSchema> {
+  const text = fs.readFileSync(0, "utf8");
+  if (text.trim() === "") return {};
+  const parsed = hookInputSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error("the hook input on standard input is not a Claude Code hook's JSON object");
+  return parsed.data;
+}
+
+export async function run(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        goal: { type: "string" },
+        now: { type: "string" },
+        status: { type: "string" },
+        hypothesis: { type: "string" },
+        outcome: { type: "string" },
+        file: { type: "string", multiple: true },
+        files: { type: "string" },
+        branch: { type: "string" },
+        "session-id": { type: "string" },
+        push: { type: "boolean" },
+        project: { type: "string" },
+        hook: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`baton checkpoint: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let hook: z.output<typeof hookInputSchema> = {};
+  if (values.hook) {
+    try {
+      hook = readHookInput();
+    } catch (error) {
+      process.stderr.write(`baton checkpoint: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  const listed = values.files?.split(",").map((file) => file.trim()).filter(Boolean);
+  const files = values.file || listed ? [...(values.file ?? []), ...(listed ?? [])] : undefined;
+  const fields: CheckpointFields = {
+    goal: values.goal,
+    now: values.now,
+    status: values.status,
+    hypothesis: values.hypothesis,
+    outcome: values.outcome,
+    files,
+    branch: values.branch,
+    sessionId: values["session-id"] ?? hook.session_id,
+  };
+  const cwd = hook.cwd ?? process.cwd();
+  try {
+    if (values.push) ensureMigrated();
+    const result = await checkpointProject({ cwd, fields, push: values.push ?? false, project: values.project });
+    const shown = path.relative(process.cwd(), result.file) || result.file;
+    process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
+    if (result.pushed) {
+      const { handoff, created, entry } = result.pushed;
+      process.stdout.write(created ? `pushed to new handoff ${handoff.id}\n` : `pushed to handoff ${handoff.id} as entry #${entry?.seq}\n`);
+    }
+    return 0;
+  } catch (error) {
+    process.stderr.write("baton checkpoint: failed:\n");
+    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    return 1;
+  } finally {
+    await disconnectDb();
+  }
+}

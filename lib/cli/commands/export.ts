@@ -1,0 +1,62 @@
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import { disconnectDb } from "../../db";
+import { errorLines, exportThread } from "../../formats";
+import { ensureMigrated } from "../../migrate";
+
+const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
+
+Writes the thread (cut at entry #N; default its last entry) as a rip context bundle, a
+handoff.json or a handoff.yaml to standard output or FILE. A bundle is also stored under
+<data folder>/artifacts/blobs/<sha256>; its artifact id is printed on standard error.`;
+
+export async function run(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: "string", short: "f" },
+        cut: { type: "string" },
+        out: { type: "string", short: "o" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`baton export: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1 || !values.format) {
+    process.stderr.write(`baton export: give one handoff ID and --format\n\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    ensureMigrated();
+    const exported = await exportThread({ id: positionals[0], format: values.format, cut: values.cut });
+    if (values.out) {
+      try {
+        fs.writeFileSync(values.out, exported.text);
+      } catch (error) {
+        process.stderr.write(`baton export: cannot write ${values.out}: ${(error as Error).message}\n`);
+        return 1;
+      }
+      process.stderr.write(`wrote ${values.out}${exported.cut === null ? "" : ` (cut at #${exported.cut})`}\n`);
+    } else {
+      process.stdout.write(exported.text);
+    }
+    if (exported.artifactId) process.stderr.write(`artifact ${exported.artifactId}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write("baton export: refused:\n");
+    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    return 1;
+  } finally {
+    await disconnectDb();
+  }
+}

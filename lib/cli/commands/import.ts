@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { disconnectDb } from "../../db";
+import { errorLines, FORMAT_LABELS, importDocument } from "../../formats";
+import { ensureMigrated } from "../../migrate";
+
+const USAGE = `usage: baton import <file | -> [--format bundle|json|yaml] [--project TAG]
+       baton import --artifact <artifact id> [--project TAG]
+
+Imports a rip context bundle, a handoff.json or a flow-guardian handoff.yaml as a new handoff
+(the format is detected unless --format is given; "-" reads standard input). Prints the new
+handoff's ID; on bad input prints every error with its field path and exits 1.`;
+
+export async function run(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        format: { type: "string" },
+        project: { type: "string" },
+        artifact: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`baton import: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [file, ...extra] = positionals;
+  if ((!file && !values.artifact) || extra.length > 0 || (file && values.artifact)) {
+    process.stderr.write(`baton import: give one file (or - for standard input), or --artifact <id>\n\n${USAGE}\n`);
+    return 2;
+  }
+  let text: string | undefined;
+  if (file) {
+    try {
+      text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    } catch (error) {
+      process.stderr.write(`baton import: cannot read ${file}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  try {
+    ensureMigrated();
+    const imported = await importDocument({
+      text,
+      artifactId: values.artifact,
+      fileName: file && file !== "-" ? path.basename(file) : undefined,
+      format: values.format,
+      project: values.project,
+    });
+    process.stdout.write(`${imported.handoff.id}\n`);
+    const parent = imported.parentId ? `, child of ${imported.parentId}` : "";
+    process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as "${imported.handoff.title}" (${imported.entries.length} entries${parent})\n`);
+    for (const warning of imported.warnings) process.stderr.write(`warning: ${warning.field}: ${warning.message}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`baton import: refused${file ? ` ${file}` : ""}; nothing was stored:\n`);
+    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    return 1;
+  } finally {
+    await disconnectDb();
+  }
+}

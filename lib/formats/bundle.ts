@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { canonicalJson } from "./canonical-json";
+import { entryText, firstLine, MAX_LIST_ITEMS, parseJsonText, requiredAs, validateDocument } from "./schema-helpers";
+import { latestUnchangedImport, sourceFiles } from "./snapshot";
+import { summarizeThread } from "./summarize-thread";
+import type { FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
+
+export const BUNDLE_SCHEMA = "rip.handoff_context_bundle.v1";
+export const SOURCE_CUT_NOTE = "source cut";
+
+const note = () => z.string(requiredAs("a string or null")).max(4096, { error: "must be at most 4096 characters" }).nullish();
+const id = () =>
+  z
+    .string(requiredAs("a string"))
+    .min(1, { error: "must not be empty" })
+    .max(255, { error: "must be at most 255 characters" });
+const list = <Item extends z.ZodType>(item: Item) =>
+  z.array(item, requiredAs("a list (it may be empty)")).max(MAX_LIST_ITEMS, { error: `must have at most ${MAX_LIST_ITEMS} items` });
+
+/** A workspace-relative path with forward slashes, as the seed requires. */
+const workspacePath = z
+  .string(requiredAs("a string"))
+  .min(1, { error: "must not be empty" })
+  .max(1024, { error: "must be at most 1024 characters" })
+  .refine((path) => !path.includes("\\"), { error: "must use forward slashes" })
+  .refine((path) => !path.startsWith("/") && !/^[A-Za-z]:/.test(path), { error: "must be workspace-relative, not absolute" });
+
+/** rip.handoff_context_bundle.v1 (seed 001). */
+export const bundleSchema = z.object({
+  schema: z.literal(BUNDLE_SCHEMA, {
+    error: (issue) =>
+      issue.input === undefined
+        ? "is required"
+        : `unknown schema ${JSON.stringify(issue.input)?.slice(0, 80)}; Baton reads "${BUNDLE_SCHEMA}"`,
+  }),
+  summary_markdown: entryText(),
+  refs: z.object(
+    {
+      threads: list(
+        z.object(
+          {
+            thread_id: id(),
+            seq: z
+              .number(requiredAs("a whole number ≥ 0"))
+              .int({ error: "must be a whole number ≥ 0" })
+              .min(0, { error: "must be a whole number ≥ 0" })
+              .max(Number.MAX_SAFE_INTEGER, { error: "is too large" }),
+            message_id: id().nullish(),
+            note: note(),
+          },
+          requiredAs("an object with thread_id and seq"),
+        ),
+      ),
+      artifacts: list(z.object({ artifact_id: id(), note: note() }, requiredAs("an object with artifact_id"))),
+      files: list(z.object({ path: workspacePath, note: note() }, requiredAs("an object with path"))),
+    },
+    requiredAs("an object with threads, artifacts and files"),
+  ),
+});
+
+export type Bundle = z.output<typeof bundleSchema>;
+export type ThreadRef = Bundle["refs"]["threads"][number];
+
+/** The ref that names the bundle's source cut: the one noted "source cut", else the first. */
+export function sourceCutOf(bundle: Bundle): ThreadRef | null {
+  return bundle.refs.threads.find((ref) => ref.note === SOURCE_CUT_NOTE) ?? bundle.refs.threads[0] ?? null;
+}
+
+function toThread(bundle: Bundle): ThreadDraft {
+  const cut = sourceCutOf(bundle);
+  const heading = bundle.summary_markdown.match(/^#{1,6}\s+(.+)$/m)?.[1];
+  const warnings: QualityWarning[] = cut
+    ? []
+    : [
+        {
+          code: "no_source_cut",
+          field: "refs.threads",
+          message: "The bundle names no source thread: the child cannot link back to where its context came from.",
+        },
+      ];
+  return {
+    title: firstLine(heading ?? (cut ? `Context bundle from ${cut.thread_id} at #${cut.seq}` : "Context bundle")),
+    // The child starts fresh: the summary is its base context; the parent's entries are not copied (ADR-0009).
+    entries: [{ type: "context", fromClient: "chat", content: bundle.summary_markdown, field: "summary_markdown" }],
+    metadata: {
+      files: bundle.refs.files.map((ref) => ref.path),
+      artifacts: bundle.refs.artifacts.map((ref) => ({ artifactId: ref.artifact_id, note: ref.note ?? null })),
+      sourceCut: cut ? { threadId: cut.thread_id, seq: cut.seq, messageId: cut.message_id ?? null } : null,
+    },
+    warnings,
+    parent: cut ? { threadId: cut.thread_id, seq: cut.seq } : null,
+  };
+}
+
+const isWorkspacePath = (path: string) => workspacePath.safeParse(path).success;
+
+/**
+ * Export a cut. A bundle-imported child cut at its import gives its bundle back (it carries
+ * exactly that context); otherwise the summary of the entries up to the cut, with the cut as
+ * `refs.threads[0]` and, for a child, its own parent cut and base bundle as further refs.
+ */
+function fromThread(snapshot: ThreadSnapshot): Bundle {
+  const unchanged = latestUnchangedImport(snapshot, "bundle");
+  if (unchanged && unchanged.added.length === 0) return JSON.parse(unchanged.document) as Bundle;
+  const { handoff, entries, source } = snapshot;
+  const cut = entries.at(-1)?.seq ?? 0;
+  const parentCut = source?.metadata.sourceCut;
+  return {
+    schema: BUNDLE_SCHEMA,
+    summary_markdown: summarizeThread(handoff, entries),
+    refs: {
+      threads: [
+        { thread_id: handoff.id, seq: cut, message_id: null, note: SOURCE_CUT_NOTE },
+        ...(parentCut ? [{ thread_id: parentCut.threadId, seq: parentCut.seq, message_id: parentCut.messageId, note: "parent cut" }] : []),
+      ],
+      artifacts: [
+        ...(source?.format === "bundle" && source.artifactId ? [{ artifact_id: source.artifactId, note: "base context bundle" }] : []),
+        ...(source?.metadata.artifacts ?? []).map((ref) => ({ artifact_id: ref.artifactId, note: ref.note })),
+      ],
+      files: sourceFiles(snapshot)
+        .filter(isWorkspacePath)
+        .map((path) => ({ path, note: null })),
+    },
+  };
+}
+
+export const bundleFormat: FormatModule<Bundle> = {
+  format: "bundle",
+  parse: (text) => validateDocument(bundleSchema, parseJsonText(text), "a context bundle"),
+  toThread,
+  fromThread,
+  // Canonical bytes: the artifact id is their SHA-256, so equal bundles get equal ids.
+  serialize: (bundle) => canonicalJson(bundle),
+  fileName: "context-bundle.json",
+  contentType: "application/json; charset=utf-8",
+};

@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { Invalid } from "../errors";
+import { findProjectRoot, gitState, handoffYamlPath, loadHandoffFile, mirrorStatePath, writeProjectFile } from "./flow-guardian";
+import { mergeHandoffYaml, serializeHandoffYaml, validateHandoffYaml, type HandoffYaml } from "./handoff-yaml";
+import { pushCheckpoint, type PushedCheckpoint } from "./push-checkpoint";
+
+export type CheckpointFields = {
+  goal?: string;
+  status?: string;
+  now?: string;
+  hypothesis?: string;
+  outcome?: string;
+  files?: string[];
+  branch?: string;
+  sessionId?: string;
+};
+
+export type CheckpointProjectOptions = {
+  /** Where to start looking for the project root. */
+  cwd: string;
+  fields: CheckpointFields;
+  /** Mirror the checkpoint into Baton. */
+  push: boolean;
+  project?: string;
+  at?: Date;
+};
+
+export type CheckpointResult = {
+  root: string;
+  file: string;
+  mode: "saved" | "updated";
+  doc: HandoffYaml;
+  pushed: PushedCheckpoint | null;
+};
+
+const mirrorStateSchema = z.object({ handoffId: z.string() });
+
+function mirroredHandoffId(root: string): string | null {
+  try {
+    const parsed = mirrorStateSchema.safeParse(JSON.parse(fs.readFileSync(mirrorStatePath(root), "utf8")));
+    return parsed.success ? parsed.data.handoffId : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * flow-guardian's save / update for the project around `cwd`, then optionally `--push`.
+ * No handoff.yaml yet: save (goal and now required; status defaults to in_progress; files and
+ * branch default from git). One exists: update, merging the given fields, refreshing branch
+ * (and files, when git reports uncommitted ones) from git unless given, always refreshing the
+ * timestamp. A file that is not valid YAML is never overwritten.
+ */
+export async function checkpointProject(options: CheckpointProjectOptions): Promise<CheckpointResult> {
+  const at = options.at ?? new Date();
+  const root = findProjectRoot(options.cwd);
+  const file = handoffYamlPath(root);
+  const loaded = loadHandoffFile(root);
+  if (loaded.state === "invalid") {
+    const message = `${path.relative(options.cwd, file) || file} cannot be read (${loaded.reason}); fix or delete it, nothing was overwritten`;
+    throw new Invalid(message, { "(file)": [message] });
+  }
+  const git = gitState(root);
+  const { fields } = options;
+  const given = {
+    goal: fields.goal,
+    status: fields.status,
+    now: fields.now,
+    hypothesis: fields.hypothesis,
+    outcome: fields.outcome,
+    files: fields.files,
+    branch: fields.branch ?? git.branch ?? undefined,
+    session_id: fields.sessionId,
+  };
+  let doc: HandoffYaml;
+  if (loaded.state === "missing") {
+    doc = validateHandoffYaml(
+      { ...given, status: given.status ?? "in_progress", files: given.files ?? git.uncommittedFiles, timestamp: at.toISOString() },
+      at,
+    );
+  } else {
+    doc = mergeHandoffYaml(loaded.data, { ...given, files: given.files ?? (git.uncommittedFiles.length > 0 ? git.uncommittedFiles : undefined) }, at);
+  }
+  const text = serializeHandoffYaml(doc);
+  writeProjectFile(file, text);
+  let pushed: PushedCheckpoint | null = null;
+  if (options.push) {
+    pushed = await pushCheckpoint({ text, handoffId: mirroredHandoffId(root), fileName: ".flow-guardian/handoff.yaml", project: options.project });
+    writeProjectFile(mirrorStatePath(root), `${JSON.stringify({ handoffId: pushed.handoff.id }, null, 2)}\n`);
+  }
+  return { root, file, mode: loaded.state === "missing" ? "saved" : "updated", doc, pushed };
+}

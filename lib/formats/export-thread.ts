@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { readTransaction, writeTransaction, type Tx } from "../db";
+import { Invalid } from "../errors";
+import { handoffIdSchema } from "../handoffs";
+import { parseInput } from "../validation";
+import { writeBlob } from "./artifact-store";
+import { formatNamed } from "./detect-format";
+import { loadSnapshot } from "./load-snapshot";
+import { FORMATS } from "./registry";
+import type { SourceFormat, ThreadSnapshot } from "./types";
+
+export const exportThreadInput = z.object({
+  id: handoffIdSchema,
+  format: z.string({ error: "format is required: bundle, json or yaml" }),
+  cut: z.preprocess(
+    (value) => (value === "" || value === null ? undefined : value),
+    z.coerce.number({ error: "must be an entry's seq (a whole number)" }).int({ error: "must be a whole number" }).positive({ error: "must be an entry's seq (≥ 1)" }).optional(),
+  ),
+});
+
+export type ExportThreadOptions = { id: string; format: string; cut?: number | string | null };
+
+export type ExportedDocument = {
+  format: SourceFormat;
+  text: string;
+  fileName: string;
+  contentType: string;
+  /** The seq the export was cut at (null: a completed thread's source document). */
+  cut: number | null;
+  /** Bundles only: the blob's SHA-256 under `<dataDir>/artifacts/blobs/`. */
+  artifactId: string | null;
+};
+
+export type RenderedDocument = Omit<ExportedDocument, "artifactId">;
+
+/** The document for a snapshot, checked by parsing it back: Baton never writes what it would refuse. */
+export function renderSnapshot(snapshot: ThreadSnapshot, format: SourceFormat): RenderedDocument {
+  const { handoff, entries, source } = snapshot;
+  if (entries.length === 0 && source?.format !== format) {
+    throw new Invalid(
+      `handoff ${handoff.id} has no entries to export${handoff.status === "completed" ? " (they were wiped when it closed)" : ""}`,
+      { id: ["has no entries to export"] },
+    );
+  }
+  const codec = FORMATS[format];
+  const text = codec.serialize(codec.fromThread(snapshot));
+  codec.parse(text);
+  const cutPart = snapshot.cut === null ? "" : `-cut-${snapshot.cut}`;
+  return { format, text, fileName: `${handoff.id}${cutPart}.${codec.fileName}`, contentType: codec.contentType, cut: snapshot.cut };
+}
+
+/** Stores a rendered bundle content-addressed and records it; the same cut always gives the same id. */
+export async function storeBundleIn(tx: Tx, handoffId: string, rendered: RenderedDocument, purpose: "export" | "close_archive"): Promise<string> {
+  const artifactId = writeBlob(Buffer.from(rendered.text, "utf8"));
+  await tx.artifact.upsert({
+    where: { id: artifactId },
+    create: { id: artifactId, kind: "context_bundle", handoffId, cutSeq: rendered.cut, purpose },
+    update: purpose === "close_archive" ? { purpose, handoffId, cutSeq: rendered.cut } : {},
+  });
+  return artifactId;
+}
+
+/**
+ * Exports a thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json
+ * or handoff.yaml. A bundle is also stored under its SHA-256 and recorded as an artifact.
+ */
+export async function exportThread(options: ExportThreadOptions): Promise<ExportedDocument> {
+  const input = parseInput(exportThreadInput, options);
+  const format = formatNamed(input.format);
+  const snapshot = await readTransaction((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
+  const rendered = renderSnapshot(snapshot, format);
+  if (format !== "bundle") return { ...rendered, artifactId: null };
+  const artifactId = await writeTransaction((tx) => storeBundleIn(tx, input.id, rendered, "export"));
+  return { ...rendered, artifactId };
+}

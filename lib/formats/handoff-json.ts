@@ -1,0 +1,229 @@
+import { z } from "zod";
+import type { EntryView } from "../handoffs";
+import {
+  entryText,
+  firstLine,
+  isoDateTime,
+  MAX_LIST_ITEMS,
+  optionalText,
+  parseJsonText,
+  requiredAs,
+  textList,
+  validateDocument,
+} from "./schema-helpers";
+import { storyIdsIn, vagueInstructionWarning } from "./quality";
+import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
+import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
+
+export const HANDOFF_REASONS = ["context_threshold", "error", "user_request"] as const;
+export const STORY_STATUSES = ["planning", "implementing", "testing", "blocked"] as const;
+
+const enumOf = (values: readonly string[]) => ({
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? "is required" : `must be one of ${values.join(", ")} (got ${JSON.stringify(issue.input)?.slice(0, 60)})`,
+});
+
+/** handoff.json of the context handoff protocol (seed 002). Unknown extra keys are kept with the source document. */
+export const handoffJsonSchema = z.object({
+  timestamp: isoDateTime(),
+  reason: z.enum(HANDOFF_REASONS, enumOf(HANDOFF_REASONS)),
+  current_story: z.object(
+    {
+      id: entryText(),
+      title: entryText(),
+      progress_percent: z
+        .number(requiredAs("a number from 0 to 100"))
+        .min(0, { error: "must be 0–100" })
+        .max(100, { error: "must be 0–100" }),
+      status: z.enum(STORY_STATUSES, enumOf(STORY_STATUSES)),
+    },
+    requiredAs("an object with id, title, progress_percent and status"),
+  ),
+  work_in_progress: z.object(
+    {
+      files_modified: textList("a file path"),
+      uncommitted_changes: optionalText(),
+      last_completed_step: optionalText(),
+      next_steps: textList(),
+    },
+    requiredAs("an object with files_modified, uncommitted_changes, last_completed_step and next_steps"),
+  ),
+  context_learned: textList(),
+  blockers: textList(),
+  handoff_instruction: entryText(),
+});
+
+export type HandoffJson = z.output<typeof handoffJsonSchema>;
+
+function qualityWarnings(doc: HandoffJson): QualityWarning[] {
+  const { current_story: story, work_in_progress: work } = doc;
+  const warnings = [...vagueInstructionWarning("handoff_instruction", doc.handoff_instruction)];
+  if (work.next_steps.length === 0) {
+    warnings.push({
+      code: "no_next_steps",
+      field: "work_in_progress.next_steps",
+      message: "No next steps: after the instruction the next agent has no plan to follow.",
+    });
+  }
+  if (story.status === "blocked" && doc.blockers.length === 0) {
+    warnings.push({
+      code: "blocked_without_blockers",
+      field: "blockers",
+      message: "The story is blocked but no blocker is listed: the next agent cannot see what stops it.",
+    });
+  }
+  if (story.progress_percent === 100) {
+    warnings.push({
+      code: "complete_but_not_done",
+      field: "current_story.status",
+      message: `Progress is 100% but the status is still "${story.status}", not done: either the story is finished (hand off the next one) or the progress is overstated.`,
+    });
+  }
+  const others = storyIdsIn([story.title, doc.handoff_instruction, ...work.next_steps].join("\n")).filter((id) => id !== story.id);
+  if (others.length > 0) {
+    warnings.push({
+      code: "multiple_stories",
+      field: "current_story",
+      message: `More than one story in this handoff (${[story.id, ...others].join(", ")}): hand off one story at a time.`,
+    });
+  }
+  if ((story.status === "implementing" || story.status === "testing") && work.files_modified.length === 0) {
+    warnings.push({
+      code: "missing_files",
+      field: "work_in_progress.files_modified",
+      message: "Work is in progress but no modified files are listed: the next agent will have to rediscover them.",
+    });
+  }
+  return warnings;
+}
+
+function toThread(doc: HandoffJson): ThreadDraft {
+  const { current_story: story, work_in_progress: work } = doc;
+  const code = (type: DraftEntry["type"], field: string, content: string): DraftEntry => ({ type, fromClient: "code", content, field });
+  const entries: DraftEntry[] = [
+    code(
+      "context",
+      "current_story",
+      `**Handoff reason:** ${doc.reason}\n\n**Story ${story.id}:** ${story.title}\n\nStatus ${story.status}, ${story.progress_percent}% done.`,
+    ),
+  ];
+  if (doc.context_learned.length > 0) {
+    entries.push(code("context", "context_learned", `**Learned this session:**\n\n${doc.context_learned.map((fact) => `- ${fact}`).join("\n")}`));
+  }
+  const progress = [
+    work.last_completed_step.trim() && `**Last completed step:** ${work.last_completed_step}`,
+    `**Progress:** ${story.progress_percent}%`,
+    work.uncommitted_changes.trim() && `**Uncommitted changes:** ${work.uncommitted_changes}`,
+  ].filter(Boolean);
+  entries.push(code("progress", "work_in_progress", progress.join("\n\n")));
+  entries.push(code("task", "handoff_instruction", doc.handoff_instruction));
+  work.next_steps.forEach((step, index) => {
+    if (step.trim()) entries.push(code("task", `work_in_progress.next_steps[${index}]`, step));
+  });
+  doc.blockers.forEach((blocker, index) => {
+    if (blocker.trim()) entries.push(code("question", `blockers[${index}]`, blocker));
+  });
+  return {
+    title: firstLine(`${story.id}: ${story.title}`),
+    entries,
+    metadata: {
+      files: work.files_modified,
+      documentTimestamp: doc.timestamp,
+      reason: doc.reason,
+      status: story.status,
+      storyId: story.id,
+      progressPercent: story.progress_percent,
+    },
+    warnings: qualityWarnings(doc),
+    parent: null,
+  };
+}
+
+function progressFrom(entries: EntryView[], fallback: number): number {
+  if (entries.some((entry) => entry.type === "done")) return 100;
+  for (const entry of [...entries].reverse()) {
+    const match = entry.type === "progress" ? entry.content.match(/\b(\d{1,3})\s?%/) : null;
+    if (match && Number(match[1]) <= 100) return Number(match[1]);
+  }
+  return fallback;
+}
+
+/** Entries added in Baton after the import, folded into the imported document. */
+function foldInto(base: Record<string, unknown>, doc: HandoffJson, added: EntryView[]): Record<string, unknown> {
+  const work = { ...(base.work_in_progress as Record<string, unknown>), ...doc.work_in_progress };
+  const story = { ...(base.current_story as Record<string, unknown>), ...doc.current_story };
+  const learned = [...doc.context_learned];
+  const blockers = [...doc.blockers];
+  const nextSteps = [...work.next_steps];
+  for (const entry of added) {
+    if (entry.type === "task") nextSteps.push(entry.content);
+    if (entry.type === "question") blockers.push(entry.content);
+    if (entry.type === "context" || entry.type === "decision") learned.push(entry.content);
+    if (entry.type === "progress" || entry.type === "done") work.last_completed_step = entry.content;
+  }
+  story.progress_percent = progressFrom(added, doc.current_story.progress_percent);
+  return {
+    ...base,
+    timestamp: added.at(-1)?.createdAt ?? doc.timestamp,
+    current_story: story,
+    work_in_progress: { ...work, next_steps: nextSteps },
+    context_learned: learned,
+    blockers,
+  };
+}
+
+function fromEntries(snapshot: ThreadSnapshot): HandoffJson {
+  const { handoff, entries } = snapshot;
+  const tasks = entries.filter((entry) => entry.type === "task").map((entry) => entry.content);
+  const questions = openQuestions(entries).map((entry) => entry.content);
+  const lastStep = [...entries].reverse().find((entry) => entry.type === "progress" || entry.type === "done");
+  const latestDecision = [...entries].reverse().find((entry) => entry.type === "decision");
+  const instruction = latestDecision?.content ?? tasks.at(-1) ?? entries.at(-1)?.content ?? handoff.title;
+  const done = entries.some((entry) => entry.type === "done");
+  return {
+    timestamp: entries.at(-1)?.createdAt ?? handoff.updatedAt,
+    reason: "user_request",
+    current_story: {
+      id: handoff.id,
+      title: handoff.title,
+      progress_percent: progressFrom(entries, 0),
+      status: questions.length > 0 ? "blocked" : done ? "testing" : tasks.length > 0 ? "implementing" : "planning",
+    },
+    work_in_progress: {
+      files_modified: sourceFiles(snapshot).slice(-MAX_LIST_ITEMS),
+      uncommitted_changes: "",
+      last_completed_step: lastStep?.content ?? "",
+      next_steps: tasks.filter((task) => task !== instruction).slice(-MAX_LIST_ITEMS),
+    },
+    context_learned: entries
+      .filter((entry) => entry.type === "context" || (entry.type === "decision" && entry !== latestDecision))
+      .map((entry) => entry.content)
+      .slice(-MAX_LIST_ITEMS),
+    blockers: questions.slice(-MAX_LIST_ITEMS),
+    handoff_instruction: instruction,
+  };
+}
+
+/**
+ * Export. A thread imported from handoff.json gives its source document back, every field as
+ * it was (unknown extra keys too), with what was added in Baton since folded in; any other
+ * thread is mapped from its entries.
+ */
+function fromThread(snapshot: ThreadSnapshot): HandoffJson {
+  const unchanged = latestUnchangedImport(snapshot, "handoff_json");
+  if (!unchanged) return fromEntries(snapshot);
+  const base = JSON.parse(unchanged.document) as Record<string, unknown>;
+  const doc = handoffJsonSchema.parse(base);
+  if (unchanged.added.length === 0) return base as HandoffJson;
+  return foldInto(base, doc, unchanged.added) as HandoffJson;
+}
+
+export const handoffJsonFormat: FormatModule<HandoffJson> = {
+  format: "handoff_json",
+  parse: (text) => validateDocument(handoffJsonSchema, parseJsonText(text), "a handoff.json"),
+  toThread,
+  fromThread,
+  serialize: (doc) => `${JSON.stringify(doc, null, 2)}\n`,
+  fileName: "handoff.json",
+  contentType: "application/json; charset=utf-8",
+};

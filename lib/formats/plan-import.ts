@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { Invalid } from "../errors";
+import { contentSchema, optionalProjectSchema } from "../handoffs";
+import { describeFieldErrors } from "../validation";
+import { parseInput } from "../validation";
+import { readBlob } from "./artifact-store";
+import { canonicalJson } from "./canonical-json";
+import { detectFormat, formatNamed } from "./detect-format";
+import { FORMATS } from "./registry";
+import type { SourceFormat, ThreadDraft } from "./types";
+
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
+export const importDocumentInput = z
+  .object({
+    text: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
+    artifactId: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
+    fileName: z.preprocess(blankToUndefined, z.string().max(255, { error: "must be at most 255 characters" }).optional()),
+    format: z.preprocess(blankToUndefined, z.string().optional()),
+    project: optionalProjectSchema,
+  })
+  .refine((input) => input.text !== undefined || input.artifactId !== undefined, {
+    error: "paste a document, choose a file or give an artifact ID",
+    path: ["text"],
+  });
+
+export type ImportDocumentOptions = {
+  /** The document's text (a bundle, handoff.json or handoff.yaml). */
+  text?: string;
+  /** Or the id of a bundle in the artifact store. */
+  artifactId?: string;
+  fileName?: string;
+  /** bundle | json | yaml (aliases allowed); detected when absent. */
+  format?: string;
+  project?: string;
+};
+
+export type ImportPlan = {
+  format: SourceFormat;
+  detectedBecause: string;
+  text: string;
+  fileName: string | null;
+  project: string | null;
+  draft: ThreadDraft;
+  /** For bundles: the canonical bytes stored content-addressed. */
+  canonicalBundle: string | null;
+};
+
+/**
+ * Everything an import will do, computed without writing: the document read, its format
+ * detected, validated (every bad field named by path) and turned into a thread draft.
+ */
+export function planImport(options: ImportDocumentOptions): ImportPlan {
+  const input = parseInput(importDocumentInput, options);
+  const text = input.artifactId !== undefined ? readBlob(input.artifactId).toString("utf8") : input.text!;
+  const fileName = input.fileName ?? (input.artifactId ? `${input.artifactId.trim().toLowerCase()}.json` : null);
+  const detection = input.format
+    ? { format: formatNamed(input.format), reason: "you chose it" }
+    : detectFormat(text, fileName ?? "");
+  const codec = FORMATS[detection.format];
+  const draft = codec.toThread(codec.parse(text));
+  const tooLarge: Record<string, string[]> = {};
+  for (const entry of draft.entries) {
+    const checked = contentSchema.safeParse(entry.content);
+    if (!checked.success) (tooLarge[entry.field] ??= []).push("makes an entry larger than 64 KiB; shorten it");
+  }
+  if (Object.keys(tooLarge).length > 0) throw new Invalid(describeFieldErrors(tooLarge), tooLarge);
+  return {
+    format: detection.format,
+    detectedBecause: detection.reason,
+    text,
+    fileName,
+    project: input.project ?? null,
+    draft,
+    canonicalBundle: detection.format === "bundle" ? canonicalJson(JSON.parse(text)) : null,
+  };
+}

@@ -1,0 +1,33 @@
+import type { QualityWarning } from "./types";
+
+const VAGUE_START = /^(please\s+)?(continue|keep( going| working)?|resume|carry on|finish|proceed|work on|pick up|go on)\b/i;
+/** Something concrete: a path or file name, a code identifier, a backticked term, a number or story id. */
+const SPECIFIC = /(`[^`]+`|[\w-]+\/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\w+\(\)|\b[A-Z]{2,}-\d+\b|#\d+)/;
+
+/**
+ * Seed 002's bad example is "Continue working on the feature": a generic verb with nothing the
+ * next agent can act on. An instruction is vague when it is very short, or starts with such a
+ * verb and names nothing concrete (no file, identifier, story id …).
+ */
+export function isVagueInstruction(text: string): boolean {
+  const trimmed = text.trim();
+  const words = trimmed.split(/\s+/).filter(Boolean).length;
+  if (SPECIFIC.test(trimmed)) return false;
+  return words < 5 || VAGUE_START.test(trimmed);
+}
+
+export function vagueInstructionWarning(field: string, text: string): QualityWarning[] {
+  if (!isVagueInstruction(text)) return [];
+  return [
+    {
+      code: "vague_instruction",
+      field,
+      message: `"${text.trim().slice(0, 80)}" is vague: the next agent will not know what to do first. Name the file, function or step (e.g. "Wire up handleSubmit in TaskEdit.tsx to call the updatePriority action").`,
+    },
+  ];
+}
+
+/** Story ids (`US-012`, `PROJ-7`) mentioned in a text. */
+export function storyIdsIn(text: string): string[] {
+  return [...new Set(text.match(/\b[A-Z]{2,}-\d+\b/g) ?? [])];
+}

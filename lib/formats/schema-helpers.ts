@@ -1,0 +1,94 @@
+import { parse as parseYamlDocument, YAMLParseError } from "yaml";
+import { z } from "zod";
+import { Invalid } from "../errors";
+import { MAX_CONTENT_BYTES } from "../handoffs";
+import { parseInput } from "../validation";
+
+/** Largest document Baton reads: ten entries' worth; anything bigger is not a handoff. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** Most items a list may hold (each becomes an entry or a line of one). */
+export const MAX_LIST_ITEMS = 200;
+
+type IssueInput = { input?: unknown };
+
+/** "is required" when the field is missing, "must be <what>" when it has the wrong type. */
+export function requiredAs(what: string) {
+  return { error: (issue: IssueInput) => (issue.input === undefined ? "is required" : `must be ${what}`) };
+}
+
+const fitsInEntry = (text: string) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES;
+const ENTRY_LIMIT_MESSAGE = `must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes of UTF-8)`;
+
+/** A string that will become (part of) an entry: present, not blank, at most 64 KiB. */
+export function entryText() {
+  return z
+    .string(requiredAs("a string"))
+    .refine((text) => text.trim().length > 0, { error: "must not be empty" })
+    .refine(fitsInEntry, { error: ENTRY_LIMIT_MESSAGE });
+}
+
+/** A string that may be empty but still must fit in an entry. */
+export function optionalText() {
+  return z.string(requiredAs("a string")).refine(fitsInEntry, { error: ENTRY_LIMIT_MESSAGE });
+}
+
+/** A list of strings, each fitting in an entry. */
+export function textList(itemWhat = "a string") {
+  return z
+    .array(z.string(requiredAs(itemWhat)).refine(fitsInEntry, { error: ENTRY_LIMIT_MESSAGE }), requiredAs("a list of strings"))
+    .max(MAX_LIST_ITEMS, { error: `must have at most ${MAX_LIST_ITEMS} items` });
+}
+
+/** An ISO 8601 date-time (`2026-01-17T10:30:00Z`, with or without zone or fraction). */
+export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+export function isoDateTime() {
+  return z
+    .string(requiredAs("an ISO 8601 date-time"))
+    .regex(ISO_DATE_TIME, { error: "must be an ISO 8601 date-time, e.g. 2026-01-17T10:30:00Z" })
+    .refine((text) => !Number.isNaN(Date.parse(text.replace(" ", "T"))), { error: "is not a real date-time" });
+}
+
+function refuseHuge(text: string): void {
+  if (Buffer.byteLength(text, "utf8") > MAX_DOCUMENT_BYTES) {
+    throw new Invalid("the document is larger than 1 MiB", { "(document)": ["must be at most 1 MiB"] });
+  }
+  if (text.trim() === "") throw new Invalid("the document is empty", { "(document)": ["is empty"] });
+}
+
+/** JSON text → value, or an Invalid saying where the JSON breaks. */
+export function parseJsonText(text: string): unknown {
+  refuseHuge(text);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Invalid(`invalid JSON: ${reason}`, { "(document)": [`invalid JSON: ${reason}`] });
+  }
+}
+
+/** YAML text → value, or an Invalid naming the line where the YAML breaks. */
+export function parseYamlText(text: string): unknown {
+  refuseHuge(text);
+  try {
+    // One document, plain data only: no custom tags, aliases capped so a "billion laughs" cannot blow up.
+    return parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+  } catch (error) {
+    const reason = error instanceof YAMLParseError || error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new Invalid(`invalid YAML: ${reason}`, { "(document)": [`invalid YAML: ${reason}`] });
+  }
+}
+
+/** Validates a parsed document: a non-object gets one clear root error, fields get their paths. */
+export function validateDocument<Schema extends z.ZodType>(schema: Schema, value: unknown, what: string): z.output<Schema> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Invalid(`${what} must be an object`, { "(document)": [`must be ${what} object (key: value pairs)`] });
+  }
+  return parseInput(schema, value);
+}
+
+/** First line of `text`, at most `max` characters, for titles and one-line fields. */
+export function firstLine(text: string, max = 200): string {
+  const line = text.trim().split("\n")[0].replace(/^#+\s*/, "").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,108 @@
+import type { ClientSide, EntryType, EntryView, HandoffView } from "../handoffs";
+
+export const SOURCE_FORMATS = ["bundle", "handoff_json", "handoff_yaml"] as const;
+export type SourceFormat = (typeof SOURCE_FORMATS)[number];
+
+/** What people type for a format (`--format json`), and what each means. */
+export const FORMAT_ALIASES: Record<string, SourceFormat> = {
+  bundle: "bundle",
+  json: "handoff_json",
+  handoff_json: "handoff_json",
+  "handoff.json": "handoff_json",
+  yaml: "handoff_yaml",
+  yml: "handoff_yaml",
+  handoff_yaml: "handoff_yaml",
+  "handoff.yaml": "handoff_yaml",
+};
+
+export const FORMAT_LABELS: Record<SourceFormat, string> = {
+  bundle: "rip context bundle",
+  handoff_json: "handoff.json",
+  handoff_yaml: "handoff.yaml",
+};
+
+/** A quality problem the next agent would run into; shown, never blocking. */
+export type QualityWarning = {
+  code:
+    | "vague_instruction"
+    | "no_next_steps"
+    | "blocked_without_blockers"
+    | "complete_but_not_done"
+    | "multiple_stories"
+    | "missing_files"
+    | "no_source_cut";
+  /** The document field the warning is about. */
+  field: string;
+  message: string;
+};
+
+export type DraftEntry = {
+  type: EntryType;
+  fromClient: ClientSide;
+  content: string;
+  /** The document field the entry comes from, to name it when the entry is too large. */
+  field: string;
+};
+
+/** Facts from the imported document that have no entry of their own, shown beside the thread. */
+export type SourceMetadata = {
+  branch?: string | null;
+  files?: string[];
+  sessionId?: string | null;
+  /** The document's own timestamp (handoff.json, handoff.yaml). */
+  documentTimestamp?: string | null;
+  status?: string | null;
+  reason?: string | null;
+  storyId?: string | null;
+  progressPercent?: number | null;
+  artifacts?: { artifactId: string; note: string | null }[];
+  /** The bundle's source cut, exactly as written (it may name a thread of another system). */
+  sourceCut?: { threadId: string; seq: number; messageId: string | null } | null;
+  /** Seq of the last entry created by the import: later entries were added in Baton. */
+  importedThroughSeq?: number;
+  /** Set by `baton checkpoint --push`: how many checkpoints this thread mirrors. */
+  checkpoints?: number;
+};
+
+/** A thread ready to be created: what `toThread` returns. */
+export type ThreadDraft = {
+  title: string;
+  entries: DraftEntry[];
+  metadata: SourceMetadata;
+  warnings: QualityWarning[];
+  /** A bundle's source cut. */
+  parent: { threadId: string; seq: number } | null;
+};
+
+/** Where an imported thread came from, as `fromThread` needs it. */
+export type SourceRecord = {
+  format: SourceFormat;
+  /** The document as imported (or as last pushed by `baton checkpoint`). */
+  document: string;
+  metadata: SourceMetadata;
+  /** A bundle source's own blob in the artifact store. */
+  artifactId: string | null;
+};
+
+/** A thread cut at `cut` (entries with seq ≤ cut), with its source when it was imported. */
+export type ThreadSnapshot = {
+  handoff: HandoffView;
+  entries: EntryView[];
+  cut: number | null;
+  source: SourceRecord | null;
+};
+
+/** A format: its zod schema plus parse / toThread / fromThread / serialize. */
+export type FormatModule<Doc> = {
+  format: SourceFormat;
+  /** Text → validated document; throws `Invalid` naming every bad field path. */
+  parse(text: string): Doc;
+  /** Import: the thread this document becomes. */
+  toThread(doc: Doc): ThreadDraft;
+  /** Export: the document for a thread cut. */
+  fromThread(snapshot: ThreadSnapshot): Doc;
+  /** The document's bytes as Baton writes them. */
+  serialize(doc: Doc): string;
+  fileName: string;
+  contentType: string;
+};

@@ -1,0 +1,322 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { describe, expect, it } from "vitest";
+import { dataDir } from "../lib/config";
+import { db } from "../lib/db";
+import { Invalid } from "../lib/errors";
+import {
+  blobPath,
+  canonicalJson,
+  closeHandoffKeepingBundle,
+  detectFormat,
+  EXAMPLE_DOCUMENTS,
+  exportThread,
+  getProvenance,
+  importDocument,
+  mergeHandoffYaml,
+  previewImport,
+  validateHandoffYaml,
+} from "../lib/formats";
+import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
+
+async function nativeThread(title = "Implement auth") {
+  const { handoff } = await createHandoff({ title, content: "We decided on **JWT** with refresh tokens.", project: "hlg" });
+  await addEntry({ id: handoff.id, type: "task", content: "Add the refresh endpoint in `src/auth.ts`", asClient: "chat" });
+  await addEntry({ id: handoff.id, type: "question", content: "Should refresh tokens expire after 7d or 30d?", asClient: "code" });
+  await addEntry({ id: handoff.id, type: "decision", content: "30 days, plus a remember-me option.", asClient: "chat" });
+  await addEntry({ id: handoff.id, type: "progress", content: "Endpoint done, 50% of the story.", asClient: "code" });
+  await addEntry({ id: handoff.id, type: "question", content: "Where should the remember-me flag live?", asClient: "code" });
+  return (await getHandoff({ id: handoff.id })).entries.at(-1)!.handoffId;
+}
+
+async function counts() {
+  const prisma = await db();
+  return { handoffs: await prisma.handoff.count(), entries: await prisma.entry.count(), sources: await prisma.handoffSource.count() };
+}
+
+async function invalidOf(promise: Promise<unknown>): Promise<Invalid> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(Invalid);
+  return error as Invalid;
+}
+
+describe("the seeds' example documents", () => {
+  it("seed 001's bundle imports as a child and exports back to the same bundle", async () => {
+    const { text } = EXAMPLE_DOCUMENTS.bundle;
+    const imported = await importDocument({ text, fileName: "bundle.json" });
+    expect(imported.format).toBe("bundle");
+    expect(imported.entries).toHaveLength(1);
+    expect(imported.entries[0]).toMatchObject({ type: "context", content: "### Summary\n- …\n" });
+    // The parent is another system's thread: recorded, not linked.
+    expect(imported.parentId).toBeNull();
+    const provenance = await getProvenance({ id: imported.handoff.id });
+    expect(provenance.source).toMatchObject({ format: "bundle", parentThreadId: "11111111-1111-1111-1111-111111111111", parentSeq: 42 });
+    expect(provenance.source?.artifactId).toBe(createHash("sha256").update(canonicalJson(JSON.parse(text))).digest("hex"));
+
+    const exported = await exportThread({ id: imported.handoff.id, format: "bundle" });
+    expect(JSON.parse(exported.text)).toEqual(JSON.parse(text));
+    expect(exported.text).toBe(canonicalJson(JSON.parse(text)));
+    expect(exported.artifactId).toBe(provenance.source?.artifactId);
+  });
+
+  it("seed 002's handoff.json imports with the documented mapping and round-trips every field", async () => {
+    const original = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+    const withExtra = { ...original, loop_iteration: 7, current_story: { ...original.current_story, epic: "E8" } };
+    const imported = await importDocument({ text: JSON.stringify(withExtra), fileName: "handoff.json" });
+    expect(imported.format).toBe("handoff_json");
+    const types = imported.entries.map((entry) => entry.type);
+    expect(types).toEqual(["context", "context", "progress", "task", "task", "task"]);
+    expect(imported.entries[0].content).toContain("context_threshold");
+    expect(imported.entries[0].content).toContain("US-042");
+    expect(imported.entries[2].content).toContain("Priority dropdown UI renders");
+    expect(imported.entries[2].content).toContain("60%");
+    expect(imported.entries[3].content).toBe(original.handoff_instruction);
+    expect(imported.entries[4].content).toBe(original.work_in_progress.next_steps[0]);
+    expect(imported.handoff.title).toBe("US-042: Edit task priority from the task card");
+    expect(imported.warnings).toEqual([]);
+
+    const exported = await exportThread({ id: imported.handoff.id, format: "json" });
+    expect(JSON.parse(exported.text)).toEqual(withExtra);
+  });
+
+  it("seed 003's handoff.yaml imports with its metadata and exports YAML the seed's loader accepts", async () => {
+    const { text } = EXAMPLE_DOCUMENTS.handoff_yaml;
+    const imported = await importDocument({ text, fileName: "handoff.yaml" });
+    expect(imported.format).toBe("handoff_yaml");
+    expect(imported.entries.map((entry) => [entry.type, entry.content])).toEqual([
+      ["context", "**Goal:** Implement user authentication with JWT"],
+      ["context", "**Now:** Debugging token expiry in auth.py"],
+      ["progress", "**Hypothesis:** Off-by-one error in timestamp comparison"],
+    ]);
+    const provenance = await getProvenance({ id: imported.handoff.id });
+    expect(provenance.source?.metadata).toMatchObject({
+      branch: "fix/jwt-expiry",
+      files: ["src/auth.py", "tests/test_auth.py"],
+      sessionId: "abc123",
+      documentTimestamp: "2026-01-17T10:30:00Z",
+    });
+    expect(provenance.source?.fileName).toBe("handoff.yaml");
+
+    const exported = await exportThread({ id: imported.handoff.id, format: "yaml" });
+    const reloaded = parseYaml(exported.text) as Record<string, unknown>;
+    expect(reloaded).toEqual(parseYaml(text));
+    // The seed's save validation: goal and now non-empty strings, status in the enum, a timestamp.
+    expect(typeof reloaded.goal === "string" && reloaded.goal.length > 0).toBe(true);
+    expect(["in_progress", "completed", "blocked"]).toContain(reloaded.status);
+    expect(typeof reloaded.now === "string" && reloaded.now.length > 0).toBe(true);
+    expect(reloaded.timestamp).toBeTruthy();
+  });
+
+  it("a native thread exports to every format and each export imports again and exports back the same", async () => {
+    const id = await nativeThread();
+    for (const format of ["bundle", "json", "yaml"] as const) {
+      const first = await exportThread({ id, format });
+      const imported = await importDocument({ text: first.text, fileName: first.fileName });
+      const second = await exportThread({ id: imported.handoff.id, format });
+      if (format === "yaml") expect(parseYaml(second.text)).toEqual(parseYaml(first.text));
+      else expect(JSON.parse(second.text)).toEqual(JSON.parse(first.text));
+    }
+  });
+});
+
+describe("bundle export", () => {
+  it("summarises the cut with the latest decision and open questions first and names the source cut", async () => {
+    const id = await nativeThread();
+    const { entries } = await getHandoff({ id });
+    const exported = await exportThread({ id, format: "bundle" });
+    const bundle = JSON.parse(exported.text);
+    expect(bundle.schema).toBe("rip.handoff_context_bundle.v1");
+    expect(bundle.refs.threads).toEqual([{ thread_id: id, seq: entries.at(-1)!.seq, message_id: null, note: "source cut" }]);
+    const summary: string = bundle.summary_markdown;
+    expect(summary.indexOf("#### Latest decision")).toBeLessThan(summary.indexOf("#### Open questions"));
+    expect(summary.indexOf("#### Open questions")).toBeLessThan(summary.indexOf("#### Tasks"));
+    expect(summary).toContain("30 days, plus a remember-me option.");
+    // Only the question asked after the latest decision is open.
+    const open = summary.slice(summary.indexOf("#### Open questions"), summary.indexOf("#### Tasks"));
+    expect(open).toContain("remember-me flag");
+    expect(open).not.toContain("7d or 30d");
+  });
+
+  it("is deterministic: same cut, same bytes and id; another cut, another id; the blob hashes to its name", async () => {
+    const id = await nativeThread();
+    const { entries } = await getHandoff({ id });
+    const first = await exportThread({ id, format: "bundle" });
+    const again = await exportThread({ id, format: "bundle" });
+    expect(again.text).toBe(first.text);
+    expect(again.artifactId).toBe(first.artifactId);
+    expect(first.text).toBe(canonicalJson(JSON.parse(first.text)));
+    expect(first.text).not.toMatch(/":\s|,\s"/);
+
+    const file = blobPath(first.artifactId!);
+    expect(path.dirname(file)).toBe(path.join(dataDir(), "artifacts", "blobs"));
+    expect(createHash("sha256").update(fs.readFileSync(file)).digest("hex")).toBe(first.artifactId);
+    expect(fs.readFileSync(file, "utf8")).toBe(first.text);
+
+    const earlier = await exportThread({ id, format: "bundle", cut: entries[2].seq });
+    expect(earlier.artifactId).not.toBe(first.artifactId);
+    expect(JSON.parse(earlier.text).refs.threads[0].seq).toBe(entries[2].seq);
+
+    // New entries after the cut do not change an export at that cut.
+    await addEntry({ id, type: "done", content: "Shipped.", asClient: "code" });
+    const later = await exportThread({ id, format: "bundle", cut: entries.at(-1)!.seq });
+    expect(later.text).toBe(first.text);
+    const prisma = await db();
+    expect(await prisma.artifact.findUnique({ where: { id: first.artifactId! } })).toMatchObject({ handoffId: id, purpose: "export" });
+  });
+
+  it("re-imports as a child linked both ways, by text or by artifact id, without copying the parent's entries", async () => {
+    const parentId = await nativeThread("Parent thread");
+    const { entries } = await getHandoff({ id: parentId });
+    const cut = entries[3].seq;
+    const exported = await exportThread({ id: parentId, format: "bundle", cut });
+    const child = await importDocument({ artifactId: exported.artifactId! });
+    expect(child.parentId).toBe(parentId);
+    expect(child.entries).toHaveLength(1);
+    expect(child.entries[0].content).toBe(JSON.parse(exported.text).summary_markdown);
+
+    const childView = await getProvenance({ id: child.handoff.id });
+    expect(childView.parent).toMatchObject({ id: parentId, title: "Parent thread", seq: cut });
+    const parentView = await getProvenance({ id: parentId });
+    expect(parentView.children).toEqual([{ id: child.handoff.id, title: child.handoff.title, status: "active", seq: cut }]);
+    expect(parentView.artifacts.map((artifact) => artifact.id)).toContain(exported.artifactId);
+
+    // The child's own export, once it has moved on, names its cut and its parent's.
+    await addEntry({ id: child.handoff.id, type: "progress", content: "Picked up from the bundle.", asClient: "code" });
+    const grandchild = JSON.parse((await exportThread({ id: child.handoff.id, format: "bundle" })).text);
+    expect(grandchild.refs.threads[0]).toMatchObject({ thread_id: child.handoff.id, note: "source cut" });
+    expect(grandchild.refs.threads[1]).toMatchObject({ thread_id: parentId, seq: cut, note: "parent cut" });
+    expect(grandchild.refs.artifacts[0]).toEqual({ artifact_id: exported.artifactId, note: "base context bundle" });
+  });
+
+  it("refuses a cut that is not one of the thread's entries", async () => {
+    const id = await nativeThread();
+    const error = await invalidOf(exportThread({ id, format: "bundle", cut: 999_999 }));
+    expect(error.fieldErrors.cut[0]).toMatch(/must be the seq of one of the thread's entries; its entries are #\d+–#\d+/);
+    const format = await invalidOf(exportThread({ id, format: "pdf" }));
+    expect(format.fieldErrors.format).toEqual(["must be bundle, json or yaml"]);
+  });
+});
+
+describe("closing with a kept context bundle", () => {
+  it("exports the whole thread, records a close_archive artifact, then wipes the entries", async () => {
+    const id = await nativeThread();
+    const before = await getHandoff({ id });
+    const closed = await closeHandoffKeepingBundle({ id });
+    expect(closed.handoff.status).toBe("completed");
+    expect((await getHandoff({ id })).entries).toEqual([]);
+    const provenance = await getProvenance({ id });
+    expect(provenance.keptBundle).toMatchObject({ id: closed.artifactId, purpose: "close_archive", cutSeq: before.entries.at(-1)!.seq });
+    const kept = JSON.parse(fs.readFileSync(blobPath(closed.artifactId!), "utf8"));
+    expect(kept.refs.threads[0]).toMatchObject({ thread_id: id, seq: before.entries.at(-1)!.seq });
+    for (const entry of before.entries) expect(kept.summary_markdown).toContain(entry.content);
+    // Exporting a wiped thread says why there is nothing, and closing again returns the kept bundle.
+    expect((await invalidOf(exportThread({ id, format: "bundle" }))).message).toMatch(/wiped when it closed/);
+    expect((await closeHandoffKeepingBundle({ id })).artifactId).toBe(closed.artifactId);
+  });
+
+  it("wipes nothing when the bundle cannot be written", async () => {
+    const id = await nativeThread();
+    const artifacts = path.join(dataDir(), "artifacts");
+    fs.rmSync(artifacts, { recursive: true, force: true });
+    fs.writeFileSync(artifacts, "not a folder");
+    try {
+      await expect(closeHandoffKeepingBundle({ id })).rejects.toThrow();
+    } finally {
+      fs.rmSync(artifacts, { force: true });
+    }
+    const after = await getHandoff({ id });
+    expect(after.handoff.status).toBe("active");
+    expect(after.entries).toHaveLength(6);
+    expect(await (await db()).artifact.count({ where: { handoffId: id, purpose: "close_archive" } })).toBe(0);
+  });
+});
+
+describe("quality warnings", () => {
+  const base = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+  const warningCodes = async (doc: unknown) => {
+    const preview = await previewImport({ text: JSON.stringify(doc) });
+    if (!preview.ok) throw new Error(preview.message);
+    return preview.warnings.map((warning) => warning.code);
+  };
+
+  it("flag each of seed 002's anti-patterns without blocking the import", async () => {
+    expect(await warningCodes({ ...base, handoff_instruction: "Continue working on the feature" })).toEqual(["vague_instruction"]);
+    expect(await warningCodes({ ...base, work_in_progress: { ...base.work_in_progress, next_steps: [] } })).toEqual(["no_next_steps"]);
+    expect(await warningCodes({ ...base, current_story: { ...base.current_story, status: "blocked" } })).toEqual(["blocked_without_blockers"]);
+    expect(await warningCodes({ ...base, current_story: { ...base.current_story, progress_percent: 100 } })).toEqual(["complete_but_not_done"]);
+    expect(await warningCodes({ ...base, work_in_progress: { ...base.work_in_progress, next_steps: ["Then start US-043 (bulk edit)"] } })).toEqual([
+      "multiple_stories",
+    ]);
+    expect(await warningCodes({ ...base, work_in_progress: { ...base.work_in_progress, files_modified: [] } })).toEqual(["missing_files"]);
+    const imported = await importDocument({ text: JSON.stringify({ ...base, handoff_instruction: "Continue working on the feature", blockers: [] }) });
+    const provenance = await getProvenance({ id: imported.handoff.id });
+    expect(provenance.source?.warnings.map((warning) => warning.field)).toEqual(["handoff_instruction"]);
+  });
+
+  it("apply to handoff.yaml too: vague now, blocked with nothing saying why, in progress with no files", async () => {
+    const preview = await previewImport({ text: "goal: Ship auth\nstatus: blocked\nnow: Working on project\n", fileName: "handoff.yaml" });
+    expect(preview.ok && preview.warnings.map((warning) => warning.code)).toEqual(["vague_instruction", "blocked_without_blockers"]);
+    const inProgress = await previewImport({ text: "goal: Ship auth\nstatus: in_progress\nnow: Fix expiry check in auth.py\n", fileName: "handoff.yaml" });
+    expect(inProgress.ok && inProgress.warnings.map((warning) => warning.code)).toEqual(["missing_files"]);
+  });
+});
+
+describe("validation and preview", () => {
+  it("names every bad field by path and stores nothing", async () => {
+    const before = await counts();
+    const bad = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+    bad.current_story.progress_percent = 140;
+    bad.reason = "tired";
+    delete bad.handoff_instruction;
+    const error = await invalidOf(importDocument({ text: JSON.stringify(bad) }));
+    expect(error.fieldErrors).toEqual({
+      reason: ['must be one of context_threshold, error, user_request (got "tired")'],
+      "current_story.progress_percent": ["must be 0–100"],
+      handoff_instruction: ["is required"],
+    });
+    const preview = await previewImport({ text: JSON.stringify(bad) });
+    expect(preview.ok).toBe(false);
+    if (!preview.ok) expect(preview.message).toContain("current_story.progress_percent: must be 0–100");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("previews exactly what an import creates, without writing", async () => {
+    const before = await counts();
+    const preview = await previewImport({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text });
+    expect(preview).toMatchObject({ ok: true, format: "handoff_yaml", title: "Implement user authentication with JWT" });
+    expect(await counts()).toEqual(before);
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text });
+    if (!preview.ok) throw new Error("preview failed");
+    expect(imported.entries.map((entry) => entry.content)).toEqual(preview.entries.map((entry) => entry.content));
+  });
+
+  it("detects formats by their keys and says what it could not read", () => {
+    expect(detectFormat(EXAMPLE_DOCUMENTS.bundle.text).format).toBe("bundle");
+    expect(detectFormat(EXAMPLE_DOCUMENTS.handoff_json.text).format).toBe("handoff_json");
+    expect(detectFormat(EXAMPLE_DOCUMENTS.handoff_yaml.text).format).toBe("handoff_yaml");
+    expect(detectFormat('{"goal": "x", "status": "in_progress", "now": "y"}').format).toBe("handoff_yaml");
+    expect(() => detectFormat("{ nope")).toThrow(/invalid JSON/);
+    expect(() => detectFormat("a: [1, 2")).toThrow(/invalid YAML/);
+    expect(() => detectFormat("title: hello\n")).toThrow(/not a handoff document Baton knows/);
+  });
+
+  it("handoff.yaml follows the seed's save and update rules", () => {
+    const at = new Date("2026-02-01T08:00:00.000Z");
+    expect(validateHandoffYaml({ goal: "g", status: "in_progress", now: "n" }, at).timestamp).toBe(at.toISOString());
+    try {
+      validateHandoffYaml({ status: "in_progress", now: "n" });
+      throw new Error("accepted a handoff without goal");
+    } catch (error) {
+      expect((error as Invalid).fieldErrors).toEqual({ goal: ["is required"] });
+    }
+    const existing = { goal: "g", status: "in_progress", now: "n", files: ["a.py"], timestamp: "2026-01-01T00:00:00Z", extra: 1 };
+    const merged = mergeHandoffYaml(existing, { now: "next", hypothesis: undefined }, at);
+    expect(merged).toEqual({ ...existing, now: "next", timestamp: at.toISOString() });
+    expect(mergeHandoffYaml(existing, {}, at).timestamp).toBe(at.toISOString());
+  });
+});
