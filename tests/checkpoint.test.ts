@@ -1,0 +1,183 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import { exportThread, findProjectRoot, getProvenance } from "../lib/formats";
+import { getHandoff } from "../lib/handoffs";
+
+const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
+const temporary: string[] = [];
+
+function tempDir(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  temporary.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** `npx baton checkpoint …` as a user runs it: a separate process, on this test's data folder. */
+function baton(cwd: string, args: string[], input = "") {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, env: process.env, input, encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function gitRepo(): string {
+  const repo = tempDir("baton-checkpoint-");
+  const git = (...args: string[]) => execFileSync("git", ["-C", repo, ...args], { stdio: "ignore" });
+  git("init", "-q", "-b", "fix/jwt-expiry");
+  fs.mkdirSync(path.join(repo, "src", "deep"), { recursive: true });
+  fs.writeFileSync(path.join(repo, "README.md"), "repo\n");
+  git("add", "README.md");
+  git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init");
+  fs.writeFileSync(path.join(repo, "src", "auth.py"), "def check(): ...\n");
+  return repo;
+}
+
+const readHandoff = (repo: string) => parseYaml(fs.readFileSync(path.join(repo, ".flow-guardian", "handoff.yaml"), "utf8")) as Record<string, unknown>;
+
+describe("npx baton checkpoint", () => {
+  it("creates, then merges .flow-guardian/handoff.yaml at the project root, per the seed's rules", async () => {
+    const repo = gitRepo();
+    const inner = path.join(repo, "src", "deep");
+
+    const refused = baton(inner, ["checkpoint", "--now", "Debugging token expiry"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain("goal: is required");
+    expect(fs.existsSync(path.join(repo, ".flow-guardian"))).toBe(false);
+
+    const saved = baton(inner, ["checkpoint", "--goal", "Implement user authentication with JWT", "--now", "Debugging token expiry in auth.py"]);
+    expect(saved.stderr).toBe("");
+    expect(saved.status).toBe(0);
+    expect(saved.stdout).toMatch(/^saved .*\.flow-guardian\/handoff\.yaml \(in_progress, /);
+    const first = readHandoff(repo);
+    expect(first).toMatchObject({
+      goal: "Implement user authentication with JWT",
+      status: "in_progress",
+      now: "Debugging token expiry in auth.py",
+      files: ["src/auth.py"],
+      branch: "fix/jwt-expiry",
+    });
+    expect(Date.parse(first.timestamp as string)).not.toBeNaN();
+    expect(Object.keys(first).slice(0, 3)).toEqual(["goal", "status", "now"]);
+
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const updated = baton(repo, ["checkpoint", "--now", "Fixing the comparison", "--hypothesis", "Off-by-one in the expiry check"]);
+    expect(updated.status).toBe(0);
+    expect(updated.stdout).toMatch(/^updated /);
+    const second = readHandoff(repo);
+    expect(second).toMatchObject({
+      goal: "Implement user authentication with JWT",
+      status: "in_progress",
+      now: "Fixing the comparison",
+      hypothesis: "Off-by-one in the expiry check",
+      files: ["src/auth.py"],
+      branch: "fix/jwt-expiry",
+    });
+    expect(Date.parse(second.timestamp as string)).toBeGreaterThan(Date.parse(first.timestamp as string));
+
+    // An update with nothing new still refreshes the timestamp; a bad status is named and changes nothing.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(baton(repo, ["checkpoint"]).status).toBe(0);
+    const third = readHandoff(repo);
+    expect(Date.parse(third.timestamp as string)).toBeGreaterThan(Date.parse(second.timestamp as string));
+    const badStatus = baton(repo, ["checkpoint", "--status", "done"]);
+    expect(badStatus.status).toBe(1);
+    expect(badStatus.stderr).toContain("status: must be one of in_progress, completed, blocked");
+    expect(readHandoff(repo)).toEqual(third);
+  });
+
+  it("--push mirrors into one Baton thread: a new thread first, then an entry per checkpoint", async () => {
+    const repo = gitRepo();
+    const first = baton(repo, ["checkpoint", "--goal", "Ship auth", "--now", "Writing auth.py", "--push", "--project", "hlg"]);
+    expect(first.status).toBe(0);
+    const id = first.stdout.match(/pushed to new handoff (hof_\S+)/)?.[1];
+    expect(id).toBeTruthy();
+    expect(JSON.parse(fs.readFileSync(path.join(repo, ".flow-guardian", "baton.json"), "utf8"))).toEqual({ handoffId: id });
+
+    const second = baton(repo, ["checkpoint", "--now", "Testing the expiry", "--outcome", "fixed", "--push"]);
+    expect(second.status).toBe(0);
+    expect(second.stdout).toMatch(new RegExp(`pushed to handoff ${id} as entry #\\d+`));
+    const thread = await getHandoff({ id: id! });
+    expect(thread.handoff.project).toBe("hlg");
+    expect(thread.entries.at(-1)).toMatchObject({ type: "progress", fromClient: "code" });
+    expect(thread.entries.at(-1)!.content).toContain("**Now:** Testing the expiry");
+    const provenance = await getProvenance({ id: id! });
+    expect(provenance.source).toMatchObject({ format: "handoff_yaml", fileName: ".flow-guardian/handoff.yaml" });
+    expect(provenance.source?.metadata.checkpoints).toBe(2);
+    const exported = await exportThread({ id: id!, format: "yaml" });
+    expect(parseYaml(exported.text)).toEqual(readHandoff(repo));
+  });
+
+  it("reads a Claude Code hook's JSON (session id, cwd) and never overwrites an unreadable file", () => {
+    const repo = gitRepo();
+    expect(baton(repo, ["checkpoint", "--goal", "g", "--now", "n"]).status).toBe(0);
+    const elsewhere = tempDir("baton-hook-cwd-");
+    const hook = baton(elsewhere, ["checkpoint", "--hook"], JSON.stringify({ session_id: "abc123", cwd: repo, hook_event_name: "PreCompact", trigger: "auto" }));
+    expect(hook.status).toBe(0);
+    expect(readHandoff(repo).session_id).toBe("abc123");
+
+    const file = path.join(repo, ".flow-guardian", "handoff.yaml");
+    fs.writeFileSync(file, "goal: [unclosed\n");
+    const refused = baton(repo, ["checkpoint", "--now", "x"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/cannot be read \(invalid YAML/);
+    expect(fs.readFileSync(file, "utf8")).toBe("goal: [unclosed\n");
+  });
+
+  it("find_project_root takes the nearest .flow-guardian/, .git/, pyproject.toml or package.json, else the folder itself", () => {
+    const top = tempDir("baton-root-");
+    const nested = path.join(top, "a", "b", "c");
+    fs.mkdirSync(nested, { recursive: true });
+    expect(findProjectRoot(nested)).toBe(nested);
+    fs.writeFileSync(path.join(top, "package.json"), "{}");
+    expect(findProjectRoot(nested)).toBe(top);
+    fs.writeFileSync(path.join(top, "a", "pyproject.toml"), "");
+    expect(findProjectRoot(nested)).toBe(path.join(top, "a"));
+    fs.mkdirSync(path.join(top, "a", "b", ".flow-guardian"));
+    expect(findProjectRoot(nested)).toBe(path.join(top, "a", "b"));
+  });
+});
+
+describe("npx baton import / export", () => {
+  it("imports a file and prints the ID, exports it back, and names every bad field on refusal", () => {
+    const dir = tempDir("baton-cli-");
+    const good = path.join(dir, "handoff.yaml");
+    fs.writeFileSync(good, "goal: Ship auth\nstatus: in_progress\nnow: Fix expiry in auth.py\nfiles: [src/auth.py]\ntimestamp: 2026-01-17T10:30:00Z\n");
+    const imported = baton(dir, ["import", good]);
+    expect(imported.status).toBe(0);
+    const id = imported.stdout.trim();
+    expect(id).toMatch(/^hof_[A-Za-z0-9_-]{21}$/);
+
+    const out = path.join(dir, "out.yaml");
+    const exported = baton(dir, ["export", id, "--format", "yaml", "--out", out]);
+    expect(exported.status).toBe(0);
+    expect(parseYaml(fs.readFileSync(out, "utf8"))).toEqual(parseYaml(fs.readFileSync(good, "utf8")));
+
+    const bundle = baton(dir, ["export", id, "--format", "bundle"]);
+    expect(bundle.status).toBe(0);
+    expect(JSON.parse(bundle.stdout).refs.threads[0].thread_id).toBe(id);
+    const artifactId = bundle.stderr.match(/artifact ([0-9a-f]{64})/)?.[1];
+    const child = baton(dir, ["import", "--artifact", artifactId!]);
+    expect(child.status).toBe(0);
+    expect(child.stderr).toContain(`child of ${id}`);
+
+    const bad = path.join(dir, "bad.json");
+    fs.writeFileSync(bad, JSON.stringify({ reason: "tired", current_story: { id: "US-1", title: "t", progress_percent: 140, status: "implementing" } }));
+    const refused = baton(dir, ["import", bad]);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("current_story.progress_percent: must be 0–100");
+    expect(refused.stderr).toContain("reason: must be one of context_threshold, error, user_request");
+    expect(refused.stderr).toContain("handoff_instruction: is required");
+    expect(refused.stderr).toContain("work_in_progress: is required");
+
+    const cut = baton(dir, ["export", id, "--format", "json", "--cut", "999999"]);
+    expect(cut.status).toBe(1);
+    expect(cut.stderr).toContain("cut: must be the seq of one of the thread's entries");
+  });
+});
