@@ -18,6 +18,8 @@ fs.rmSync(dataDir(), { recursive: true, force: true });
 ensureMigrated();
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", BATON_LISTEN_HOST: "127.0.0.1" };
 execFileSync(nextBin, ["build"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+// Next stays in this process group: Playwright stops the web server by signalling the group,
+// which reaches the next-server child that `next start` leaves behind.
 const server = spawn(nextBin, ["start", "-H", "127.0.0.1", "-p", port], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

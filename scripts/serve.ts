@@ -2,7 +2,7 @@
  * `npm start` (and `npm run dev` with --dev): migrates the database, builds when the build is
  * missing or older than the sources, then serves on HOST:PORT (default 127.0.0.1:3000).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../lib/config";
@@ -33,12 +33,36 @@ function buildIsCurrent(): boolean {
   return SOURCES.every((source) => newestSourceTime(path.join(root, source)) <= builtAt);
 }
 
-ensureMigrated();
+// Each Next process runs in its own process group and a stop signal goes to the whole group:
+// `next start` leaves a next-server child, and `next build` workers, that would otherwise outlive us.
+let current: ChildProcess | undefined;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (current?.pid) process.kill(-current.pid, signal);
+    else process.exit(1);
+  });
+}
+
+function runNext(args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    current = spawn(nextBin, args, { cwd: root, env, stdio: "inherit", detached: true });
+    current.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+try {
+  ensureMigrated();
+} catch (error) {
+  console.error(`baton: could not migrate the database in ${dataDir()}: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`baton: data in ${dataDir()}`);
 if (!dev && !buildIsCurrent()) {
   console.log("baton: building the dashboard (once per change of the sources)…");
-  execFileSync(nextBin, ["build"], { cwd: root, env, stdio: "inherit" });
+  const status = await runNext(["build"]);
+  if (status !== 0) {
+    console.error("baton: the build failed (see above); nothing was started");
+    process.exit(status);
+  }
 }
-const server = spawn(nextBin, [dev ? "dev" : "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+process.exit(await runNext([dev ? "dev" : "start", "-H", host, "-p", port]));
