@@ -1,0 +1,14 @@
+import { handleMcpHttpRequest, methodNotAllowed } from "@/lib/mcp/handle-http";
+
+/** Baton's MCP tools over Streamable HTTP (stateless); the checks live in lib/mcp/http-security.ts. */
+export function POST(request: Request): Promise<Response> {
+  return handleMcpHttpRequest(request);
+}
+
+export function GET(): Response {
+  return methodNotAllowed();
+}
+
+export function DELETE(): Response {
+  return methodNotAllowed();
+}

@@ -1,0 +1,37 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ClientSide } from "../handoffs/schemas";
+import { registerTool, type ToolContext } from "./tool-kit";
+import { addToHandoffTool } from "./tools/add-to-handoff";
+import { closeHandoffTool } from "./tools/close-handoff";
+import { createHandoffTool } from "./tools/create-handoff";
+import { getHandoffTool } from "./tools/get-handoff";
+import { markHandoffReadTool } from "./tools/mark-handoff-read";
+
+export const SERVER_INFO = { name: "baton", version: "0.1.0" } as const;
+
+const INSTRUCTIONS =
+  "Baton keeps handoffs: threads shared between Claude Chat (decisions) and Claude Code (implementation). " +
+  "One handoff ID is one working session across both clients; the user pastes the ID from one client into the other. " +
+  "Typical flow: chat create_handoff → code get_handoff + mark_handoff_read → either add_to_handoff (question, " +
+  "decision, progress, done …) → the other side get_handoff → … → close_handoff when the work is done.";
+
+export type CreateMcpServerOptions = {
+  /** Identity for calls that omit `as_client` (default chat, as in the seed). */
+  defaultClient?: ClientSide;
+  log?: (line: string) => void;
+};
+
+/** A Baton MCP server with every tool registered; both transports (stdio, HTTP) use it. */
+export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer {
+  const context: ToolContext = {
+    defaultClient: options.defaultClient ?? "chat",
+    log: options.log ?? ((line) => process.stderr.write(`baton mcp: ${line}\n`)),
+  };
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  registerTool(server, createHandoffTool, context);
+  registerTool(server, getHandoffTool, context);
+  registerTool(server, addToHandoffTool, context);
+  registerTool(server, markHandoffReadTool, context);
+  registerTool(server, closeHandoffTool, context);
+  return server;
+}

@@ -1,0 +1,40 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { dataDir } from "../config";
+import type { ClientSide } from "../handoffs/schemas";
+import { ensureMigrated } from "../migrate";
+import { createMcpServer } from "./create-server";
+import { loadHandoffs } from "./domain";
+
+export type ServeStdioOptions = { defaultClient: ClientSide };
+
+const log = (line: string) => process.stderr.write(`baton mcp: ${line}\n`);
+
+/** Loads Prisma and opens the database once the client is connected, so the first call is quick. */
+async function warmUp(): Promise<void> {
+  try {
+    await loadHandoffs();
+    const { db } = await import("../db");
+    await db();
+  } catch (error) {
+    log(`could not open the database: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Serves the MCP tools on stdin/stdout until stdin ends (the client went away). stdout carries
+ * only MCP messages; everything else goes to stderr. Applies pending migrations first, so a
+ * fresh data folder works.
+ */
+export async function serveStdio(options: ServeStdioOptions): Promise<void> {
+  ensureMigrated();
+  const server = createMcpServer({ defaultClient: options.defaultClient, log });
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = resolve;
+  });
+  server.server.oninitialized = () => void warmUp();
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  process.stdin.once("end", () => void server.close());
+  log(`serving over stdio as ${options.defaultClient} (calls without as_client); data in ${dataDir()}`);
+  await closed;
+}

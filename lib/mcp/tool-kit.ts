@@ -1,0 +1,68 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { ClientSide } from "../handoffs/schemas";
+import { toolErrorText } from "./tool-errors";
+
+/** What every tool call knows besides its arguments. */
+export type ToolContext = {
+  /** Identity used when a call omits `as_client`: chat, or the server's `--as` / BATON_CLIENT. */
+  defaultClient: ClientSide;
+  /** Diagnostics; never stdout (stdout carries only MCP messages over stdio). */
+  log: (line: string) => void;
+};
+
+export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject> = {
+  name: string;
+  title: string;
+  description: string;
+  input: Input;
+  output: Output;
+  annotations: ToolAnnotations;
+  run: (args: z.output<Input>, context: ToolContext) => Promise<z.output<Output>>;
+};
+
+/** Identity for typing: keeps each tool's argument and result types tied to its schemas. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(
+  definition: ToolDefinition<Input, Output>,
+): ToolDefinition<Input, Output> {
+  return definition;
+}
+
+/** The explicit `as_client` of a call, else the server's default identity. */
+export function clientOf(asClient: ClientSide | undefined, context: ToolContext): ClientSide {
+  return asClient ?? context.defaultClient;
+}
+
+/**
+ * Registers a tool whose result goes out twice: as `structuredContent` (checked against the
+ * tool's `outputSchema`) and as the same JSON in a text block, for clients that read only text.
+ * Failures become tool errors (`isError: true`) with a message the model can act on.
+ */
+export function registerTool<Input extends z.ZodObject, Output extends z.ZodObject>(
+  server: McpServer,
+  tool: ToolDefinition<Input, Output>,
+  context: ToolContext,
+): void {
+  const handler = async (args: z.output<Input>): Promise<CallToolResult> => {
+    try {
+      const result = (await tool.run(args, context)) as Record<string, unknown>;
+      return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result };
+    } catch (error) {
+      return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log) }], isError: true };
+    }
+  };
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: tool.annotations,
+    },
+    // The SDK types the callback from the schema through conditional types it cannot resolve for
+    // a generic `Input`; the handler's argument is exactly the parsed `tool.input`.
+    handler as unknown as Parameters<McpServer["registerTool"]>[2],
+  );
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { loadHandoffs } from "../domain";
+import { clientOf, defineTool } from "../tool-kit";
+import { asClientArg, contentArg, entryTypeArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
+import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
+
+export const addToHandoffTool = defineTool({
+  name: "add_to_handoff",
+  title: "Add to handoff",
+  description:
+    "Append an entry to an active handoff: a question for the other side, a decision, a progress update, a task, " +
+    "more context, or done when the work is finished. Entries cannot be edited or deleted. Your read cursor moves " +
+    "to your new entry. Fails on a completed handoff. After writing, tell the user to check the handoff in the " +
+    "other client.",
+  input: z.object({ id: handoffIdArg, type: entryTypeArg, content: contentArg, as_client: asClientArg }),
+  output: z.object({ handoff: mcpHandoffSchema, entry: mcpEntrySchema }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run(args, context) {
+    const { addEntry } = await loadHandoffs();
+    const added = await addEntry({
+      id: handoffIdOf(args.id),
+      type: args.type,
+      content: args.content,
+      asClient: clientOf(args.as_client, context),
+    });
+    return { handoff: toMcpHandoff(added.handoff), entry: toMcpEntry(added.entry) };
+  },
+});

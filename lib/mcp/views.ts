@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { CLIENT_SIDES, ENTRY_TYPES, HANDOFF_STATUSES } from "../handoffs/schemas";
+import type { EntryView, HandoffView } from "../handoffs";
+
+/**
+ * What MCP clients see: the seed's snake_case field names (`chat_last_seen`, `from_client` …).
+ * The zod shapes double as each tool's `outputSchema`, so a client can check what it gets.
+ */
+export const mcpHandoffSchema = z.object({
+  id: z.string().describe("Handoff ID: hof_ followed by 21 characters; the user pastes it into the other client"),
+  title: z.string(),
+  project: z.string().nullable().describe("Project tag, informational only"),
+  chat_last_seen: z.number().int().describe("Highest entry seq the chat side has seen"),
+  code_last_seen: z.number().int().describe("Highest entry seq the code side has seen"),
+  status: z.enum(HANDOFF_STATUSES).describe("active, or completed once closed (entries wiped)"),
+  created_at: z.string(),
+  updated_at: z.string(),
+  closed_at: z.string().nullable(),
+});
+
+export const mcpEntrySchema = z.object({
+  seq: z.number().int().describe("Global sequence number; increases with every entry written"),
+  handoff_id: z.string(),
+  from_client: z.enum(CLIENT_SIDES).describe("Who wrote it: chat (decisions) or code (implementation)"),
+  type: z.enum(ENTRY_TYPES),
+  content: z.string(),
+  created_at: z.string(),
+});
+
+export type McpHandoff = z.infer<typeof mcpHandoffSchema>;
+export type McpEntry = z.infer<typeof mcpEntrySchema>;
+
+export function toMcpHandoff(view: HandoffView): McpHandoff {
+  return {
+    id: view.id,
+    title: view.title,
+    project: view.project,
+    chat_last_seen: view.chatLastSeen,
+    code_last_seen: view.codeLastSeen,
+    status: view.status,
+    created_at: view.createdAt,
+    updated_at: view.updatedAt,
+    closed_at: view.closedAt,
+  };
+}
+
+export function toMcpEntry(view: EntryView): McpEntry {
+  return {
+    seq: view.seq,
+    handoff_id: view.handoffId,
+    from_client: view.fromClient,
+    type: view.type,
+    content: view.content,
+    created_at: view.createdAt,
+  };
+}
