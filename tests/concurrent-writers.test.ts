@@ -1,0 +1,53 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { expect, it } from "vitest";
+import { db } from "../lib/db";
+import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
+
+const run = promisify(execFile);
+const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
+const PER_PROCESS = 150;
+
+it("several processes append to the same threads at once without losing or duplicating an entry", async () => {
+  const a = await createHandoff({ title: "shared a", content: "start" });
+  const b = await createHandoff({ title: "shared b", content: "start" });
+  const sides = ["chat", "code", "chat"];
+  const reading = (async () => {
+    let reads = 0;
+    while (reads < 200) {
+      await getHandoff({ id: a.handoff.id });
+      await findHandoffs({});
+      reads++;
+    }
+    return reads;
+  })();
+  const outputs = await Promise.all(
+    sides.map((side) =>
+      run(process.execPath, ["--import", "tsx", worker, a.handoff.id, b.handoff.id, String(PER_PROCESS), side], {
+        env: process.env,
+        timeout: 120_000,
+      }),
+    ),
+  );
+  expect(await reading).toBe(200);
+  const perProcess = outputs.map(({ stdout }) => {
+    expect(stdout.trim()).toMatch(/^ok /);
+    return JSON.parse(stdout.trim().slice(3)) as number[];
+  });
+  for (const seqs of perProcess) {
+    expect(seqs).toHaveLength(PER_PROCESS);
+    for (let index = 1; index < seqs.length; index++) expect(seqs[index]).toBeGreaterThan(seqs[index - 1]);
+  }
+  const allSeqs = perProcess.flat();
+  expect(new Set(allSeqs).size).toBe(allSeqs.length);
+
+  const prisma = await db();
+  const stored = await prisma.entry.findMany({
+    where: { handoffId: { in: [a.handoff.id, b.handoff.id] }, seq: { in: allSeqs } },
+    orderBy: { seq: "asc" },
+  });
+  expect(stored).toHaveLength(sides.length * PER_PROCESS);
+  const threadA = await getHandoff({ id: a.handoff.id });
+  expect(threadA.entries).toHaveLength(1 + (sides.length * PER_PROCESS) / 2);
+});
