@@ -10,6 +10,8 @@ export type ArtifactView = { id: string; cutSeq: number | null; purpose: "export
 export type LinkedThread = { id: string; title: string; status: string; seq: number | null };
 
 export type Provenance = {
+  status: string;
+  entryCount: number;
   source: {
     format: SourceFormat;
     fileName: string | null;
@@ -36,8 +38,9 @@ export type GetProvenanceOptions = { id: string };
 export async function getProvenance(options: GetProvenanceOptions): Promise<Provenance> {
   const { id } = parseInput(z.object({ id: handoffIdSchema }), options);
   return readTransaction(async (tx) => {
-    await loadHandoff(tx, id);
-    const [source, childRows, artifactRows] = await Promise.all([
+    const handoff = await loadHandoff(tx, id);
+    const [entryCount, source, childRows, artifactRows] = await Promise.all([
+      tx.entry.count({ where: { handoffId: id } }),
       tx.handoffSource.findUnique({ where: { handoffId: id } }),
       tx.handoffSource.findMany({
         where: { parentThreadId: id },
@@ -57,6 +60,8 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
       createdAt: row.createdAt.toISOString(),
     }));
     return {
+      status: handoff.status,
+      entryCount,
       source: source && {
         format: source.format as SourceFormat,
         fileName: source.fileName,

@@ -1,0 +1,62 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { Invalid, isDomainError } from "@/lib/errors";
+import { formValues, type FormState } from "@/lib/form-state";
+import { importDocument, previewImport, type ImportPreview } from "@/lib/formats";
+
+const previewInput = z.object({
+  text: z.string().max(2 * 1024 * 1024).optional(),
+  artifactId: z.string().max(200).optional(),
+  fileName: z.string().max(255).optional(),
+  format: z.string().max(40).optional(),
+});
+
+/** The preview for what is in the form; never stores anything. */
+export async function previewImportAction(input: z.input<typeof previewInput>): Promise<ImportPreview> {
+  const parsed = previewInput.safeParse(input);
+  if (!parsed.success) return { ok: false, message: "the form sent something unexpected", fieldErrors: { "(document)": ["is too large or malformed"] } };
+  return previewImport(parsed.data);
+}
+
+function importFailure(error: unknown, values: Record<string, string>): FormState {
+  if (!isDomainError(error)) throw error;
+  const fieldErrors = error instanceof Invalid && Object.keys(error.fieldErrors).length > 0 ? error.fieldErrors : { "(document)": [error.message] };
+  return { status: "error", message: "Nothing was imported: fix the errors below.", fieldErrors, values };
+}
+
+/** Imports the pasted or dropped document (or a stored bundle) and opens the new thread. */
+export async function importAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let id: string;
+  try {
+    const imported = await importDocument({
+      text: values.artifactId?.trim() ? undefined : values.text,
+      artifactId: values.artifactId,
+      fileName: values.fileName,
+      format: values.format,
+      project: values.project,
+    });
+    id = imported.handoff.id;
+  } catch (error) {
+    return importFailure(error, values);
+  }
+  revalidatePath("/");
+  redirect(`/handoffs/${id}`);
+}
+
+/** "Continue in a new thread" from a stored bundle (e.g. the one kept when a thread closed). */
+export async function importArtifactAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let id: string;
+  try {
+    id = (await importDocument({ artifactId: values.artifactId, format: "bundle" })).handoff.id;
+  } catch (error) {
+    return importFailure(error, values);
+  }
+  revalidatePath("/");
+  if (values.parentId) revalidatePath(`/handoffs/${values.parentId}`);
+  redirect(`/handoffs/${id}`);
+}

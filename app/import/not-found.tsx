@@ -1,0 +1,14 @@
+import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
+
+export default function ImportNotFound() {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-6">
+      <h1 className="text-lg font-semibold text-slate-900">Nothing here</h1>
+      <p className="mt-1 text-sm text-slate-700">There is no page at this address under /import.</p>
+      <Link href="/import" className={buttonClass("primary", "mt-4")}>
+        Import a handoff
+      </Link>
+    </div>
+  );
+}
