@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useRef } from "react";
-import { closeHandoffAction } from "@/app/handoffs/actions";
+import { closeThreadAction } from "@/app/handoffs/[id]/export/actions";
 import { buttonClass } from "@/components/ui/button";
 import { idleFormState } from "@/lib/form-state";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
@@ -9,7 +9,7 @@ import { useRefreshAfterSuccess } from "./use-refresh-thread";
 /** Close asks first, saying plainly that the entries will be deleted. */
 export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [state, formAction, pending] = useActionState(closeHandoffAction, idleFormState);
+  const [state, formAction, pending] = useActionState(closeThreadAction, idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <>
@@ -30,6 +30,10 @@ export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entr
             {entryCount === 1 ? "Its 1 entry" : `All ${entryCount} entries`} will be permanently deleted. The handoff stays in the
             history as completed, and nothing more can be added to it.
           </p>
+          <label className="flex items-start gap-2 text-sm text-slate-800">
+            <input type="checkbox" name="keepBundle" defaultChecked className="mt-1" />
+            <span>Keep a context bundle: the whole thread is summarised into a stored bundle, linked from the completed handoff.</span>
+          </label>
           <div aria-live="polite" className="text-sm text-red-700">
             {state.status === "error" && state.message}
           </div>
