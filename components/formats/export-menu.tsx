@@ -19,7 +19,7 @@ export function ExportMenu({ handoffId, canExportBundle }: { handoffId: string; 
     <div className="flex flex-col items-start gap-2 sm:items-end">
       <details className="relative">
         <summary className={buttonClass("secondary", "cursor-pointer list-none")}>Export</summary>
-        <ul aria-label="Download as" className="mt-1 flex flex-col gap-1 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg sm:absolute sm:right-0 sm:z-10 sm:w-56">
+        <ul aria-label="Download as" className="mt-1 flex flex-col gap-1 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg">
           {DOWNLOADS.map((download) => (
             <li key={download.format}>
               <a href={`/handoffs/${handoffId}/export?format=${download.format}`} download className="block rounded px-2 py-1 text-slate-800 hover:bg-slate-100">

@@ -11,7 +11,7 @@ export function FieldErrorList({ fieldErrors, title }: { fieldErrors: Record<str
   const lines = Object.entries(fieldErrors).flatMap(([field, messages]) => messages.map((message) => ({ field, message })));
   return (
     <div className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-900">
-      <h3 className="font-semibold">{title}</h3>
+      <h2 className="font-semibold">{title}</h2>
       <ul data-testid="field-errors" className="mt-2 flex list-disc flex-col gap-1 pl-5">
         {lines.map(({ field, message }) => (
           <li key={`${field}:${message}`}>

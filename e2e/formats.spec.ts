@@ -1,0 +1,173 @@
+import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+
+async function expectNoAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+}
+
+async function nativeThread(request: APIRequestContext, title: string): Promise<string> {
+  const created = await request.post("/api/handoffs", { data: { title, content: "We decided on **JWT** with refresh tokens.", project: "e2e" } });
+  expect(created.status()).toBe(201);
+  const id = (await created.json()).handoff.id as string;
+  for (const [type, content, asClient] of [
+    ["task", "Add the refresh endpoint in `src/auth.ts`", "chat"],
+    ["question", "7d or 30d for refresh tokens?", "code"],
+    ["decision", "30 days, plus remember-me.", "chat"],
+  ]) {
+    expect((await request.post(`/api/handoffs/${id}/entries`, { data: { type, content, asClient } })).status()).toBe(201);
+  }
+  return id;
+}
+
+const documentBox = (page: Page) => page.getByRole("textbox", { name: "Document" });
+const preview = (page: Page) => page.getByRole("region", { name: /.+/ }).filter({ has: page.getByTestId("detected-format") });
+
+test("imports each format through /import with a preview first, and shows every error by path before storing", async ({ page }) => {
+  await page.goto("/import");
+  await expectNoAxeViolations(page);
+
+  // handoff.json: the seed example previews as a thread, then a broken copy lists its errors.
+  await page.getByRole("button", { name: "handoff.json", exact: true }).click();
+  await expect(page.getByTestId("detected-format")).toContainText("Detected handoff.json");
+  await expect(page.getByRole("heading", { name: "US-042: Edit task priority from the task card" })).toBeVisible();
+  await expect(page.getByRole("list", { name: "Entries to be created" }).locator(":scope > li")).toHaveCount(6);
+  const good = await documentBox(page).inputValue();
+  const broken = JSON.parse(good);
+  broken.current_story.progress_percent = 140;
+  delete broken.handoff_instruction;
+  await documentBox(page).fill(JSON.stringify(broken, null, 2));
+  const errors = page.getByTestId("field-errors");
+  await expect(errors).toContainText("current_story.progress_percent: must be 0–100");
+  await expect(errors).toContainText("handoff_instruction: is required");
+  await expect(page.getByRole("button", { name: "Import as a new handoff" })).toBeDisabled();
+  await expectNoAxeViolations(page);
+
+  await documentBox(page).fill("{ not json");
+  await expect(errors).toContainText("(document): invalid JSON");
+
+  await documentBox(page).fill(good);
+  await expect(page.getByTestId("detected-format")).toContainText("handoff.json");
+  await page.getByRole("button", { name: "Import as a new handoff" }).click();
+  await expect(page).toHaveURL(/\/handoffs\/hof_[A-Za-z0-9_-]{21}$/);
+  await expect(page.getByTestId("provenance")).toContainText("Imported from handoff.json");
+  await expect(page.getByTestId("source-metadata")).toContainText("src/components/TaskEdit.tsx");
+  await expect(page.locator("li[data-seq]")).toHaveCount(6);
+  await expectNoAxeViolations(page);
+
+  // handoff.yaml from a chosen file, with its quality warnings carried onto the thread page.
+  await page.goto("/import");
+  await page.getByLabel("Or choose a file").setInputFiles({
+    name: "handoff.yaml",
+    mimeType: "application/yaml",
+    buffer: Buffer.from("goal: Ship auth\nstatus: blocked\nnow: Working on project\nbranch: fix/jwt-expiry\n"),
+  });
+  await expect(page.getByTestId("detected-format")).toContainText("Detected handoff.yaml");
+  await expect(page.getByTestId("quality-warnings")).toContainText("is vague");
+  await page.getByRole("button", { name: "Import as a new handoff" }).click();
+  await expect(page).toHaveURL(/\/handoffs\/hof_/);
+  await expect(page.getByTestId("provenance")).toContainText("handoff.yaml");
+  await expect(page.getByTestId("source-metadata")).toContainText("fix/jwt-expiry");
+  await expect(page.getByTestId("quality-warnings").locator("li")).toHaveCount(2);
+
+  // The rip bundle: an unknown schema is named; the seed's bundle previews as a child of another system's thread.
+  await page.goto("/import");
+  await page.getByRole("button", { name: "rip context bundle" }).click();
+  await expect(page.getByTestId("detected-format")).toContainText("rip context bundle");
+  await expect(preview(page)).toContainText("not a thread of this Baton");
+  const bundle = JSON.parse(await documentBox(page).inputValue());
+  await documentBox(page).fill(JSON.stringify({ ...bundle, schema: "rip.handoff_context_bundle.v9" }));
+  await expect(errors).toContainText('schema: unknown schema "rip.handoff_context_bundle.v9"');
+  await documentBox(page).fill(JSON.stringify(bundle));
+  await page.getByRole("button", { name: "Import as a new handoff" }).click();
+  await expect(page).toHaveURL(/\/handoffs\/hof_/);
+  await expect(page.getByText("11111111-1111-1111-1111-111111111111")).toBeVisible();
+
+  // The history shows the source badge and filters by it.
+  await page.goto("/?source=handoff_yaml");
+  await expect(page.locator("li[data-handoff-id]")).toHaveCount(1);
+  await expect(page.locator("li[data-handoff-id]")).toContainText("handoff.yaml");
+});
+
+test("exports a thread as a bundle and re-imports it as a child linked both ways", async ({ page, request }) => {
+  const parentId = await nativeThread(request, "E2E: parent thread");
+  await page.goto(`/handoffs/${parentId}`);
+
+  // Downloads in each format.
+  await page.getByText("Export", { exact: true }).click();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download handoff.json" }).click()]);
+  const json = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
+  expect(json.current_story).toMatchObject({ id: parentId, title: "E2E: parent thread" });
+  expect(json.handoff_instruction).toBe("30 days, plus remember-me.");
+
+  await page.getByRole("button", { name: "Export bundle" }).click();
+  const artifactId = (await page.getByTestId("exported-artifact-id").textContent())!.trim();
+  expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
+  // The same cut again gives the same id.
+  await page.getByRole("button", { name: "Export bundle" }).click();
+  await expect(page.getByText(/Bundle stored, cut at #\d+/)).toBeVisible();
+  await expect(page.getByTestId("exported-artifact-id")).toHaveText(artifactId);
+  await expectNoAxeViolations(page);
+
+  await page.goto("/import");
+  await page.getByLabel("Or a stored bundle's artifact ID").fill(artifactId);
+  await expect(page.getByTestId("detected-format")).toContainText("rip context bundle");
+  await expect(preview(page)).toContainText("“E2E: parent thread” in this Baton");
+  await page.getByRole("button", { name: "Import as a new handoff" }).click();
+  await expect(page).toHaveURL(/\/handoffs\/hof_/);
+  const childId = (await page.getByTestId("handoff-id").textContent())!.trim();
+  expect(childId).not.toBe(parentId);
+  await expect(page.getByTestId("parent-link")).toContainText("Continued from E2E: parent thread");
+  await expect(page.locator("li[data-seq]")).toHaveCount(1);
+  await expect(page.locator("li[data-seq]")).toContainText("Latest decision");
+
+  await page.getByTestId("parent-link").getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`/handoffs/${parentId}$`));
+  await expect(page.getByTestId("child-links").getByRole("link")).toHaveAttribute("href", `/handoffs/${childId}`);
+});
+
+test("closes with “keep a context bundle” and opens the kept bundle from the completed handoff", async ({ page, request }) => {
+  const id = await nativeThread(request, "E2E: closing keeps a bundle");
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`/handoffs/${id}`);
+  await page.getByRole("button", { name: "Close handoff…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
+  await expect(dialog.getByRole("checkbox", { name: /Keep a context bundle/ })).toBeChecked();
+  await dialog.getByRole("button", { name: "Close and delete entries" }).click();
+  await expect(page.getByText("This handoff is completed.")).toBeVisible();
+  const kept = page.getByTestId("kept-bundle");
+  await expect(kept).toBeVisible();
+  await expect(page.locator("li[data-seq]")).toHaveCount(0);
+  await expectNoAxeViolations(page);
+
+  await kept.getByRole("link", { name: "Open the kept bundle" }).click();
+  await expect(page).toHaveURL(/\/api\/artifacts\/[0-9a-f]{64}$/);
+  const bundle = JSON.parse((await page.locator("body").textContent())!);
+  expect(bundle.schema).toBe("rip.handoff_context_bundle.v1");
+  expect(bundle.refs.threads[0]).toMatchObject({ thread_id: id, note: "source cut" });
+  expect(bundle.summary_markdown).toContain("7d or 30d for refresh tokens?");
+
+  // From the kept bundle the work can go on in a child thread.
+  await page.goto(`/handoffs/${id}`);
+  await page.getByRole("button", { name: "Continue in a new thread" }).click();
+  await expect(page.getByTestId("parent-link")).toContainText("Continued from E2E: closing keeps a bundle");
+});
+
+test("closing without the bundle just wipes, and the import page works at 375 px", async ({ page, request }) => {
+  const id = await nativeThread(request, "E2E: closing without a bundle");
+  await page.goto(`/handoffs/${id}`);
+  await page.getByRole("button", { name: "Close handoff…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
+  await dialog.getByRole("checkbox", { name: /Keep a context bundle/ }).uncheck();
+  await dialog.getByRole("button", { name: "Close and delete entries" }).click();
+  await expect(page.getByText("This handoff is completed.")).toBeVisible();
+  await expect(page.getByTestId("kept-bundle")).toHaveCount(0);
+
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto("/import");
+  await page.getByRole("button", { name: "handoff.yaml", exact: true }).click();
+  await expect(page.getByTestId("detected-format")).toContainText("handoff.yaml");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+});
