@@ -5,7 +5,8 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { Invalid, isDomainError } from "@/lib/errors";
 import { formValues, type FormState } from "@/lib/form-state";
-import { importDocument, previewImport, type ImportPreview } from "@/lib/formats";
+import { importDocument } from "@/lib/formats/import-document";
+import { previewImport, type ImportPreview } from "@/lib/formats/preview-import";
 
 const previewInput = z.object({
   text: z.string().max(2 * 1024 * 1024).optional(),

@@ -8,20 +8,21 @@ const ROOT_MARKERS = [".flow-guardian", ".git", "pyproject.toml", "package.json"
 
 /** The seed's `find_project_root`: the nearest folder up from `cwd` holding a marker, else `cwd`. */
 export function findProjectRoot(cwd: string = process.cwd()): string {
-  const start = path.resolve(cwd);
+  // turbopackIgnore: the folder is the user's project, chosen at run time; the build must not trace through it.
+  const start = path.resolve(/*turbopackIgnore: true*/ cwd);
   for (let folder = start; ; folder = path.dirname(folder)) {
-    if (ROOT_MARKERS.some((marker) => fs.existsSync(path.join(folder, marker)))) return folder;
+    if (ROOT_MARKERS.some((marker) => fs.existsSync(path.join(/*turbopackIgnore: true*/ folder, marker)))) return folder;
     if (path.dirname(folder) === folder) return start;
   }
 }
 
 export function handoffYamlPath(root: string): string {
-  return path.join(root, ".flow-guardian", "handoff.yaml");
+  return path.join(/*turbopackIgnore: true*/ root, ".flow-guardian", "handoff.yaml");
 }
 
 /** Where `--push` remembers the thread it mirrors into. */
 export function mirrorStatePath(root: string): string {
-  return path.join(root, ".flow-guardian", "baton.json");
+  return path.join(/*turbopackIgnore: true*/ root, ".flow-guardian", "baton.json");
 }
 
 export type LoadedHandoffFile =

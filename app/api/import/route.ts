@@ -1,4 +1,6 @@
-import { importDocument, previewImport, type ImportDocumentOptions } from "@/lib/formats";
+import { importDocument } from "@/lib/formats/import-document";
+import type { ImportDocumentOptions } from "@/lib/formats/plan-import";
+import { previewImport } from "@/lib/formats/preview-import";
 import { jsonRoute, readJsonBody } from "@/lib/http";
 
 /**

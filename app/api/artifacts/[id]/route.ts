@@ -1,4 +1,4 @@
-import { readBlob } from "@/lib/formats";
+import { readBlob } from "@/lib/formats/artifact-store";
 import { errorResponse } from "@/lib/http";
 
 /**

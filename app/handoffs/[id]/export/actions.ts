@@ -2,7 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
-import { closeHandoffKeepingBundle, exportThread } from "@/lib/formats";
+import { closeHandoffKeepingBundle } from "@/lib/formats/close-handoff-keeping-bundle";
+import { exportThread } from "@/lib/formats/export-thread";
 import { closeHandoff } from "@/lib/handoffs";
 
 export type ExportBundleState = FormState & { artifactId?: string; cut?: number | null };

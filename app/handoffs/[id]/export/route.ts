@@ -1,4 +1,4 @@
-import { exportThread } from "@/lib/formats";
+import { exportThread } from "@/lib/formats/export-thread";
 import { errorResponse } from "@/lib/http";
 
 /**

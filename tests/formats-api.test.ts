@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { GET as artifactRoute } from "../app/api/artifacts/[id]/route";
+import { POST as importRoute } from "../app/api/import/route";
+import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
+import { db } from "../lib/db";
+import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
+
+const post = (body: unknown) =>
+  new Request("http://127.0.0.1/api/import", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body) });
+const context = (id: string) => ({ params: Promise.resolve({ id }) });
+
+describe("formats over HTTP", () => {
+  it("imports, previews without storing, and answers bad input with 400 and field paths", async () => {
+    const prisma = await db();
+    const before = await prisma.handoff.count();
+    const dry = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, dryRun: true }));
+    expect(dry.status).toBe(200);
+    expect(await dry.json()).toMatchObject({ ok: true, format: "handoff_yaml" });
+    expect(await prisma.handoff.count()).toBe(before);
+
+    const bad = await importRoute(post({ text: '{"schema": "nope", "summary_markdown": 5}' }));
+    expect(bad.status).toBe(400);
+    const body = await bad.json();
+    expect(body.error.fieldErrors.schema[0]).toMatch(/unknown schema "nope"/);
+    expect(body.error.fieldErrors.summary_markdown).toEqual(["must be a string"]);
+    expect((await importRoute(post("not json"))).status).toBe(400);
+    expect((await importRoute(post({}))).status).toBe(400);
+    expect(await prisma.handoff.count()).toBe(before);
+
+    const created = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_json.text, project: "api" }));
+    expect(created.status).toBe(201);
+    const { handoff } = await created.json();
+    expect(handoff.project).toBe("api");
+  });
+
+  it("downloads exports with a file name, stores bundles and serves them by artifact id", async () => {
+    const { handoff } = await (await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_json.text }))).json();
+    const json = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=json`), context(handoff.id));
+    expect(json.status).toBe(200);
+    expect(json.headers.get("content-disposition")).toBe(`attachment; filename="${handoff.id}-cut-${handoff.codeLastSeen}.handoff.json"`);
+    expect(JSON.parse(await json.text())).toEqual(JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text));
+
+    const bundle = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=bundle`), context(handoff.id));
+    const artifactId = bundle.headers.get("x-baton-artifact-id")!;
+    expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
+    const served = await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${artifactId}`), context(artifactId));
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe(await bundle.text());
+
+    const badFormat = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=pdf`), context(handoff.id));
+    expect(badFormat.status).toBe(400);
+    expect((await artifactRoute(new Request("http://127.0.0.1/api/artifacts/xyz"), context("xyz"))).status).toBe(400);
+    const missing = "0".repeat(64);
+    expect((await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${missing}`), context(missing))).status).toBe(404);
+    const unknown = "hof_AAAAAAAAAAAAAAAAAAAAA";
+    expect((await exportRoute(new Request(`http://127.0.0.1/handoffs/${unknown}/export?format=json`), context(unknown))).status).toBe(404);
+  });
+});
