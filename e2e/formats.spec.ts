@@ -121,6 +121,7 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   await expect(page.getByTestId("parent-link")).toContainText("Continued from E2E: parent thread");
   await expect(page.locator("li[data-seq]")).toHaveCount(1);
   await expect(page.locator("li[data-seq]")).toContainText("Latest decision");
+  await expectNoAxeViolations(page);
 
   await page.getByTestId("parent-link").getByRole("link").click();
   await expect(page).toHaveURL(new RegExp(`/handoffs/${parentId}$`));

@@ -133,11 +133,11 @@ describe("bundle export", () => {
     expect(bundle.schema).toBe("rip.handoff_context_bundle.v1");
     expect(bundle.refs.threads).toEqual([{ thread_id: id, seq: entries.at(-1)!.seq, message_id: null, note: "source cut" }]);
     const summary: string = bundle.summary_markdown;
-    expect(summary.indexOf("#### Latest decision")).toBeLessThan(summary.indexOf("#### Open questions"));
-    expect(summary.indexOf("#### Open questions")).toBeLessThan(summary.indexOf("#### Tasks"));
+    expect(summary.indexOf("### Latest decision")).toBeLessThan(summary.indexOf("### Open questions"));
+    expect(summary.indexOf("### Open questions")).toBeLessThan(summary.indexOf("### Tasks"));
     expect(summary).toContain("30 days, plus a remember-me option.");
     // Only the question asked after the latest decision is open.
-    const open = summary.slice(summary.indexOf("#### Open questions"), summary.indexOf("#### Tasks"));
+    const open = summary.slice(summary.indexOf("### Open questions"), summary.indexOf("### Tasks"));
     expect(open).toContain("remember-me flag");
     expect(open).not.toContain("7d or 30d");
   });

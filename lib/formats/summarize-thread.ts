@@ -27,7 +27,7 @@ function item(entry: EntryView): string {
 }
 
 function section(heading: string, entries: EntryView[]): string {
-  return [`#### ${heading}`, ...entries.map(item)].join("\n");
+  return [`### ${heading}`, ...entries.map(item)].join("\n");
 }
 
 /**
@@ -46,12 +46,12 @@ export function summarizeThread(handoff: Pick<HandoffView, "id" | "title" | "pro
   const sides = [...new Set(entries.map((entry) => entry.fromClient))].sort().join(" and ");
 
   const parts = [
-    `### ${handoff.title.replace(/\n/g, " ")}`,
+    `## ${handoff.title.replace(/\n/g, " ")}`,
     `Thread \`${handoff.id}\`${handoff.project ? ` (project ${handoff.project})` : ""}, cut at #${cut}: ${entries.length} ${
       entries.length === 1 ? "entry" : "entries"
     } from ${sides || "nobody"}.`,
-    latestDecision ? section("Latest decision", [latestDecision]) : "#### Latest decision\nNone yet.",
-    openQuestions.length > 0 ? section("Open questions", openQuestions) : "#### Open questions\nNone.",
+    latestDecision ? section("Latest decision", [latestDecision]) : "### Latest decision\nNone yet.",
+    openQuestions.length > 0 ? section("Open questions", openQuestions) : "### Open questions\nNone.",
   ];
   let used = parts.join("\n\n").length;
   let omitted = 0;
