@@ -219,6 +219,19 @@ describe("closing with a kept context bundle", () => {
     expect((await closeHandoffKeepingBundle({ id })).artifactId).toBe(closed.artifactId);
   });
 
+  it("archives a child that added nothing under its own name, leaving its parent's exported bundle alone", async () => {
+    const parentId = await nativeThread("Archived parent");
+    const exported = await exportThread({ id: parentId, format: "bundle" });
+    const child = await importDocument({ artifactId: exported.artifactId! });
+    const closed = await closeHandoffKeepingBundle({ id: child.handoff.id });
+    expect(closed.artifactId).not.toBe(exported.artifactId);
+    const kept = JSON.parse(fs.readFileSync(blobPath(closed.artifactId!), "utf8"));
+    expect(kept.refs.threads[0]).toMatchObject({ thread_id: child.handoff.id, seq: child.entries[0].seq, note: "source cut" });
+    expect(kept.refs.artifacts).toEqual([{ artifact_id: exported.artifactId, note: "base context bundle" }]);
+    expect((await getProvenance({ id: parentId })).artifacts.map((artifact) => artifact.id)).toContain(exported.artifactId);
+    expect((await getProvenance({ id: child.handoff.id })).keptBundle?.id).toBe(closed.artifactId);
+  });
+
   it("wipes nothing when the bundle cannot be written", async () => {
     const id = await nativeThread();
     const artifacts = path.join(dataDir(), "artifacts");

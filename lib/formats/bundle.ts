@@ -101,7 +101,7 @@ const isWorkspacePath = (path: string) => workspacePath.safeParse(path).success;
  */
 function fromThread(snapshot: ThreadSnapshot): Bundle {
   const unchanged = latestUnchangedImport(snapshot, "bundle");
-  if (unchanged && unchanged.added.length === 0) return JSON.parse(unchanged.document) as Bundle;
+  if (snapshot.reuseSourceDocument && unchanged && unchanged.added.length === 0) return JSON.parse(unchanged.document) as Bundle;
   const { handoff, entries, source } = snapshot;
   const cut = entries.at(-1)?.seq ?? 0;
   const parentCut = source?.metadata.sourceCut;

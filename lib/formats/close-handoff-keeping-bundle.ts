@@ -23,7 +23,9 @@ export async function closeHandoffKeepingBundle(options: CloseHandoffKeepingBund
       const kept = await tx.artifact.findFirst({ where: { handoffId: id, purpose: "close_archive" }, orderBy: { createdAt: "desc" } });
       return { handoff: snapshot.handoff, artifactId: kept?.id ?? null };
     }
-    const artifactId = snapshot.entries.length > 0 ? await storeBundleIn(tx, id, renderSnapshot(snapshot, "bundle"), "close_archive") : null;
+    // The archive names this thread as its source cut, even for a child that added nothing to its bundle.
+    const archive = { ...snapshot, reuseSourceDocument: false };
+    const artifactId = snapshot.entries.length > 0 ? await storeBundleIn(tx, id, renderSnapshot(archive, "bundle"), "close_archive") : null;
     return { handoff: await closeHandoffIn(tx, id), artifactId };
   });
 }

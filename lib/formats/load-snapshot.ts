@@ -38,5 +38,11 @@ export async function loadSnapshot(tx: Tx, id: string, cut: number | null = null
     throw new Invalid(`handoff ${id} has no entry #${cut}; ${range}`, { cut: [`must be the seq of one of the thread's entries; ${range}`] });
   }
   const entries = rows.filter((row) => cut === null || row.seq <= cut).map(toEntryView);
-  return { handoff, entries, cut: cut ?? entries.at(-1)?.seq ?? null, source: source ? toSourceRecord(source) : null };
+  return {
+    handoff,
+    entries,
+    cut: cut ?? entries.at(-1)?.seq ?? null,
+    source: source ? toSourceRecord(source) : null,
+    reuseSourceDocument: true,
+  };
 }

@@ -90,6 +90,11 @@ export type ThreadSnapshot = {
   entries: EntryView[];
   cut: number | null;
   source: SourceRecord | null;
+  /**
+   * Exports give an imported thread's source document back while nothing was added since.
+   * A close archive must name the thread itself, so it turns this off.
+   */
+  reuseSourceDocument: boolean;
 };
 
 /** A format: its zod schema plus parse / toThread / fromThread / serialize. */
