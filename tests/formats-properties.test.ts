@@ -222,6 +222,21 @@ describe("malformed documents are refused with field paths, store nothing and th
     );
   });
 
+  it("a handoff.yaml field of the wrong type is named", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        handoffYaml.chain((doc) => fc.tuple(fc.constant(doc), fc.constantFrom(...Object.keys(doc).filter((key) => doc[key as keyof typeof doc] !== null)))),
+        async ([doc, path]) => {
+          const broken = edit(doc, path, (parent, key) => {
+            parent[key] = wrongTypeFor(parent[key]);
+          });
+          await expectRefused({ text: toYaml(broken), fileName: "handoff.yaml" }, path);
+        },
+      ),
+      RUNS,
+    );
+  });
+
   it("invalid JSON and invalid YAML are refused as a whole document", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -254,6 +269,18 @@ describe("malformed documents are refused with field paths, store nothing and th
         await expectRefused({ text: JSON.stringify(broken) }, path, /at most 64 KiB/);
       }),
       { numRuns: 6 },
+    );
+    await fc.assert(
+      fc.asyncProperty(bundle, async (doc) => {
+        await expectRefused({ text: JSON.stringify({ ...doc, summary_markdown: huge }) }, "summary_markdown", /at most 64 KiB/);
+      }),
+      { numRuns: 3 },
+    );
+    await fc.assert(
+      fc.asyncProperty(handoffYaml, fc.constantFrom("goal", "now"), async (doc, path) => {
+        await expectRefused({ text: toYaml({ ...doc, [path]: huge }), fileName: "handoff.yaml" }, path, /at most 64 KiB/);
+      }),
+      { numRuns: 4 },
     );
     await expectRefused({ text: `goal: ${"y".repeat(1024 * 1024)}\n`, fileName: "handoff.yaml" }, "(document)", /at most 1 MiB/);
   });
