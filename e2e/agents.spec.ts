@@ -1,0 +1,154 @@
+import fs from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+
+async function expectNoAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes[0]?.target})`)).toEqual([]);
+}
+
+/** Registers an agent through the form and returns its page URL path. */
+async function registerThroughForm(page: Page, persona: string, project = "e2e") {
+  await page.goto("/");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
+  await expect(page).toHaveURL(/\/agents$/);
+  await page.getByRole("link", { name: "Register agent" }).click();
+  await page.getByLabel("Persona").fill(persona);
+  await page.getByLabel("Project (optional)").fill(project);
+  await page.getByRole("button", { name: "Register agent" }).click();
+  await expect(page).toHaveURL(/\/agents\/\d+\?registered=1$/);
+  await expect(page.getByText("Agent registered.")).toBeVisible();
+  return new URL(page.url()).pathname;
+}
+
+const DOCUMENT_BODY = "We are moving the importer to **streaming**.\n\n<script>window.pwned = true</script>";
+
+test("register, end a shift with a document, see the successor, record, document and prompt", async ({ page }) => {
+  const agentPath = await registerThroughForm(page, "e2e-dev");
+  const shortId = (await page.getByTestId("session-id").textContent())!.trim().slice(0, 8);
+
+  // The dialog starts from the template, refuses it untouched and keeps what was typed.
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${shortId}` });
+  await expect(dialog).toBeVisible();
+  const editor = dialog.getByLabel("Handoff document");
+  await expect(editor).toHaveValue(/## Goal[\s\S]*## Done[\s\S]*## In progress[\s\S]*## Next steps[\s\S]*## Blockers[\s\S]*## Key files/);
+  await expectNoAxeViolations(page);
+  await dialog.getByLabel("Successor's tmux target (optional)").fill("work;kill-server");
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(dialog.getByText(/document has only headings/)).toBeVisible();
+  await expect(dialog.getByText(/tmux target "work;kill-server" is not valid/)).toBeVisible();
+  await expect(dialog.getByLabel("Successor's tmux target (optional)")).toHaveValue("work;kill-server");
+
+  const template = await editor.inputValue();
+  await editor.fill(template.replace("## Goal\n", `## Goal\n${DOCUMENT_BODY}\n`));
+  await dialog.getByLabel("Successor's tmux target (optional)").fill("");
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+
+  // The page now shows the successor in the chain and the record.
+  await expect(page).toHaveURL(new RegExp(`${agentPath}\\?handedOff=1$`));
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "End shift…" })).toHaveCount(0);
+  const chain = page.getByRole("list", { name: "Agents in order, oldest first" });
+  await expect(chain.locator("li")).toHaveCount(2);
+  await expect(chain.locator("li").first()).toContainText("(this agent)");
+  await expect(chain.locator("li").first()).toContainText("Handed off: Shift end");
+  await expect(chain.locator("li").nth(1)).toContainText("Active");
+  await expect(page.getByTestId("handoff-reason")).toContainText("shift_end");
+  await expect(page.getByTestId("delivery")).toContainText("No tmux target");
+
+  // The document is rendered as safe markdown: bold works, the script is inert text.
+  const document = page.getByTestId("handoff-document");
+  await expect(document.locator("strong")).toHaveText("streaming");
+  await expect(document).toContainText("<script>window.pwned = true</script>");
+  expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
+
+  // Copy the injection prompt.
+  const prompt = (await page.getByTestId("injection-prompt").textContent())!.trim();
+  expect(prompt).toMatch(new RegExp(`^Continuing from Agent ${shortId}\\. Read \`personas/e2e-dev/handoffs/\\d{8}T\\d{6}-${shortId}\\.md\` to pick up context\\.$`));
+  await page.getByRole("button", { name: "Copy prompt" }).click();
+  await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(prompt);
+
+  // Open the document itself.
+  const [documentPage] = await Promise.all([page.context().waitForEvent("page"), page.getByRole("link", { name: "Open document" }).click()]);
+  await documentPage.waitForLoadState();
+  expect(await documentPage.locator("body").textContent()).toContain("We are moving the importer to **streaming**.");
+  await documentPage.close();
+  await expectNoAxeViolations(page);
+
+  // The successor's chain page shows its predecessor.
+  await chain.locator("li").nth(1).getByRole("link").click();
+  await expect(page).toHaveURL(/\/agents\/\d+$/);
+  const successorChain = page.getByRole("list", { name: "Agents in order, oldest first" });
+  await expect(successorChain.locator("li").first()).toContainText(shortId);
+  await expect(successorChain.locator("li").first()).toContainText("Handed off: Shift end");
+  await expect(successorChain.locator("li").nth(1)).toContainText("(this agent)");
+  await expect(page.getByRole("button", { name: "End shift…" })).toBeVisible();
+  await successorChain.locator("li").first().getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`${agentPath}$`));
+
+  // The list shows both, with the chain length and the reason; filters live in the URL.
+  await page.goto("/agents?persona=e2e-dev&status=ended");
+  await expect(page.locator("li[data-agent-id]")).toHaveCount(1);
+  await expect(page.locator("li[data-agent-id]")).toContainText("Handed off: Shift end");
+  await expect(page.locator("li[data-agent-id]")).toContainText("2 agents");
+  await expect(page.getByLabel("Status")).toHaveValue("ended");
+  await page.getByLabel("Status").selectOption("");
+  await expect(page).toHaveURL(/\/agents\?(?!.*status=ended)/);
+  await expect(page.locator("li[data-agent-id]")).toHaveCount(2);
+  await expectNoAxeViolations(page);
+});
+
+test("a second End shift (another tab) gets the conflict message", async ({ browser }) => {
+  const context = await browser.newContext();
+  const first = await context.newPage();
+  const agentPath = await registerThroughForm(first, "e2e-double");
+  const second = await context.newPage();
+  await second.goto(agentPath);
+
+  for (const page of [first, second]) await page.getByRole("button", { name: "End shift…" }).click();
+  await first.getByLabel("Handoff document").fill("## Goal\nFirst tab wins.\n");
+  await first.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(first.getByText("Shift ended.")).toBeVisible();
+
+  await second.getByLabel("Handoff document").fill("## Goal\nSecond tab loses.\n");
+  await second.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(second.getByRole("dialog").getByRole("alert")).toContainText(/has already handed off/);
+  await expect(second.getByLabel("Handoff document")).toHaveValue("## Goal\nSecond tab loses.\n");
+
+  await second.goto(agentPath);
+  await expect(second.getByTestId("handoff-document")).toContainText("First tab wins.");
+  await expect(second.getByRole("list", { name: "Agents in order, oldest first" }).locator("li")).toHaveCount(2);
+  await context.close();
+});
+
+test("a missing document shows a notice, unknown agents a not-found page, and pages fit 375 px", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  const agentPath = await registerThroughForm(page, "e2e-mobile");
+  await expectNoAxeViolations(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  await page.getByLabel("Handoff document").fill("## Goal\nSmall screens.\n");
+  await page.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+
+  const relative = (await page.getByTestId("injection-prompt").textContent())!.match(/`([^`]+)`/)![1];
+  fs.rmSync(path.join(process.env.BATON_DATA_DIR!, relative));
+  await page.goto(agentPath);
+  await expect(page.getByTestId("document-notice")).toContainText("is no longer in the data folder");
+  await expect(page.getByTestId("injection-prompt")).toBeVisible();
+
+  await page.goto("/agents/deadbeef");
+  await expect(page.getByRole("heading", { name: "No such agent" })).toBeVisible();
+  await page.goto("/agents/..%2F..%2Fetc");
+  await expect(page.getByRole("heading", { name: "No such agent" })).toBeVisible();
+
+  await page.goto("/agents");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await expectNoAxeViolations(page);
+  await page.goto("/agents/new");
+  await expectNoAxeViolations(page);
+});
