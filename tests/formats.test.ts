@@ -124,6 +124,42 @@ describe("the seeds' example documents", () => {
   });
 });
 
+describe("exports of imported threads that moved on in Baton", () => {
+  it("handoff.json keeps every original field and folds in the new tasks, questions and progress", async () => {
+    const original = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_json.text });
+    const id = imported.handoff.id;
+    await addEntry({ id, type: "progress", content: "Save handler wired, 80% done", asClient: "code" });
+    await addEntry({ id, type: "task", content: "Add a test for updatePriority", asClient: "chat" });
+    const { entry } = await addEntry({ id, type: "question", content: "Should priority changes be audited?", asClient: "code" });
+    const exported = JSON.parse((await exportThread({ id, format: "json" })).text);
+    expect(exported).toEqual({
+      ...original,
+      timestamp: entry.createdAt,
+      current_story: { ...original.current_story, progress_percent: 80 },
+      work_in_progress: {
+        ...original.work_in_progress,
+        last_completed_step: "Save handler wired, 80% done",
+        next_steps: [...original.work_in_progress.next_steps, "Add a test for updatePriority"],
+      },
+      blockers: ["Should priority changes be audited?"],
+    });
+  });
+
+  it("handoff.yaml moves now, status and outcome forward and refreshes the timestamp", async () => {
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text });
+    const { entry } = await addEntry({ id: imported.handoff.id, type: "done", content: "Expiry fixed: compare with <=", asClient: "code" });
+    const exported = parseYaml((await exportThread({ id: imported.handoff.id, format: "yaml" })).text);
+    expect(exported).toEqual({
+      ...parseYaml(EXAMPLE_DOCUMENTS.handoff_yaml.text),
+      now: "Expiry fixed: compare with <=",
+      status: "completed",
+      outcome: "Expiry fixed: compare with <=",
+      timestamp: entry.createdAt,
+    });
+  });
+});
+
 describe("bundle export", () => {
   it("summarises the cut with the latest decision and open questions first and names the source cut", async () => {
     const id = await nativeThread();
