@@ -167,6 +167,16 @@ test("closing without the bundle just wipes, and the import page works at 375 px
 
   await page.setViewportSize({ width: 375, height: 800 });
   await page.goto("/import");
+  // A file dropped on the document box is read and previewed.
+  const dropped = await page.evaluateHandle(() => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File(["goal: Dropped goal\nstatus: in_progress\nnow: Fix expiry in auth.py\nfiles: [src/auth.py]\n"], "handoff.yaml"));
+    return transfer;
+  });
+  await page.getByTestId("drop-zone").dispatchEvent("drop", { dataTransfer: dropped });
+  await expect(documentBox(page)).toHaveValue(/Dropped goal/);
+  await expect(page.getByRole("heading", { name: "Dropped goal" })).toBeVisible();
+  await expect(page.getByText("Loaded handoff.yaml")).toBeVisible();
   await page.getByRole("button", { name: "handoff.yaml", exact: true }).click();
   await expect(page.getByTestId("detected-format")).toContainText("handoff.yaml");
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

@@ -67,7 +67,7 @@ export function ImportForm() {
           </button>
         ))}
       </div>
-      <div onDragOver={(event) => event.preventDefault()} onDrop={onDrop} className="rounded-lg border-2 border-dashed border-slate-300 bg-white p-3">
+      <div data-testid="drop-zone" onDragOver={(event) => event.preventDefault()} onDrop={onDrop} className="rounded-lg border-2 border-dashed border-slate-300 bg-white p-3">
         <Field id="text" label="Document" hint="Paste a rip context bundle, a handoff.json or a handoff.yaml, or drop its file here.">
           <textarea
             id="text"
