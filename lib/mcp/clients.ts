@@ -73,11 +73,15 @@ export async function serveHandlers(routes: Record<string, Partial<Record<string
         if (typeof value === "string") headers.set(name, value);
         else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       }
+      // The whole body is read first, so a handler that refuses early never resets the connection
+      // under a client still sending; it reaches the handler as a stream all the same.
+      const chunks: Buffer[] = [];
+      for await (const chunk of incoming) chunks.push(chunk as Buffer);
       const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
       const request = new Request(url, {
         method: incoming.method,
         headers,
-        body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
+        body: hasBody ? Readable.toWeb(Readable.from([Buffer.concat(chunks)])) as ReadableStream<Uint8Array> : undefined,
         duplex: "half",
         // `duplex` (required for a streamed body) is in undici's RequestInit, not in the DOM lib's.
       } as RequestInit);

@@ -1,0 +1,184 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELETE, GET, POST } from "../app/api/mcp/route";
+import { db } from "../lib/db";
+import { MAX_CONTENT_BYTES } from "../lib/handoffs";
+import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
+
+type Json = Record<string, unknown>;
+type ToolResult = { isError: boolean; text: string; data: Json };
+
+async function call(client: Client, name: string, args: Json): Promise<ToolResult> {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as { text: string }[])[0].text;
+  return { isError: result.isError === true, text, data: (result.structuredContent ?? {}) as Json };
+}
+
+async function ok(client: Client, name: string, args: Json): Promise<Json> {
+  const result = await call(client, name, args);
+  expect(result.isError, result.text).toBe(false);
+  return result.data;
+}
+
+async function refused(client: Client, name: string, args: Json, message: RegExp): Promise<string> {
+  const result = await call(client, name, args);
+  expect(result.isError).toBe(true);
+  expect(result.text).toMatch(message);
+  expect(result.text).not.toMatch(/\n\s+at /); // never a stack trace
+  return result.text;
+}
+
+const idOf = (data: Json) => (data.handoff as { id: string }).id;
+const entryOf = (data: Json) => data.entry as { from_client: string; seq: number };
+
+/** Default server (chat) and one whose identity is code, over either transport. */
+type Servers = { plain: Client; asCode: Client; close: () => Promise<void> };
+
+const transports: Record<string, () => Promise<Servers>> = {
+  stdio: async () => {
+    const [plain, asCode] = await Promise.all([connectStdioClient(), connectStdioClient({ args: ["--as", "code"] })]);
+    return { plain: plain.client, asCode: asCode.client, close: async () => void (await Promise.all([plain.client.close(), asCode.client.close()])) };
+  },
+  http: async () => {
+    const server = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+    const [plain, asCode] = await Promise.all([
+      connectHttpClient(`${server.origin}/api/mcp`),
+      connectHttpClient(`${server.origin}/api/mcp?as=code`),
+    ]);
+    return {
+      plain,
+      asCode,
+      close: async () => {
+        await Promise.all([plain.close(), asCode.close()]);
+        await server.close();
+      },
+    };
+  },
+};
+
+describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
+  let servers: Servers;
+  let id: string;
+  beforeAll(async () => {
+    servers = await transports[transport]();
+    id = idOf(await ok(servers.plain, "create_handoff", { title: "Edges", content: "start" }));
+  });
+  afterAll(async () => {
+    await servers?.close();
+  });
+
+  it("an unknown ID is a tool error that says to check the ID", async () => {
+    await refused(servers.plain, "get_handoff", { id: "hof_AAAAAAAAAAAAAAAAAAAAA" }, /handoff hof_AAAAAAAAAAAAAAAAAAAAA not found; check the ID/);
+    await refused(servers.plain, "add_to_handoff", { id: "hof_AAAAAAAAAAAAAAAAAAAAA", type: "task", content: "x" }, /not found/);
+    await refused(servers.plain, "mark_handoff_read", { id: "hof_AAAAAAAAAAAAAAAAAAAAA" }, /not found/);
+    await refused(servers.plain, "close_handoff", { id: "hof_AAAAAAAAAAAAAAAAAAAAA" }, /not found/);
+  });
+
+  it("a malformed ID is refused with what an ID looks like; a pasted ID in backticks or a URL is accepted", async () => {
+    await refused(servers.plain, "get_handoff", { id: "abc123" }, /"abc123" is not a handoff ID; IDs look like hof_ followed by 21/);
+    await refused(servers.plain, "get_handoff", {}, /id is required/);
+    const quoted = await ok(servers.plain, "get_handoff", { id: `\`${id}\`` });
+    expect(idOf(quoted)).toBe(id);
+    const fromUrl = await ok(servers.plain, "get_handoff", { id: `http://127.0.0.1:3000/handoffs/${id}` });
+    expect(idOf(fromUrl)).toBe(id);
+  });
+
+  it("an invalid type, empty content and content over 64 KiB are refused and store nothing", async () => {
+    const prisma = await db();
+    const before = await prisma.entry.count({ where: { handoffId: id } });
+    await refused(servers.plain, "add_to_handoff", { id, type: "note", content: "x" }, /type "note" is not an entry type; use one of context, task, progress, question, decision, done/);
+    await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "   " }, /content must not be empty/);
+    await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "é".repeat(MAX_CONTENT_BYTES / 2 + 1) }, /content must be at most 64 KiB/);
+    await refused(servers.plain, "create_handoff", { title: "", content: "x" }, /title must not be empty/);
+    await refused(servers.plain, "create_handoff", { title: "t", content: "x", project: "Not A Tag" }, /project must be 1–40 characters/);
+    await refused(servers.plain, "get_handoff", { id, as_client: "desktop" }, /as_client must be "chat" or "code"/);
+    expect(await prisma.entry.count({ where: { handoffId: id } })).toBe(before);
+    // Exactly at the limit is fine.
+    await ok(servers.plain, "add_to_handoff", { id, type: "context", content: "a".repeat(MAX_CONTENT_BYTES) });
+  });
+
+  it("adding to a completed handoff is refused; the closed row stays", async () => {
+    const closing = idOf(await ok(servers.plain, "create_handoff", { title: "To close", content: "x" }));
+    await ok(servers.plain, "close_handoff", { id: closing });
+    await refused(servers.plain, "add_to_handoff", { id: closing, type: "task", content: "late" }, new RegExp(`handoff ${closing} is completed; entries can no longer be added`));
+    const again = await ok(servers.plain, "close_handoff", { id: closing });
+    expect(again.status).toBe("completed");
+  });
+
+  it("as_client omitted is chat on a default server and code on a code server; an explicit as_client wins", async () => {
+    expect(entryOf(await ok(servers.plain, "add_to_handoff", { id, type: "progress", content: "default" })).from_client).toBe("chat");
+    const byCode = await ok(servers.asCode, "add_to_handoff", { id, type: "progress", content: "server default" });
+    expect(entryOf(byCode).from_client).toBe("code");
+    expect((byCode.handoff as { code_last_seen: number }).code_last_seen).toBe(entryOf(byCode).seq);
+    expect(entryOf(await ok(servers.asCode, "add_to_handoff", { id, type: "decision", content: "explicit", as_client: "chat" })).from_client).toBe("chat");
+    expect(entryOf(await ok(servers.plain, "add_to_handoff", { id, type: "done", content: "explicit", as_client: "code" })).from_client).toBe("code");
+
+    // Reads and cursors follow the same identity.
+    const codeView = await ok(servers.asCode, "get_handoff", { id });
+    const chatView = await ok(servers.plain, "get_handoff", { id });
+    const handoff = codeView.handoff as { chat_last_seen: number; code_last_seen: number };
+    const seqs = (entries: unknown) => (entries as { seq: number }[]).map((entry) => entry.seq);
+    expect(seqs(codeView.new_entries)).toEqual(seqs(codeView.entries).filter((seq) => seq > handoff.code_last_seen));
+    expect(seqs(chatView.new_entries)).toEqual(seqs(chatView.entries).filter((seq) => seq > handoff.chat_last_seen));
+    const marked = await ok(servers.asCode, "mark_handoff_read", { id });
+    expect(marked.code_last_seen).toBe(Math.max(...seqs(codeView.entries)));
+    expect(marked.chat_last_seen).toBe(handoff.chat_last_seen);
+  });
+});
+
+describe("the stdio server process", () => {
+  it("takes its identity from BATON_CLIENT when --as is absent, and --as over BATON_CLIENT", async () => {
+    const fromEnv = await connectStdioClient({ env: { BATON_CLIENT: "code" } });
+    const flagWins = await connectStdioClient({ args: ["--as=chat"], env: { BATON_CLIENT: "code" } });
+    try {
+      const created = await ok(fromEnv.client, "create_handoff", { title: "Env identity", content: "x" });
+      expect((created.entries as { from_client: string }[])[0].from_client).toBe("code");
+      const added = await ok(flagWins.client, "add_to_handoff", { id: idOf(created), type: "task", content: "y" });
+      expect(entryOf(added).from_client).toBe("chat");
+      expect(fromEnv.stderr()).toMatch(/serving over stdio as code/);
+    } finally {
+      await Promise.all([fromEnv.client.close(), flagWins.client.close()]);
+    }
+  });
+
+  it("refuses a bad --as with usage on stderr and exit code 2", async () => {
+    const child = spawn(process.execPath, ["bin/baton.mjs", "mcp", "--as", "desktop"], { cwd: path.resolve(import.meta.dirname, ".."), env: process.env });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--as must be "chat" or "code", got "desktop"/);
+    expect(stderr).toMatch(/usage: baton mcp/);
+  });
+
+  it("writes only JSON-RPC messages to stdout and works on a fresh, empty data folder", async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "baton-mcp-fresh-"));
+    try {
+      const child = spawn(process.execPath, ["bin/baton.mjs", "mcp"], {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        env: { ...process.env, BATON_DATA_DIR: fresh, DATABASE_URL: "" },
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+      send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+      send({ method: "notifications/initialized" });
+      send({ id: 2, method: "tools/call", params: { name: "create_handoff", arguments: { title: "Fresh", content: "first" } } });
+      await expect.poll(() => stdout.split("\n").filter(Boolean).length, { timeout: 60_000 }).toBe(2);
+      child.stdin.end();
+      expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
+      const messages = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Json);
+      expect(messages.map((message) => message.jsonrpc)).toEqual(["2.0", "2.0"]);
+      const created = (messages[1].result as { structuredContent: Json; isError?: boolean });
+      expect(created.isError).toBeFalsy();
+      expect((created.structuredContent.handoff as { title: string }).title).toBe("Fresh");
+      expect(fs.existsSync(path.join(fresh, "baton.db"))).toBe(true);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
