@@ -13,7 +13,7 @@ function sideOf(value: string, source: string): ClientSide {
  * `baton mcp` arguments: `--as code|chat` (or `--as=code`) sets the identity of calls that omit
  * `as_client`; without it BATON_CLIENT does; without both it is chat, as in the seed.
  */
-export function parseStdioArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): StdioOptions {
+export function parseStdioArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): StdioOptions {
   let flag: string | undefined;
   let help = false;
   for (let index = 0; index < args.length; index++) {

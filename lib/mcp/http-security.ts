@@ -49,7 +49,7 @@ export function isLoopbackAddress(address: string): boolean {
 }
 
 /** The policy the environment sets (BATON_LISTEN_HOST, BATON_MCP_TOKEN, BATON_MCP_ALLOWED_HOSTS / _ORIGINS). */
-export function mcpHttpPolicy(env: NodeJS.ProcessEnv = process.env): McpHttpPolicy {
+export function mcpHttpPolicy(env: Readonly<Record<string, string | undefined>> = process.env): McpHttpPolicy {
   const listenHost = env.BATON_LISTEN_HOST?.trim() || "127.0.0.1";
   const listenName = bracketed(listenHost.toLowerCase());
   // A specific address the dashboard listens on is a name clients legitimately use.
