@@ -28,6 +28,12 @@ test("register, end a shift with a document, see the successor, record, document
   const agentPath = await registerThroughForm(page, "e2e-dev");
   const shortId = (await page.getByTestId("session-id").textContent())!.trim().slice(0, 8);
 
+  // What an agent reports through the API shows up without a reload.
+  await expect(page.getByText("context not reported")).toBeVisible();
+  const reported = await page.request.patch(`/api/agents/${shortId}`, { data: { contextPercent: 88 } });
+  expect(reported.status()).toBe(200);
+  await expect(page.getByText("88% context")).toBeVisible();
+
   // The dialog starts from the template, refuses it untouched and keeps what was typed.
   await page.getByRole("button", { name: "End shift…" }).click();
   const dialog = page.getByRole("dialog", { name: `End the shift of agent ${shortId}` });
@@ -150,5 +156,12 @@ test("a missing document shows a notice, unknown agents a not-found page, and pa
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await expectNoAxeViolations(page);
   await page.goto("/agents/new");
+  await page.getByLabel("Persona").fill("../etc");
+  await page.getByLabel("tmux target (optional)").fill("work:1.0; rm -rf ~");
+  await page.getByRole("button", { name: "Register agent" }).click();
+  await expect(page.getByText(/persona "\.\.\/etc" is not a slug/)).toBeVisible();
+  await expect(page.getByText(/tmux target "work:1.0; rm -rf ~" is not valid/)).toBeVisible();
+  await expect(page.getByLabel("Persona")).toHaveValue("../etc");
+  await expect(page).toHaveURL(/\/agents\/new$/);
   await expectNoAxeViolations(page);
 });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AgentFiltersForm } from "@/components/agents/agent-filters";
 import { AgentList } from "@/components/agents/agent-list";
+import { AutoRefresh } from "@/components/agents/auto-refresh";
 import { buttonClass } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { agentFiltersFrom, findAgentFacets, findAgents } from "@/lib/agents";
@@ -25,6 +26,7 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
       />
       <AgentFiltersForm filters={filters} personas={facets.personas} projects={facets.projects} />
       <AgentList page={page} filters={filters} />
+      <AutoRefresh />
     </>
   );
 }

@@ -25,7 +25,7 @@ export function ReasonBadge({ reason }: { reason: HandoffReason }) {
 
 export function DeliveryBadge({ delivery }: { delivery: DeliveryOutcome | null }) {
   let tone: BadgeTone = "slate";
-  let label = "Delivering…";
+  let label = "Delivery not recorded yet";
   if (delivery === "delivered") [tone, label] = ["green", "Delivered to tmux"];
   else if (delivery === "no target") [tone, label] = ["slate", "No tmux target: paste the prompt yourself"];
   else if (delivery) [tone, label] = ["red", `tmux delivery ${delivery}`];

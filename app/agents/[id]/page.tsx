@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { AgentBanners } from "@/components/agents/agent-banners";
 import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
+import { AutoRefresh } from "@/components/agents/auto-refresh";
 import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
 import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
@@ -84,6 +85,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
           </p>
         </div>
       </div>
+      <AutoRefresh />
     </>
   );
 }
