@@ -4,8 +4,12 @@ import { registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
 import { createHandoffTool } from "./tools/create-handoff";
+import { getContinuityChainTool } from "./tools/get-continuity-chain";
 import { getHandoffTool } from "./tools/get-handoff";
 import { markHandoffReadTool } from "./tools/mark-handoff-read";
+import { registerAgentTool } from "./tools/register-agent";
+import { reportContextTool } from "./tools/report-context";
+import { triggerHandoffTool } from "./tools/trigger-handoff";
 
 export const SERVER_INFO = { name: "baton", version: "0.1.0" } as const;
 
@@ -13,7 +17,9 @@ const INSTRUCTIONS =
   "Baton keeps handoffs: threads shared between Claude Chat (decisions) and Claude Code (implementation). " +
   "One handoff ID is one working session across both clients; the user pastes the ID from one client into the other. " +
   "Typical flow: chat create_handoff → code get_handoff + mark_handoff_read → either add_to_handoff (question, " +
-  "decision, progress, done …) → the other side get_handoff → … → close_handoff when the work is done.";
+  "decision, progress, done …) → the other side get_handoff → … → close_handoff when the work is done. " +
+  "Long-running agents: register_agent at the start, report_context now and then, trigger_handoff to pass the " +
+  "work to a successor, get_continuity_chain to find predecessors' handoff documents.";
 
 export type CreateMcpServerOptions = {
   /** Identity for calls that omit `as_client` (default chat, as in the seed). */
@@ -33,5 +39,9 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   registerTool(server, addToHandoffTool, context);
   registerTool(server, markHandoffReadTool, context);
   registerTool(server, closeHandoffTool, context);
+  registerTool(server, registerAgentTool, context);
+  registerTool(server, reportContextTool, context);
+  registerTool(server, triggerHandoffTool, context);
+  registerTool(server, getContinuityChainTool, context);
   return server;
 }

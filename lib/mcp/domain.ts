@@ -3,3 +3,5 @@
  * import of the process, and the stdio server must answer `initialize` within 400 ms of spawn.
  */
 export const loadHandoffs = () => import("../handoffs");
+export const loadAgents = () => import("../agents");
+export const loadFormats = () => import("../formats");

@@ -1,17 +1,27 @@
 import { Invalid, isDomainError } from "../errors";
+import { describeFieldErrors } from "../validation";
 
-const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+/** Domain field names → the tools' argument names (the rest are plain snake_case). */
+const ARGUMENT_NAMES: Record<string, string> = { asClient: "as_client", agentId: "agent", personaSlug: "persona" };
+
+const argumentName = (field: string) =>
+  field
+    .split(".")
+    .map((part) => ARGUMENT_NAMES[part] ?? part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))
+    .join(".");
 
 /**
  * The text of a failed tool call: what happened and what to do, for the model reading it.
- * Domain errors carry such messages already; bad input names every field in the tool's own
- * snake_case; anything unexpected is logged in full and summed up in one line, never a stack.
+ * Domain errors carry such messages already; bad input names every field by the tool's own
+ * argument names; anything unexpected is logged in full and summed up in one line, never a stack.
  */
 export function toolErrorText(tool: string, error: unknown, log: (line: string) => void): string {
-  if (error instanceof Invalid && Object.keys(error.fieldErrors).length > 0) {
-    const problems = Object.entries(error.fieldErrors).flatMap(([field, messages]) =>
-      messages.map((message) => (message.includes(snakeCase(field)) || message.startsWith('"') ? message : `${snakeCase(field)}: ${message}`)),
-    );
+  // A field-by-field message (from parseInput) is re-said with argument names; a written one stays.
+  if (error instanceof Invalid && error.message === describeFieldErrors(error.fieldErrors)) {
+    const problems = Object.entries(error.fieldErrors).flatMap(([field, messages]) => {
+      const name = argumentName(field);
+      return messages.map((message) => (message.includes(name) || message.startsWith('"') ? message : `${name}: ${message}`));
+    });
     return `${tool} was refused: ${problems.join("; ")}. Fix the arguments and call it again.`;
   }
   if (isDomainError(error)) return error.message;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { loadHandoffs } from "../domain";
+import { loadFormats, loadHandoffs } from "../domain";
 import { defineTool } from "../tool-kit";
 import { handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpHandoffSchema, toMcpHandoff } from "../views";
@@ -10,12 +10,31 @@ export const closeHandoffTool = defineTool({
   description:
     "Close a finished handoff session, only when the user says the work is done or asks to close it. Deletes every " +
     "entry and marks the handoff completed; the handoff row stays for reference but the conversation is gone and " +
-    "nothing more can be added. Closing an already completed handoff changes nothing.",
-  input: z.object({ id: handoffIdArg }),
-  output: mcpHandoffSchema,
+    "nothing more can be added. With archive: true, Baton first keeps the whole thread as a bundle (shown on the " +
+    "dashboard) before wiping it. Closing an already completed handoff changes nothing.",
+  input: z.object({
+    id: handoffIdArg,
+    archive: z
+      .boolean({ error: "archive must be true or false" })
+      .optional()
+      .describe("Keep the thread's history as a bundle before wiping the entries (default false: wipe only)"),
+  }),
+  output: mcpHandoffSchema.extend({
+    archive_artifact_id: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("With archive: true, the kept bundle's artifact ID (null when the thread had no entries)"),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args) {
+    const id = handoffIdOf(args.id);
+    if (args.archive) {
+      const { closeHandoffKeepingBundle } = await loadFormats();
+      const closed = await closeHandoffKeepingBundle({ id });
+      return { ...toMcpHandoff(closed.handoff), archive_artifact_id: closed.artifactId };
+    }
     const { closeHandoff } = await loadHandoffs();
-    return toMcpHandoff(await closeHandoff({ id: handoffIdOf(args.id) }));
+    return toMcpHandoff(await closeHandoff({ id }));
   },
 });

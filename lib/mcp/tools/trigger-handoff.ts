@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { HANDOFF_REASONS } from "../../agents/schemas";
+import { loadAgents } from "../domain";
+import { agentRefArg } from "../agent-inputs";
+import { mcpAgentSchema, mcpHandoffRecordSchema, toMcpAgent, toMcpHandoffRecord } from "../agent-views";
+import { defineTool } from "../tool-kit";
+
+export const triggerHandoffTool = defineTool({
+  name: "trigger_handoff",
+  title: "Hand off to a successor",
+  description:
+    "Hand your work to a successor agent: when your context is nearly full (context_limit), at a natural task " +
+    "boundary (task_boundary) or at the end of a shift (shift_end). Baton saves `document` as your handoff " +
+    "document, starts the successor in your continuity chain, ends you, and types the successor's first prompt " +
+    "into its tmux pane if one is given. Write the document so a fresh agent can continue without you: goal, state, " +
+    "decisions, next steps, open questions, files touched.",
+  input: z.object({
+    agent: agentRefArg,
+    reason: z
+      .enum(HANDOFF_REASONS, { error: `reason must be one of ${HANDOFF_REASONS.join(", ")}` })
+      .describe("context_limit, task_boundary or shift_end"),
+    document: z.string({ error: "document is required" }).describe("The handoff document, Markdown, at most 256 KiB"),
+    successor_tmux_target: z.string().optional().describe("tmux pane where the successor runs; its first prompt is typed there"),
+    successor_name: z.string().optional().describe("Successor's display name; defaults to yours"),
+    successor_session_id: z.string().optional().describe("Successor's session UUID when already known"),
+  }),
+  output: z.object({
+    record: mcpHandoffRecordSchema,
+    agent: mcpAgentSchema.describe("You, now ended"),
+    successor: mcpAgentSchema,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async run(args) {
+    const { triggerHandoff } = await loadAgents();
+    const handed = await triggerHandoff({
+      agentId: args.agent,
+      reason: args.reason,
+      document: args.document,
+      successor: { tmuxTarget: args.successor_tmux_target, name: args.successor_name, sessionId: args.successor_session_id },
+    });
+    return { record: toMcpHandoffRecord(handed.record), agent: toMcpAgent(handed.agent), successor: toMcpAgent(handed.successor) };
+  },
+});
