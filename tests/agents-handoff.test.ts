@@ -167,6 +167,21 @@ describe("escape attempts are refused with a clear message and write nothing", (
     expect((await getAgent({ agentId: agent.id })).tmuxTarget).toBeNull();
   });
 
+  it("a persona slug written into the database by hand is still refused when the path is built", async () => {
+    const prisma = await db();
+    const rogue = await prisma.agent.create({
+      data: { sessionId: "abcdef01-2345-4678-89ab-cdef01234567", personaSlug: "../../outside", name: "rogue" },
+    });
+    const before = await counts();
+    const filesBefore = personaFiles();
+    const error = await caught(triggerHandoff({ agentId: rogue.id, reason: "shift_end", document: DOCUMENT }));
+    expect(error).toBeInstanceOf(Invalid);
+    expect(error.message).toMatch(/cannot build a handoff path from persona "..\/..\/outside"/);
+    expect(await counts()).toEqual(before);
+    expect(personaFiles()).toEqual(filesBefore);
+    expect(fs.existsSync(path.join(path.dirname(dataDir()), "outside"))).toBe(false);
+  });
+
   it("a persona folder that is a symbolic link out of the data folder is refused", async () => {
     const outside = fs.mkdtempSync(path.join(path.dirname(dataDir()), "baton-outside-"));
     try {

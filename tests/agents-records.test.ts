@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { Conflict, Invalid, NotFound } from "../lib/errors";
 import {
+  agentFiltersFrom,
+  agentSearch,
   endAgent,
   findAgents,
   getAgent,
@@ -183,5 +185,15 @@ describe("agents", () => {
     expect((await findAgents({ persona: "finder", status: "" })).total).toBe(3);
     const error = (await caught(findAgents({ status: "sleeping", persona: "../x" }))) as Invalid;
     expect(Object.keys(error.fieldErrors).sort()).toEqual(["persona", "status"]);
+  });
+});
+
+describe("agent list filters in the URL", () => {
+  it("keep what makes sense, drop the rest, and round-trip", () => {
+    const filters = agentFiltersFrom({ status: "ended", persona: ["developer-con-1", "x"], project: "baton", page: "2" });
+    expect(filters).toEqual({ status: "ended", persona: "developer-con-1", project: "baton", page: 2 });
+    expect(agentSearch(filters)).toBe("?status=ended&persona=developer-con-1&project=baton&page=2");
+    expect(agentSearch(filters, 1)).toBe("?status=ended&persona=developer-con-1&project=baton");
+    expect(agentFiltersFrom({ status: "sleeping", persona: "../etc", project: "Bad Tag", page: "-1" })).toEqual({});
   });
 });
