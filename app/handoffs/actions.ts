@@ -3,8 +3,10 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { NotFound } from "@/lib/errors";
+import { closeHandoffKeepingBundle } from "@/lib/formats/close-handoff-keeping-bundle";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
 import { addEntry, closeHandoff, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+import { revalidateThread } from "./revalidate";
 
 // Domain field names → the form fields that show their errors.
 const FIELD_NAMES = { asClient: "asClient", id: "form" };
@@ -88,18 +90,25 @@ export async function markReadAction(_previous: FormState, formData: FormData): 
   }
 }
 
+/** Closes the thread; with "keep a context bundle" ticked, the bundle is stored before the entries are wiped. */
 export async function closeHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   try {
+    if (values.keepBundle === "on") {
+      const { artifactId } = await closeHandoffKeepingBundle({ id: values.id });
+      revalidateThread(values.id);
+      return {
+        status: "success",
+        message: artifactId
+          ? `Handoff closed; its entries were deleted and a context bundle was kept (${artifactId.slice(0, 12)}…).`
+          : "Handoff closed; it had no entries to keep.",
+        successAt: Date.now(),
+      };
+    }
     await closeHandoff({ id: values.id });
     revalidateThread(values.id);
     return { status: "success", message: "Handoff closed; its entries were deleted.", successAt: Date.now() };
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);
   }
-}
-
-function revalidateThread(id: string | undefined) {
-  revalidatePath("/");
-  if (id) revalidatePath(`/handoffs/${id}`);
 }

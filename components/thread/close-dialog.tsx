@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useRef } from "react";
-import { closeThreadAction } from "@/app/handoffs/[id]/export/actions";
+import { closeHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { idleFormState } from "@/lib/form-state";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
@@ -9,7 +9,7 @@ import { useRefreshAfterSuccess } from "./use-refresh-thread";
 /** Close asks first, saying plainly that the entries will be deleted. */
 export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [state, formAction, pending] = useActionState(closeThreadAction, idleFormState);
+  const [state, formAction, pending] = useActionState(closeHandoffAction, idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <>

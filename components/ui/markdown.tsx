@@ -27,6 +27,14 @@ export function Markdown({ children }: { children: string }) {
             </a>
           ),
           img: ({ alt }) => <span className="italic text-slate-600">[image: {alt || "no description"}]</span>,
+          // Headings written by agents are styled, not added to the page's outline: an entry's
+          // "# Plan" must not break the heading order of the page around it.
+          h1: ({ children: text }) => <p className="md-heading text-lg">{text}</p>,
+          h2: ({ children: text }) => <p className="md-heading text-base">{text}</p>,
+          h3: ({ children: text }) => <p className="md-heading text-sm">{text}</p>,
+          h4: ({ children: text }) => <p className="md-heading text-sm">{text}</p>,
+          h5: ({ children: text }) => <p className="md-heading text-sm">{text}</p>,
+          h6: ({ children: text }) => <p className="md-heading text-sm">{text}</p>,
         }}
       >
         {children}
