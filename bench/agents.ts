@@ -40,7 +40,7 @@ function fillChains(persona: string, chains: number, length: number): number[] {
 }
 
 async function chainMedian(tail: number, runs = 30): Promise<number> {
-  return median(await timeIt(runs, () => getContinuityChain({ agentId: tail })));
+  return median(await timeIt(runs, () => getContinuityChain({ agentId: tail }), 15));
 }
 
 export async function run(): Promise<void> {

@@ -38,38 +38,53 @@ export type AgentPage = {
   perPage: number;
 };
 
-type RelativeCount = { start: bigint | number; relatives: bigint | number };
+type LinkRow = { id: bigint | number; previous_agent_id: bigint | number | null };
 
 /**
- * Chain lengths for a page of agents in one statement: each agent's predecessors and successors
- * (UNION, so cycles end), counted per agent, ids of deleted agents left out.
+ * Chain lengths for a page of agents: one statement loads the id and link of every agent
+ * connected to the page's agents (a recursive CTE walking both ways; UNION, so cycles end), then
+ * each length is counted in memory the way getContinuityChain counts it (predecessors + itself +
+ * successors, each agent once, gaps ending the walk). Cost follows the chains' size, not page × chain.
  */
 async function chainLengths(tx: Tx, ids: number[]): Promise<Map<number, number>> {
-  const lengths = new Map(ids.map((id) => [id, 1]));
-  if (ids.length === 0) return lengths;
+  if (ids.length === 0) return new Map();
   const placeholders = ids.map(() => "?").join(", ");
-  const rows = await tx.$queryRawUnsafe<RelativeCount[]>(
-    `WITH RECURSIVE
-       up(start, id) AS (
-         SELECT id, previous_agent_id FROM agents WHERE id IN (${placeholders}) AND previous_agent_id IS NOT NULL
-         UNION
-         SELECT up.start, a.previous_agent_id FROM up JOIN agents a ON a.id = up.id WHERE a.previous_agent_id IS NOT NULL
-       ),
-       down(start, id) AS (
-         SELECT previous_agent_id, id FROM agents WHERE previous_agent_id IN (${placeholders})
-         UNION
-         SELECT down.start, a.id FROM down JOIN agents a ON a.previous_agent_id = down.id
-       ),
-       relatives(start, id) AS (
-         SELECT start, id FROM up WHERE id <> start
-         UNION
-         SELECT start, id FROM down WHERE id <> start
-       )
-     SELECT r.start AS start, COUNT(*) AS relatives FROM relatives r JOIN agents a ON a.id = r.id GROUP BY r.start`,
-    ...ids,
+  const rows = await tx.$queryRawUnsafe<LinkRow[]>(
+    `WITH RECURSIVE connected(id) AS (
+       SELECT id FROM agents WHERE id IN (${placeholders})
+       UNION
+       SELECT a.previous_agent_id FROM agents a JOIN connected c ON a.id = c.id WHERE a.previous_agent_id IS NOT NULL
+       UNION
+       SELECT a.id FROM agents a JOIN connected c ON a.previous_agent_id = c.id
+     )
+     SELECT a.id AS id, a.previous_agent_id AS previous_agent_id FROM connected c JOIN agents a ON a.id = c.id`,
     ...ids,
   );
-  for (const row of rows) lengths.set(Number(row.start), 1 + Number(row.relatives));
+  const previousOf = new Map<number, number | null>();
+  const childrenOf = new Map<number, number[]>();
+  for (const row of rows) {
+    const id = Number(row.id);
+    const previous = row.previous_agent_id === null ? null : Number(row.previous_agent_id);
+    previousOf.set(id, previous);
+    if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
+  }
+  const lengths = new Map<number, number>();
+  for (const id of ids) {
+    const seen = new Set([id]);
+    for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); ) {
+      seen.add(cursor);
+      cursor = previousOf.get(cursor) ?? null;
+    }
+    const queue = [id];
+    while (queue.length > 0) {
+      for (const child of childrenOf.get(queue.pop()!) ?? []) {
+        if (seen.has(child)) continue;
+        seen.add(child);
+        queue.push(child);
+      }
+    }
+    lengths.set(id, seen.size);
+  }
   return lengths;
 }
 
