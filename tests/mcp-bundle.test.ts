@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensureMcpBundle } from "../lib/mcp/bundle";
+import { connectStdioClient } from "../lib/mcp/clients";
+import { freshBundleEntry, projectRoot } from "../lib/mcp/launch.mjs";
+
+describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
+  it("serves every tool with plain Node, Prisma included, on the configured database", { timeout: 120_000 }, async () => {
+    const entry = await ensureMcpBundle();
+    expect(freshBundleEntry()).toBe(entry);
+    const { client, stderr } = await connectStdioClient({ entry: "launch", args: ["--as", "code"] });
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(
+        [
+          "add_to_handoff",
+          "close_handoff",
+          "create_handoff",
+          "get_continuity_chain",
+          "get_handoff",
+          "mark_handoff_read",
+          "register_agent",
+          "report_context",
+          "trigger_handoff",
+        ].sort(),
+      );
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "Bundled", content: "from the bundle" } });
+      const { handoff, entries } = created.structuredContent as { handoff: { id: string }; entries: { from_client: string }[] };
+      expect(entries[0].from_client).toBe("code");
+      const read = await client.callTool({ name: "get_handoff", arguments: { id: handoff.id } });
+      expect((read.structuredContent as { new_count: number }).new_count).toBe(0);
+      expect(stderr()).toMatch(new RegExp(`data in ${path.dirname(process.env.DATABASE_URL!.slice("file:".length))}`));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("counts as stale once any source it was built from is newer, and launch falls back to tsx", async () => {
+    await ensureMcpBundle();
+    const source = path.join(projectRoot, "lib", "mcp", "views.ts");
+    const { atime, mtime } = fs.statSync(source);
+    try {
+      fs.utimesSync(source, atime, new Date(Date.now() + 60_000));
+      expect(freshBundleEntry()).toBeNull();
+      const { client, stderr } = await connectStdioClient({ entry: "launch" });
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "From sources", content: "x" } });
+      expect(created.isError).toBeFalsy();
+      await client.close();
+      expect(stderr()).toMatch(/serving over stdio as chat/);
+    } finally {
+      fs.utimesSync(source, atime, mtime);
+    }
+    expect(freshBundleEntry()).not.toBeNull();
+  });
+});
