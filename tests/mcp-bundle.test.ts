@@ -31,8 +31,19 @@ describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
       const read = await client.callTool({ name: "get_handoff", arguments: { id: handoff.id } });
       expect((read.structuredContent as { new_count: number }).new_count).toBe(0);
       expect(stderr()).toMatch(new RegExp(`data in ${path.dirname(process.env.DATABASE_URL!.slice("file:".length))}`));
+      // A moment after start-up the server leaves V8's code cache for the next start.
+      await expect.poll(() => fs.existsSync(`${entry}.cache`), { timeout: 15_000 }).toBe(true);
     } finally {
       await client.close();
+    }
+    // The next start runs from the cache, Prisma's dynamic imports included.
+    const cached = await connectStdioClient({ entry: "launch" });
+    try {
+      const again = await cached.client.callTool({ name: "create_handoff", arguments: { title: "Cached", content: "from the code cache" } });
+      expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
+      expect(cached.stderr()).not.toMatch(/could not/);
+    } finally {
+      await cached.client.close();
     }
   });
 

@@ -1,19 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Plugin } from "esbuild";
-import { bundleCacheDir, bundleManifestFile, freshBundleEntry, projectRoot } from "./launch.mjs";
+import type { Metafile, Plugin } from "esbuild";
+import { BUNDLE_VERSION, bundleCacheDir, bundleManifestFile, freshBundleEntry, projectRoot } from "./launch.mjs";
 
 /** Written next to the bundle; lib/mcp/launch.mjs reads it to decide whether the bundle is current. */
-export type BundleManifest = { entry: string; builtAt: number; inputs: string[] };
+export type BundleManifest = { version: number; entry: string; builtAt: number; inputs: string[] };
 
 /** Packages loaded from node_modules at run time: native code, WASM and files found by path. */
 const EXTERNAL = ["@prisma/*", "better-sqlite3", "prisma"];
 
 /**
- * Bundled files no longer sit where they were written; give each project file its own
- * `import.meta.dirname` / `filename` / `url` (lib/migrate.ts finds prisma/migrations that way,
- * the generated Prisma client its own folder).
+ * Bundled files no longer sit where they were written, and CommonJS has no `import.meta`: give
+ * each project file its own `import.meta.dirname` / `filename` / `url` as literals
+ * (lib/migrate.ts finds prisma/migrations that way, the generated Prisma client its own folder).
  */
 const IMPORT_META_PROPERTY = /\bimport\.meta\.(dirname|filename|url)\b/g;
 
@@ -40,10 +40,12 @@ const keepImportMeta: Plugin = {
 };
 
 /**
- * Bundles `baton mcp` (lib/cli/commands/mcp.ts with the SDK, zod and the domain layer) into
- * plain ESM under node_modules/.cache/baton-mcp, with Prisma's code split into chunks that load
- * on first use. Each build goes to its own folder and is switched to by renaming the manifest,
- * so servers starting meanwhile never see half a bundle. Returns the entry file.
+ * Bundles `baton mcp` (lib/cli/commands/mcp.ts with the SDK, zod and the domain layer) into one
+ * CommonJS file under node_modules/.cache/baton-mcp, which lib/mcp/launch.mjs compiles with V8's
+ * code cache (CommonJS because only a classic script can use one on Node 20). Modules loaded on
+ * first use (Prisma and the domain) stay lazy inside it. Each build goes to its own folder and is
+ * switched to by renaming the manifest, so servers starting meanwhile never see half a bundle.
+ * Returns the entry file.
  */
 export async function buildMcpBundle(): Promise<string> {
   const { build } = await import("esbuild");
@@ -53,30 +55,57 @@ export async function buildMcpBundle(): Promise<string> {
     entryPoints: { mcp: path.join(projectRoot, "lib", "cli", "commands", "mcp.ts") },
     outdir,
     bundle: true,
-    splitting: true,
-    format: "esm",
+    format: "cjs",
     platform: "node",
     target: "node20",
-    outExtension: { ".js": ".mjs" },
+    outExtension: { ".js": ".cjs" },
     external: EXTERNAL,
     define: { "process.env.BATON_MCP_BUNDLED": JSON.stringify("1") },
-    // Bundled CommonJS dependencies call require(); give the ESM output one.
-    banner: { js: 'import { createRequire as __batonCreateRequire } from "node:module"; const require = __batonCreateRequire(import.meta.url);' },
     plugins: [keepImportMeta],
     metafile: true,
     logLevel: "silent",
   });
+  rewriteDynamicImports(path.join(outdir, "mcp.cjs"), result.metafile);
   const inputs = Object.keys(result.metafile.inputs)
     .map((input) => path.resolve(projectRoot, input))
     .filter((input) => !input.includes(`${path.sep}node_modules${path.sep}`));
-  // Installing or updating packages touches this file; a bundle older than it is stale.
-  inputs.push(path.join(projectRoot, "node_modules", ".package-lock.json"));
-  const manifest: BundleManifest = { entry: path.join(outdir, "mcp.mjs"), builtAt, inputs };
+  // Installing or updating packages touches this file; a bundle older than it is stale. So is
+  // one older than the recipe (this file) or the loader.
+  inputs.push(
+    path.join(projectRoot, "node_modules", ".package-lock.json"),
+    path.join(projectRoot, "lib", "mcp", "bundle.ts"),
+    path.join(projectRoot, "lib", "mcp", "launch.mjs"),
+  );
+  const manifest: BundleManifest = { version: BUNDLE_VERSION, entry: path.join(outdir, "mcp.cjs"), builtAt, inputs };
   const temporary = `${bundleManifestFile}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, JSON.stringify(manifest, null, 2));
   fs.renameSync(temporary, bundleManifestFile);
   removeOldBuilds(outdir);
   return manifest.entry;
+}
+
+/**
+ * Points the bundle's dynamic imports of packages and builtins (`import("node:buffer")`, Prisma's
+ * WASM query compiler) at the loader's `Symbol.for("baton.import")`: a script compiled from V8's
+ * code cache on Node 20 has no working `import()` of its own. Exactly the imports esbuild reports
+ * are rewritten; the count is checked.
+ */
+function rewriteDynamicImports(file: string, metafile: Metafile): void {
+  const specifiers = Object.values(metafile.outputs)
+    .flatMap((output) => output.imports)
+    .filter((record) => record.kind === "dynamic-import" && record.external)
+    .map((record) => record.path);
+  let source = fs.readFileSync(file, "utf8");
+  for (const specifier of new Set(specifiers)) {
+    const call = `import(${JSON.stringify(specifier)})`;
+    const count = source.split(call).length - 1;
+    if (count === 0) throw new Error(`bundle: dynamic import of ${specifier} not found in ${file}`);
+    source = source.replaceAll(call, `globalThis[Symbol.for("baton.import")](${JSON.stringify(specifier)})`);
+  }
+  if (/\bimport\((?!\))/.test(source.replace(/globalThis\[Symbol\.for\("baton\.import"\)\]\(/g, ""))) {
+    throw new Error(`bundle: ${file} still has a dynamic import() the loader cannot serve`);
+  }
+  fs.writeFileSync(file, source);
 }
 
 /** Builds the bundle unless the current one is fresh; returns the entry file either way. */
