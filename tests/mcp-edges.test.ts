@@ -155,6 +155,25 @@ describe("the stdio server process", () => {
     expect(stderr).toMatch(/usage: baton mcp/);
   });
 
+  it("fails to start with one line naming the database when it cannot be prepared", async () => {
+    const blocker = fs.mkdtempSync(path.join(os.tmpdir(), "baton-mcp-blocked-"));
+    const file = path.join(blocker, "not-a-folder");
+    fs.writeFileSync(file, "a file where the data folder should be");
+    try {
+      const child = spawn(process.execPath, ["bin/baton.mjs", "mcp"], {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        env: { ...process.env, BATON_DATA_DIR: path.join(file, "data"), DATABASE_URL: "" },
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(1);
+      expect(stderr).toMatch(/^baton mcp: could not prepare the database .*not-a-folder\/data\/baton\.db \(.*\); check BATON_DATA_DIR/m);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      fs.rmSync(blocker, { recursive: true, force: true });
+    }
+  });
+
   it("writes only JSON-RPC messages to stdout and works on a fresh, empty data folder", async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "baton-mcp-fresh-"));
     try {

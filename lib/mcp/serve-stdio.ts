@@ -1,5 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { dataDir } from "../config";
+import { databaseFile } from "../config";
 import type { ClientSide } from "../handoffs/schemas";
 import { ensureMigrated } from "../migrate";
 import { createMcpServer } from "./create-server";
@@ -26,7 +26,12 @@ async function warmUp(): Promise<void> {
  * fresh data folder works.
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
-  ensureMigrated();
+  try {
+    ensureMigrated();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new Error(`could not prepare the database ${databaseFile()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
+  }
   const server = createMcpServer({ defaultClient: options.defaultClient, log });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
@@ -35,6 +40,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   const transport = new StdioServerTransport();
   await server.connect(transport);
   process.stdin.once("end", () => void server.close());
-  log(`serving over stdio as ${options.defaultClient} (calls without as_client); data in ${dataDir()}`);
+  log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${databaseFile()}`);
   await closed;
 }

@@ -36,6 +36,11 @@ export async function run(args: string[]): Promise<number> {
   }
   // A constant in the bundle, so esbuild drops this branch and the bundler with it.
   if (!process.env.BATON_MCP_BUNDLED) refreshBundleLater();
-  await serveStdio({ defaultClient: options.defaultClient });
+  try {
+    await serveStdio({ defaultClient: options.defaultClient });
+  } catch (error) {
+    process.stderr.write(`baton mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   return 0;
 }
