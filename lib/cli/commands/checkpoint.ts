@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { z } from "zod";
 import { disconnectDb } from "../../db";
+import { parseCommandArgs } from "../args";
 import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
 import { ensureMigrated } from "../../migrate";
 
@@ -28,35 +28,24 @@ function readHookInput(): z.output<typeof hookInputSchema> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        goal: { type: "string" },
-        now: { type: "string" },
-        status: { type: "string" },
-        hypothesis: { type: "string" },
-        outcome: { type: "string" },
-        file: { type: "string", multiple: true },
-        files: { type: "string" },
-        branch: { type: "string" },
-        "session-id": { type: "string" },
-        push: { type: "boolean" },
-        project: { type: "string" },
-        hook: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`baton checkpoint: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommandArgs("checkpoint", USAGE, args, {
+    options: {
+      goal: { type: "string" },
+      now: { type: "string" },
+      status: { type: "string" },
+      hypothesis: { type: "string" },
+      outcome: { type: "string" },
+      file: { type: "string", multiple: true },
+      files: { type: "string" },
+      branch: { type: "string" },
+      "session-id": { type: "string" },
+      push: { type: "boolean" },
+      project: { type: "string" },
+      hook: { type: "boolean" },
+    },
+  });
+  if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
   let hook: z.output<typeof hookInputSchema> = {};
   if (values.hook) {
     try {

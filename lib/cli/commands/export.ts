@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import { parseArgs } from "node:util";
 import { disconnectDb } from "../../db";
+import { parseCommandArgs, usageError } from "../args";
 import { errorLines, exportThread } from "../../formats";
 import { ensureMigrated } from "../../migrate";
 
@@ -11,30 +11,18 @@ handoff.json or a handoff.yaml to standard output or FILE. A bundle is also stor
 <data folder>/artifacts/blobs/<sha256>; its artifact id is printed on standard error.`;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: "string", short: "f" },
-        cut: { type: "string" },
-        out: { type: "string", short: "o" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`baton export: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommandArgs("export", USAGE, args, {
+    allowPositionals: true,
+    options: {
+      format: { type: "string", short: "f" },
+      cut: { type: "string" },
+      out: { type: "string", short: "o" },
+    },
+  });
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
   if (positionals.length !== 1 || !values.format) {
-    process.stderr.write(`baton export: give one handoff ID and --format\n\n${USAGE}\n`);
-    return 2;
+    return usageError("export", "give one handoff ID and --format", USAGE);
   }
   try {
     ensureMigrated();

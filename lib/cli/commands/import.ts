@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { disconnectDb } from "../../db";
+import { parseCommandArgs, usageError } from "../args";
 import { errorLines, FORMAT_LABELS, importDocument } from "../../formats";
 import { ensureMigrated } from "../../migrate";
 
@@ -13,31 +13,19 @@ Imports a rip context bundle, a handoff.json or a flow-guardian handoff.yaml as 
 handoff's ID; on bad input prints every error with its field path and exits 1.`;
 
 export async function run(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        format: { type: "string" },
-        project: { type: "string" },
-        artifact: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`baton import: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const parsed = parseCommandArgs("import", USAGE, args, {
+    allowPositionals: true,
+    options: {
+      format: { type: "string" },
+      project: { type: "string" },
+      artifact: { type: "string" },
+    },
+  });
+  if (typeof parsed === "number") return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
   const [file, ...extra] = positionals;
   if ((!file && !values.artifact) || extra.length > 0 || (file && values.artifact)) {
-    process.stderr.write(`baton import: give one file (or - for standard input), or --artifact <id>\n\n${USAGE}\n`);
-    return 2;
+    return usageError("import", "give one file (or - for standard input), or --artifact <id>", USAGE);
   }
   let text: string | undefined;
   if (file) {
