@@ -165,3 +165,17 @@ test("pages have no accessibility violations and fit 375 px", async ({ page, req
     }
   }
 });
+
+test("the close button opens its confirmation before React hydrates", async ({ page, request }) => {
+  const created = await request.post("/api/handoffs", { data: { title: "E2E: not hydrated yet", content: "x" } });
+  const { handoff } = await created.json();
+  // Streamed HTML still arrives (its inline scripts run), but React's chunks never load, so no
+  // click handler is attached: what a slow connection looks like in the first seconds.
+  await page.route("**/_next/static/chunks/**", (route) => route.abort());
+  await page.goto(`/handoffs/${handoff.id}`);
+  await page.getByRole("button", { name: "Close handoff…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+});

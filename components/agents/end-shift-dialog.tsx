@@ -1,8 +1,9 @@
 "use client";
 
-import { useActionState, useRef } from "react";
+import { useActionState } from "react";
 import { endShiftAction } from "@/app/agents/actions";
 import { buttonClass } from "@/components/ui/button";
+import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
 
@@ -10,18 +11,18 @@ type Props = { agentId: number; shortId: string; template: string; tmuxTarget: s
 
 /** "End shift": the operator writes the handoff document and the successor starts. */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(endShiftAction, idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");
   return (
     <>
-      <button type="button" onClick={() => dialog.current?.showModal()} className={buttonClass("primary")}>
+      <button type="button" {...modal.openProps} className={buttonClass("primary")}>
         End shift…
       </button>
       <dialog
-        ref={dialog}
+        {...modal.dialogProps}
         aria-labelledby="end-shift-heading"
         className="m-auto max-h-[calc(100vh-2rem)] w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
       >
@@ -72,7 +73,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
             />
           </Field>
           <div className="flex flex-wrap justify-end gap-2">
-            <button type="button" onClick={() => dialog.current?.close()} className={buttonClass("secondary")}>
+            <button type="button" {...modal.closeProps} className={buttonClass("secondary")}>
               Cancel
             </button>
             <button type="submit" disabled={pending} className={buttonClass("primary")}>

@@ -1,23 +1,24 @@
 "use client";
 
-import { useActionState, useRef } from "react";
+import { useActionState } from "react";
 import { closeHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
+import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { idleFormState } from "@/lib/form-state";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
 /** Close asks first, saying plainly that the entries will be deleted. */
 export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
-  const dialog = useRef<HTMLDialogElement>(null);
+  const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(closeHandoffAction, idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <>
-      <button type="button" onClick={() => dialog.current?.showModal()} className={buttonClass("danger")}>
+      <button type="button" {...modal.openProps} className={buttonClass("danger")}>
         Close handoff…
       </button>
       <dialog
-        ref={dialog}
+        {...modal.dialogProps}
         aria-labelledby="close-heading"
         className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
       >
@@ -38,7 +39,7 @@ export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entr
             {state.status === "error" && state.message}
           </div>
           <div className="flex justify-end gap-2">
-            <button type="button" onClick={() => dialog.current?.close()} className={buttonClass("secondary")}>
+            <button type="button" {...modal.closeProps} className={buttonClass("secondary")}>
               Cancel
             </button>
             <button type="submit" disabled={pending} className={buttonClass("danger")}>
