@@ -14,6 +14,8 @@ async function registerThroughForm(page: Page, persona: string, project = "e2e")
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
   await expect(page).toHaveURL(/\/agents$/);
   await page.getByRole("link", { name: "Register agent" }).click();
+  // The list has a "Persona" filter too: wait for the form's page before filling its field.
+  await expect(page).toHaveURL(/\/agents\/new$/);
   await page.getByLabel("Persona").fill(persona);
   await page.getByLabel("Project (optional)").fill(project);
   await page.getByRole("button", { name: "Register agent" }).click();

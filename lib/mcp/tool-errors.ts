@@ -25,7 +25,9 @@ export function toolErrorText(tool: string, error: unknown, log: (line: string) 
     return `${tool} was refused: ${problems.join("; ")}. Fix the arguments and call it again.`;
   }
   if (isDomainError(error)) return error.message;
-  const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  // Some driver errors carry only a name or a code: never answer with an empty reason.
+  const code = error instanceof Error && "code" in error ? ` (${String((error as { code: unknown }).code)})` : "";
+  const detail = error instanceof Error ? `${error.message.split("\n")[0] || error.name}${code}` : String(error);
   log(`${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return `Baton could not finish ${tool}: ${detail}. Try again; if it keeps failing, ask the user to check the Baton server's log.`;
 }
