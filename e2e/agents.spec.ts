@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { waitForHydration } from "./hydration";
 
 async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -37,6 +38,7 @@ test("register, end a shift with a document, see the successor, record, document
   await expect(page.getByText("88% context")).toBeVisible();
 
   // The dialog starts from the template, refuses it untouched and keeps what was typed.
+  await waitForHydration(page);
   await page.getByRole("button", { name: "End shift…" }).click();
   const dialog = page.getByRole("dialog", { name: `End the shift of agent ${shortId}` });
   await expect(dialog).toBeVisible();
@@ -116,7 +118,10 @@ test("a second End shift (another tab) gets the conflict message", async ({ brow
   const second = await context.newPage();
   await second.goto(agentPath);
 
-  for (const page of [first, second]) await page.getByRole("button", { name: "End shift…" }).click();
+  for (const page of [first, second]) {
+    await waitForHydration(page);
+    await page.getByRole("button", { name: "End shift…" }).click();
+  }
   await first.getByLabel("Handoff document").fill("## Goal\nFirst tab wins.\n");
   await first.getByRole("button", { name: "End shift and hand off" }).click();
   await expect(first.getByText("Shift ended.")).toBeVisible();
@@ -136,6 +141,7 @@ test("a missing document shows a notice, unknown agents a not-found page, and pa
   await page.setViewportSize({ width: 375, height: 800 });
   const agentPath = await registerThroughForm(page, "e2e-mobile");
   await expectNoAxeViolations(page);
+  await waitForHydration(page);
   await page.getByRole("button", { name: "End shift…" }).click();
   await page.getByLabel("Handoff document").fill("## Goal\nSmall screens.\n");
   await page.getByRole("button", { name: "End shift and hand off" }).click();

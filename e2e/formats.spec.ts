@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { waitForHydration } from "./hydration";
 
 async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -132,6 +133,7 @@ test("closes with “keep a context bundle” and opens the kept bundle from the
   const id = await nativeThread(request, "E2E: closing keeps a bundle");
   await page.setViewportSize({ width: 375, height: 800 });
   await page.goto(`/handoffs/${id}`);
+  await waitForHydration(page);
   await page.getByRole("button", { name: "Close handoff…" }).click();
   const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
   await expect(dialog.getByRole("checkbox", { name: /Keep a context bundle/ })).toBeChecked();
@@ -158,6 +160,7 @@ test("closes with “keep a context bundle” and opens the kept bundle from the
 test("closing without the bundle just wipes, and the import page works at 375 px", async ({ page, request }) => {
   const id = await nativeThread(request, "E2E: closing without a bundle");
   await page.goto(`/handoffs/${id}`);
+  await waitForHydration(page);
   await page.getByRole("button", { name: "Close handoff…" }).click();
   const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
   await dialog.getByRole("checkbox", { name: /Keep a context bundle/ }).uncheck();

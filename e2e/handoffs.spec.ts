@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { waitForHydration } from "./hydration";
 
 async function expectNoAxeViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
@@ -64,6 +65,7 @@ test("create, copy, paste, converse, mark read and close a handoff", async ({ pa
 
   // Close: the dialog says what happens, then the thread shows its wiped state.
   await page.goto(`/handoffs/${id}`);
+  await waitForHydration(page);
   await page.getByRole("button", { name: "Close handoff…" }).click();
   const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
   await expect(dialog).toContainText("All 2 entries will be permanently deleted");
