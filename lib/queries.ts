@@ -4,7 +4,7 @@ import type { HandoffPage, HandoffThread } from "./handoffs";
 import type { ApiError } from "./http";
 
 /** How often open pages poll, so agents' work shows up within 2 s without a reload. */
-export const POLL_INTERVAL_MS = 1000;
+const POLL_INTERVAL_MS = 1000;
 
 const historyFiltersSchema = z.object({
   status: z.enum(["active", "completed"]).optional().catch(undefined),

@@ -7,7 +7,7 @@ const VARIANTS = {
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
 } as const;
 
-export type ButtonVariant = keyof typeof VARIANTS;
+type ButtonVariant = keyof typeof VARIANTS;
 
 export function buttonClass(variant: ButtonVariant = "primary", extra = ""): string {
   return `inline-flex items-center justify-center gap-1.5 rounded-md px-3 py-1.5 text-sm font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed ${VARIANTS[variant]} ${extra}`;

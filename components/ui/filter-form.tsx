@@ -44,7 +44,7 @@ export function FilterForm({
   );
 }
 
-export type FilterOption = { value: string; label: string };
+type FilterOption = { value: string; label: string };
 
 /** A labelled select that applies its filter as soon as it changes. */
 export function FilterSelect({

@@ -16,7 +16,7 @@ export const addEntryInput = z.object({
 export type AddEntryOptions = DoorInput<typeof addEntryInput>;
 export type AddedEntry = { handoff: HandoffView; entry: EntryView };
 
-export function completedConflict(id: string): Conflict {
+function completedConflict(id: string): Conflict {
   return new Conflict(`handoff ${id} is completed; entries can no longer be added (start a new handoff to go on)`);
 }
 

@@ -2,7 +2,7 @@ import { NotFound } from "../errors";
 import type { Tx } from "../db";
 import type { Handoff } from "../generated/prisma/client";
 
-export function handoffNotFound(id: string): NotFound {
+function handoffNotFound(id: string): NotFound {
   return new NotFound(`handoff ${id} not found; check the ID (it was pasted or typed wrong, or belongs to another Baton)`);
 }
 
