@@ -69,8 +69,85 @@ describe("tmux bridge against a real tmux server", () => {
   });
 
   it("a target that does not exist is a recorded failure naming tmux's reason", async () => {
-    expect(await deliverPrompt("nosuch:9.9", "hello")).toMatch(/^failed: .*(can't find|no such)/i);
+    expect(await deliverPrompt("nosuch:9.9", "hello")).toMatch(/^failed: no such tmux session .*\(tmux: can't find session: nosuch\)$/);
     expect(await deliverPrompt("bad;target", "hello")).toMatch(/^failed: refused tmux target/);
     expect(await deliverPrompt(null, "hello")).toBe("no target");
+  });
+
+  it("a text ending in ; or \\; arrives as typed (tmux reads a trailing ; as the end of a command)", async () => {
+    tmux("new-window", "-t", "baton:", "-n", "semicolons", "cat");
+    for (const text of ["ends with a semicolon;", "ends with an escaped one\\;"]) {
+      expect(await deliverPrompt("baton:semicolons.0", text)).toBe("delivered");
+      await waitFor(() => screen("baton:semicolons.0").split("\n").includes(text), `the line ${JSON.stringify(text)}`);
+    }
+  });
+});
+
+describe("tmux bridge delivers only to the exact target the operator named", () => {
+  // tmux alone would resolve each of these to an existing pane: `agent-1` (and `agent-10:5`'s
+  // window) by prefix, `main` as a window of the current session.
+  const panes = ["agent-10:main.0", "agent-10:build-2.0", "agent-10:50.0", "agent-10:main.1"];
+
+  beforeAll(() => {
+    tmux("new-session", "-d", "-s", "agent-10", "-n", "main", "-x", "120", "-y", "30", "cat");
+    tmux("split-window", "-t", "agent-10:main", "cat");
+    tmux("new-window", "-t", "agent-10:", "-n", "build-2", "cat");
+    tmux("new-window", "-t", "agent-10:", "-n", "50", "cat");
+  });
+
+  /**
+   * Fails unless `token` is on no pane: a marker typed after it into every pane (exactly) is
+   * waited for first, so anything typed before it has reached the pane too.
+   */
+  async function expectNowhere(token: string) {
+    const marker = `marker-${randomBytes(4).toString("hex")}`;
+    for (const pane of panes) expect(await deliverPrompt(pane, marker)).toBe("delivered");
+    await waitFor(() => panes.every((pane) => screen(pane).includes(marker)), "the marker on every pane");
+    for (const pane of panes) expect(screen(pane)).not.toContain(token);
+  }
+
+  it.each([
+    ["agent-1", "session", "a session whose name only starts another's"],
+    ["main", "session", "a bare window name (tmux would use the current session)"],
+    ["agent-10:build", "window", "a window whose name only starts another's"],
+    ["agent-10:5", "window", "a window index that does not exist while a window named 50 does"],
+    ["agent-10:main.2", "pane", "a pane index that does not exist"],
+    ["agent-10:7.0", "window", "a window index and pane that do not exist"],
+  ])("%s (%s) is a failure and types nothing anywhere: %s", async (target, kind) => {
+    const token = `token-${randomBytes(4).toString("hex")}`;
+    const outcome = await deliverPrompt(target, token);
+    expect(outcome).toMatch(new RegExp(`^failed: no such tmux ${kind} for target "${target}"; nothing was typed anywhere \\(tmux: can't find ${kind}: `));
+    await expectNowhere(token);
+  });
+
+  it("exact names, window indexes and pane indexes still reach their pane", async () => {
+    const cases: [string, string][] = [
+      ["agent-10", "agent-10:main.1"], // the session's current window (main) and its active pane (the split)
+      ["agent-10:main", "agent-10:main.1"],
+      ["agent-10:main.0", "agent-10:main.0"],
+      ["agent-10:1", "agent-10:build-2.0"],
+      ["agent-10:build-2.0", "agent-10:build-2.0"],
+      ["agent-10:50", "agent-10:50.0"],
+    ];
+    tmux("select-window", "-t", "agent-10:main");
+    for (const [target, pane] of cases) {
+      const token = `token-${randomBytes(4).toString("hex")}`;
+      expect(await deliverPrompt(target, token)).toBe("delivered");
+      await waitFor(() => screen(pane).includes(token), `${target} typing into ${pane}`);
+    }
+  });
+
+  it("a handoff whose successor names a missing session records the failure and leaves agent-10 alone", async () => {
+    const agent = await registerAgent({ personaSlug: "developer-con-1" });
+    const { record } = await triggerHandoff({
+      agentId: agent.id,
+      reason: "context_limit",
+      document: "## Goal\nKeep going.\n",
+      successor: { tmuxTarget: "agent-1" },
+    });
+    expect(record.delivery).toMatch(/^failed: no such tmux session for target "agent-1"; .*\(tmux: can't find session: agent-1\)$/);
+    expect((await getAgent({ agentId: agent.id })).handoff?.delivery).toBe(record.delivery);
+    expect(record.injectionPrompt).toContain(agent.shortId);
+    await expectNowhere(record.injectionPrompt ?? "");
   });
 });
