@@ -1,6 +1,8 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { MainNav } from "@/components/main-nav";
+import { callerOf } from "@/lib/guard/stamp";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -11,7 +13,8 @@ export const metadata: Metadata = {
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const caller = callerOf(await headers());
   return (
     <html lang="en">
       <body className="min-h-screen">
@@ -22,7 +25,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <Providers>
-          <MainNav />
+          <MainNav signedInAs={caller.kind === "token" ? caller.principal.name : null} />
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}
           </main>

@@ -2,14 +2,17 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { SignOutButton } from "@/components/access/sign-out-button";
 
 const LINKS = [
   { href: "/", label: "Handoffs", matches: (path: string) => path === "/" || path.startsWith("/handoffs") },
   { href: "/agents", label: "Agents", matches: (path: string) => path.startsWith("/agents") },
   { href: "/import", label: "Import", matches: (path: string) => path.startsWith("/import") },
+  { href: "/settings/tokens", label: "Tokens", matches: (path: string) => path.startsWith("/settings") },
 ];
 
-export function MainNav() {
+/** `signedInAs`: the token name of a signed-in operator (none on the open loopback desk). */
+export function MainNav({ signedInAs }: { signedInAs: string | null }) {
   const pathname = usePathname();
   return (
     <header className="border-b border-slate-200 bg-white">
@@ -36,6 +39,7 @@ export function MainNav() {
             );
           })}
         </ul>
+        {signedInAs && <SignOutButton name={signedInAs} />}
         <Link
           href="/handoffs/new"
           className="ml-auto rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"

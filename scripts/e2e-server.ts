@@ -1,12 +1,14 @@
 /**
- * Playwright's web server: a production build (`next build` + `next start`) on a fresh
- * database in the temporary data folder that playwright.config.ts chose.
+ * Playwright's web server: a production build served by Baton's own server (guard included) on a
+ * fresh database in the temporary data folder that playwright.config.ts chose. Extra servers for
+ * auth tests reuse the build: `BATON_E2E_SKIP_BUILD=1` and `BATON_E2E_KEEP_DATA=1`.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../lib/config";
 import { ensureMigrated } from "../lib/migrate";
+import { startBatonServer } from "../lib/server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const nextBin = path.join(root, "node_modules", ".bin", "next");
@@ -14,12 +16,16 @@ const port = process.env.PORT;
 if (!port || !process.env.BATON_DATA_DIR || !process.env.BATON_DIST_DIR) {
   throw new Error("run through playwright.config.ts: PORT, BATON_DATA_DIR and BATON_DIST_DIR must be set");
 }
-fs.rmSync(dataDir(), { recursive: true, force: true });
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+if (!process.env.BATON_E2E_KEEP_DATA) fs.rmSync(dataDir(), { recursive: true, force: true });
 ensureMigrated();
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", BATON_LISTEN_HOST: "127.0.0.1" };
-execFileSync(nextBin, ["build"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-// Next stays in this process group: Playwright stops the web server by signalling the group,
-// which reaches the next-server child that `next start` leaves behind.
-const server = spawn(nextBin, ["start", "-H", "127.0.0.1", "-p", port], { cwd: root, env, stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+if (!process.env.BATON_E2E_SKIP_BUILD) {
+  execFileSync(nextBin, ["build"], { cwd: root, env: process.env, stdio: ["ignore", "ignore", "inherit"] });
+}
+try {
+  const server = await startBatonServer({ dir: root, host: process.env.HOST || "127.0.0.1", port: Number(port) });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void server.close().then(() => process.exit(0)));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
+}

@@ -8,6 +8,7 @@ const commands: Record<string, Command> = {
   mcp: { summary: "serve the MCP tools over stdio (--as code|chat)", load: () => import("./commands/mcp") },
   import: { summary: "import a handoff document (bundle, handoff.json, handoff.yaml)", load: () => import("./commands/import") },
   export: { summary: "export a thread: export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]", load: () => import("./commands/export") },
+  token: { summary: "manage access tokens: token create --name NAME --role operator|agent, token list, token revoke NAME", load: () => import("./commands/token") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };
 
@@ -22,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${usage()}\n`);
     return name ? 0 : 2;
   }
-  const command = commands[name];
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     process.stderr.write(`baton: unknown command "${name}"\n\n${usage()}\n`);
     return 2;

@@ -1,13 +1,13 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
-import { checkMcpRequest, mcpHttpPolicy, requestFacts, type McpHttpPolicy } from "./http-security";
+import { BODY_LIMITS } from "../guard/policy";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
-function refusal(status: number, reason: string, headers: Record<string, string> = {}): Response {
+function refusal(status: number, reason: string): Response {
   return Response.json(
     { jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null },
-    { status, headers: { ...headers, "cache-control": "no-store" } },
+    { status, headers: { "cache-control": "no-store" } },
   );
 }
 
@@ -18,27 +18,20 @@ function identityOf(request: Request): ClientSide | "invalid" {
   return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
 }
 
-export type HandleMcpHttpOptions = { policy?: McpHttpPolicy };
-
 /**
- * One stateless Streamable HTTP exchange: security checks, then a fresh server and transport
- * for this POST (JSON responses, no session), closed once the response is made.
+ * One stateless Streamable HTTP exchange: a fresh server and transport for this POST (JSON
+ * responses, no session), closed once the response is made. Host, Origin, credentials and the
+ * body limit were checked by the guard (lib/guard) before this runs.
  */
-export async function handleMcpHttpRequest(request: Request, options: HandleMcpHttpOptions = {}): Promise<Response> {
-  const policy = options.policy ?? mcpHttpPolicy();
-  const verdict = checkMcpRequest(policy, requestFacts(request));
-  if (!verdict.ok) {
-    const challenge: Record<string, string> = verdict.status === 401 ? { "www-authenticate": 'Bearer realm="baton"' } : {};
-    return refusal(verdict.status, verdict.reason, challenge);
-  }
+export async function handleMcpHttpRequest(request: Request): Promise<Response> {
   const identity = identityOf(request);
   if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
   const server = createMcpServer({ defaultClient: identity });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    // Bodies without a Content-Length are measured while they stream in.
-    maxRequestBodySize: policy.maxBodyBytes,
+    // The guard already refused larger declared bodies; this bounds what the transport reads.
+    maxRequestBodySize: BODY_LIMITS.import,
   });
   await server.connect(transport);
   try {

@@ -1,6 +1,6 @@
 import { handleMcpHttpRequest, methodNotAllowed } from "@/lib/mcp/handle-http";
 
-/** Baton's MCP tools over Streamable HTTP (stateless); the checks live in lib/mcp/http-security.ts. */
+/** Baton's MCP tools over Streamable HTTP (stateless); the guard (lib/guard) checks every request before it gets here. */
 export function POST(request: Request): Promise<Response> {
   return handleMcpHttpRequest(request);
 }

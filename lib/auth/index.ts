@@ -1,0 +1,8 @@
+/**
+ * Access: named tokens (operator / agent roles, stored as SHA-256) and the operator's dashboard
+ * sessions. Owns the `access_tokens` and `sessions` tables. The guard (lib/guard) asks it who a
+ * request is; the dashboard, the CLI (`baton token …`) and /api/session manage tokens through it.
+ */
+export { createToken, hasTokens, listTokens, revokeToken, verifyToken, type Principal, type TokenView } from "./tokens";
+export { signIn, signOut, verifySession, type SignedIn } from "./sessions";
+export * from "./schemas";

@@ -1,0 +1,178 @@
+/**
+ * The guard's rules as pure functions of the environment and one request's facts, so every rule
+ * is tested directly. lib/guard/screen.ts applies them (and asks lib/auth who the caller is) to
+ * every request before Next sees it; nothing else in Baton checks Host, Origin, content type or
+ * body size.
+ */
+export type GuardPolicy = {
+  /** Hostnames (any port) or host:port pairs the Host header may name, lowercase. */
+  allowedHosts: string[];
+  /** Origins (scheme://host[:port]) besides the request's own that browsers may write from. */
+  allowedOrigins: string[];
+  /** BATON_AUTH=required: every request needs credentials, loopback included. */
+  authRequired: boolean;
+};
+
+export type RequestFacts = {
+  method: string;
+  /** The URL path, without the query. */
+  path: string;
+  host: string | null;
+  origin: string | null;
+  secFetchSite: string | null;
+  contentType: string | null;
+  contentLength: string | null;
+  transferEncoding: string | null;
+  /** The socket's peer address, as Node reports it (`::ffff:10.0.0.2`, `::1`, …). */
+  peerAddress: string;
+  /** The socket's local address: a client that connected to this IP may name it in Host. */
+  localAddress: string;
+  /** Whether the request carries Forwarded, X-Forwarded-For/-Host or X-Real-IP. */
+  forwarded: boolean;
+};
+
+export type Refusal = { ok: false; status: 401 | 403 | 411 | 413 | 415; reason: string };
+export type Screened = { ok: true; needsCredentials: boolean; bodyLimit: number };
+
+export const KiB = 1024;
+/** Body limits by route class. MCP carries shift documents, which grow when JSON-escaped. */
+export const BODY_LIMITS = { import: 1024 * KiB, document: 256 * KiB, default: 128 * KiB } as const;
+export type BodyClass = keyof typeof BODY_LIMITS;
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+export const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip"];
+
+const list = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim().toLowerCase().replace(/\/+$/, ""))
+    .filter(Boolean);
+
+/** `::1` → `[::1]`: Host headers and URLs bracket IPv6 addresses. */
+export function bracketed(address: string): string {
+  return address.includes(":") && !address.startsWith("[") ? `[${address}]` : address;
+}
+
+/** Loopback, including IPv4-mapped IPv6 (`::ffff:127.0.0.1`) as Node reports dual-stack peers. */
+export function isLoopbackAddress(address: string): boolean {
+  const plain = address.trim().toLowerCase().replace(/^\[|\]$/g, "").replace(/^::ffff:(?=\d+\.)/, "");
+  return plain === "localhost" || plain === "::1" || /^127(\.\d{1,3}){3}$/.test(plain);
+}
+
+/** The policy the environment sets: BATON_ALLOWED_HOSTS, BATON_ALLOWED_ORIGINS, BATON_AUTH. */
+export function guardPolicy(env: Readonly<Record<string, string | undefined>> = process.env): GuardPolicy {
+  return {
+    allowedHosts: [...new Set([...LOOPBACK_NAMES, ...list(env.BATON_ALLOWED_HOSTS)])],
+    allowedOrigins: [...new Set(list(env.BATON_ALLOWED_ORIGINS))],
+    authRequired: (env.BATON_AUTH ?? "").trim().toLowerCase() === "required",
+  };
+}
+
+/** `Example.com:3000` → `{ name: "example.com", withPort: "example.com:3000" }`. */
+function splitHost(host: string): { name: string; withPort: string } | null {
+  const value = host.trim().toLowerCase();
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/.exec(value);
+  if (!match) return null;
+  return { name: match[1], withPort: value };
+}
+
+function hostAllowed(policy: GuardPolicy, host: string, localAddress: string): boolean {
+  const parts = splitHost(host);
+  if (!parts) return false;
+  // The IP literal the client connected to cannot be a rebinding name.
+  const local = bracketed(localAddress.toLowerCase().replace(/^::ffff:(?=\d+\.)/, ""));
+  return parts.name === local || policy.allowedHosts.includes(parts.name) || policy.allowedHosts.includes(parts.withPort);
+}
+
+function originAllowed(policy: GuardPolicy, origin: string, host: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+  // Same origin as the (already allowed) Host: the dashboard's own pages.
+  if (url.host.toLowerCase() === host.trim().toLowerCase()) return true;
+  return policy.allowedOrigins.includes(url.origin.toLowerCase());
+}
+
+/** Which limit a path's body gets. */
+export function bodyClassOf(path: string): BodyClass {
+  if (path === "/api/import" || path === "/import" || path === "/api/mcp") return "import";
+  if (/^\/api\/agents\/[^/]+\/handoff$/.test(path) || /^\/agents\/[^/]+$/.test(path)) return "document";
+  return "default";
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/** The media type of a Content-Type header, lowercase and without parameters. */
+const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
+
+/**
+ * Everything that can be decided from the request line and headers: Host, Origin and
+ * Sec-Fetch-Site, body size and content type, and whether credentials will be needed.
+ */
+export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened | Refusal {
+  if (!facts.host || !hostAllowed(policy, facts.host, facts.localAddress)) {
+    return {
+      ok: false,
+      status: 403,
+      reason: `Host "${facts.host ?? ""}" is not allowed; add it to BATON_ALLOWED_HOSTS if this server is meant to answer to that name`,
+    };
+  }
+  const method = facts.method.toUpperCase();
+  if (!SAFE_METHODS.has(method)) {
+    if (facts.secFetchSite?.toLowerCase() === "cross-site") {
+      return { ok: false, status: 403, reason: "a cross-site page may not change anything in Baton (Sec-Fetch-Site: cross-site)" };
+    }
+    if (facts.origin !== null && !originAllowed(policy, facts.origin, facts.host)) {
+      return {
+        ok: false,
+        status: 403,
+        reason: `Origin "${facts.origin}" may not change anything in Baton; add it to BATON_ALLOWED_ORIGINS to let pages from it write`,
+      };
+    }
+  }
+  const bodyClass = bodyClassOf(facts.path);
+  const bodyLimit = BODY_LIMITS[bodyClass];
+  const declared = facts.contentLength === null ? null : Number(facts.contentLength);
+  if (declared === null && facts.transferEncoding !== null) {
+    // Without a declared length the body could only be measured after Next started reading it.
+    return { ok: false, status: 411, reason: "send the body with a Content-Length header (chunked request bodies are not accepted)" };
+  }
+  if (declared !== null && !(Number.isSafeInteger(declared) && declared >= 0)) {
+    return { ok: false, status: 413, reason: `Content-Length "${facts.contentLength}" is not a size Baton accepts` };
+  }
+  if (declared !== null && declared > bodyLimit) {
+    return { ok: false, status: 413, reason: `the request body is ${declared} bytes; the limit for ${facts.path} is ${bodyLimit} bytes (${bodyLimit / KiB} KiB)` };
+  }
+  if (facts.path.startsWith("/api/") && !SAFE_METHODS.has(method) && (declared ?? 0) > 0 && mediaType(facts.contentType) !== "application/json") {
+    return { ok: false, status: 415, reason: `send the body as JSON with Content-Type: application/json (got "${facts.contentType ?? "none"}")` };
+  }
+  return { ok: true, needsCredentials: policy.authRequired || facts.forwarded || !isLoopbackAddress(facts.peerAddress), bodyLimit };
+}
+
+/**
+ * What is served without credentials: the sign-in page and the static assets it loads (reading
+ * only: a POST there could carry any server action), and the sign-in endpoint itself.
+ */
+export function isPublicRequest(method: string, path: string): boolean {
+  if (path === "/api/session") return true;
+  const reading = method === "GET" || method === "HEAD";
+  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico");
+}
+
+/**
+ * What an agent token may reach: the MCP door and the thread/agent API, never token management,
+ * pages or server actions (which Next runs on any page path that receives one).
+ */
+export function agentMayReach(path: string, serverAction: boolean): boolean {
+  return (
+    !serverAction &&
+    (path === "/api/mcp" ||
+      path === "/api/import" ||
+      /^\/api\/(handoffs|agents|artifacts)(\/|$)/.test(path) ||
+      /^\/handoffs\/[^/]+\/export$/.test(path))
+  );
+}

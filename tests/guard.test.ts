@@ -1,0 +1,344 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as importRoute } from "../app/api/import/route";
+import { GET as listRoute, POST as createRoute } from "../app/api/handoffs/route";
+import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "../app/api/mcp/route";
+import { DELETE as signOutRoute, POST as signInRoute } from "../app/api/session/route";
+import { createToken, revokeToken, signIn, verifySession } from "../lib/auth";
+import { db } from "../lib/db";
+import {
+  agentMayReach,
+  BODY_LIMITS,
+  bodyClassOf,
+  GUARD_HEADER,
+  guardPolicy,
+  isLoopbackAddress,
+  isPublicRequest,
+  PRINCIPAL_HEADER,
+  screenFacts,
+  type GuardPolicy,
+  type RequestFacts,
+} from "../lib/guard";
+import { connectHttpClient, serveHandlers } from "../lib/mcp/clients";
+import { createGuardedServer, startRefusal } from "../lib/server";
+
+const facts = (overrides: Partial<RequestFacts> = {}): RequestFacts => ({
+  method: "POST",
+  path: "/api/handoffs",
+  host: "127.0.0.1:3000",
+  origin: null,
+  secFetchSite: null,
+  contentType: "application/json",
+  contentLength: "100",
+  transferEncoding: null,
+  peerAddress: "127.0.0.1",
+  localAddress: "127.0.0.1",
+  forwarded: false,
+  ...overrides,
+});
+
+describe("screenFacts (pure)", () => {
+  const open = guardPolicy({});
+
+  it("admits loopback Hosts on any port and the IP the client connected to; refuses rebinding names with 403", () => {
+    for (const host of ["localhost", "localhost:3000", "127.0.0.1:8080", "[::1]:3000", "LOCALHOST:1"]) {
+      expect(screenFacts(open, facts({ host }))).toMatchObject({ ok: true });
+    }
+    expect(screenFacts(open, facts({ host: "10.200.0.1:3000", localAddress: "10.200.0.1" }))).toMatchObject({ ok: true });
+    expect(screenFacts(open, facts({ host: "10.200.0.1:3000", localAddress: "::ffff:10.200.0.1" }))).toMatchObject({ ok: true });
+    for (const host of ["evil.example:3000", "127.0.0.1.evil.example", "localhost.evil.example", "", "a b", "user@localhost", "10.200.0.2"]) {
+      expect(screenFacts(open, facts({ host, localAddress: "10.200.0.1" }))).toMatchObject({ ok: false, status: 403, reason: expect.stringMatching(/^Host ".*" is not allowed; add it to BATON_ALLOWED_HOSTS/) });
+    }
+    expect(screenFacts(open, facts({ host: null }))).toMatchObject({ ok: false, status: 403 });
+    for (const method of ["GET", "HEAD"]) expect(screenFacts(open, facts({ method, host: "rebind.evil.example:3000" }))).toMatchObject({ status: 403 });
+  });
+
+  it("refuses writes from a foreign, opaque or non-http Origin and from Sec-Fetch-Site: cross-site; reads are not origin-checked", () => {
+    for (const origin of ["https://evil.example", "http://localhost:5173", "http://localhost.evil.example:3000", "null", "file://", "chrome-extension://abc"]) {
+      expect(screenFacts(open, facts({ origin }))).toMatchObject({ ok: false, status: 403, reason: expect.stringMatching(/^Origin ".*" may not change anything/) });
+    }
+    expect(screenFacts(open, facts({ origin: "http://127.0.0.1:3000" }))).toMatchObject({ ok: true });
+    expect(screenFacts(open, facts({ secFetchSite: "cross-site" }))).toMatchObject({ ok: false, status: 403, reason: expect.stringContaining("cross-site") });
+    expect(screenFacts(open, facts({ secFetchSite: "same-origin", origin: "http://127.0.0.1:3000" }))).toMatchObject({ ok: true });
+    expect(screenFacts(open, facts({ method: "GET", origin: "https://evil.example", secFetchSite: "cross-site" }))).toMatchObject({ ok: true });
+  });
+
+  it("extends hosts and origins from the environment", () => {
+    const named = guardPolicy({ BATON_ALLOWED_HOSTS: "baton.lan, Box:8443", BATON_ALLOWED_ORIGINS: "https://tools.lan/" });
+    expect(screenFacts(named, facts({ host: "baton.lan:3000", origin: "http://baton.lan:3000" }))).toMatchObject({ ok: true });
+    expect(screenFacts(named, facts({ host: "box:8443" }))).toMatchObject({ ok: true });
+    expect(screenFacts(named, facts({ host: "box:9000" }))).toMatchObject({ status: 403 });
+    expect(screenFacts(named, facts({ origin: "https://tools.lan" }))).toMatchObject({ ok: true });
+    expect(screenFacts(named, facts({ origin: "http://tools.lan" }))).toMatchObject({ status: 403 });
+  });
+
+  it("caps bodies by route class (413), refuses bodies without a length (411) and non-JSON API bodies (415)", () => {
+    expect(bodyClassOf("/api/import")).toBe("import");
+    expect(bodyClassOf("/api/mcp")).toBe("import");
+    expect(bodyClassOf("/api/agents/7/handoff")).toBe("document");
+    expect(bodyClassOf("/agents/7")).toBe("document");
+    expect(bodyClassOf("/api/handoffs")).toBe("default");
+    for (const [path, limit] of [["/api/import", BODY_LIMITS.import], ["/api/agents/1/handoff", BODY_LIMITS.document], ["/api/handoffs", BODY_LIMITS.default], ["/handoffs/new", BODY_LIMITS.default]] as const) {
+      expect(screenFacts(open, facts({ path, contentLength: String(limit) }))).toMatchObject({ ok: true, bodyLimit: limit });
+      expect(screenFacts(open, facts({ path, contentLength: String(limit + 1) }))).toMatchObject({ ok: false, status: 413 });
+    }
+    for (const contentLength of ["-1", "1e9", "abc", "99999999999999999999"]) {
+      expect(screenFacts(open, facts({ contentLength }))).toMatchObject({ ok: false, status: 413 });
+    }
+    expect(screenFacts(open, facts({ contentLength: null, transferEncoding: "chunked" }))).toMatchObject({ ok: false, status: 411 });
+    for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", null]) {
+      expect(screenFacts(open, facts({ contentType }))).toMatchObject({ ok: false, status: 415 });
+    }
+    expect(screenFacts(open, facts({ contentType: "application/json; charset=utf-8" }))).toMatchObject({ ok: true });
+    expect(screenFacts(open, facts({ contentType: null, contentLength: "0" }))).toMatchObject({ ok: true });
+    // Server actions post multipart or text/plain to page paths: not JSON endpoints.
+    expect(screenFacts(open, facts({ path: "/handoffs/new", contentType: "text/plain;charset=UTF-8" }))).toMatchObject({ ok: true });
+  });
+
+  it("needs credentials beyond loopback, behind a proxy, and everywhere with BATON_AUTH=required", () => {
+    expect(screenFacts(open, facts())).toMatchObject({ needsCredentials: false });
+    expect(screenFacts(open, facts({ peerAddress: "::ffff:127.0.0.1" }))).toMatchObject({ needsCredentials: false });
+    expect(screenFacts(open, facts({ peerAddress: "10.200.0.2", host: "localhost:3000" }))).toMatchObject({ needsCredentials: true });
+    expect(screenFacts(open, facts({ forwarded: true }))).toMatchObject({ needsCredentials: true });
+    expect(screenFacts(guardPolicy({ BATON_AUTH: "required" }), facts())).toMatchObject({ needsCredentials: true });
+  });
+
+  it("knows loopback, public requests and what an agent token reaches", () => {
+    expect(["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"].every(isLoopbackAddress)).toBe(true);
+    expect(["0.0.0.0", "::", "192.168.1.2", "::ffff:10.0.0.1", "example.com"].some(isLoopbackAddress)).toBe(false);
+    expect(isPublicRequest("GET", "/sign-in")).toBe(true);
+    expect(isPublicRequest("POST", "/sign-in")).toBe(false);
+    expect(isPublicRequest("POST", "/api/session")).toBe(true);
+    expect(isPublicRequest("GET", "/_next/static/chunks/a.js")).toBe(true);
+    expect(isPublicRequest("GET", "/")).toBe(false);
+    expect(agentMayReach("/api/mcp", false)).toBe(true);
+    expect(agentMayReach("/api/handoffs/hof_x/entries", false)).toBe(true);
+    expect(agentMayReach("/api/agents", false)).toBe(true);
+    expect(agentMayReach("/handoffs/hof_x/export", false)).toBe(true);
+    expect(agentMayReach("/settings/tokens", false)).toBe(false);
+    expect(agentMayReach("/", false)).toBe(false);
+    expect(agentMayReach("/api/handoffsX", false)).toBe(false);
+    expect(agentMayReach("/api/handoffs", true)).toBe(false);
+  });
+});
+
+/** A raw request with exactly the given headers (fetch would set Host, Origin and the length itself). */
+function raw(origin: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
+  const url = new URL(path, origin);
+  return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, setHost: false }, (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+const messageOf = (body: string) => {
+  const parsed = JSON.parse(body) as { error: { message: string } };
+  return parsed.error.message;
+};
+
+/** The guard in front of the real route handlers: the same server code `npm start` runs, with the handlers served by the test harness. */
+async function guarded(policy: GuardPolicy) {
+  const probe = (request: Request) => Response.json({ guard: request.headers.get(GUARD_HEADER), principal: request.headers.get(PRINCIPAL_HEADER) });
+  const upstream = await serveHandlers({
+    "/api/handoffs": { GET: listRoute, POST: createRoute },
+    "/api/import": { POST: importRoute },
+    "/api/mcp": { POST: mcpPost, GET: mcpGet, DELETE: mcpDelete },
+    "/api/session": { POST: signInRoute, DELETE: signOutRoute },
+    "/probe": { GET: probe, POST: probe },
+    "/settings/tokens": { GET: probe },
+  });
+  const forward = (request: http.IncomingMessage, response: http.ServerResponse) =>
+    new Promise<void>((resolve) => {
+      const onward = http.request(`${upstream.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response).on("finish", resolve);
+      });
+      request.pipe(onward);
+    });
+  const server = createGuardedServer(policy, forward);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    host: new URL(origin).host,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await upstream.close();
+    },
+  };
+}
+
+const handoffCount = async () => (await db()).handoff.count();
+const createBody = JSON.stringify({ title: "from a door", content: "first" });
+
+describe("the guard in front of the doors, on the open loopback desk", () => {
+  let server: Awaited<ReturnType<typeof guarded>>;
+  beforeAll(async () => (server = await guarded(guardPolicy({}))));
+  afterAll(() => server.close());
+
+  it("refuses a cross-site text/plain POST, a foreign Origin, a rebinding Host, a body over the cap and a wrong type; stores nothing", async () => {
+    const before = await handoffCount();
+    const json = { host: server.host, "content-type": "application/json" };
+    const attempts = [
+      [403, { host: server.host, "content-type": "text/plain", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, createBody],
+      [403, { ...json, origin: "https://evil.example" }, createBody],
+      [403, { ...json, host: "rebind.evil.example:3000" }, createBody],
+      [413, json, JSON.stringify({ title: "big", content: "x".repeat(BODY_LIMITS.default) })],
+      [415, { host: server.host, "content-type": "text/plain" }, createBody],
+      [411, { ...json, "transfer-encoding": "chunked" }, createBody],
+    ] as const;
+    for (const [status, headers, body] of attempts) {
+      const response = await raw(server.origin, "POST", "/api/handoffs", headers, body);
+      expect(response.status, JSON.stringify(headers)).toBe(status);
+      expect(messageOf(response.body)).toMatch(/\w/);
+    }
+    expect(await handoffCount()).toBe(before);
+    const read = await raw(server.origin, "GET", "/api/handoffs", { host: "rebind.evil.example:3000" });
+    expect(read.status).toBe(403);
+  });
+
+  it("lets the same request through from the dashboard's own origin and from a script without an Origin", async () => {
+    const before = await handoffCount();
+    const own = await raw(server.origin, "POST", "/api/handoffs", { host: server.host, "content-type": "application/json", origin: server.origin, "sec-fetch-site": "same-origin" }, createBody);
+    expect(own.status).toBe(201);
+    const script = await raw(server.origin, "POST", "/api/handoffs", { host: server.host, "content-type": "application/json" }, createBody);
+    expect(script.status).toBe(201);
+    expect(await handoffCount()).toBe(before + 2);
+  });
+
+  it("caps imports at 1 MiB, not 128 KiB", async () => {
+    const text = JSON.stringify({ x: "y".repeat(200 * 1024) });
+    const mid = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, JSON.stringify({ text }));
+    expect(mid.status).toBe(400);
+    const huge = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, Buffer.alloc(BODY_LIMITS.import + 1, "a"));
+    expect(huge.status).toBe(413);
+    expect(huge.headers.connection).toBe("close");
+  });
+
+  it("answers MCP refusals in JSON-RPC's shape and lets the SDK client in", async () => {
+    const refused = await raw(server.origin, "POST", "/api/mcp", { host: "evil.example", "content-type": "application/json" }, "{}");
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000, message: expect.stringMatching(/^Host/) }, id: null });
+    const client = await connectHttpClient(`${server.origin}/api/mcp`);
+    expect((await client.listTools()).tools.length).toBeGreaterThanOrEqual(5);
+    await client.close();
+  });
+
+  it("replaces a forged stamp with its own", async () => {
+    const response = await raw(server.origin, "GET", "/probe", { host: server.host, [GUARD_HEADER]: "forged", [PRINCIPAL_HEADER]: "operator:mallory" });
+    const seen = JSON.parse(response.body) as { guard: string; principal: string };
+    expect(seen.principal).toBe("local");
+    expect(seen.guard).not.toBe("forged");
+    expect(seen.guard.length).toBeGreaterThan(20);
+  });
+
+  it("refuses a request carrying forwarding headers and no token with 401 and a line on BATON_AUTH=required", async () => {
+    for (const name of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
+      const response = await raw(server.origin, "GET", "/api/handoffs", { host: server.host, [name]: "203.0.113.9" });
+      expect(response.status).toBe(401);
+      expect(response.headers["www-authenticate"]).toBe('Bearer realm="baton"');
+      expect(messageOf(response.body)).toContain("BATON_AUTH=required");
+    }
+  });
+});
+
+describe("the guard with BATON_AUTH=required", () => {
+  let server: Awaited<ReturnType<typeof guarded>>;
+  let agent: string;
+  let operator: string;
+  beforeAll(async () => {
+    server = await guarded(guardPolicy({ BATON_AUTH: "required" }));
+    agent = (await createToken({ name: "guard-agent", role: "agent" })).token;
+    operator = (await createToken({ name: "guard-operator", role: "operator" })).token;
+  });
+  afterAll(() => server.close());
+
+  it("needs a token on every door: API and MCP get 401, pages redirect to the sign-in page", async () => {
+    for (const [method, path] of [["GET", "/api/handoffs"], ["POST", "/api/mcp"], ["GET", "/api/import"]] as const) {
+      const response = await raw(server.origin, method, path, { host: server.host, "content-type": "application/json" }, method === "POST" ? "{}" : undefined);
+      expect(response.status).toBe(401);
+      expect(response.headers["www-authenticate"]).toBe('Bearer realm="baton"');
+    }
+    const page = await raw(server.origin, "GET", "/handoffs/hof_x?as=code", { host: server.host });
+    expect(page.status).toBe(303);
+    expect(page.headers.location).toBe(`/sign-in?next=${encodeURIComponent("/handoffs/hof_x?as=code")}`);
+    const wrong = await raw(server.origin, "GET", "/api/handoffs", { host: server.host, authorization: "Bearer baton_notarealtoken" });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("lets an agent token use the API and MCP but not token management, pages or server actions", async () => {
+    const bearer = { host: server.host, authorization: `Bearer ${agent}` };
+    expect((await raw(server.origin, "GET", "/api/handoffs", bearer)).status).toBe(200);
+    const client = await connectHttpClient(`${server.origin}/api/mcp`, { authorization: `Bearer ${agent}` });
+    expect((await client.listTools()).tools.length).toBeGreaterThanOrEqual(5);
+    await client.close();
+    const tokens = await raw(server.origin, "GET", "/settings/tokens", bearer);
+    expect(tokens.status).toBe(403);
+    expect(messageOf(tokens.body)).toContain("agent role");
+    const action = await raw(server.origin, "POST", "/api/handoffs", { ...bearer, "next-action": "abc", "content-type": "application/json" }, createBody);
+    expect(action.status).toBe(403);
+    const operatorTokens = await raw(server.origin, "GET", "/settings/tokens", { host: server.host, authorization: `Bearer ${operator}` });
+    expect(JSON.parse(operatorTokens.body)).toMatchObject({ principal: "operator:guard-operator" });
+  });
+
+  it("stops honouring a revoked token on the next request", async () => {
+    const { token } = await createToken({ name: "short-lived", role: "agent" });
+    const bearer = { host: server.host, authorization: `Bearer ${token}` };
+    expect((await raw(server.origin, "GET", "/api/handoffs", bearer)).status).toBe(200);
+    await revokeToken({ name: "short-lived" });
+    expect((await raw(server.origin, "GET", "/api/handoffs", bearer)).status).toBe(401);
+  });
+
+  it("signs an operator in with a cookie (HttpOnly, SameSite=Strict) and out again", async () => {
+    const refused = await raw(server.origin, "POST", "/api/session", { host: server.host, "content-type": "application/json" }, JSON.stringify({ token: agent }));
+    expect(refused.status).toBe(400);
+    expect(messageOf(refused.body)).toContain("agent role");
+    const signedIn = await raw(server.origin, "POST", "/api/session", { host: server.host, "content-type": "application/json" }, JSON.stringify({ token: operator }));
+    expect(signedIn.status).toBe(200);
+    const setCookie = String(signedIn.headers["set-cookie"]);
+    expect(setCookie).toMatch(/^baton_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Expires=/);
+    expect(setCookie).not.toContain("Secure");
+    const cookie = setCookie.split(";")[0];
+    const page = await raw(server.origin, "GET", "/probe", { host: server.host, cookie });
+    expect(JSON.parse(page.body)).toMatchObject({ principal: "operator:guard-operator" });
+    expect((await raw(server.origin, "DELETE", "/api/session", { host: server.host, cookie })).status).toBe(204);
+    expect((await raw(server.origin, "GET", "/probe", { host: server.host, cookie })).status).toBe(303);
+  });
+});
+
+describe("sessions and start-up", () => {
+  it("ends a session when it expires or its token is revoked", async () => {
+    const { token } = await createToken({ name: "session-op", role: "operator" });
+    const { sessionId } = await signIn({ token });
+    expect(await verifySession(sessionId)).toMatchObject({ name: "session-op", role: "operator" });
+    await (await db()).session.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await verifySession(sessionId)).toBeNull();
+    const second = await signIn({ token });
+    await revokeToken({ name: "session-op" });
+    expect(await verifySession(second.sessionId)).toBeNull();
+  });
+
+  it("refuses to start beyond loopback, or with BATON_AUTH=required, until a token exists", async () => {
+    await (await db()).accessToken.deleteMany();
+    expect(await startRefusal("127.0.0.1", guardPolicy({}))).toBeNull();
+    expect(await startRefusal("0.0.0.0", guardPolicy({}))).toMatch(/^baton: refusing to start: it would listen on 0\.0\.0\.0, beyond loopback, and no access token exists; create one with/);
+    expect(await startRefusal("::1", guardPolicy({ BATON_AUTH: "required" }))).toMatch(/BATON_AUTH=required/);
+    await createToken({ name: "lan", role: "agent" });
+    expect(await startRefusal("0.0.0.0", guardPolicy({}))).toBeNull();
+  });
+
+  it("refuses bad token names and roles with field errors, and a duplicate name with a conflict", async () => {
+    await expect(createToken({ name: "Bad Name!", role: "agent" })).rejects.toMatchObject({ code: "INVALID", fieldErrors: { name: [expect.any(String)] } });
+    await expect(createToken({ name: "ok", role: "root" })).rejects.toMatchObject({ code: "INVALID", fieldErrors: { role: ['role must be "operator" or "agent"'] } });
+    await createToken({ name: "twice", role: "agent" });
+    await expect(createToken({ name: "twice", role: "agent" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(revokeToken({ name: "never-made" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
