@@ -25,18 +25,59 @@ export function checkArtifactId(artifactId: string): string {
   return trimmed;
 }
 
+/** Whether the file at `target` holds exactly the bytes named `artifactId` (false when missing). */
+function holds(target: string, artifactId: string): boolean {
+  try {
+    return artifactIdOf(fs.readFileSync(target)) === artifactId;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** Flushes a file or folder to the disk, so it survives a power cut once this returns. */
+function fsyncPath(target: string): void {
+  const fd = fs.openSync(target, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
- * Stores bytes under their SHA-256 and returns it. Writing the same bytes again changes nothing;
- * a new blob is written to a temporary name and renamed, so a reader never sees half a file.
+ * Stores bytes under their SHA-256 and returns it, durably: when this returns the file and its
+ * folder entry are on disk (fsync'd), so a caller may then delete what the blob preserves. A
+ * blob already there is trusted only if its bytes still hash to its name; a damaged one is
+ * rewritten. A new blob is written to a temporary name and renamed, so a reader never sees half
+ * a file.
  */
 export function writeBlob(bytes: Buffer): string {
   const artifactId = artifactIdOf(bytes);
   const target = blobPath(artifactId);
-  if (fs.existsSync(target)) return artifactId;
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const folder = path.dirname(target);
+  if (holds(target, artifactId)) {
+    // It may have been renamed in by a process that died before flushing: flush it now.
+    fsyncPath(target);
+    fsyncPath(folder);
+    return artifactId;
+  }
+  fs.mkdirSync(folder, { recursive: true });
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`;
-  fs.writeFileSync(temporary, bytes);
-  fs.renameSync(temporary, target);
+  try {
+    const fd = fs.openSync(temporary, "wx");
+    try {
+      fs.writeFileSync(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+  fsyncPath(folder);
   return artifactId;
 }
 

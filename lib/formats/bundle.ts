@@ -2,11 +2,13 @@ import { z } from "zod";
 import { canonicalJson } from "./canonical-json";
 import { entryText, firstLine, MAX_LIST_ITEMS, parseJsonText, requiredAs, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, sourceFiles } from "./snapshot";
-import { summarizeThread } from "./summarize-thread";
+import { MAX_SUMMARY_BYTES, summarizeThread } from "./summarize-thread";
 import type { FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
 
 export const BUNDLE_SCHEMA = "rip.handoff_context_bundle.v1";
 export const SOURCE_CUT_NOTE = "source cut";
+/** Size a bundle Baton writes stays within (its summary is trimmed to fit; see summarizeThread). */
+export const MAX_BUNDLE_BYTES = 64 * 1024;
 
 const note = () => z.string(requiredAs("a string or null")).max(4096, { error: "must be at most 4096 characters" }).nullish();
 const id = () =>
@@ -105,23 +107,23 @@ function fromThread(snapshot: ThreadSnapshot): Bundle {
   const { handoff, entries, source } = snapshot;
   const cut = entries.at(-1)?.seq ?? 0;
   const parentCut = source?.metadata.sourceCut;
-  return {
-    schema: BUNDLE_SCHEMA,
-    summary_markdown: summarizeThread(handoff, entries),
-    refs: {
-      threads: [
-        { thread_id: handoff.id, seq: cut, message_id: null, note: SOURCE_CUT_NOTE },
-        ...(parentCut ? [{ thread_id: parentCut.threadId, seq: parentCut.seq, message_id: parentCut.messageId, note: "parent cut" }] : []),
-      ],
-      artifacts: [
-        ...(source?.format === "bundle" && source.artifactId ? [{ artifact_id: source.artifactId, note: "base context bundle" }] : []),
-        ...(source?.metadata.artifacts ?? []).map((ref) => ({ artifact_id: ref.artifactId, note: ref.note })),
-      ],
-      files: sourceFiles(snapshot)
-        .filter(isWorkspacePath)
-        .map((path) => ({ path, note: null })),
-    },
+  const refs: Bundle["refs"] = {
+    threads: [
+      { thread_id: handoff.id, seq: cut, message_id: null, note: SOURCE_CUT_NOTE },
+      ...(parentCut ? [{ thread_id: parentCut.threadId, seq: parentCut.seq, message_id: parentCut.messageId, note: "parent cut" }] : []),
+    ],
+    artifacts: [
+      ...(source?.format === "bundle" && source.artifactId ? [{ artifact_id: source.artifactId, note: "base context bundle" }] : []),
+      ...(source?.metadata.artifacts ?? []).map((ref) => ({ artifact_id: ref.artifactId, note: ref.note })),
+    ],
+    files: sourceFiles(snapshot)
+      .filter(isWorkspacePath)
+      .map((path) => ({ path, note: null })),
   };
+  // The summary gets what the refs leave of the bundle's 64 KiB (never less than a quarter of it).
+  const frame = Buffer.byteLength(canonicalJson({ schema: BUNDLE_SCHEMA, summary_markdown: "", refs }), "utf8");
+  const budget = Math.min(MAX_SUMMARY_BYTES, Math.max(MAX_BUNDLE_BYTES / 4, MAX_BUNDLE_BYTES - frame));
+  return { schema: BUNDLE_SCHEMA, summary_markdown: summarizeThread(handoff, entries, budget), refs };
 }
 
 export const bundleFormat: FormatModule<Bundle> = {

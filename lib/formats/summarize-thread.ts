@@ -1,8 +1,10 @@
 import type { EntryType, EntryView, HandoffView } from "../handoffs";
+import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 
-/** Longest excerpt of one entry in a summary; the whole summary stays well under an entry's 64 KiB. */
-const EXCERPT_CHARS = 2000;
-const SUMMARY_BUDGET_CHARS = 56 * 1024;
+/** Most a summary may take: it becomes an entry of the thread that imports it (64 KiB). */
+export const MAX_SUMMARY_BYTES = MAX_CONTENT_BYTES;
+/** Longest excerpt of one entry, so one long entry cannot crowd out the others. */
+const EXCERPT_BYTES = 4096;
 
 const GROUPS: { type: EntryType; heading: string }[] = [
   { type: "task", heading: "Tasks" },
@@ -13,59 +15,150 @@ const GROUPS: { type: EntryType; heading: string }[] = [
   { type: "question", heading: "Answered questions" },
 ];
 
-function excerpt(text: string): string {
+/**
+ * What a piece of text costs in the bundle: its UTF-8 bytes as a JSON string (quotes, newlines
+ * and control characters escaped). Never less than its plain UTF-8 bytes, so a summary within
+ * budget fits an entry, and the bundle file it sits in stays within budget too.
+ */
+export function bundleBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text), "utf8") - 2;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * The longest start of `text` costing at most `maxBytes`, cut between grapheme clusters, so no
+ * emoji, surrogate pair or letter with its combining marks is ever split.
+ */
+function clip(text: string, maxBytes: number): string {
+  if (bundleBytes(text) <= maxBytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const { segment, index } of graphemes.segment(text)) {
+    used += bundleBytes(segment);
+    if (used > maxBytes) break;
+    end = index + segment.length;
+  }
+  return text.slice(0, end);
+}
+
+function excerpt(text: string, maxBytes: number): string {
   const trimmed = text.trim();
-  if (trimmed.length <= EXCERPT_CHARS) return trimmed;
-  return `${trimmed.slice(0, EXCERPT_CHARS)}… (${trimmed.length - EXCERPT_CHARS} more characters in the source thread)`;
+  const suffix = (more: number) => `… (${more} more bytes in the source thread)`;
+  if (bundleBytes(trimmed) <= maxBytes) return trimmed;
+  const kept = clip(trimmed, Math.max(0, maxBytes - bundleBytes(suffix(MAX_CONTENT_BYTES))));
+  return `${kept}${suffix(Buffer.byteLength(trimmed, "utf8") - Buffer.byteLength(kept, "utf8"))}`;
 }
 
 /** One entry as a list item; continuation lines indented so Markdown keeps them in the item. */
-function item(entry: EntryView): string {
-  const [first, ...rest] = excerpt(entry.content).split("\n");
+function item(entry: EntryView, maxBytes = EXCERPT_BYTES): string {
+  const [first, ...rest] = excerpt(entry.content, maxBytes).split("\n");
   const lines = [`- **#${entry.seq}** (${entry.fromClient}) ${first}`, ...rest.map((line) => (line ? `  ${line}` : ""))];
   return lines.join("\n");
 }
 
-function section(heading: string, entries: EntryView[]): string {
-  return [`### ${heading}`, ...entries.map(item)].join("\n");
+function section(heading: string, items: string[]): string {
+  return [`### ${heading}`, ...items].join("\n");
+}
+
+/** `#3`, `#3–#90`: the seqs of left-out entries, oldest to newest. */
+function seqRange(entries: EntryView[]): string {
+  const first = entries[0].seq;
+  const last = entries[entries.length - 1].seq;
+  return first === last ? `#${first}` : `#${first}–#${last}`;
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+/** Room kept for the note on what was trimmed (its numbers are not known until the end). */
+const NOTE_RESERVE_BYTES = 512;
+
+/**
+ * The one budget rule of a summary. Entries compete for the bytes left after the heading, the
+ * thread line, the section headings and the trim note: the latest decision always stays, then
+ * open questions, then every other entry; within each, the newest are kept and the oldest are
+ * the first left out (so what is left out is always the oldest run). The returned note says how
+ * many entries and questions were left out and where the full thread was cut.
+ */
+function fitToBudget(
+  fixedBytes: number,
+  budgetBytes: number,
+  latestDecision: EntryView | null,
+  openQuestions: EntryView[],
+  rest: EntryView[],
+): { decisionItem: string | null; questions: Map<number, string>; others: Map<number, string>; leftOut: { questions: EntryView[]; others: EntryView[] } } {
+  let room = budgetBytes - fixedBytes - NOTE_RESERVE_BYTES;
+  const decisionItem = latestDecision ? item(latestDecision, Math.min(EXCERPT_BYTES, Math.max(0, room - 64))) : null;
+  if (decisionItem) room -= bundleBytes(decisionItem) + 2;
+  const keepNewest = (entries: EntryView[]) => {
+    const kept = new Map<number, string>();
+    let index = entries.length - 1;
+    for (; index >= 0; index--) {
+      const text = item(entries[index]);
+      const cost = bundleBytes(text) + 2;
+      if (cost > room) break;
+      kept.set(entries[index].seq, text);
+      room -= cost;
+    }
+    // Once one entry does not fit, every older one is left out too: the gap stays one run.
+    return { kept, leftOut: entries.slice(0, index + 1) };
+  };
+  const questions = keepNewest(openQuestions);
+  const others = questions.leftOut.length > 0 ? { kept: new Map<number, string>(), leftOut: rest } : keepNewest(rest);
+  return { decisionItem, questions: questions.kept, others: others.kept, leftOut: { questions: questions.leftOut, others: others.leftOut } };
 }
 
 /**
- * A readable summary of a thread cut: the latest decision and the questions still open come
- * first, then every other entry grouped by type, each group in seq order. It depends only on the
- * entries and the thread's title and id, never on the clock, so the same cut always gives the
- * same text.
+ * A readable summary of a thread cut, at most `budgetBytes` (counted as the bundle stores it, see
+ * `bundleBytes`): the latest decision and the questions still open come first, then every other
+ * entry grouped by type, each group in seq order. When the thread is larger than the budget the
+ * oldest entries are left out and a note near the top says how many and where the thread was cut.
+ * It depends only on the entries and the thread's title and id, never on the clock, so the same
+ * cut always gives the same text.
  */
-export function summarizeThread(handoff: Pick<HandoffView, "id" | "title" | "project">, entries: EntryView[]): string {
+export function summarizeThread(
+  handoff: Pick<HandoffView, "id" | "title" | "project">,
+  entries: EntryView[],
+  budgetBytes: number = MAX_SUMMARY_BYTES,
+): string {
   const cut = entries.at(-1)?.seq ?? 0;
-  const decisions = entries.filter((entry) => entry.type === "decision");
-  const latestDecision = decisions.at(-1) ?? null;
+  const latestDecision = entries.findLast((entry) => entry.type === "decision") ?? null;
   const decidedAt = latestDecision?.seq ?? 0;
   const openQuestions = entries.filter((entry) => entry.type === "question" && entry.seq > decidedAt);
-  const shown = new Set<number>([...(latestDecision ? [latestDecision.seq] : []), ...openQuestions.map((entry) => entry.seq)]);
+  const openSeqs = new Set(openQuestions.map((entry) => entry.seq));
+  const rest = entries.filter((entry) => entry !== latestDecision && !openSeqs.has(entry.seq));
   const sides = [...new Set(entries.map((entry) => entry.fromClient))].sort().join(" and ");
 
-  const parts = [
+  const head = [
     `## ${handoff.title.replace(/\n/g, " ")}`,
-    `Thread \`${handoff.id}\`${handoff.project ? ` (project ${handoff.project})` : ""}, cut at #${cut}: ${entries.length} ${
-      entries.length === 1 ? "entry" : "entries"
-    } from ${sides || "nobody"}.`,
-    latestDecision ? section("Latest decision", [latestDecision]) : "### Latest decision\nNone yet.",
-    openQuestions.length > 0 ? section("Open questions", openQuestions) : "### Open questions\nNone.",
+    `Thread \`${handoff.id}\`${handoff.project ? ` (project ${handoff.project})` : ""}, cut at #${cut}: ${plural(entries.length, "entry", "entries")} from ${
+      sides || "nobody"
+    }.`,
   ];
-  let used = parts.join("\n\n").length;
-  let omitted = 0;
-  for (const group of GROUPS) {
-    const members = entries.filter((entry) => entry.type === group.type && !shown.has(entry.seq));
-    if (members.length === 0) continue;
-    const text = section(group.heading, members);
-    if (used + text.length > SUMMARY_BUDGET_CHARS) {
-      omitted += members.length;
-      continue;
-    }
-    parts.push(text);
-    used += text.length + 2;
+  const headings = ["Latest decision", "Open questions", ...GROUPS.map((group) => group.heading)];
+  const fixedBytes = bundleBytes(head.join("\n\n")) + headings.reduce((sum, heading) => sum + bundleBytes(`### ${heading}\nNone yet.`) + 4, 0);
+  const fitted = fitToBudget(fixedBytes, budgetBytes, latestDecision, openQuestions, rest);
+
+  const parts = [...head];
+  const { questions: leftQuestions, others: leftOthers } = fitted.leftOut;
+  if (leftQuestions.length > 0 || leftOthers.length > 0) {
+    const left = [
+      ...(leftQuestions.length > 0 ? [`the ${plural(leftQuestions.length, "oldest open question", "oldest open questions")} (${seqRange(leftQuestions)})`] : []),
+      ...(leftOthers.length > 0 ? [`${plural(leftOthers.length, "earlier entry", "earlier entries")} (${seqRange(leftOthers)})`] : []),
+    ];
+    parts.push(
+      `_Trimmed to fit ${Math.floor(budgetBytes / 1024)} KiB: left out ${left.join(" and ")}. The full thread \`${handoff.id}\` was cut at #${cut} (refs.threads[0].seq)._`,
+    );
   }
-  if (omitted > 0) parts.push(`_${omitted} more entries are in the source thread \`${handoff.id}\` up to #${cut}._`);
+  parts.push(fitted.decisionItem ? section("Latest decision", [fitted.decisionItem]) : "### Latest decision\nNone yet.");
+  parts.push(
+    openQuestions.length === 0
+      ? "### Open questions\nNone."
+      : section("Open questions", [...fitted.questions.values()].reverse().concat(fitted.questions.size === 0 ? ["All left out (see above)."] : [])),
+  );
+  for (const group of GROUPS) {
+    const members = rest.filter((entry) => entry.type === group.type && fitted.others.has(entry.seq));
+    if (members.length > 0) parts.push(section(group.heading, members.map((entry) => fitted.others.get(entry.seq)!)));
+  }
   return `${parts.join("\n\n")}\n`;
 }
