@@ -1,4 +1,5 @@
 import { httpStatusOf, Invalid, isDomainError } from "./errors";
+import { jsonTooDeep, tooDeepMessage } from "./nesting";
 
 /** The JSON body of an API error. */
 export type ApiError = { error: { code: string; message: string; fieldErrors?: Record<string, string[]> } };
@@ -37,6 +38,8 @@ export async function jsonRoute<T>(handler: () => Promise<T>, status = 200): Pro
 export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
   if (text.trim() === "") return {};
+  const deep = jsonTooDeep(text);
+  if (deep) throw new Invalid(tooDeepMessage("the request body", deep));
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -2,6 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
 import type { HandoffPage, HandoffThread } from "./handoffs";
 import type { ApiError } from "./http";
+import { MAX_PAGE, wholeNumberParam } from "./validation";
 
 /** How often open pages poll, so agents' work shows up within 2 s without a reload. */
 const POLL_INTERVAL_MS = 1000;
@@ -11,7 +12,7 @@ const historyFiltersSchema = z.object({
   project: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/).optional().catch(undefined),
   q: z.string().trim().min(1).max(200).optional().catch(undefined),
   source: z.enum(["native", "bundle", "handoff_json", "handoff_yaml"]).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).optional().catch(undefined),
+  page: wholeNumberParam("page", 1, MAX_PAGE).catch(undefined),
 });
 
 export type HistoryFilters = z.infer<typeof historyFiltersSchema>;

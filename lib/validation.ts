@@ -44,3 +44,22 @@ export type DoorInput<Schema extends z.ZodType> = {
     ? string | Extract<z.input<Schema>[Key], undefined>
     : z.input<Schema>[Key];
 };
+
+/** Highest page number any list answers: far past a real page, well inside safe integers and SQL offsets. */
+export const MAX_PAGE = 1_000_000;
+
+/**
+ * A whole number from a URL or a caller, `min` to `max`: numbers as they are, strings only as
+ * plain decimal digits (`1e308`, `0x10`, `NaN`, `-1` and `1.5` are refused, not coerced), blank
+ * as absent. One rule for page numbers and page sizes at every door.
+ */
+export function wholeNumberParam(name: string, min: number, max: number) {
+  const message = `${name} must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    (value) => {
+      if (value === "" || value === null) return undefined;
+      return typeof value === "string" && /^\s*\d{1,16}\s*$/.test(value) ? Number(value) : value;
+    },
+    z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).optional(),
+  );
+}

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { MAX_PAGE, wholeNumberParam } from "../validation";
 import { AGENT_STATUSES, PERSONA_SLUG_PATTERN } from "./schemas";
 
 const agentFiltersSchema = z.object({
   status: z.enum(AGENT_STATUSES).optional().catch(undefined),
   persona: z.string().max(64).regex(PERSONA_SLUG_PATTERN).optional().catch(undefined),
   project: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/).optional().catch(undefined),
-  page: z.coerce.number().int().min(1).optional().catch(undefined),
+  page: wholeNumberParam("page", 1, MAX_PAGE).catch(undefined),
 });
 
 /** The /agents page's filters, as they live in its URL. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readTransaction, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import { parseInput } from "../validation";
+import { MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
 import { agentStatusSchema, optionalProjectSchema, personaSlugSchema } from "./schemas";
 import { toAgentDetail, type AgentDetail } from "./views";
 
@@ -13,8 +13,8 @@ export const findAgentsInput = z.object({
   status: z.preprocess(blankToUndefined, agentStatusSchema.optional()),
   persona: z.preprocess(blankToUndefined, personaSlugSchema.optional()),
   project: optionalProjectSchema,
-  page: z.coerce.number({ error: "page must be a number" }).int().min(1, { error: "page starts at 1" }).default(1),
-  perPage: z.coerce.number().int().min(1).max(200).default(AGENTS_PAGE_SIZE),
+  page: wholeNumberParam("page", 1, MAX_PAGE).transform((page) => page ?? 1),
+  perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? AGENTS_PAGE_SIZE),
 });
 
 export type FindAgentsOptions = {

@@ -48,7 +48,9 @@ export function detectFormat(text: string, fileName = ""): Detection {
 
 /** A format named by a person (`json`, `yaml`, `bundle`, `handoff_json` …), or an Invalid listing them. */
 export function formatNamed(name: string, field = "format"): SourceFormat {
-  const format = FORMAT_ALIASES[name.trim().toLowerCase()];
-  if (!format) throw new Invalid(`unknown format "${name}"`, { [field]: ["must be bundle, json or yaml"] });
+  const key = name.trim().toLowerCase();
+  // Own keys only: `constructor` or `__proto__` must not find Object.prototype's members.
+  const format = Object.hasOwn(FORMAT_ALIASES, key) ? FORMAT_ALIASES[key] : undefined;
+  if (!format) throw new Invalid(`unknown format ${JSON.stringify(name.slice(0, 40))}: use bundle, json or yaml`, { [field]: ["must be bundle, json or yaml"] });
   return format;
 }

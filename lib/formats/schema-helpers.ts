@@ -2,6 +2,7 @@ import { parse as parseYamlDocument, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { MAX_CONTENT_BYTES } from "../handoffs";
+import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
 import { parseInput } from "../validation";
 
 /** Largest document Baton reads: ten entries' worth; anything bigger is not a handoff. */
@@ -56,9 +57,16 @@ function refuseHuge(text: string): void {
   if (text.trim() === "") throw new Invalid("the document is empty", { "(document)": ["is empty"] });
 }
 
-/** JSON text → value, or an Invalid saying where the JSON breaks. */
+function tooDeep(at?: TooDeep | null): Invalid {
+  const message = tooDeepMessage("the document", at);
+  return new Invalid(message, { "(document)": [message] });
+}
+
+/** JSON text → value, or an Invalid saying where the JSON breaks or nests too deep. */
 export function parseJsonText(text: string): unknown {
   refuseHuge(text);
+  const deep = jsonTooDeep(text);
+  if (deep) throw tooDeep(deep);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -67,16 +75,23 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/** YAML text → value, or an Invalid naming the line where the YAML breaks. */
+/** YAML text → value, or an Invalid naming the line where the YAML breaks or nests too deep. */
 export function parseYamlText(text: string): unknown {
   refuseHuge(text);
+  // The parser recurses per level: an estimate refuses runaway nesting before it starts.
+  const deep = yamlTooDeep(text);
+  if (deep) throw tooDeep(deep);
+  let value: unknown;
   try {
     // One document, plain data only: no custom tags, aliases capped so a "billion laughs" cannot blow up.
-    return parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+    value = parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
   } catch (error) {
     const reason = error instanceof YAMLParseError || error instanceof Error ? error.message.split("\n")[0] : String(error);
+    if (/call stack/i.test(reason)) throw tooDeep();
     throw new Invalid(`invalid YAML: ${reason}`, { "(document)": [`invalid YAML: ${reason}`] });
   }
+  if (valueTooDeep(value)) throw tooDeep();
+  return value;
 }
 
 /** Validates a parsed document: a non-object gets one clear root error, fields get their paths. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { readTransaction } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import { parseInput, type DoorInput } from "../validation";
+import { MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { handoffStatusSchema, optionalProjectSchema } from "./schemas";
 import { toHandoffView, type HandoffView } from "./views";
 
@@ -19,8 +19,8 @@ export const findHandoffsInput = z.object({
     blankToUndefined,
     z.enum(SOURCE_FILTERS, { error: `source must be one of ${SOURCE_FILTERS.join(", ")}` }).optional(),
   ),
-  page: z.coerce.number({ error: "page must be a number" }).int().min(1, { error: "page starts at 1" }).default(1),
-  perPage: z.coerce.number().int().min(1).max(200).default(HISTORY_PAGE_SIZE),
+  page: wholeNumberParam("page", 1, MAX_PAGE).transform((page) => page ?? 1),
+  perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? HISTORY_PAGE_SIZE),
 });
 
 export type FindHandoffsOptions = DoorInput<typeof findHandoffsInput>;

@@ -7,7 +7,7 @@ const ARGUMENT_NAMES: Record<string, string> = { asClient: "as_client", agentId:
 const argumentName = (field: string) =>
   field
     .split(".")
-    .map((part) => ARGUMENT_NAMES[part] ?? part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`))
+    .map((part) => (Object.hasOwn(ARGUMENT_NAMES, part) ? ARGUMENT_NAMES[part] : part.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)))
     .join(".");
 
 /**
