@@ -1,34 +1,187 @@
 import { z } from "zod";
-import { readTransaction } from "../db";
-import { parseInput, type DoorInput } from "../validation";
+import { readTransaction, type Tx } from "../db";
+import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
+import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
 import { loadHandoff } from "./load";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { cursorOf, toEntryView, toHandoffView, type EntryView, type HandoffView } from "./views";
 
-export const getHandoffInput = z.object({
-  id: handoffIdSchema,
-  asClient: clientSideSchema.default("chat"),
-});
+export const getHandoffInput = z
+  .object({
+    id: handoffIdSchema,
+    asClient: clientSideSchema.default("chat"),
+    afterSeq: wholeNumberParam("after_seq", 0, END_OF_THREAD),
+    beforeSeq: wholeNumberParam("before_seq", 0, END_OF_THREAD),
+    limit: wholeNumberParam("limit", 1, MAX_THREAD_LIMIT),
+    /** A smaller byte budget, for a door that carries each entry twice (the thread page's HTML). */
+    maxBytes: wholeNumberParam("maxBytes", 1, THREAD_ANSWER_BUDGET_BYTES),
+  })
+  .refine((input) => input.afterSeq === undefined || input.beforeSeq === undefined || input.afterSeq < input.beforeSeq, {
+    error: "before_seq must be above after_seq (together they ask for the entries between them)",
+    path: ["beforeSeq"],
+  });
 
 export type GetHandoffOptions = DoorInput<typeof getHandoffInput>;
+
+/** Entries of the thread an answer left out, as one seq range. */
+export type OmittedRange = { firstSeq: number; lastSeq: number; count: number };
+
 export type HandoffThread = {
   handoff: HandoffView;
+  /** The entries this answer carries, oldest first: one contiguous run of the thread. */
   entries: EntryView[];
-  /** Entries past the reading side's cursor. */
+  /** Those of `entries` past the reading side's cursor. */
   newEntries: EntryView[];
+  /** Every entry past the reading side's cursor, carried or not. */
   newCount: number;
+  /** Every entry of the thread. */
+  entryCount: number;
+  /** Entries that were asked for but left out, for the byte budget or `limit`. */
+  truncated: boolean;
+  omitted: { earlier: OmittedRange | null; later: OmittedRange | null };
+  /** How to fetch what was left out, in the parameter names of REST and MCP; null when nothing was. */
+  hint: string | null;
 };
 
-/** The thread as one side sees it. Reading never moves a cursor. */
+/**
+ * Room for pretty-printing (the MCP text block indents every field) and snake_case keys,
+ * beyond an entry's compact JSON.
+ */
+const ENTRY_FRAME_BYTES = 96;
+
+/** Bytes an entry adds to an answer; a new one appears twice (`entries` and `new_entries`). */
+function costOf(entry: EntryView, cursor: number): number {
+  const once = Buffer.byteLength(JSON.stringify(entry), "utf8") + ENTRY_FRAME_BYTES;
+  return entry.seq > cursor ? 2 * once : once;
+}
+
+/** What is left of an answer's budget. The first entry always goes in, so paging always moves on. */
+class Room {
+  taken = 0;
+  constructor(
+    public bytes: number,
+    public count: number,
+  ) {}
+  take(cost: number): boolean {
+    if (this.count === 0 || (this.taken > 0 && cost > this.bytes)) return false;
+    this.bytes -= cost;
+    this.count -= 1;
+    this.taken += 1;
+    return true;
+  }
+}
+
+type SeqBounds = { gt?: number; lt?: number };
+
+/**
+ * Entries within `bounds` in `order`, as many as `room` holds, stopping at the first that does
+ * not fit (what is taken stays one contiguous run). `full` is true when it stopped for room.
+ * Rows are read in growing batches: a few large entries never pull in thousands.
+ */
+async function walk(tx: Tx, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
+  const entries: EntryView[] = [];
+  let edge = order === "asc" ? bounds.gt : bounds.lt;
+  for (let batch = 16; ; batch = Math.min(batch * 2, 512)) {
+    const want = Math.min(batch, room.count);
+    if (want === 0) return { entries, full: true };
+    const rows = await tx.entry.findMany({
+      where: { handoffId, seq: order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge } },
+      orderBy: { seq: order },
+      take: want,
+    });
+    for (const row of rows) {
+      const entry = toEntryView(row);
+      if (!room.take(costOf(entry, cursor))) return { entries, full: true };
+      entries.push(entry);
+    }
+    if (rows.length < want) return { entries, full: false };
+    edge = rows[rows.length - 1].seq;
+  }
+}
+
+async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds): Promise<OmittedRange | null> {
+  const found = await tx.entry.aggregate({
+    where: { handoffId, seq: bounds },
+    _min: { seq: true },
+    _max: { seq: true },
+    _count: { _all: true },
+  });
+  if (found._count._all === 0 || found._min.seq === null || found._max.seq === null) return null;
+  return { firstSeq: found._min.seq, lastSeq: found._max.seq, count: found._count._all };
+}
+
+const entriesWord = (count: number) => (count === 1 ? "entry" : "entries");
+
+function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: string, scope: SeqBounds, cursor: number): string | null {
+  const { earlier, later } = thread.omitted;
+  if (!earlier && !later) return null;
+  const first = thread.entries[0].seq;
+  const last = thread.entries[thread.entries.length - 1].seq;
+  const sentences = [`This answer carries ${thread.entries.length} ${entriesWord(thread.entries.length)} (#${first}–#${last}) ${reason}.`];
+  if (earlier) {
+    sentences.push(
+      `Left out ${earlier.count} earlier ${entriesWord(earlier.count)} (#${earlier.firstSeq}–#${earlier.lastSeq}): call get_handoff with ` +
+        `before_seq=${first} to read back from there (newest first), or after_seq=${scope.gt ?? 0} to read them from the start.`,
+    );
+  }
+  if (later) {
+    const unread = later.lastSeq > cursor ? " Some are new to you: read them before calling mark_handoff_read, which marks the whole thread read." : "";
+    sentences.push(
+      `Left out ${later.count} later ${entriesWord(later.count)} (#${later.firstSeq}–#${later.lastSeq}): call get_handoff with ` +
+        `after_seq=${last}${scope.lt !== undefined ? ` and before_seq=${scope.lt}` : ""} to read on.${unread}`,
+    );
+  }
+  return sentences.join(" ");
+}
+
+/**
+ * The thread as one side sees it, within a byte budget (`THREAD_ANSWER_BUDGET_BYTES`, or a
+ * smaller `maxBytes`) and at most `limit` entries:
+ * - with `after_seq`: the entries after it, oldest first (and before `before_seq`, if given);
+ * - with only `before_seq`: the latest entries before it;
+ * - with neither: the entries new to the side first (oldest first), then as many of the entries
+ *   before them as still fit, latest first. Without a budget problem that is the whole thread.
+ * What was left out is reported as seq ranges with a sentence on how to fetch it. Reading never
+ * moves a cursor.
+ */
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
+  const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
   return readTransaction(async (tx) => {
     const handoff = toHandoffView(await loadHandoff(tx, input.id));
-    const entries = (await tx.entry.findMany({ where: { handoffId: input.id }, orderBy: { seq: "asc" } })).map(
-      toEntryView,
-    );
     const cursor = cursorOf(handoff, input.asClient);
-    const newEntries = entries.filter((entry) => entry.seq > cursor);
-    return { handoff, entries, newEntries, newCount: newEntries.length };
+    const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
+    let entries: EntryView[];
+    let scope: SeqBounds;
+    if (input.afterSeq !== undefined) {
+      scope = { gt: input.afterSeq, lt: input.beforeSeq };
+      entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
+    } else if (input.beforeSeq !== undefined) {
+      scope = { lt: input.beforeSeq };
+      entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
+    } else {
+      scope = {};
+      const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
+      const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
+      entries = [...older.reverse(), ...fresh.entries];
+    }
+    const [newCount, entryCount, earlier, later] = await Promise.all([
+      tx.entry.count({ where: { handoffId: input.id, seq: { gt: cursor } } }),
+      tx.entry.count({ where: { handoffId: input.id } }),
+      entries.length ? rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null,
+      entries.length ? rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null,
+    ]);
+    const omitted = { earlier, later };
+    const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
+    return {
+      handoff,
+      entries,
+      newEntries: entries.filter((entry) => entry.seq > cursor),
+      newCount,
+      entryCount,
+      truncated: earlier !== null || later !== null,
+      omitted,
+      hint: hintOf({ entries, omitted }, reason, scope, cursor),
+    };
   });
 }

@@ -11,8 +11,9 @@ export {
   type HandoffSummary,
   type SourceFilter,
 } from "./find-handoffs";
-export { getHandoff, type GetHandoffOptions, type HandoffThread } from "./get-handoff";
+export { getHandoff, type GetHandoffOptions, type HandoffThread, type OmittedRange } from "./get-handoff";
 export { extractHandoffId } from "./handoff-ref";
+export * from "./limits";
 export { markRead, type MarkReadOptions } from "./mark-read";
 export * from "./schemas";
 export type { EntryView, HandoffView } from "./views";

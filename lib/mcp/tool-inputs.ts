@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { extractHandoffId } from "../handoffs/handoff-ref";
+import { MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "../handoffs/limits";
 import { CLIENT_SIDES, ENTRY_TYPES } from "../handoffs/schemas";
 
 /** Argument schemas shared by the tools. Domain functions validate the values again, fully. */
@@ -34,3 +35,25 @@ export const contentArg = z
 export function handoffIdOf(raw: string): string {
   return extractHandoffId(raw) ?? raw;
 }
+
+// Paging arguments: typed here, ranges checked by the domain function (one place, one message).
+export const afterSeqArg = z
+  .number({ error: "after_seq must be a whole number: an entry seq" })
+  .optional()
+  .describe(
+    "Read only the entries after this seq, oldest first (after_seq=0: from the start). Use it to read on where a " +
+      "truncated answer stopped, or to fetch only what was written since the last entry you have.",
+  );
+
+export const beforeSeqArg = z
+  .number({ error: "before_seq must be a whole number: an entry seq" })
+  .optional()
+  .describe("Read only the latest entries before this seq (newest kept when the answer must be cut), to read back in time.");
+
+export const limitArg = z
+  .number({ error: `limit must be a whole number from 1 to ${MAX_THREAD_LIMIT}` })
+  .optional()
+  .describe(
+    `At most this many entries (1 to ${MAX_THREAD_LIMIT}). Answers also stop at about ` +
+      `${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB; omitted and hint say what was left out.`,
+  );

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CLIENT_SIDES, ENTRY_TYPES, HANDOFF_STATUSES } from "../handoffs/schemas";
-import type { EntryView, HandoffView } from "../handoffs";
+import type { EntryView, HandoffView, OmittedRange } from "../handoffs";
 
 /**
  * What MCP clients see: the seed's snake_case field names (`chat_last_seen`, `from_client` …).
@@ -26,6 +26,14 @@ export const mcpEntrySchema = z.object({
   content: z.string(),
   created_at: z.string(),
 });
+
+export const mcpOmittedRangeSchema = z
+  .object({
+    first_seq: z.number().int(),
+    last_seq: z.number().int(),
+    count: z.number().int().describe("How many entries of the thread lie in this range"),
+  })
+  .nullable();
 
 export type McpHandoff = z.infer<typeof mcpHandoffSchema>;
 export type McpEntry = z.infer<typeof mcpEntrySchema>;
@@ -53,4 +61,8 @@ export function toMcpEntry(view: EntryView): McpEntry {
     content: view.content,
     created_at: view.createdAt,
   };
+}
+
+export function toMcpOmittedRange(range: OmittedRange | null): z.infer<typeof mcpOmittedRangeSchema> {
+  return range && { first_seq: range.firstSeq, last_seq: range.lastSeq, count: range.count };
 }

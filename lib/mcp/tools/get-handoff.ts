@@ -1,33 +1,53 @@
 import { z } from "zod";
+import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
 import { clientOf, defineTool } from "../tool-kit";
-import { asClientArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
-import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
+import { afterSeqArg, asClientArg, beforeSeqArg, handoffIdArg, handoffIdOf, limitArg } from "../tool-inputs";
+import { mcpEntrySchema, mcpHandoffSchema, mcpOmittedRangeSchema, toMcpEntry, toMcpHandoff, toMcpOmittedRange } from "../views";
 
 export const getHandoffTool = defineTool({
   name: "get_handoff",
   title: "Read handoff",
   description:
-    "Read a handoff by its ID when the user pastes one or asks you to check a handoff. Returns every entry in order " +
-    "plus new_entries: what the other side wrote since you last marked the thread read (new_count of them). Reading " +
-    "does not move your cursor: call mark_handoff_read once you have taken the new entries in. A completed handoff " +
-    "has no entries left.",
-  input: z.object({ id: handoffIdArg, as_client: asClientArg }),
+    "Read a handoff by its ID when the user pastes one or asks you to check a handoff. Returns its entries in order " +
+    "plus new_entries: what the other side wrote since you last marked the thread read (new_count of them). A long " +
+    `thread comes back cut to about ${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB, new entries first: then ` +
+    "truncated is true, omitted gives the seq ranges left out and hint says how to fetch them (after_seq to read on, " +
+    "before_seq to read back). Reading does not move your cursor: call mark_handoff_read once you have taken all the " +
+    "new entries in. A completed handoff has no entries left.",
+  input: z.object({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg }),
   output: z.object({
     handoff: mcpHandoffSchema,
-    entries: z.array(mcpEntrySchema).describe("All entries, oldest first"),
-    new_entries: z.array(mcpEntrySchema).describe("Entries with seq above your side's last_seen cursor"),
-    new_count: z.number().int(),
+    entries: z.array(mcpEntrySchema).describe("The entries in this answer, oldest first: the whole thread unless truncated"),
+    new_entries: z.array(mcpEntrySchema).describe("Those of entries with seq above your side's last_seen cursor"),
+    new_count: z.number().int().describe("All entries above your cursor, including any this answer left out"),
+    entry_count: z.number().int().describe("All entries of the thread"),
+    truncated: z.boolean().describe("True when entries you asked for were left out (size budget or limit)"),
+    omitted: z.object({
+      earlier: mcpOmittedRangeSchema.describe("Entries before the first one in this answer that were left out"),
+      later: mcpOmittedRangeSchema.describe("Entries after the last one in this answer that were left out"),
+    }),
+    hint: z.string().nullable().describe("How to fetch what was left out; null when nothing was"),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, context) {
     const { getHandoff } = await loadHandoffs();
-    const thread = await getHandoff({ id: handoffIdOf(args.id), asClient: clientOf(args.as_client, context) });
+    const thread = await getHandoff({
+      id: handoffIdOf(args.id),
+      asClient: clientOf(args.as_client, context),
+      afterSeq: args.after_seq,
+      beforeSeq: args.before_seq,
+      limit: args.limit,
+    });
     return {
       handoff: toMcpHandoff(thread.handoff),
       entries: thread.entries.map(toMcpEntry),
       new_entries: thread.newEntries.map(toMcpEntry),
       new_count: thread.newCount,
+      entry_count: thread.entryCount,
+      truncated: thread.truncated,
+      omitted: { earlier: toMcpOmittedRange(thread.omitted.earlier), later: toMcpOmittedRange(thread.omitted.later) },
+      hint: thread.hint,
     };
   },
 });
