@@ -28,7 +28,9 @@ export type StdioClientOptions = {
 };
 
 /** Spawns a stdio MCP server and connects the SDK's client to it (stderr is collected, not shown). */
-export async function connectStdioClient(options: StdioClientOptions = {}): Promise<{ client: Client; stderr: () => string }> {
+export async function connectStdioClient(
+  options: StdioClientOptions = {},
+): Promise<{ client: Client; stderr: () => string; /** the server's process id, e.g. to SIGKILL it */ pid: number }> {
   const entryArgs =
     options.entry === "launch" ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
   const transport = new StdioClientTransport({
@@ -42,7 +44,8 @@ export async function connectStdioClient(options: StdioClientOptions = {}): Prom
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: "baton-test", version: "1.0.0" });
   await client.connect(transport);
-  return { client, stderr: () => stderr };
+  // Connected means spawned, so the transport has a process id.
+  return { client, stderr: () => stderr, pid: transport.pid! };
 }
 
 /** Connects the SDK's Streamable HTTP client to `url` with extra request headers. */
