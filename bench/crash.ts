@@ -8,14 +8,14 @@
 import fs from "node:fs";
 import { ensureMcpBundle } from "../lib/mcp/bundle";
 import { ensureMigrated } from "../lib/migrate";
-import { crashViolations, describeCrashReport, runCrashScenario } from "../tests/support/crash-rig";
+import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario } from "../tests/support/crash-rig";
 import { makeTemporaryDataDir } from "./support";
 
 export async function run(): Promise<void> {
   const dir = makeTemporaryDataDir("crash");
   ensureMigrated();
   await ensureMcpBundle();
-  const report = await runCrashScenario({
+  const report = checkCrashRun(await runCrashScenario({
     stdioWriters: 12,
     httpWriters: 4,
     openThreads: 8,
@@ -24,7 +24,7 @@ export async function run(): Promise<void> {
     until: { acks: 10_000 },
     maxMs: 20 * 60_000,
     log: (line) => console.log(`  ${line}`),
-  });
+  }));
   for (const line of describeCrashReport(report)) console.log(line);
   const violations = crashViolations(report);
   console.log(violations.length === 0 ? "verdict: 0 lost, 0 duplicated, 0 accepted after close, integrity ok" : `verdict: FAILED (${violations.join(", ")})`);

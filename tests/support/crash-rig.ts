@@ -32,8 +32,11 @@ export type CrashRunOptions = {
   kills: number;
   /** close_handoff calls spread over the run. */
   closes: number;
-  /** The run ends when this many appends were acknowledged, or after this much wall time. */
-  until: { acks: number } | { ms: number };
+  /**
+   * The run ends once this many appends were acknowledged and this much wall time has passed
+   * (either may be left out); kills and closes happen at fixed points of that progress.
+   */
+  until: { acks?: number; ms?: number };
   /** Gives up after this long (the report says `timedOut`). */
   maxMs: number;
   seed?: number;
@@ -82,9 +85,15 @@ export type CrashReport = {
   problems: string[];
 };
 
+/** What the driver saw: every call's outcome and the run's counters. */
+export type CrashRun = Pick<CrashReport, "seed" | "writers" | "durationMs" | "timedOut" | "acks" | "kills" | "restarts" | "closes" | "marksRead" | "unexpectedErrors" | "problems"> & {
+  threads: Thread[];
+  attempts: Attempt[];
+};
+
 type Outcome = "pending" | "acked" | "refused" | "in-doubt";
 
-type Attempt = {
+export type Attempt = {
   token: string;
   thread: Thread;
   writer: string;
@@ -95,7 +104,7 @@ type Attempt = {
   message?: string;
 };
 
-type Thread = { id: string; closeSentAt?: number; closeAckAt?: number };
+export type Thread = { id: string; closeSentAt?: number; closeAckAt?: number };
 
 type Writer = {
   name: string;
@@ -199,9 +208,10 @@ async function retireWriter(writer: Writer): Promise<void> {
 
 /**
  * Runs one crash scenario against the database of the current data folder (DATABASE_URL /
- * BATON_DATA_DIR, migrated beforehand) and returns what the database shows.
+ * BATON_DATA_DIR, migrated beforehand) and returns what every call was told; checkCrashRun then
+ * holds the database to it.
  */
-export async function runCrashScenario(options: CrashRunOptions): Promise<CrashReport> {
+export async function runCrashScenario(options: CrashRunOptions): Promise<CrashRun> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const rng = random(seed);
   const log = options.log ?? (() => undefined);
@@ -251,7 +261,9 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
 
   const started = now();
   const elapsed = () => now() - started;
-  const progress = () => ("acks" in options.until ? acks / options.until.acks : elapsed() / options.until.ms);
+  const { acks: targetAcks, ms: targetMs } = options.until;
+  if (!targetAcks && !targetMs) throw new Error("until needs acks, ms or both");
+  const progress = () => Math.min(targetAcks ? acks / targetAcks : Infinity, targetMs ? elapsed() / targetMs : Infinity);
 
   async function writerLoop(writer: Writer): Promise<void> {
     let counter = 0;
@@ -388,37 +400,64 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
   const durationMs = elapsed();
   await Promise.all(writers.map(retireWriter));
   await control.client.close();
-  log(`run over: ${acks} acks in ${(durationMs / 1000).toFixed(1)} s; checking the database`);
+  log(`run over: ${acks} acks in ${(durationMs / 1000).toFixed(1)} s`);
 
-  // The database, as a fresh connection sees it once every writer is gone.
-  const database = new Database(databaseFile());
-  let verdict: ReturnType<typeof checkDatabase>;
-  try {
-    verdict = checkDatabase(database, threads, attempts, problem, unexpected);
-  } finally {
-    database.close();
-  }
-
-  const timed = attempts
-    .filter((attempt) => attempt.outcome === "acked" && attempt.writer !== "control")
-    .map((attempt) => ({ token: attempt.token, ms: attempt.doneAt - attempt.sentAt }))
-    .sort((a, b) => a.ms - b.ms);
-  const latencies = timed.map((call) => call.ms);
   return {
     seed,
     writers: writers.length,
     durationMs,
     timedOut,
     acks,
-    acksPerSecond: acks / (durationMs / 1000),
-    latencyMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies.at(-1) ?? 0 },
-    slowest: timed.slice(-3).reverse(),
     kills,
     restarts,
     closes,
     marksRead,
     unexpectedErrors,
+    problems,
+    threads,
+    attempts,
+  };
+}
+
+/**
+ * Checks the database of the current data folder (once every writer is gone) against what every
+ * call of `run` was told, and sums the run up.
+ */
+export function checkCrashRun(run: CrashRun): CrashReport {
+  const problems = [...run.problems];
+  let unexpectedErrors = run.unexpectedErrors;
+  const unexpected = (line: string) => {
+    unexpectedErrors++;
+    problems.push(line);
+  };
+  const database = new Database(databaseFile());
+  let verdict: ReturnType<typeof checkDatabase>;
+  try {
+    verdict = checkDatabase(database, run.threads, run.attempts, (line) => problems.push(line), unexpected);
+  } finally {
+    database.close();
+  }
+
+  const timed = run.attempts
+    .filter((attempt) => attempt.outcome === "acked" && attempt.writer !== "control")
+    .map((attempt) => ({ token: attempt.token, ms: attempt.doneAt - attempt.sentAt }))
+    .sort((a, b) => a.ms - b.ms);
+  const latencies = timed.map((call) => call.ms);
+  return {
+    seed: run.seed,
+    writers: run.writers,
+    durationMs: run.durationMs,
+    timedOut: run.timedOut,
+    acks: run.acks,
+    acksPerSecond: run.acks / (run.durationMs / 1000),
+    latencyMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies.at(-1) ?? 0 },
+    slowest: timed.slice(-3).reverse(),
+    kills: run.kills,
+    restarts: run.restarts,
+    closes: run.closes,
+    marksRead: run.marksRead,
     ...verdict,
+    unexpectedErrors,
     problems: problems.slice(0, MAX_PROBLEMS_SHOWN),
   };
 }
@@ -436,7 +475,7 @@ function checkDatabase(
 ) {
   const integrity = (database.pragma("integrity_check") as { integrity_check: string }[]).map((row) => row.integrity_check).join("; ");
   const ids = new Set(threads.map((thread) => thread.id));
-  const entries = (database.prepare("SELECT seq, handoff_id AS handoffId, content FROM handoff_entries").all() as EntryRow[]).filter((row) =>
+  const entries = (database.prepare("SELECT seq, handoff_id AS handoffId, content FROM handoff_entries ORDER BY seq").all() as EntryRow[]).filter((row) =>
     ids.has(row.handoffId),
   );
   const handoffs = new Map(
