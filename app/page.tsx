@@ -1,9 +1,11 @@
 import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
+import { Suspense } from "react";
 import { HistoryFiltersForm } from "@/components/handoffs/history-filters";
 import { HistoryList } from "@/components/handoffs/history-list";
 import { OpenHandoffForm } from "@/components/handoffs/open-handoff-form";
 import { PageHeader } from "@/components/ui/page-header";
+import { Skeleton } from "@/components/ui/skeleton";
 import { findHandoffs, findProjects } from "@/lib/handoffs";
 import { historyFiltersFrom, historyQuery } from "@/lib/queries";
 import { makeServerQueryClient } from "@/lib/query-client";
@@ -11,7 +13,27 @@ import { makeServerQueryClient } from "@/lib/query-client";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Handoffs" };
 
-export default async function HomePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+/**
+ * No loading.tsx at the root: a root loading boundary streams every page, and a page that must
+ * answer 404 (an unknown /handoffs/<id>) would answer 200. The history loads behind its own
+ * Suspense boundary instead.
+ */
+export default function HomePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  return (
+    <>
+      <PageHeader
+        title="Handoffs"
+        description="Threads between chat (decisions) and code (implementation). Unread counts update as agents write."
+      />
+      <OpenHandoffForm />
+      <Suspense fallback={<Skeleton label="handoffs" rows={8} />}>
+        <History searchParams={searchParams} />
+      </Suspense>
+    </>
+  );
+}
+
+async function History({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const filters = historyFiltersFrom(await searchParams);
   const queryClient = makeServerQueryClient();
   const [projects] = await Promise.all([
@@ -20,11 +42,6 @@ export default async function HomePage({ searchParams }: { searchParams: Promise
   ]);
   return (
     <>
-      <PageHeader
-        title="Handoffs"
-        description="Threads between chat (decisions) and code (implementation). Unread counts update as agents write."
-      />
-      <OpenHandoffForm />
       <HistoryFiltersForm filters={filters} projects={projects} />
       <HydrationBoundary state={dehydrate(queryClient)}>
         <HistoryList filters={filters} />

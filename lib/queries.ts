@@ -1,6 +1,7 @@
-import { queryOptions } from "@tanstack/react-query";
+import { queryOptions, type QueryClient } from "@tanstack/react-query";
 import { z } from "zod";
-import type { HandoffPage, HandoffThread } from "./handoffs";
+import type { EntryView, HandoffPage, HandoffThread, HandoffView } from "./handoffs";
+import { END_OF_THREAD, THREAD_PAGE_SIZE } from "./handoffs/limits";
 import type { ApiError } from "./http";
 import { MAX_PAGE, wholeNumberParam } from "./validation";
 
@@ -57,10 +58,84 @@ export function historyQuery(filters: HistoryFilters) {
   });
 }
 
+/**
+ * What an open thread page holds: the header, a run of entries that ends at the latest one, and
+ * how many earlier entries it has not loaded. It grows at both ends: live refresh appends,
+ * "Load earlier" prepends.
+ */
+export type ThreadState = {
+  handoff: HandoffView;
+  entries: EntryView[];
+  newCount: number;
+  entryCount: number;
+  earlierCount: number;
+};
+
+/** The state of a page that has loaded one answer: the latest page of entries. */
+export function threadStateOf(thread: HandoffThread): ThreadState {
+  return {
+    handoff: thread.handoff,
+    entries: thread.entries,
+    newCount: thread.newCount,
+    entryCount: thread.entryCount,
+    earlierCount: thread.omitted.earlier?.count ?? 0,
+  };
+}
+
+/** The held state with the answer for "after the last entry held": new header, entries appended. */
+function withLater(held: ThreadState, later: HandoffThread): ThreadState {
+  // Closing wipes the entries: a completed thread shows none, whatever was held.
+  if (later.handoff.status !== "active") return { ...threadStateOf(later), entries: [], earlierCount: 0 };
+  const last = held.entries.at(-1)?.seq ?? 0;
+  const added = later.entries.filter((entry) => entry.seq > last);
+  return {
+    ...held,
+    handoff: later.handoff,
+    entries: added.length ? [...held.entries, ...added] : held.entries,
+    newCount: later.newCount,
+    entryCount: later.entryCount,
+  };
+}
+
+const threadUrl = (id: string, asClient: string, paging: string) =>
+  `/api/handoffs/${encodeURIComponent(id)}?as=${asClient}&${paging}`;
+
+const threadKey = (id: string, asClient: "chat" | "code") => ["handoff", id, asClient] as const;
+
+/**
+ * A live thread. The first load is the latest page; every refresh after that asks only for the
+ * entries after the last one held (an idle page downloads the small header and nothing else).
+ */
 export function threadQuery(id: string, asClient: "chat" | "code") {
+  const queryKey = threadKey(id, asClient);
   return queryOptions({
-    queryKey: ["handoff", id, asClient],
-    queryFn: () => fetchJson<HandoffThread>(`/api/handoffs/${encodeURIComponent(id)}?as=${asClient}`),
+    queryKey,
+    queryFn: async ({ client }): Promise<ThreadState> => {
+      const held = client.getQueryData<ThreadState>(queryKey);
+      if (!held) {
+        return threadStateOf(await fetchJson<HandoffThread>(threadUrl(id, asClient, `before_seq=${END_OF_THREAD}&limit=${THREAD_PAGE_SIZE}`)));
+      }
+      const later = await fetchJson<HandoffThread>(threadUrl(id, asClient, `after_seq=${held.entries.at(-1)?.seq ?? 0}`));
+      // "Load earlier" may have landed while this was in flight: merge into what is held now.
+      return withLater(client.getQueryData<ThreadState>(queryKey) ?? held, later);
+    },
     refetchInterval: POLL_INTERVAL_MS,
+  });
+}
+
+/** Loads the page of entries before the first one held and puts it in front. */
+export async function loadEarlierEntries(client: QueryClient, id: string, asClient: "chat" | "code"): Promise<void> {
+  const queryKey = threadKey(id, asClient);
+  const first = client.getQueryData<ThreadState>(queryKey)?.entries[0]?.seq;
+  if (first === undefined) return;
+  const page = await fetchJson<HandoffThread>(threadUrl(id, asClient, `before_seq=${first}&limit=${THREAD_PAGE_SIZE}`));
+  client.setQueryData<ThreadState>(queryKey, (held) => {
+    if (!held || held.handoff.status !== "active") return held;
+    const start = held.entries[0]?.seq ?? END_OF_THREAD;
+    return {
+      ...held,
+      entries: [...page.entries.filter((entry) => entry.seq < start), ...held.entries],
+      earlierCount: page.omitted.earlier?.count ?? 0,
+    };
   });
 }

@@ -9,10 +9,14 @@ import { CloseDialog } from "./close-dialog";
 import { Composer } from "./composer";
 import { CursorActions } from "./cursor-actions";
 import { EntryList } from "./entry-list";
+import { LoadEarlier } from "./load-earlier";
 import { ThreadHeader } from "./thread-header";
 import { ViewingAsSwitch } from "./viewing-as-switch";
 
-/** A live thread: polls so agents' entries and cursor moves show up within a second or two. */
+/**
+ * A live thread: the latest page of entries, more on request, and a poll that fetches only what
+ * is new, so agents' entries and cursor moves show up within a second or two.
+ */
 export function ThreadView({ handoffId, viewingAs, sourceFormat }: { handoffId: string; viewingAs: ClientSide; sourceFormat: string | null }) {
   const { data, error } = useQuery(threadQuery(handoffId, viewingAs));
   if (!data) {
@@ -22,7 +26,7 @@ export function ThreadView({ handoffId, viewingAs, sourceFormat }: { handoffId: 
       </p>
     );
   }
-  const { handoff, entries, newCount } = data;
+  const { handoff, entries, newCount, entryCount, earlierCount } = data;
   const active = handoff.status === "active";
   return (
     <div>
@@ -36,7 +40,7 @@ export function ThreadView({ handoffId, viewingAs, sourceFormat }: { handoffId: 
         <ViewingAsSwitch handoffId={handoff.id} viewingAs={viewingAs} newCount={newCount} />
         <div className="flex flex-wrap items-start gap-2">
           <CursorActions handoffId={handoff.id} chatCursor={handoff.chatLastSeen} codeCursor={handoff.codeLastSeen} />
-          {active && <CloseDialog handoffId={handoff.id} entryCount={entries.length} />}
+          {active && <CloseDialog handoffId={handoff.id} entryCount={entryCount} />}
         </div>
       </div>
       {!active && (
@@ -48,7 +52,8 @@ export function ThreadView({ handoffId, viewingAs, sourceFormat }: { handoffId: 
           </p>
         </div>
       )}
-      {active && entries.length === 0 && <p className="text-sm text-slate-600">No entries yet.</p>}
+      {active && entryCount === 0 && <p className="text-sm text-slate-600">No entries yet.</p>}
+      {active && earlierCount > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} earlierCount={earlierCount} />}
       <EntryList entries={entries} cursor={cursorOf(handoff, viewingAs)} />
       {active && <Composer handoffId={handoff.id} viewingAs={viewingAs} />}
     </div>

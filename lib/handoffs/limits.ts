@@ -16,8 +16,11 @@ export const MAX_THREAD_LIMIT = 1000;
 /** `before_seq` past every seq: "the latest entries". */
 export const END_OF_THREAD = Number.MAX_SAFE_INTEGER;
 
-/** Entries per page on the thread page (first render and each "Load earlier"). */
-export const THREAD_PAGE_SIZE = 100;
+/**
+ * Entries per page on the thread page (first render and each "Load earlier"). Rendering Markdown
+ * is most of a thread page's server time, so the first page is kept short.
+ */
+export const THREAD_PAGE_SIZE = 50;
 
 /**
  * The thread page's byte budget per page: its HTML carries each entry twice (rendered, and as

@@ -1,13 +1,22 @@
-import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
+import { dehydrate, HydrationBoundary, type DehydratedState } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { Suspense } from "react";
 import { ThreadFormatsPanel } from "@/components/formats/thread-formats-panel";
 import { CreatedBanner } from "@/components/thread/created-banner";
 import { ThreadView } from "@/components/thread/thread-view";
+import { Skeleton } from "@/components/ui/skeleton";
 import { NotFound } from "@/lib/errors";
 import { getProvenance } from "@/lib/formats/get-provenance";
-import { getHandoff, HANDOFF_ID_PATTERN, type HandoffThread } from "@/lib/handoffs";
-import { threadQuery } from "@/lib/queries";
+import {
+  END_OF_THREAD,
+  getHandoff,
+  HANDOFF_ID_PATTERN,
+  THREAD_PAGE_BUDGET_BYTES,
+  THREAD_PAGE_SIZE,
+  type HandoffThread,
+} from "@/lib/handoffs";
+import { threadQuery, threadStateOf } from "@/lib/queries";
 import { makeServerQueryClient } from "@/lib/query-client";
 
 export const dynamic = "force-dynamic";
@@ -17,10 +26,11 @@ type Props = {
   searchParams: Promise<{ as?: string; created?: string }>;
 };
 
-async function loadThread(id: string, asClient: "chat" | "code"): Promise<HandoffThread> {
+/** The latest page of the thread, or the not-found page for an ID that is malformed or unknown. */
+async function loadLatestPage(id: string, asClient: "chat" | "code"): Promise<HandoffThread> {
   if (!HANDOFF_ID_PATTERN.test(id)) notFound();
   try {
-    return await getHandoff({ id, asClient });
+    return await getHandoff({ id, asClient, beforeSeq: END_OF_THREAD, limit: THREAD_PAGE_SIZE, maxBytes: THREAD_PAGE_BUDGET_BYTES });
   } catch (error) {
     if (error instanceof NotFound) notFound();
     throw error;
@@ -32,20 +42,35 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: id };
 }
 
+async function ThreadSections({ id, viewingAs, state }: { id: string; viewingAs: "chat" | "code"; state: DehydratedState }) {
+  const provenance = await getProvenance({ id });
+  return (
+    <>
+      <ThreadFormatsPanel handoffId={id} provenance={provenance} />
+      <HydrationBoundary state={state}>
+        <ThreadView handoffId={id} viewingAs={viewingAs} sourceFormat={provenance.source?.format ?? null} />
+      </HydrationBoundary>
+    </>
+  );
+}
+
+/**
+ * No loading.tsx above this page (here, in app/handoffs or at the root): the thread's latest page
+ * is loaded before anything streams, so an unknown ID answers 404, not a streamed 200. The rest
+ * streams in behind a Suspense boundary below that check.
+ */
 export default async function ThreadPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   const viewingAs = search.as === "code" ? "code" : "chat";
-  const thread = await loadThread(id, viewingAs);
-  const provenance = await getProvenance({ id });
+  const thread = await loadLatestPage(id, viewingAs);
   const queryClient = makeServerQueryClient();
-  queryClient.setQueryData(threadQuery(id, viewingAs).queryKey, thread);
+  queryClient.setQueryData(threadQuery(id, viewingAs).queryKey, threadStateOf(thread));
   return (
     <>
       {search.created === "1" && <CreatedBanner handoffId={id} />}
-      <ThreadFormatsPanel handoffId={id} provenance={provenance} />
-      <HydrationBoundary state={dehydrate(queryClient)}>
-        <ThreadView handoffId={id} viewingAs={viewingAs} sourceFormat={provenance.source?.format ?? null} />
-      </HydrationBoundary>
+      <Suspense fallback={<Skeleton label="the handoff" rows={5} />}>
+        <ThreadSections id={id} viewingAs={viewingAs} state={dehydrate(queryClient)} />
+      </Suspense>
     </>
   );
 }
