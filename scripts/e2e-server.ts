@@ -23,7 +23,10 @@ if (!process.env.BATON_E2E_SKIP_BUILD) {
   execFileSync(nextBin, ["build"], { cwd: root, env: process.env, stdio: ["ignore", "ignore", "inherit"] });
 }
 try {
-  const server = await startBatonServer({ dir: root, host: process.env.HOST || "127.0.0.1", port: Number(port) });
+  // Every 5xx is recorded; playwright.config.ts's teardown fails the run if there is any.
+  const errorLog = path.join(dataDir(), "server-errors.log");
+  const onServerError = (line: string) => fs.appendFileSync(errorLog, `${line}\n`);
+  const server = await startBatonServer({ dir: root, host: process.env.HOST || "127.0.0.1", port: Number(port), onServerError });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void server.close().then(() => process.exit(0)));
 } catch (error) {
   console.error((error as Error).message);

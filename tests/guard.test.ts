@@ -13,6 +13,7 @@ import {
   bodyClassOf,
   GUARD_HEADER,
   guardPolicy,
+  guardSecret,
   isLoopbackAddress,
   isPublicRequest,
   PRINCIPAL_HEADER,
@@ -237,6 +238,12 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     expect(seen.principal).toBe("local");
     expect(seen.guard).not.toBe("forged");
     expect(seen.guard.length).toBeGreaterThan(20);
+  });
+
+  it("admits a request Next forwards to itself (it carries this process's own stamp), and only that", async () => {
+    const forwarded = { host: server.host, "x-forwarded-for": "127.0.0.1", [GUARD_HEADER]: guardSecret(), [PRINCIPAL_HEADER]: "local" };
+    expect((await raw(server.origin, "GET", "/probe", forwarded)).status).toBe(200);
+    expect((await raw(server.origin, "GET", "/probe", { ...forwarded, [GUARD_HEADER]: `${guardSecret().slice(1)}x` })).status).toBe(303);
   });
 
   it("refuses a request carrying forwarding headers and no token with 401 and a line on BATON_AUTH=required", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Principal } from "../auth/tokens";
 
@@ -33,6 +33,19 @@ export function guardSecret(): string {
 export function stampAdmitted(request: IncomingMessage, caller: Caller): void {
   request.headers[GUARD_HEADER] = guardSecret();
   request.headers[PRINCIPAL_HEADER] = caller.kind === "token" ? `${caller.principal.role}:${caller.principal.name}` : caller.kind;
+}
+
+/**
+ * Whether a request already carries this process's stamp: Next forwards some requests to its own
+ * server (a server action that redirects fetches the target page with the original request's
+ * headers), and those were screened when they first came in. Nobody outside the process knows it.
+ */
+export function carriesOwnStamp(request: IncomingMessage): boolean {
+  const value = request.headers[GUARD_HEADER];
+  if (typeof value !== "string") return false;
+  const expected = Buffer.from(guardSecret());
+  const given = Buffer.from(value);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** Removes the guard's headers a client may have sent, before anything reads them. */

@@ -2,14 +2,23 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { hasTokens } from "../auth";
-import { guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
+import { carriesOwnStamp, guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
 
 /**
  * Baton's HTTP server: Node's http server with the guard in front of Next's request handler.
  * A custom server rather than proxy.ts alone, because only the socket knows the peer's address
  * (NextRequest carries none) and only here can a body be refused before Next reads it.
  */
-export type BatonServerOptions = { dir: string; host: string; port: number; dev?: boolean; env?: Readonly<Record<string, string | undefined>> };
+export type BatonServerOptions = {
+  dir: string;
+  host: string;
+  port: number;
+  dev?: boolean;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Called for every 5xx answer, after it is logged (the e2e server records them: none may happen). */
+  onServerError?: ServerErrorListener;
+};
+export type ServerErrorListener = (line: string) => void;
 export type BatonServer = { url: string; close: () => Promise<void> };
 
 /** Why this server must not start, or null: beyond loopback (or with BATON_AUTH=required) a token must exist. */
@@ -43,11 +52,18 @@ function refuse(response: http.ServerResponse, path: string, verdict: Exclude<Ve
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>;
 
 /** An http.Server that screens every request with the guard and hands the admitted ones to `handle`. */
-export function createGuardedServer(policy: GuardPolicy, handle: NodeHandler): http.Server {
+export function createGuardedServer(policy: GuardPolicy, handle: NodeHandler, onServerError?: ServerErrorListener): http.Server {
   return http.createServer(async (request, response) => {
+    if (carriesOwnStamp(request)) return handle(request, response);
     stripGuardHeaders(request);
     const url = request.url ?? "/";
     const path = url.split("?")[0];
+    response.once("finish", () => {
+      if (response.statusCode < 500) return;
+      const line = `baton: answered ${response.statusCode} to ${request.method} ${path}`;
+      console.error(line);
+      onServerError?.(line);
+    });
     let verdict: Verdict;
     try {
       verdict = await screenRequest(policy, request);
@@ -69,7 +85,7 @@ export async function startBatonServer(options: BatonServerOptions): Promise<Bat
   if (refusal) throw new Error(refusal);
   const app = next({ dev: options.dev ?? false, dir: options.dir, hostname: options.host, port: options.port });
   await app.prepare();
-  const server = createGuardedServer(policy, app.getRequestHandler());
+  const server = createGuardedServer(policy, app.getRequestHandler(), options.onServerError);
   if (options.dev) {
     // Hot reload's websocket: same Host rule, never beyond loopback.
     const upgrade = app.getUpgradeHandler();

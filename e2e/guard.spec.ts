@@ -1,0 +1,84 @@
+import { expect, test, type Request as PageRequest } from "@playwright/test";
+import { rawRequest } from "./support/raw-http";
+
+/**
+ * Acceptance 1 of the trust work: every door of the served dashboard refuses a cross-site
+ * text/plain POST, a foreign Origin, a rebinding Host, an oversized body and a wrong content
+ * type, and stores nothing; the dashboard's own pages keep working through the same guard.
+ */
+const base = process.env.BATON_E2E_BASE_URL!;
+const host = new URL(base).host;
+const handoffTotal = async () => (JSON.parse((await rawRequest(base, "GET", "/api/handoffs", { host })).body) as { total: number }).total;
+
+type Attack = { name: string; status: number; headers: Record<string, string>; body: string | Buffer };
+
+function attacks(jsonBody: string, overCap: number, jsonDoor: boolean): Attack[] {
+  const json = { host, "content-type": "application/json" };
+  return [
+    { name: "cross-site text/plain POST", status: 403, headers: { host, "content-type": "text/plain", origin: "https://evil.example", "sec-fetch-site": "cross-site" }, body: jsonBody },
+    { name: "no-cors POST without Origin but cross-site", status: 403, headers: { host, "content-type": "text/plain", "sec-fetch-site": "cross-site" }, body: jsonBody },
+    { name: "foreign Origin", status: 403, headers: { ...json, origin: "https://evil.example" }, body: jsonBody },
+    { name: "another local port's Origin", status: 403, headers: { ...json, origin: "http://127.0.0.1:5173" }, body: jsonBody },
+    { name: "rebinding Host", status: 403, headers: { ...json, host: "rebind.evil.example:3100" }, body: jsonBody },
+    { name: "body over the cap", status: 413, headers: json, body: Buffer.alloc(overCap, "a") },
+    ...(jsonDoor ? [{ name: "wrong content type", status: 415, headers: { host, "content-type": "text/plain" }, body: jsonBody }] : []),
+  ];
+}
+
+async function expectRefused(method: string, path: string, list: Attack[]) {
+  const before = await handoffTotal();
+  for (const attack of list) {
+    const answer = await rawRequest(base, method, path, attack.headers, attack.body);
+    expect(answer.status, `${path}: ${attack.name}`).toBe(attack.status);
+    const { message } = (JSON.parse(answer.body) as { error: { message: string } }).error;
+    expect(message.length, `${path}: ${attack.name} says why`).toBeGreaterThan(20);
+  }
+  expect(await handoffTotal()).toBe(before);
+}
+
+test("REST and MCP refuse every hostile request and store nothing", async () => {
+  await expectRefused("POST", "/api/handoffs", attacks(JSON.stringify({ title: "attack", content: "x" }), 128 * 1024 + 1, true));
+  const createOverMcp = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_handoff", arguments: { title: "attack", content: "x" } } });
+  await expectRefused("POST", "/api/mcp", attacks(createOverMcp, 1024 * 1024 + 1, true));
+  await expectRefused("POST", "/api/import", attacks(JSON.stringify({ text: '{"title":"x"}' }), 1024 * 1024 + 1, true));
+});
+
+test("pages, downloads and artifacts refuse a rebinding Host; writes to them are screened too", async () => {
+  const created = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json" }, JSON.stringify({ title: "download me", content: "body" }));
+  expect(created.status).toBe(201);
+  const id = (JSON.parse(created.body) as { handoff: { id: string } }).handoff.id;
+  const bundle = await rawRequest(base, "GET", `/handoffs/${id}/export?format=bundle`, { host });
+  expect(bundle.status).toBe(200);
+  const artifact = String(bundle.headers["x-baton-artifact-id"]);
+  for (const path of ["/", `/handoffs/${id}`, "/agents", "/import", `/handoffs/${id}/export?format=json`, `/api/artifacts/${artifact}`, "/_next/static/chunks/x.js"]) {
+    expect((await rawRequest(base, "GET", path, { host: "rebind.evil.example:3100" })).status, path).toBe(403);
+    expect((await rawRequest(base, "GET", path, { host: `localhost:${new URL(base).port}` })).status, path).not.toBe(403);
+  }
+  expect((await rawRequest(base, "GET", `/api/artifacts/${artifact}`, { host })).status).toBe(200);
+  await expectRefused("POST", `/handoffs/${id}/export`, attacks("x", 128 * 1024 + 1, false));
+});
+
+test("server actions: the dashboard's own submission works, the same action replayed from elsewhere is refused", async ({ page }) => {
+  await page.goto("/handoffs/new");
+  let action: PageRequest | undefined;
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.headers()["next-action"]) action = request;
+  });
+  await page.getByLabel("Title").fill("Created through the guard");
+  await page.getByLabel("First context").fill("The dashboard's own server action passes the guard.");
+  await page.getByRole("button", { name: "Create handoff" }).click();
+  await expect(page.getByRole("heading", { name: "Created through the guard" })).toBeVisible();
+  expect(action).toBeDefined();
+  const actionHeaders = { "next-action": action!.headers()["next-action"], "content-type": action!.headers()["content-type"] };
+  const body = action!.postData() ?? "";
+  const replays = attacks(body, 128 * 1024 + 1, false).map((attack) => ({
+    ...attack,
+    headers: { ...attack.headers, "next-action": actionHeaders["next-action"], ...(attack.status !== 413 && !attack.headers["content-type"]?.startsWith("text/") && { "content-type": actionHeaders["content-type"] }) },
+  }));
+  await expectRefused("POST", "/handoffs/new", replays);
+});
+
+test("the guard refuses requests without a declared length instead of reading them unbounded", async () => {
+  const answer = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json", "transfer-encoding": "chunked" }, JSON.stringify({ title: "t", content: "c" }));
+  expect(answer.status).toBe(411);
+});
