@@ -22,6 +22,8 @@ const READ_SHARE = 0.05;
 /** The refusal add_to_handoff gives on a completed thread (lib/handoffs/add-entry.ts). */
 const COMPLETED_REFUSAL = /is completed; entries can no longer be added/;
 const MAX_PROBLEMS_SHOWN = 20;
+/** How much of a writer's stderr is kept, to explain a failed call. */
+const STDERR_KEPT = 8_000;
 
 export type CrashRunOptions = {
   stdioWriters: number;
@@ -114,6 +116,7 @@ type Writer = {
   pid?: number;
   /** The HTTP door's process (stdio servers belong to their transport). */
   door?: ChildProcess;
+  stderr?: () => string;
   busy: boolean;
   killed: boolean;
 };
@@ -137,13 +140,19 @@ const now = () => performance.now();
 const textOf = (result: ToolResult) => (result.content as { type: string; text?: string }[]).map((part) => part.text ?? "").join(" ");
 const oneLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0];
 
+/** The last `… failed:` report in a server's stderr, on one line. */
+function lastFailure(stderr: string): string {
+  const start = stderr.lastIndexOf(" failed: ");
+  return start === -1 ? "nothing logged" : stderr.slice(start + 1).replace(/\s+/g, " ").slice(0, 400);
+}
+
 function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
 /** Starts `tests/support/serve-mcp-http.ts` in its own process group and waits for its origin. */
-async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string }> {
+async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string; stderr: () => string }> {
   const door = spawn(process.execPath, ["--import", "tsx", HTTP_DOOR_SCRIPT], {
     cwd: projectRoot,
     env: process.env,
@@ -151,7 +160,7 @@ async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string }> 
     detached: true,
   });
   let stderr = "";
-  door.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  door.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT)));
   const lines = readline.createInterface({ input: door.stdout! });
   try {
     const origin = await new Promise<string>((resolve, reject) => {
@@ -160,7 +169,7 @@ async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string }> 
       });
       door.once("exit", (code, signal) => reject(new Error(`the HTTP door exited (${signal ?? code}) before listening: ${stderr.trim()}`)));
     });
-    return { door, origin };
+    return { door, origin, stderr: () => stderr };
   } finally {
     lines.close();
   }
@@ -180,11 +189,12 @@ async function stopHttpDoor(door: ChildProcess, signal: NodeJS.Signals): Promise
 
 async function startWriter(writer: Writer): Promise<void> {
   if (writer.kind === "stdio") {
-    const { client, pid } = await connectStdioClient();
-    Object.assign(writer, { client, pid });
+    const { client, pid, stderr } = await connectStdioClient();
+    Object.assign(writer, { client, pid, stderr });
   } else {
-    const { door, origin } = await startHttpDoor();
+    const { door, origin, stderr } = await startHttpDoor();
     writer.door = door;
+    writer.stderr = stderr;
     writer.pid = door.pid;
     try {
       writer.client = await connectHttpClient(`${origin}/api/mcp`);
@@ -313,6 +323,8 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         if (result.isError) {
           attempt.outcome = "refused";
           attempt.message = textOf(result);
+          // A failure that is not the caller's: keep the server's own account of it.
+          if (!COMPLETED_REFUSAL.test(attempt.message)) attempt.message += ` [server log: ${lastFailure(writer.stderr?.() ?? "")}]`;
         } else {
           const { entry } = result.structuredContent as { entry: { seq: number; content: string } };
           attempt.outcome = "acked";
