@@ -249,141 +249,146 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
   let lastClosed: Thread | undefined;
 
   const control = await connectStdioClient();
-  const createThread = async (): Promise<Thread> => {
-    const token = `crash seed ${threads.length}`;
-    const sentAt = now();
-    const result = await control.client.callTool({ name: "create_handoff", arguments: { title: `Crash ${threads.length}`, content: token } });
-    if (result.isError) throw new Error(`create_handoff failed: ${textOf(result)}`);
-    const created = result.structuredContent as { handoff: { id: string }; entries: { seq: number }[] };
-    const thread: Thread = { id: created.handoff.id };
-    threads.push(thread);
-    attempts.push({ token, thread, writer: "control", sentAt, doneAt: now(), outcome: "acked", seq: created.entries[0].seq });
-    return thread;
-  };
-  for (let index = 0; index < options.openThreads; index++) pool.push(await createThread());
-
   const writers: Writer[] = [
     ...Array.from({ length: options.stdioWriters }, (_, index) => ({ name: `stdio-${index}`, kind: "stdio" as const })),
     ...Array.from({ length: options.httpWriters }, (_, index) => ({ name: `http-${index}`, kind: "http" as const })),
   ].map((writer) => ({ ...writer, generation: 0, busy: false, killed: false }));
-  await Promise.all(writers.map(startWriter));
-  log(`${writers.length} writers started (seed ${seed})`);
+  let loops: Promise<void>[] = [];
+  let timedOut = false;
+  let durationMs = 0;
+  // Whatever happens, no writer process outlives the run.
+  try {
+    const createThread = async (): Promise<Thread> => {
+      const token = `crash seed ${threads.length}`;
+      const sentAt = now();
+      const result = await control.client.callTool({ name: "create_handoff", arguments: { title: `Crash ${threads.length}`, content: token } });
+      if (result.isError) throw new Error(`create_handoff failed: ${textOf(result)}`);
+      const created = result.structuredContent as { handoff: { id: string }; entries: { seq: number }[] };
+      const thread: Thread = { id: created.handoff.id };
+      threads.push(thread);
+      attempts.push({ token, thread, writer: "control", sentAt, doneAt: now(), outcome: "acked", seq: created.entries[0].seq });
+      return thread;
+    };
+    for (let index = 0; index < options.openThreads; index++) pool.push(await createThread());
 
-  const started = now();
-  const elapsed = () => now() - started;
-  const { acks: targetAcks, ms: targetMs } = options.until;
-  if (!targetAcks && !targetMs) throw new Error("until needs acks, ms or both");
-  const progress = () => Math.min(targetAcks ? acks / targetAcks : Infinity, targetMs ? elapsed() / targetMs : Infinity);
+    const started = await Promise.allSettled(writers.map(startWriter));
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw new Error(`a writer did not start: ${oneLine(failed.reason)}`);
+    log(`${writers.length} writers started (seed ${seed})`);
 
-  async function writerLoop(writer: Writer): Promise<void> {
-    let counter = 0;
-    while (!stopping) {
-      if (!writer.client) {
-        try {
-          writer.generation++;
-          await startWriter(writer);
-          restarts++;
-        } catch (error) {
-          unexpected(`${writer.name} could not restart: ${oneLine(error)}`);
-          await sleep(500);
+    const startedAt = now();
+    const elapsed = () => now() - startedAt;
+    const { acks: targetAcks, ms: targetMs } = options.until;
+    if (!targetAcks && !targetMs) throw new Error("until needs acks, ms or both");
+    const progress = () => Math.min(targetAcks ? acks / targetAcks : Infinity, targetMs ? elapsed() / targetMs : Infinity);
+
+    async function writerLoop(writer: Writer): Promise<void> {
+      let counter = 0;
+      while (!stopping) {
+        if (!writer.client) {
+          try {
+            writer.generation++;
+            await startWriter(writer);
+            restarts++;
+          } catch (error) {
+            unexpected(`${writer.name} could not restart: ${oneLine(error)}`);
+            await sleep(500);
+          }
+          continue;
         }
-        continue;
-      }
-      const client = writer.client;
-      const thread = pick(pool);
-      const side = rng() < 0.5 ? "chat" : "code";
-      writer.busy = true;
-      if (rng() < READ_SHARE) {
+        const client = writer.client;
+        const thread = pick(pool);
+        const side = rng() < 0.5 ? "chat" : "code";
+        writer.busy = true;
+        if (rng() < READ_SHARE) {
+          try {
+            const result = await client.callTool({ name: "mark_handoff_read", arguments: { id: thread.id, as_client: side } });
+            if (result.isError) unexpected(`${writer.name} mark_handoff_read ${thread.id}: ${textOf(result)}`);
+            else marksRead++;
+          } catch (error) {
+            if (!writer.killed) unexpected(`${writer.name} mark_handoff_read failed without a kill: ${oneLine(error)}`);
+            await retireWriter(writer);
+          }
+          writer.busy = false;
+          continue;
+        }
+        const attempt: Attempt = {
+          token: `crash ${writer.name} g${writer.generation} #${counter++}`,
+          thread,
+          writer: writer.name,
+          sentAt: now(),
+          doneAt: 0,
+          outcome: "pending",
+        };
+        attempts.push(attempt);
         try {
-          const result = await client.callTool({ name: "mark_handoff_read", arguments: { id: thread.id, as_client: side } });
-          if (result.isError) unexpected(`${writer.name} mark_handoff_read ${thread.id}: ${textOf(result)}`);
-          else marksRead++;
+          const result = await client.callTool({
+            name: "add_to_handoff",
+            arguments: { id: thread.id, type: "progress", content: attempt.token, as_client: side },
+          });
+          attempt.doneAt = now();
+          if (result.isError) {
+            attempt.outcome = "refused";
+            attempt.message = textOf(result);
+            // A failure that is not the caller's: keep the server's own account of it.
+            if (!COMPLETED_REFUSAL.test(attempt.message)) attempt.message += ` [server log: ${lastFailure(writer.stderr?.() ?? "")}]`;
+          } else {
+            const { entry } = result.structuredContent as { entry: { seq: number; content: string } };
+            attempt.outcome = "acked";
+            attempt.seq = entry.seq;
+            acks++;
+            if (entry.content !== attempt.token) problem(`${attempt.token}: acknowledged with content ${JSON.stringify(entry.content)}`);
+          }
         } catch (error) {
-          if (!writer.killed) unexpected(`${writer.name} mark_handoff_read failed without a kill: ${oneLine(error)}`);
+          attempt.doneAt = now();
+          attempt.outcome = "in-doubt";
+          attempt.message = oneLine(error);
+          if (!writer.killed) unexpected(`${writer.name} add failed without a kill: ${attempt.message}`);
           await retireWriter(writer);
         }
         writer.busy = false;
-        continue;
       }
-      const attempt: Attempt = {
-        token: `crash ${writer.name} g${writer.generation} #${counter++}`,
-        thread,
-        writer: writer.name,
-        sentAt: now(),
-        doneAt: 0,
-        outcome: "pending",
-      };
-      attempts.push(attempt);
-      try {
-        const result = await client.callTool({
-          name: "add_to_handoff",
-          arguments: { id: thread.id, type: "progress", content: attempt.token, as_client: side },
-        });
-        attempt.doneAt = now();
-        if (result.isError) {
-          attempt.outcome = "refused";
-          attempt.message = textOf(result);
-          // A failure that is not the caller's: keep the server's own account of it.
-          if (!COMPLETED_REFUSAL.test(attempt.message)) attempt.message += ` [server log: ${lastFailure(writer.stderr?.() ?? "")}]`;
-        } else {
-          const { entry } = result.structuredContent as { entry: { seq: number; content: string } };
-          attempt.outcome = "acked";
-          attempt.seq = entry.seq;
-          acks++;
-          if (entry.content !== attempt.token) problem(`${attempt.token}: acknowledged with content ${JSON.stringify(entry.content)}`);
-        }
-      } catch (error) {
-        attempt.doneAt = now();
-        attempt.outcome = "in-doubt";
-        attempt.message = oneLine(error);
-        if (!writer.killed) unexpected(`${writer.name} add failed without a kill: ${attempt.message}`);
-        await retireWriter(writer);
+    }
+
+    /** SIGKILLs a writer of `kind` that is waiting on a call; false when none is right now. */
+    function killOne(kind: Writer["kind"]): boolean {
+      const candidates = writers.filter((writer) => writer.kind === kind && writer.client && writer.busy && !writer.killed);
+      if (candidates.length === 0) return false;
+      const victim = pick(candidates);
+      victim.killed = true;
+      // An HTTP door leads its own process group; a stdio server is the transport's direct child.
+      process.kill(victim.kind === "http" ? -victim.pid! : victim.pid!, "SIGKILL");
+      kills++;
+      log(`SIGKILL ${victim.name} (pid ${victim.pid}) at ${acks} acks`);
+      return true;
+    }
+
+    async function closeOne(): Promise<void> {
+      const thread = pick(pool.filter((candidate) => candidate !== lastClosed));
+      thread.closeSentAt = now();
+      const result = await control.client.callTool({ name: "close_handoff", arguments: { id: thread.id } });
+      if (result.isError) {
+        unexpected(`close_handoff ${thread.id}: ${textOf(result)}`);
+        return;
       }
-      writer.busy = false;
+      thread.closeAckAt = now();
+      closes++;
+      const replacement = await createThread();
+      pool = [...pool.filter((candidate) => candidate !== lastClosed), replacement];
+      lastClosed = thread;
+      log(`closed ${thread.id} at ${acks} acks`);
     }
-  }
 
-  /** SIGKILLs a writer of `kind` that is waiting on a call; false when none is right now. */
-  function killOne(kind: Writer["kind"]): boolean {
-    const candidates = writers.filter((writer) => writer.kind === kind && writer.client && writer.busy && !writer.killed);
-    if (candidates.length === 0) return false;
-    const victim = pick(candidates);
-    victim.killed = true;
-    // An HTTP door leads its own process group; a stdio server is the transport's direct child.
-    process.kill(victim.kind === "http" ? -victim.pid! : victim.pid!, "SIGKILL");
-    kills++;
-    log(`SIGKILL ${victim.name} (pid ${victim.pid}) at ${acks} acks`);
-    return true;
-  }
+    // Kills and closes at fixed points of the run (by progress), interleaved, none at the very end
+    // so the last closed thread still sees appends after its close.
+    const kindsToKill: Writer["kind"][] =
+      options.httpWriters > 0 && options.stdioWriters > 0 ? ["stdio", "http"] : [options.stdioWriters > 0 ? "stdio" : "http"];
+    const events = [
+      ...Array.from({ length: options.kills }, (_, index) => ({ at: 0.1 + (0.75 * (index + 0.5)) / options.kills, kill: kindsToKill[index % kindsToKill.length] })),
+      ...Array.from({ length: options.closes }, (_, index) => ({ at: 0.05 + (0.75 * (index + 0.25)) / options.closes, kill: undefined })),
+    ].sort((a, b) => a.at - b.at);
 
-  async function closeOne(): Promise<void> {
-    const thread = pick(pool.filter((candidate) => candidate !== lastClosed));
-    thread.closeSentAt = now();
-    const result = await control.client.callTool({ name: "close_handoff", arguments: { id: thread.id } });
-    if (result.isError) {
-      unexpected(`close_handoff ${thread.id}: ${textOf(result)}`);
-      return;
-    }
-    thread.closeAckAt = now();
-    closes++;
-    const replacement = await createThread();
-    pool = [...pool.filter((candidate) => candidate !== lastClosed), replacement];
-    lastClosed = thread;
-    log(`closed ${thread.id} at ${acks} acks`);
-  }
-
-  // Kills and closes at fixed points of the run (by progress), interleaved, none at the very end
-  // so the last closed thread still sees appends after its close.
-  const kindsToKill: Writer["kind"][] =
-    options.httpWriters > 0 && options.stdioWriters > 0 ? ["stdio", "http"] : [options.stdioWriters > 0 ? "stdio" : "http"];
-  const events = [
-    ...Array.from({ length: options.kills }, (_, index) => ({ at: 0.1 + (0.75 * (index + 0.5)) / options.kills, kill: kindsToKill[index % kindsToKill.length] })),
-    ...Array.from({ length: options.closes }, (_, index) => ({ at: 0.05 + (0.75 * (index + 0.25)) / options.closes, kill: undefined })),
-  ].sort((a, b) => a.at - b.at);
-
-  const loops = writers.map(writerLoop);
-  let timedOut = false;
-  try {
+    loops = writers.map(writerLoop);
     while (events.length > 0 || progress() < 1) {
       if (elapsed() > options.maxMs) {
         timedOut = true;
@@ -405,13 +410,13 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       }
       await sleep(10);
     }
+    durationMs = elapsed();
   } finally {
     stopping = true;
     await Promise.all(loops);
+    await Promise.all(writers.map(retireWriter));
+    await control.client.close();
   }
-  const durationMs = elapsed();
-  await Promise.all(writers.map(retireWriter));
-  await control.client.close();
   log(`run over: ${acks} acks in ${(durationMs / 1000).toFixed(1)} s`);
 
   return {
