@@ -1,6 +1,6 @@
 /**
  * MCP door (issue 4, acceptance 6): stdio cold start (spawn → `initialize` answered) through the
- * fast-start bundle and through tsx, against a bare `node` that answers one line (this machine's
+ * prebuilt server and through tsx, against a bare `node` that answers one line (this machine's
  * floor at this moment), and the median latency of add_to_handoff and get_handoff on a
  * 300-entry thread over stdio and over HTTP (the real /api/mcp route handler behind node:http).
  */
@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { disconnectDb } from "../lib/db";
 import { addEntry, createHandoff } from "../lib/handoffs";
-import { ensureMcpBundle } from "../lib/mcp/bundle";
+import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
 import { ensureMigrated } from "../lib/migrate";
 import { median, ms, projectRoot, timeIt, makeTemporaryDataDir } from "./support";
@@ -62,7 +62,7 @@ async function callLatency(client: Client, name: string, args: Record<string, un
 export async function run(): Promise<void> {
   makeTemporaryDataDir("mcp");
   ensureMigrated();
-  await ensureMcpBundle();
+  await ensurePrebuiltServer();
 
   // Interleaved, so each kind sees the same machine load.
   const starts = { floor: [] as number[], launch: [] as number[], tsx: [] as number[] };
@@ -78,7 +78,7 @@ export async function run(): Promise<void> {
   const tsx = median(starts.tsx);
   console.log(`stdio cold start, spawn → initialize answered (median of ${COLD_STARTS}):`);
   console.log(`  bare node answering one line (machine floor)   ${ms(floor)}`);
-  console.log(`  node lib/mcp/launch.mjs (bundle + code cache)  ${ms(launch)}   ${(launch - floor).toFixed(1)} ms above the floor`);
+  console.log(`  node lib/mcp/launch.mjs (prebuilt + code cache)  ${ms(launch)}   ${(launch - floor).toFixed(1)} ms above the floor`);
   console.log(`  node bin/baton.mjs mcp (tsx + TypeScript)       ${ms(tsx)}   ratio tsx/bundle ${(tsx / launch).toFixed(2)}`);
 
   const readThread = await threadOf(THREAD_SIZE);

@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// Entry point of `npx baton …`, pointed at this checkout's data folder unless BATON_DATA_DIR /
+// Entry point of `npx baton …`, pointed at the default data folder (lib/paths.mjs) unless BATON_DATA_DIR /
 // DATABASE_URL say otherwise. `baton mcp` goes straight to its fast-start launcher (plain Node,
 // prebuilt bundle) because MCP clients wait on it; every other command runs the TypeScript CLI
 // through tsx's loader.
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { defaultDataDir } from "../lib/paths.mjs";
 
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-process.env.BATON_DATA_DIR ||= path.join(projectRoot, "data");
+process.env.BATON_DATA_DIR ||= defaultDataDir();
 const [command, ...args] = process.argv.slice(2);
 
 if (command === "mcp") {

@@ -1,13 +1,15 @@
 import path from "node:path";
+import { defaultDataDir } from "./paths.mjs";
 
 /**
- * Where Baton keeps its state. `BATON_DATA_DIR` moves the whole folder (database, handoff
+ * Where Baton keeps its state: `BATON_DATA_DIR`, else the checkout's `data/` (lib/paths.mjs, the
+ * same for the dashboard, MCP and the CLI). It moves the whole folder (database, handoff
  * documents, artifacts); `DATABASE_URL` moves only the database. Read on every call so tests
  * and the CLI can point a process at a temporary folder before first use.
  */
 export function dataDir(): string {
   // turbopackIgnore: the folder is chosen at run time; the build must not trace the project through it.
-  return path.resolve(/*turbopackIgnore: true*/ process.env.BATON_DATA_DIR || path.join(process.cwd(), "data"));
+  return path.resolve(/*turbopackIgnore: true*/ process.env.BATON_DATA_DIR || defaultDataDir());
 }
 
 export function databaseUrl(): string {

@@ -1,14 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ensureMcpBundle } from "../lib/mcp/bundle";
+import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { connectStdioClient } from "../lib/mcp/clients";
-import { freshBundleEntry, projectRoot } from "../lib/mcp/launch.mjs";
+import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
+import { projectRoot } from "../lib/paths.mjs";
 
-describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
+describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
   it("serves every tool with plain Node, Prisma included, on the configured database", { timeout: 120_000 }, async () => {
-    const entry = await ensureMcpBundle();
-    expect(freshBundleEntry()).toBe(entry);
+    const entry = await ensurePrebuiltServer();
+    expect(freshPrebuiltEntry()).toBe(entry);
     const { client, stderr } = await connectStdioClient({ entry: "launch", args: ["--as", "code"] });
     try {
       const { tools } = await client.listTools();
@@ -25,7 +26,7 @@ describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
           "trigger_handoff",
         ].sort(),
       );
-      const created = await client.callTool({ name: "create_handoff", arguments: { title: "Bundled", content: "from the bundle" } });
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "Prebuilt", content: "from the prebuilt server" } });
       const { handoff, entries } = created.structuredContent as { handoff: { id: string }; entries: { from_client: string }[] };
       expect(entries[0].from_client).toBe("code");
       const read = await client.callTool({ name: "get_handoff", arguments: { id: handoff.id } });
@@ -47,13 +48,13 @@ describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
     }
   });
 
-  it("counts as stale once any source it was built from is newer, and launch falls back to tsx", async () => {
-    await ensureMcpBundle();
+  it("counts as stale once any source it was built from is newer; launch then runs the sources and prebuilds again", async () => {
+    await ensurePrebuiltServer();
     const source = path.join(projectRoot, "lib", "mcp", "views.ts");
     const { atime, mtime } = fs.statSync(source);
     try {
       fs.utimesSync(source, atime, new Date(Date.now() + 60_000));
-      expect(freshBundleEntry()).toBeNull();
+      expect(freshPrebuiltEntry()).toBeNull();
       const { client, stderr } = await connectStdioClient({ entry: "launch" });
       const created = await client.callTool({ name: "create_handoff", arguments: { title: "From sources", content: "x" } });
       expect(created.isError).toBeFalsy();
@@ -62,6 +63,6 @@ describe("the fast-start bundle (lib/mcp/launch.mjs)", () => {
     } finally {
       fs.utimesSync(source, atime, mtime);
     }
-    expect(freshBundleEntry()).not.toBeNull();
+    expect(freshPrebuiltEntry()).not.toBeNull();
   });
 });

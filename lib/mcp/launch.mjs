@@ -1,59 +1,36 @@
 #!/usr/bin/env node
+// @ts-check
 // Fast start of the stdio MCP server. Registering tsx costs 250–400 ms on these machines (its
 // loader runs in a worker thread) and tsx-loaded modules import several times more slowly, so
 // `baton mcp` cannot answer `initialize` within 400 ms through tsx. This file runs with plain
-// Node: when the prebuilt bundle of the server (node_modules/.cache/baton-mcp, made by
-// lib/mcp/bundle.ts) is newer than every source it was built from, it runs that, compiled with
-// V8's code cache (Node 20 has no module compile cache; a cached classic script skips most
-// parsing and compiling of the SDK and zod). Otherwise it falls back to tsx and the TypeScript
-// sources, which rebuild the bundle for the next start.
+// Node: when the prebuilt server (node_modules/.cache/baton-mcp, made by lib/mcp/prebuild.ts) is
+// newer than every source it was built from, it runs that, compiled with V8's code cache (Node 20
+// has no module compile cache; a cached classic script skips most parsing and compiling of the
+// SDK and zod). Otherwise it runs the TypeScript sources through tsx and, a few seconds later,
+// prebuilds the server for the next start.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
-
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const bundleCacheDir = path.join(projectRoot, "node_modules", ".cache", "baton-mcp");
-export const bundleManifestFile = path.join(bundleCacheDir, "current.json");
-
-/** The bundle's layout; a manifest of another version is stale. */
-export const BUNDLE_VERSION = 2;
-
-/** The entry file of the current bundle when no input changed since it was built, else null. */
-export function freshBundleEntry() {
-  let manifest;
-  try {
-    manifest = JSON.parse(fs.readFileSync(bundleManifestFile, "utf8"));
-  } catch {
-    return null;
-  }
-  if (manifest.version !== BUNDLE_VERSION || typeof manifest.entry !== "string" || !Array.isArray(manifest.inputs)) return null;
-  for (const input of [manifest.entry, ...manifest.inputs]) {
-    let stat;
-    try {
-      stat = fs.statSync(input);
-    } catch {
-      return null;
-    }
-    if (input !== manifest.entry && stat.mtimeMs > manifest.builtAt) return null;
-  }
-  return manifest.entry;
-}
+import { defaultDataDir } from "../paths.mjs";
+import { freshPrebuiltEntry } from "./prebuilt-manifest.mjs";
 
 /** After this long the functions the server has compiled (start-up, first calls) go into the cache. */
 const CODE_CACHE_DELAY_MS = 2_000;
+/** How long after a start from the sources the server is prebuilt for the next start. */
+const PREBUILD_DELAY_MS = 3_000;
 
 /**
- * Loads the CommonJS bundle as a script compiled with its code cache (`<entry>.cache`), and
- * writes the cache a moment after start-up when there was none or V8 refused it (another Node,
- * or a rebuilt bundle).
+ * Loads the CommonJS prebuilt server as a script compiled with its code cache (`<entry>.cache`),
+ * and writes the cache a moment after start-up when there was none or V8 refused it (another
+ * Node, or a rebuilt server).
+ * @param {string} entry
+ * @returns {{ run: (args: string[]) => Promise<number> }}
  */
-function loadBundle(entry) {
-  // The script's dynamic imports (Prisma's WASM query compiler, a builtin) are rewritten to call
-  // this: a script compiled from a code cache on Node 20 loses its dynamic-import callback.
-  globalThis[Symbol.for("baton.import")] = (specifier) => import(specifier);
+function loadPrebuilt(entry) {
   const cacheFile = `${entry}.cache`;
+  /** @type {Buffer | undefined} */
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);
@@ -74,21 +51,37 @@ function loadBundle(entry) {
         fs.writeFileSync(temporary, script.createCachedData());
         fs.renameSync(temporary, cacheFile);
       } catch (error) {
-        process.stderr.write(`baton mcp: could not write the code cache (${error.message}); starts stay slower\n`);
+        process.stderr.write(`baton mcp: could not write the code cache (${error instanceof Error ? error.message : String(error)}); starts stay slower\n`);
       }
     }, CODE_CACHE_DELAY_MS);
     timer.unref();
   }
-  return loaded.exports;
+  return /** @type {{ run: (args: string[]) => Promise<number> }} */ (loaded.exports);
 }
 
-/** Runs `baton mcp <args>` and returns its exit code. */
+function prebuildLater() {
+  const timer = setTimeout(() => {
+    import("./prebuild.ts")
+      .then(({ ensurePrebuiltServer }) => ensurePrebuiltServer())
+      .catch((/** @type {unknown} */ error) => {
+        process.stderr.write(`baton mcp: could not prebuild the server (${error instanceof Error ? error.message : String(error)}); starts stay slower\n`);
+      });
+  }, PREBUILD_DELAY_MS);
+  timer.unref();
+}
+
+/**
+ * Runs `baton mcp <args>` and returns its exit code.
+ * @param {string[]} args
+ * @returns {Promise<number>}
+ */
 export async function launch(args) {
-  process.env.BATON_DATA_DIR ||= path.join(projectRoot, "data");
-  const entry = freshBundleEntry();
-  if (entry) return loadBundle(entry).run(args);
+  process.env.BATON_DATA_DIR ||= defaultDataDir();
+  const entry = freshPrebuiltEntry();
+  if (entry) return loadPrebuilt(entry).run(args);
   const { register } = await import("tsx/esm/api");
   register();
+  prebuildLater();
   const { run } = await import("../cli/commands/mcp.ts");
   return run(args);
 }
