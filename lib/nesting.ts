@@ -100,3 +100,75 @@ export function tooDeepMessage(what: string, at?: TooDeep | null, limit = MAX_NE
   const where = at ? ` (line ${at.line}, column ${at.column})` : "";
   return `${what} nests lists or objects more than ${limit} levels deep${where}; Baton's documents need only a few levels`;
 }
+
+/** Deepest Markdown nesting Baton formats; deeper text is shown as plain text. */
+export const MAX_MARKDOWN_NESTING = 64;
+
+const EMPHASIS = new Set(["*", "_", "~"]);
+const isSpace = (char: string | undefined) => char === undefined || /\s/.test(char);
+
+/**
+ * Whether Markdown may nest deeper than `limit`: an over-estimate adding, per line, its
+ * container markers (`>` and list markers, and indentation at two columns a level) to the
+ * emphasis delimiters and `[` still open in its paragraph. Fenced code and thematic breaks
+ * (`***`, `___`) count for nothing. Linear, so it can run on every render: the Markdown parser
+ * and renderer recurse per level and slow down far more than linearly on such input.
+ */
+export function markdownTooDeep(text: string, limit = MAX_MARKDOWN_NESTING): boolean {
+  let fence: string | null = null;
+  let open = 0;
+  let brackets = 0;
+  for (const line of text.split("\n")) {
+    const fenceMark = line.match(/^\s{0,3}(`{3,}|~{3,})/)?.[1];
+    if (fence) {
+      if (fenceMark && fenceMark[0] === fence[0] && fenceMark.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fenceMark) {
+      fence = fenceMark;
+      continue;
+    }
+    if (line.trim() === "") {
+      // A blank line ends the paragraph: what was left open there can nest no further.
+      open = 0;
+      brackets = 0;
+      continue;
+    }
+    if (/^\s*([*_-])(\s*\1){2,}\s*$/.test(line)) continue;
+    let index = 0;
+    let containers = 0;
+    let columns = 0;
+    for (; index < line.length; index++) {
+      const char = line[index];
+      if (char === " ") columns += 1;
+      else if (char === "\t") columns += 4;
+      else if (char === ">" || ((char === "-" || char === "+" || char === "*") && isSpace(line[index + 1]))) {
+        containers++;
+        // The space after a marker belongs to it, not to the indentation.
+        if (line[index + 1] === " ") index++;
+      } else {
+        const marker = line.slice(index, index + 11).match(/^\d{1,9}[.)](?=\s|$)/)?.[0];
+        if (!marker) break;
+        containers++;
+        index += marker.length - (line[index + marker.length] === " " ? 0 : 1);
+      }
+      if (containers + Math.floor(columns / 2) > limit) return true;
+    }
+    const base = containers + Math.floor(columns / 2);
+    for (; index < line.length; index++) {
+      const char = line[index];
+      if (char === "[") brackets++;
+      else if (char === "]") brackets = Math.max(0, brackets - 1);
+      else if (EMPHASIS.has(char)) {
+        let end = index;
+        while (end < line.length && line[end] === char) end++;
+        // A run after text closes that many; a run after a space (or at the start) touching text opens.
+        if (!isSpace(line[index - 1])) open = Math.max(0, open - (end - index));
+        else if (!isSpace(line[end])) open += end - index;
+        index = end - 1;
+      }
+      if (base + open + brackets > limit) return true;
+    }
+  }
+  return false;
+}

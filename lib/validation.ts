@@ -9,12 +9,20 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }, "");
 }
 
+/**
+ * Control characters shown as `\u0000` escapes. Messages quote what callers sent; a raw NUL or
+ * terminal escape in one would corrupt a log line or drive the terminal that prints it.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** Every problem of a zod error, keyed by field path (the root is `(document)`). */
 export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
   const fieldErrors: Record<string, string[]> = {};
   for (const issue of error.issues) {
     const key = formatPath(issue.path) || "(document)";
-    (fieldErrors[key] ??= []).push(issue.message);
+    (fieldErrors[key] ??= []).push(visibleControls(issue.message));
   }
   return fieldErrors;
 }

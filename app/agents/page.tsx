@@ -1,18 +1,24 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
 import { AgentFiltersForm } from "@/components/agents/agent-filters";
 import { AgentList } from "@/components/agents/agent-list";
 import { AutoRefresh } from "@/components/agents/auto-refresh";
 import { buttonClass } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
+import { Skeleton } from "@/components/ui/skeleton";
 import { agentFiltersFrom, findAgentFacets, findAgents } from "@/lib/agents";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Agents" };
 
-export default async function AgentsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const filters = agentFiltersFrom(await searchParams);
-  const [page, facets] = await Promise.all([findAgents(filters), findAgentFacets()]);
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+/**
+ * No loading.tsx for /agents: it would stream /agents/<id> too, and an unknown agent would
+ * answer 200 instead of 404. The list loads behind its own Suspense boundary instead.
+ */
+export default function AgentsPage({ searchParams }: { searchParams: SearchParams }) {
   return (
     <>
       <PageHeader
@@ -24,9 +30,21 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
           </Link>
         }
       />
+      <Suspense fallback={<Skeleton label="agents" rows={6} />}>
+        <Agents searchParams={searchParams} />
+      </Suspense>
+      <AutoRefresh />
+    </>
+  );
+}
+
+async function Agents({ searchParams }: { searchParams: SearchParams }) {
+  const filters = agentFiltersFrom(await searchParams);
+  const [page, facets] = await Promise.all([findAgents(filters), findAgentFacets()]);
+  return (
+    <>
       <AgentFiltersForm filters={filters} personas={facets.personas} projects={facets.projects} />
       <AgentList page={page} filters={filters} />
-      <AutoRefresh />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import ReactMarkdown, { defaultUrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { markdownTooDeep } from "@/lib/nesting";
 
 const SAFE_PROTOCOL = /^(https?:|mailto:|#|\/)/i;
 
@@ -11,9 +12,20 @@ function safeUrl(url: string): string {
 
 /**
  * Markdown from agents and documents. Raw HTML is never interpreted (react-markdown escapes
- * it), so `<script>` or `onerror=` payloads show as text; links open safely in a new tab.
+ * it), so `<script>` or `onerror=` payloads show as text; links open safely in a new tab. Text
+ * nested deeper than any real document (quotes in quotes, lists in lists, emphasis in emphasis)
+ * is shown as plain text: parsing and rendering it would take minutes or overflow the stack.
  */
 export function Markdown({ children }: { children: string }) {
+  if (markdownTooDeep(children)) {
+    return (
+      <div className="prose-baton">
+        <p className="whitespace-pre-wrap break-words" data-plain-text="too-deep">
+          {children}
+        </p>
+      </div>
+    );
+  }
   return (
     <div className="prose-baton">
       <ReactMarkdown

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Suspense } from "react";
 import { AgentBanners } from "@/components/agents/agent-banners";
 import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
@@ -9,7 +10,8 @@ import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
 import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
 import { PageHeader } from "@/components/ui/page-header";
-import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, readHandoffDocument, resolveAgentId } from "@/lib/agents";
+import { Skeleton } from "@/components/ui/skeleton";
+import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
 import { Invalid, NotFound } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
@@ -19,10 +21,19 @@ type Props = {
   searchParams: Promise<{ registered?: string; handedOff?: string }>;
 };
 
+/** The URL segment as typed; a malformed escape (`%E0%A4%A`) is kept as it is, for resolveAgentId to refuse. */
+function decoded(ref: string): string {
+  try {
+    return decodeURIComponent(ref);
+  } catch {
+    return ref;
+  }
+}
+
 /** The agent's integer id from the URL (id, session UUID or 8-hex prefix), or the not-found page. */
 async function agentIdFrom(ref: string): Promise<number> {
   try {
-    return await resolveAgentId(decodeURIComponent(ref));
+    return await resolveAgentId(decoded(ref));
   } catch (error) {
     if (error instanceof NotFound || error instanceof Invalid) notFound();
     throw error;
@@ -31,14 +42,34 @@ async function agentIdFrom(ref: string): Promise<number> {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  return { title: `Agent ${decodeURIComponent(id).slice(0, 36)}` };
+  return { title: `Agent ${decoded(id).slice(0, 36)}` };
 }
 
+/** The agent's handoff record and document; the document is read from disk while the rest shows. */
+async function HandoffSection({ agent }: { agent: AgentDetail }) {
+  const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath) : null;
+  if (agent.handoff && document) return <HandoffRecordPanel record={agent.handoff} document={document} />;
+  return (
+    <section aria-labelledby="handoff-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
+      <h2 id="handoff-heading" className="mb-1 text-lg font-semibold text-slate-900">
+        Handoff
+      </h2>
+      {agent.status === "active"
+        ? "No handoff yet. End this agent's shift to hand its work to a successor, or let it hand off through MCP."
+        : "This agent ended without a handoff."}
+    </section>
+  );
+}
+
+/**
+ * The agent is looked up before anything is sent, so an unknown id answers HTTP 404 (a
+ * route-level loading.tsx would make Next stream a 200 first); the loading state for the slow
+ * part is the Suspense boundary below the check.
+ */
 export default async function AgentPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   const chain = await getContinuityChain({ agentId: await agentIdFrom(id) });
   const agent = chain.agent;
-  const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath) : null;
   return (
     <>
       <AgentBanners registered={search.registered === "1"} handedOff={search.handedOff === "1"} successor={chain.successors[0]} />
@@ -62,18 +93,9 @@ export default async function AgentPage({ params, searchParams }: Props) {
           <ContinuityChainView chain={chain} />
         </div>
         <div className="flex flex-col gap-6">
-          {agent.handoff && document ? (
-            <HandoffRecordPanel record={agent.handoff} document={document} />
-          ) : (
-            <section aria-labelledby="handoff-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
-              <h2 id="handoff-heading" className="mb-1 text-lg font-semibold text-slate-900">
-                Handoff
-              </h2>
-              {agent.status === "active"
-                ? "No handoff yet. End this agent's shift to hand its work to a successor, or let it hand off through MCP."
-                : "This agent ended without a handoff."}
-            </section>
-          )}
+          <Suspense fallback={<Skeleton label="the handoff document" rows={3} />}>
+            <HandoffSection agent={agent} />
+          </Suspense>
           <p className="text-sm text-slate-600">
             <Link href="/agents" className="text-indigo-700 underline">
               All agents

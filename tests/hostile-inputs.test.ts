@@ -1,0 +1,412 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import fc from "fast-check";
+import { renderToString } from "react-dom/server";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PATCH as agentPatchRoute, GET as agentRoute } from "../app/api/agents/[id]/route";
+import { GET as chainRoute } from "../app/api/agents/[id]/chain/route";
+import { GET as agentListRoute, POST as agentCreateRoute } from "../app/api/agents/route";
+import { GET as artifactRoute } from "../app/api/artifacts/[id]/route";
+import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
+import { GET as handoffRoute } from "../app/api/handoffs/[id]/route";
+import { GET as historyRoute, POST as createRoute } from "../app/api/handoffs/route";
+import { POST as importRoute } from "../app/api/import/route";
+import { Markdown } from "../components/ui/markdown";
+import { registerAgent } from "../lib/agents";
+import { main as cli } from "../lib/cli/main";
+import { dataDir } from "../lib/config";
+import { db } from "../lib/db";
+import { Invalid } from "../lib/errors";
+import { formatNamed } from "../lib/formats";
+import { createHandoff, findHandoffs } from "../lib/handoffs";
+import { jsonTooDeep, MAX_NESTING, valueTooDeep } from "../lib/nesting";
+import { connectInProcessClient } from "./support/in-process-mcp";
+
+const deepArrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+const PROTOTYPE_KEYS = ["constructor", "__proto__", "toString", "hasOwnProperty"];
+const HOSTILE_IDS: [string, string][] = [
+  ["a control character", "hof_\u0007AAAAAAAAAAAAAAAAAAAA"],
+  ["NUL", "hof_AAAAAAAAAA\u0000AAAAAAAAAA"],
+  ["100,000 characters", `hof_${"A".repeat(100_000)}`],
+  ["../", "../../etc/passwd"],
+  ["a prototype key", "__proto__"],
+];
+/** Control characters other than newline and tab: a message must never carry one back. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+const HOSTILE_NUMBERS = ["1e308", "-1", "99999999999999999999", "NaN", "Infinity", "0x10", "1.5"];
+
+/** Fixtures made before the table runs: an open thread and an agent for the inputs that need one. */
+let thread: string;
+let agent: number;
+
+const url = (pathAndQuery: string) => `http://127.0.0.1${pathAndQuery}`;
+const post = (pathAndQuery: string, body: unknown, method = "POST") =>
+  new Request(url(pathAndQuery), { method, body: typeof body === "string" ? body : JSON.stringify(body), headers: { "content-type": "application/json" } });
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+
+type CliCall = { args: (files: TempFiles) => string[] };
+type TempFiles = { write: (name: string, text: string) => string };
+
+/**
+ * ONE table of hostile inputs. Each row says how every door that can receive it is given it:
+ * `rest` (a route handler, as Next calls it), `mcp` (a tool over the in-process client) and
+ * `cli` (baton's argv). Every door must answer the caller's error (4xx, a tool error, a non-zero
+ * exit) with a message, and store nothing.
+ */
+const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: string; args: () => Record<string, unknown> }; cli?: CliCall }[] = [
+  ...PROTOTYPE_KEYS.flatMap((key) => [
+    {
+      input: `format name ${key}`,
+      rest: () => importRoute(post("/api/import", { text: "{}", format: key })),
+      cli: { args: (files: TempFiles) => ["import", files.write("doc.json", "{}"), "--format", key] },
+    },
+    {
+      input: `export format ${key}`,
+      cli: { args: () => ["export", thread, "--format", key] },
+    },
+    {
+      input: `history filter value ${key}`,
+      rest: () => historyRoute(new Request(url(`/api/handoffs?status=${key}&source=${key}`))),
+    },
+    {
+      input: `agent filter value ${key}`,
+      rest: () => agentListRoute(new Request(url(`/api/agents?status=${key}&persona=${key}`))),
+    },
+    {
+      input: `entry type ${key}`,
+      rest: () => entriesRoute(post(`/api/handoffs/${thread}/entries`, { type: key, content: "x" }), params(thread)),
+      mcp: { tool: "add_to_handoff", args: () => ({ id: thread, type: key, content: "x" }) },
+    },
+    {
+      input: `side (asClient) ${key}`,
+      rest: () => createRoute(post("/api/handoffs", { title: "t", content: "c", asClient: key })),
+      mcp: { tool: "create_handoff", args: () => ({ title: "t", content: "c", as_client: key }) },
+    },
+    {
+      input: `command ${key}`,
+      cli: { args: () => [key] },
+    },
+  ]),
+  {
+    input: "prototype keys as filter names with nonsense values",
+    rest: () => historyRoute(new Request(url("/api/handoffs?constructor=1&__proto__=x&toString=y&status=open"))),
+  },
+  {
+    input: "a body whose only keys are prototype keys",
+    rest: () => createRoute(post("/api/handoffs", '{"__proto__": {"title": "x", "content": "y"}, "constructor": {"prototype": 1}}')),
+  },
+  {
+    input: "imported JSON nested 100,000 deep",
+    rest: () => importRoute(post("/api/import", { text: deepArrays(100_000) })),
+    cli: { args: (files) => ["import", files.write("deep.json", deepArrays(100_000))] },
+  },
+  {
+    input: "a bundle whose schema is nested 100,000 deep",
+    rest: () => importRoute(post("/api/import", { text: `{"schema": ${deepArrays(100_000)}}` })),
+    cli: { args: (files) => ["import", files.write("deep-bundle.json", `{"schema": ${deepArrays(100_000)}}`)] },
+  },
+  {
+    input: "imported YAML nested 100,000 deep (block sequences)",
+    rest: () => importRoute(post("/api/import", { text: `${"- ".repeat(100_000)}x`, fileName: "handoff.yaml" })),
+    cli: { args: (files) => ["import", files.write("deep.yaml", `${"- ".repeat(100_000)}x`)] },
+  },
+  {
+    input: "imported YAML nested 100,000 deep (flow collections)",
+    rest: () => importRoute(post("/api/import", { text: `goal: ${deepArrays(100_000)}`, format: "yaml" })),
+    cli: { args: (files) => ["import", files.write("flow.yaml", `goal: ${"{a: ".repeat(100_000)}1${"}".repeat(100_000)}`)] },
+  },
+  {
+    input: "a request body nested 100,000 deep",
+    rest: () => createRoute(post("/api/handoffs", `{"title": ${deepArrays(100_000)}, "content": "c"}`)),
+    mcp: { tool: "create_handoff", args: () => ({ title: JSON.parse(deepArrays(5_000)), content: "c" }) },
+  },
+  ...HOSTILE_NUMBERS.flatMap((value) => [
+    {
+      input: `history page=${value}`,
+      rest: () => historyRoute(new Request(url(`/api/handoffs?page=${value}`))),
+    },
+    {
+      input: `history perPage=${value}`,
+      rest: () => historyRoute(new Request(url(`/api/handoffs?perPage=${value}`))),
+    },
+    {
+      input: `agents page=${value}`,
+      rest: () => agentListRoute(new Request(url(`/api/agents?page=${value}`))),
+    },
+    {
+      input: `export cut ${value}`,
+      cli: { args: () => ["export", thread, "--format", "json", "--cut", value] },
+    },
+  ]),
+  {
+    input: "a page past any real page (1,000,001)",
+    rest: () => historyRoute(new Request(url("/api/handoffs?page=1000001"))),
+  },
+  ...HOSTILE_IDS.flatMap(([what, id]) => [
+    {
+      input: `handoff id with ${what}`,
+      rest: () => handoffRoute(new Request(url("/api/handoffs/x")), params(id)),
+      mcp: { tool: "get_handoff", args: () => ({ id }) },
+      cli: { args: () => ["export", id, "--format", "bundle"] },
+    },
+    {
+      input: `entry for a handoff id with ${what}`,
+      rest: () => entriesRoute(post("/api/handoffs/x/entries", { type: "task", content: "x" }), params(id)),
+      mcp: { tool: "add_to_handoff", args: () => ({ id, type: "task", content: "x" }) },
+    },
+    {
+      input: `close (archive) of a handoff id with ${what}`,
+      mcp: { tool: "close_handoff", args: () => ({ id, archive: true }) },
+    },
+    {
+      input: `agent id with ${what}`,
+      rest: () => agentRoute(new Request(url("/api/agents/x")), params(id)),
+      mcp: { tool: "get_continuity_chain", args: () => ({ agent: id }) },
+    },
+    {
+      input: `agent chain for an id with ${what}`,
+      rest: () => chainRoute(new Request(url("/api/agents/x/chain")), params(id)),
+    },
+    {
+      input: `artifact id with ${what}`,
+      rest: () => artifactRoute(new Request(url("/api/artifacts/x")), params(id)),
+      cli: { args: () => ["import", "--artifact", id] },
+    },
+    {
+      input: `import by an artifact id with ${what}`,
+      rest: () => importRoute(post("/api/import", { artifactId: id })),
+    },
+  ]),
+  ...['"a string"', "[1, 2]", "null", "42", "1e999", "true"].map((body) => ({
+    input: `a JSON body that is not an object: ${body}`,
+    rest: () => createRoute(post("/api/handoffs", body)),
+  })),
+  {
+    input: "a body that is not JSON",
+    rest: () => importRoute(post("/api/import", "text=hello")),
+  },
+  {
+    input: "an unknown side ?as=robot",
+    rest: () => handoffRoute(new Request(url(`/api/handoffs/${thread}?as=robot`)), params(thread)),
+    mcp: { tool: "get_handoff", args: () => ({ id: thread, as_client: "robot" }) },
+  },
+  {
+    input: "context percent 1e308",
+    rest: () => agentPatchRoute(post(`/api/agents/${agent}`, { contextPercent: 1e308 }, "PATCH"), params(String(agent))),
+    mcp: { tool: "report_context", args: () => ({ agent, percent: 1e308 }) },
+  },
+  {
+    input: 'context percent "NaN"',
+    rest: () => agentPatchRoute(post(`/api/agents/${agent}`, { contextPercent: "NaN" }, "PATCH"), params(String(agent))),
+    mcp: { tool: "report_context", args: () => ({ agent, percent: "NaN" }) },
+  },
+  {
+    input: "an agent id 1e308",
+    rest: () => agentRoute(new Request(url("/api/agents/1e308")), params("1e308")),
+    mcp: { tool: "get_continuity_chain", args: () => ({ agent: 1e308 }) },
+  },
+  {
+    input: "an agent id -1",
+    rest: () => chainRoute(new Request(url("/api/agents/-1/chain")), params("-1")),
+    mcp: { tool: "get_continuity_chain", args: () => ({ agent: -1 }) },
+  },
+  {
+    input: "after_seq 1e308",
+    rest: () => handoffRoute(new Request(url(`/api/handoffs/${thread}?after_seq=1e308`)), params(thread)),
+    mcp: { tool: "get_handoff", args: () => ({ id: thread, after_seq: 1e308 }) },
+  },
+  {
+    input: "unicode in a project name",
+    rest: () => createRoute(post("/api/handoffs", { title: "t", content: "c", project: "проект😀" })),
+    mcp: { tool: "create_handoff", args: () => ({ title: "t", content: "c", project: "项目" }) },
+    cli: { args: (files) => ["import", files.write("ok.yaml", "goal: Ship\nstatus: in_progress\nnow: Fix it\n"), "--project", "projé\u0301t"] },
+  },
+  {
+    input: "unicode in an agent's project and persona",
+    rest: () => agentCreateRoute(post("/api/agents", { personaSlug: "dév", project: "プロジェクト" })),
+    mcp: { tool: "register_agent", args: () => ({ persona: "dév", project: "プロジェクト" }) },
+  },
+  {
+    input: "a file name with ../ and NUL",
+    rest: () => importRoute(post("/api/import", { text: "{}", fileName: `../../${"\u0000".repeat(300)}` })),
+  },
+];
+
+type Counts = Record<string, number>;
+
+/** Rows of every table a door could write, and the blobs on disk. */
+async function counts(): Promise<Counts> {
+  const prisma = await db();
+  const blobs = path.join(dataDir(), "artifacts", "blobs");
+  return {
+    handoffs: await prisma.handoff.count(),
+    entries: await prisma.entry.count(),
+    agents: await prisma.agent.count(),
+    handoffRecords: await prisma.handoffRecord.count(),
+    sources: await prisma.handoffSource.count(),
+    artifacts: await prisma.artifact.count(),
+    blobs: fs.existsSync(blobs) ? fs.readdirSync(blobs).length : 0,
+  };
+}
+
+const temporary: string[] = [];
+const tempFiles = (): TempFiles => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-hostile-"));
+  temporary.push(dir);
+  return {
+    write: (name, text) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      return file;
+    },
+  };
+};
+
+let mcp: Awaited<ReturnType<typeof connectInProcessClient>>;
+const errorLog = vi.spyOn(console, "error");
+
+beforeAll(async () => {
+  thread = (await createHandoff({ title: "Hostile fixture", content: "first" })).handoff.id;
+  agent = (await registerAgent({ personaSlug: "fixture" })).id;
+  mcp = await connectInProcessClient();
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("hostile input through REST: a 4xx with a message, nothing stored", () => {
+  it.each(HOSTILE.filter((row) => row.rest).map((row) => [row.input, row] as const))("%s", async (_input, row) => {
+    const before = await counts();
+    const response = await row.rest!();
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body).slice(0, 300)).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expect(body.error.message).toEqual(expect.any(String));
+    expect(body.error.message.length).toBeGreaterThan(10);
+    // A message quotes at most a short piece of what was sent, never the 100,000 characters.
+    expect(body.error.message.length).toBeLessThan(2_000);
+    expect(Object.values(body.error.fieldErrors ?? {}).flat().join("\n")).not.toMatch(CONTROL);
+    expect(body.error.message).not.toMatch(CONTROL);
+    expect(await counts()).toEqual(before);
+    expect(errorLog).not.toHaveBeenCalled();
+  });
+});
+
+describe("hostile input through MCP tools: a tool error with a message, nothing stored", () => {
+  it.each(HOSTILE.filter((row) => row.mcp).map((row) => [row.input, row] as const))("%s", async (_input, row) => {
+    const before = await counts();
+    let text: string;
+    try {
+      const result = await mcp.client.callTool({ name: row.mcp!.tool, arguments: row.mcp!.args() });
+      expect(result.isError, JSON.stringify(result.structuredContent)?.slice(0, 300)).toBe(true);
+      text = (result.content as { type: string; text: string }[])[0].text;
+    } catch (error) {
+      // The SDK may refuse arguments its schema rejects as a JSON-RPC error: still the caller's.
+      text = (error as Error).message;
+      expect(text).toMatch(/Invalid|MCP error -32602/);
+    }
+    expect(text.length).toBeGreaterThan(10);
+    expect(text.length).toBeLessThan(2_000);
+    expect(text).not.toMatch(/could not finish|internal error/i);
+    expect(text).not.toMatch(CONTROL);
+    expect(mcp.logs).toEqual([]);
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe("hostile input through the CLI: a non-zero exit with a message, nothing stored", () => {
+  it.each(HOSTILE.filter((row) => row.cli).map((row) => [row.input, row] as const))("%s", async (_input, row) => {
+    const args = row.cli!.args(tempFiles());
+    const before = await counts();
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    let code: number;
+    try {
+      code = await cli(args);
+    } finally {
+      stderr.mockRestore();
+      stdout.mockRestore();
+    }
+    const message = written.join("");
+    expect(code, message.slice(0, 300)).toBeGreaterThan(0);
+    expect(message).toMatch(/baton( \w+)?: /);
+    expect(message.length).toBeLessThan(4_000);
+    expect(message).not.toMatch(CONTROL);
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe("the dashboard's Markdown nested thousands deep", () => {
+  it.each([
+    ["block quotes", `${"> ".repeat(5_000)}x`],
+    ["lists", `${"- ".repeat(5_000)}x`],
+    ["indented lists", Array.from({ length: 3_000 }, (_, level) => `${" ".repeat(level * 2)}- x`).join("\n")],
+    ["emphasis", `${"*".repeat(10_000)}x${"*".repeat(10_000)}`],
+    ["alternating emphasis", `${"*a _b ".repeat(2_500)}x${"_ b* a".repeat(2_500)}`],
+    ["brackets", `${"[".repeat(10_000)}x${"](u)".repeat(10_000)}`],
+  ])("shows %s as plain text, quickly", (_what, text) => {
+    const started = performance.now();
+    const html = renderToString(Markdown({ children: text }));
+    expect(html).toContain('data-plain-text="too-deep"');
+    // Not a speed target: a bound far above the milliseconds this takes, far below the minute the parser would.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("still formats ordinary Markdown, nested lists and long code included", () => {
+    const text = `# Plan\n\n**Bold**, _it_ and snake_case_name.\n\n- a\n  - b\n    - c\n\n> quote\n\n\`\`\`\n${" ".repeat(200)}code\n\`\`\`\n\n***`;
+    const html = renderToString(Markdown({ children: text }));
+    expect(html).not.toContain("too-deep");
+    expect(html).toContain("<strong>Bold</strong>");
+    expect(html).toContain("<blockquote>");
+  });
+});
+
+describe("properties", () => {
+  it("a format name is a known format or an Invalid, whatever the string", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.constantFrom(...PROTOTYPE_KEYS, "valueOf", "__defineGetter__", "isPrototypeOf")), (name) => {
+        try {
+          expect(["bundle", "handoff_json", "handoff_yaml"]).toContain(formatNamed(name));
+        } catch (error) {
+          expect(error).toBeInstanceOf(Invalid);
+        }
+      }),
+    );
+  });
+
+  it("any page or page size string gives a page or an Invalid, never another error", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.constantFrom(...HOSTILE_NUMBERS, "1000000", "1000001", "0", " 7 ")), async (page) => {
+        try {
+          const found = await findHandoffs({ page, perPage: page });
+          expect(found.page).toBeGreaterThanOrEqual(1);
+        } catch (error) {
+          expect(error).toBeInstanceOf(Invalid);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("the JSON nesting scan agrees with the parsed value's depth", () => {
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, fc.string(), fc.integer(), fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(fc.string(), tie("node"), { maxKeys: 3 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.integer({ min: 1, max: 6 }), (parsed, limit) => {
+        const text = JSON.stringify(parsed);
+        expect(jsonTooDeep(text, limit) !== null).toBe(valueTooDeep(JSON.parse(text), limit));
+      }),
+      { numRuns: 300 },
+    );
+    expect(jsonTooDeep(deepArrays(MAX_NESTING))).toBeNull();
+    expect(jsonTooDeep(deepArrays(MAX_NESTING + 1))).toEqual({ line: 1, column: MAX_NESTING + 1 });
+  });
+});
