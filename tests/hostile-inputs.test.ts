@@ -12,6 +12,7 @@ import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
 import { GET as handoffRoute } from "../app/api/handoffs/[id]/route";
 import { GET as historyRoute, POST as createRoute } from "../app/api/handoffs/route";
 import { POST as importRoute } from "../app/api/import/route";
+import { importAction, previewImportAction } from "../app/import/actions";
 import { Markdown } from "../components/ui/markdown";
 import { registerAgent } from "../lib/agents";
 import { main as cli } from "../lib/cli/main";
@@ -54,11 +55,26 @@ type TempFiles = { write: (name: string, text: string) => string };
  * `cli` (baton's argv). Every door must answer the caller's error (4xx, a tool error, a non-zero
  * exit) with a message, and store nothing.
  */
-const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: string; args: () => Record<string, unknown> }; cli?: CliCall }[] = [
+/** The import form as the browser posts it to its server action. */
+const importForm = (fields: Record<string, string>) => {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.set(name, value);
+  return importAction({ status: "idle" }, form);
+};
+
+const HOSTILE: {
+  input: string;
+  rest?: () => Promise<Response>;
+  /** A server action's answer: refused form state, or a preview that is not ok. */
+  action?: () => Promise<{ status?: string; ok?: boolean; message?: string }>;
+  mcp?: { tool: string; args: () => Record<string, unknown> };
+  cli?: CliCall;
+}[] = [
   ...PROTOTYPE_KEYS.flatMap((key) => [
     {
       input: `format name ${key}`,
       rest: () => importRoute(post("/api/import", { text: "{}", format: key })),
+      action: () => importForm({ text: "{}", format: key }),
       cli: { args: (files: TempFiles) => ["import", files.write("doc.json", "{}"), "--format", key] },
     },
     {
@@ -99,6 +115,7 @@ const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: st
   {
     input: "imported JSON nested 100,000 deep",
     rest: () => importRoute(post("/api/import", { text: deepArrays(100_000) })),
+    action: () => previewImportAction({ text: deepArrays(100_000) }),
     cli: { args: (files) => ["import", files.write("deep.json", deepArrays(100_000))] },
   },
   {
@@ -109,6 +126,7 @@ const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: st
   {
     input: "imported YAML nested 100,000 deep (block sequences)",
     rest: () => importRoute(post("/api/import", { text: `${"- ".repeat(100_000)}x`, fileName: "handoff.yaml" })),
+    action: () => importForm({ text: `${"- ".repeat(100_000)}x`, fileName: "handoff.yaml" }),
     cli: { args: (files) => ["import", files.write("deep.yaml", `${"- ".repeat(100_000)}x`)] },
   },
   {
@@ -176,6 +194,7 @@ const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: st
     {
       input: `import by an artifact id with ${what}`,
       rest: () => importRoute(post("/api/import", { artifactId: id })),
+      action: () => importForm({ artifactId: id }),
     },
   ]),
   ...['"a string"', "[1, 2]", "null", "42", "1e999", "true"].map((body) => ({
@@ -219,6 +238,7 @@ const HOSTILE: { input: string; rest?: () => Promise<Response>; mcp?: { tool: st
   {
     input: "unicode in a project name",
     rest: () => createRoute(post("/api/handoffs", { title: "t", content: "c", project: "проект😀" })),
+    action: () => importForm({ text: "goal: Ship\nstatus: in_progress\nnow: Fix it\n", project: "проект😀" }),
     mcp: { tool: "create_handoff", args: () => ({ title: "t", content: "c", project: "项目" }) },
     cli: { args: (files) => ["import", files.write("ok.yaml", "goal: Ship\nstatus: in_progress\nnow: Fix it\n"), "--project", "projé\u0301t"] },
   },
@@ -290,6 +310,18 @@ describe("hostile input through REST: a 4xx with a message, nothing stored", () 
     expect(body.error.message.length).toBeLessThan(2_000);
     expect(Object.values(body.error.fieldErrors ?? {}).flat().join("\n")).not.toMatch(CONTROL);
     expect(body.error.message).not.toMatch(CONTROL);
+    expect(await counts()).toEqual(before);
+    expect(errorLog).not.toHaveBeenCalled();
+  });
+});
+
+describe("hostile input through the import form's server actions: refused with a message, nothing stored", () => {
+  it.each(HOSTILE.filter((row) => row.action).map((row) => [row.input, row] as const))("%s", async (_input, row) => {
+    const before = await counts();
+    const answer = await row.action!();
+    expect(answer.status === "error" || answer.ok === false, JSON.stringify(answer).slice(0, 300)).toBe(true);
+    expect(answer.message?.length).toBeGreaterThan(10);
+    expect(answer.message).not.toMatch(CONTROL);
     expect(await counts()).toEqual(before);
     expect(errorLog).not.toHaveBeenCalled();
   });
