@@ -52,7 +52,16 @@ test("a 10,000-entry thread: first HTML within 300 KB, Load earlier pages back, 
   expect(html.length).toBeLessThanOrEqual(HTML_LIMIT_BYTES);
   await expect(page.getByRole("heading", { name: "E2E: ten thousand entries" })).toBeVisible();
   await waitForHydration(page);
-  console.log(`thread page: first HTML ${html.length} B, visible and hydrated after ${Date.now() - started} ms`);
+  const coldMs = Date.now() - started;
+  // Figures only (speed targets live in bench/thread.ts): the second visit has the scripts cached.
+  const reloaded = Date.now();
+  await page.reload({ waitUntil: "commit" });
+  await expect(page.locator("li[data-seq]").last()).toBeVisible();
+  const shownMs = Date.now() - reloaded;
+  await waitForHydration(page);
+  console.log(
+    `thread page: first HTML ${html.length} B; hydrated after ${coldMs} ms (first visit); reload: entries shown after ${shownMs} ms, hydrated after ${Date.now() - reloaded} ms`,
+  );
 
   // The latest page, ending at the latest entry; the rest waits behind "Load earlier".
   const first = await shownSeqs(page);

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ClientSide } from "@/lib/handoffs/schemas";
-import { threadQuery } from "@/lib/queries";
+import { threadQuery, type ThreadState } from "@/lib/queries";
 import { cursorOf } from "@/lib/handoffs/views";
 import { CloseDialog } from "./close-dialog";
 import { Composer } from "./composer";
@@ -17,15 +17,19 @@ import { ViewingAsSwitch } from "./viewing-as-switch";
  * A live thread: the latest page of entries, more on request, and a poll that fetches only what
  * is new, so agents' entries and cursor moves show up within a second or two.
  */
-export function ThreadView({ handoffId, viewingAs, sourceFormat }: { handoffId: string; viewingAs: ClientSide; sourceFormat: string | null }) {
-  const { data, error } = useQuery(threadQuery(handoffId, viewingAs));
-  if (!data) {
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        Could not load this handoff: {error?.message ?? "no answer from the server"}.
-      </p>
-    );
-  }
+export function ThreadView({
+  handoffId,
+  viewingAs,
+  sourceFormat,
+  initial,
+}: {
+  handoffId: string;
+  viewingAs: ClientSide;
+  sourceFormat: string | null;
+  /** The server's latest page; used only while nothing is cached, so a refresh of the page never drops earlier entries loaded here. */
+  initial: ThreadState;
+}) {
+  const { data, error } = useQuery({ ...threadQuery(handoffId, viewingAs), initialData: initial });
   const { handoff, entries, newCount, entryCount, earlierCount } = data;
   const active = handoff.status === "active";
   return (

@@ -1,4 +1,3 @@
-import { dehydrate, HydrationBoundary, type DehydratedState } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
@@ -16,8 +15,7 @@ import {
   THREAD_PAGE_SIZE,
   type HandoffThread,
 } from "@/lib/handoffs";
-import { threadQuery, threadStateOf } from "@/lib/queries";
-import { makeServerQueryClient } from "@/lib/query-client";
+import { threadStateOf } from "@/lib/queries";
 
 export const dynamic = "force-dynamic";
 
@@ -42,14 +40,17 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: id };
 }
 
-async function ThreadSections({ id, viewingAs, state }: { id: string; viewingAs: "chat" | "code"; state: DehydratedState }) {
+async function ThreadSections({ id, viewingAs, thread }: { id: string; viewingAs: "chat" | "code"; thread: HandoffThread }) {
   const provenance = await getProvenance({ id });
   return (
     <>
       <ThreadFormatsPanel handoffId={id} provenance={provenance} />
-      <HydrationBoundary state={state}>
-        <ThreadView handoffId={id} viewingAs={viewingAs} sourceFormat={provenance.source?.format ?? null} />
-      </HydrationBoundary>
+      <ThreadView
+        handoffId={id}
+        viewingAs={viewingAs}
+        sourceFormat={provenance.source?.format ?? null}
+        initial={threadStateOf(thread)}
+      />
     </>
   );
 }
@@ -63,13 +64,11 @@ export default async function ThreadPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   const viewingAs = search.as === "code" ? "code" : "chat";
   const thread = await loadLatestPage(id, viewingAs);
-  const queryClient = makeServerQueryClient();
-  queryClient.setQueryData(threadQuery(id, viewingAs).queryKey, threadStateOf(thread));
   return (
     <>
       {search.created === "1" && <CreatedBanner handoffId={id} />}
       <Suspense fallback={<Skeleton label="the handoff" rows={5} />}>
-        <ThreadSections id={id} viewingAs={viewingAs} state={dehydrate(queryClient)} />
+        <ThreadSections id={id} viewingAs={viewingAs} thread={thread} />
       </Suspense>
     </>
   );
