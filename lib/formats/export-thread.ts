@@ -7,7 +7,7 @@ import { writeBlob } from "./artifact-store";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
-import type { SourceFormat, ThreadSnapshot } from "./types";
+import { FORMAT_LABELS, type SourceFormat, type ThreadSnapshot } from "./types";
 
 export const exportThreadInput = z.object({
   id: handoffIdSchema,
@@ -44,7 +44,13 @@ export function renderSnapshot(snapshot: ThreadSnapshot, format: SourceFormat): 
   }
   const codec = FORMATS[format];
   const text = codec.serialize(codec.fromThread(snapshot));
-  codec.parse(text);
+  try {
+    codec.parse(text);
+  } catch (error) {
+    // Not the caller's input: Baton built this document. Reported as Baton's failure, never as
+    // bad arguments (an agent told to "fix the arguments" of close_handoff could not).
+    throw new Error(`Baton built a ${FORMAT_LABELS[format]} it would refuse: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   const cutPart = snapshot.cut === null ? "" : `-cut-${snapshot.cut}`;
   return { format, text, fileName: `${handoff.id}${cutPart}.${codec.fileName}`, contentType: codec.contentType, cut: snapshot.cut };
 }
