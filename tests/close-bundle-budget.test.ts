@@ -2,7 +2,8 @@ import fs from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { blobPath, bundleFormat, closeHandoffKeepingBundle, exportThread } from "../lib/formats";
+import { blobPath, bundleFormat, exportThread } from "../lib/formats";
+import { closeHandoff } from "../lib/handoffs";
 import { MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
 import { bundleBytes, summarizeThread } from "../lib/formats/summarize-thread";
 import { addEntry, createHandoff, getHandoff, type EntryType, type EntryView } from "../lib/handoffs";
@@ -106,7 +107,7 @@ describe("closing with a kept bundle never fails for size", () => {
     const exported = await exportThread({ id, format: "bundle" });
     fs.writeFileSync(blobPath(exported.artifactId!), "{\"tampered\":true}");
 
-    const closed = await closeHandoffKeepingBundle({ id });
+    const closed = await closeHandoff({ id, archive: true });
     expect(closed.handoff.status).toBe("completed");
     expect(closed.artifactId).toBe(exported.artifactId);
     checkKeptBundle(closed.artifactId!, id, entries);

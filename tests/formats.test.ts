@@ -9,7 +9,6 @@ import { Invalid } from "../lib/errors";
 import {
   blobPath,
   canonicalJson,
-  closeHandoffKeepingBundle,
   detectFormat,
   EXAMPLE_DOCUMENTS,
   exportThread,
@@ -19,7 +18,7 @@ import {
   previewImport,
   validateHandoffYaml,
 } from "../lib/formats";
-import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
+import { addEntry, closeHandoff, createHandoff, getHandoff } from "../lib/handoffs";
 
 async function nativeThread(title = "Implement auth") {
   const { handoff } = await createHandoff({ title, content: "We decided on **JWT** with refresh tokens.", project: "hlg" });
@@ -242,7 +241,7 @@ describe("closing with a kept context bundle", () => {
   it("exports the whole thread, records a close_archive artifact, then wipes the entries", async () => {
     const id = await nativeThread();
     const before = await getHandoff({ id });
-    const closed = await closeHandoffKeepingBundle({ id });
+    const closed = await closeHandoff({ id, archive: true });
     expect(closed.handoff.status).toBe("completed");
     expect((await getHandoff({ id })).entries).toEqual([]);
     const provenance = await getProvenance({ id });
@@ -252,14 +251,14 @@ describe("closing with a kept context bundle", () => {
     for (const entry of before.entries) expect(kept.summary_markdown).toContain(entry.content);
     // Exporting a wiped thread says why there is nothing, and closing again returns the kept bundle.
     expect((await invalidOf(exportThread({ id, format: "bundle" }))).message).toMatch(/wiped when it closed/);
-    expect((await closeHandoffKeepingBundle({ id })).artifactId).toBe(closed.artifactId);
+    expect((await closeHandoff({ id, archive: true })).artifactId).toBe(closed.artifactId);
   });
 
   it("archives a child that added nothing under its own name, leaving its parent's exported bundle alone", async () => {
     const parentId = await nativeThread("Archived parent");
     const exported = await exportThread({ id: parentId, format: "bundle" });
     const child = await importDocument({ artifactId: exported.artifactId! });
-    const closed = await closeHandoffKeepingBundle({ id: child.handoff.id });
+    const closed = await closeHandoff({ id: child.handoff.id, archive: true });
     expect(closed.artifactId).not.toBe(exported.artifactId);
     const kept = JSON.parse(fs.readFileSync(blobPath(closed.artifactId!), "utf8"));
     expect(kept.refs.threads[0]).toMatchObject({ thread_id: child.handoff.id, seq: child.entries[0].seq, note: "source cut" });
@@ -274,7 +273,7 @@ describe("closing with a kept context bundle", () => {
     fs.rmSync(artifacts, { recursive: true, force: true });
     fs.writeFileSync(artifacts, "not a folder");
     try {
-      await expect(closeHandoffKeepingBundle({ id })).rejects.toThrow();
+      await expect(closeHandoff({ id, archive: true })).rejects.toThrow();
     } finally {
       fs.rmSync(artifacts, { force: true });
     }

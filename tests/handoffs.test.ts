@@ -233,7 +233,8 @@ describe("closeHandoff", () => {
   it("wipes entries, keeps the row completed, and a second close is a no-op", async () => {
     const { handoff } = await createHandoff({ title: "t", content: "c", project: "dnd" });
     await addEntry({ id: handoff.id, type: "done", content: "PR #42", asClient: "code" });
-    const closed = await closeHandoff({ id: handoff.id });
+    const { handoff: closed, artifactId } = await closeHandoff({ id: handoff.id });
+    expect(artifactId).toBeNull();
     expect(closed.status).toBe("completed");
     expect(closed.closedAt).not.toBeNull();
     expect(closed.title).toBe("t");
@@ -243,7 +244,7 @@ describe("closeHandoff", () => {
     const prisma = await db();
     expect(await prisma.entry.count({ where: { handoffId: handoff.id } })).toBe(0);
     const again = await closeHandoff({ id: handoff.id });
-    expect(again).toEqual(closed);
+    expect(again.handoff).toEqual(closed);
   });
 
   it("refuses bad ids", async () => {
@@ -279,7 +280,7 @@ describe("findHandoffs", () => {
 
   it("refuses bad filters", async () => {
     await expectError(findHandoffs({ status: "open" }), Invalid, /status must be "active" or "completed"/);
-    await expectError(findHandoffs({ page: 0 }), Invalid, /page starts at 1/);
+    await expectError(findHandoffs({ page: 0 }), Invalid, /page must be a whole number from 1/);
   });
 });
 

@@ -3,7 +3,6 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { NotFound } from "@/lib/errors";
-import { closeHandoffKeepingBundle } from "@/lib/formats/close-handoff-keeping-bundle";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
 import { addEntry, closeHandoff, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
 import { revalidateThread } from "./revalidate";
@@ -94,20 +93,13 @@ export async function markReadAction(_previous: FormState, formData: FormData): 
 export async function closeHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   try {
-    if (values.keepBundle === "on") {
-      const { artifactId } = await closeHandoffKeepingBundle({ id: values.id });
-      revalidateThread(values.id);
-      return {
-        status: "success",
-        message: artifactId
-          ? `Handoff closed; its entries were deleted and a context bundle was kept (${artifactId.slice(0, 12)}…).`
-          : "Handoff closed; it had no entries to keep.",
-        successAt: Date.now(),
-      };
-    }
-    await closeHandoff({ id: values.id });
+    const archive = values.keepBundle === "on";
+    const { artifactId } = await closeHandoff({ id: values.id, archive });
     revalidateThread(values.id);
-    return { status: "success", message: "Handoff closed; its entries were deleted.", successAt: Date.now() };
+    const kept = artifactId
+      ? `Handoff closed; its entries were deleted and a context bundle was kept (${artifactId.slice(0, 12)}…).`
+      : "Handoff closed; it had no entries to keep.";
+    return { status: "success", message: archive ? kept : "Handoff closed; its entries were deleted.", successAt: Date.now() };
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);
   }

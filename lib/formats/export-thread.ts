@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { readTransaction, writeTransaction, type Tx } from "../db";
 import { Invalid } from "../errors";
-import { handoffIdSchema } from "../handoffs";
+import { handoffIdSchema } from "../handoffs/schemas";
+import { read, write, type Sql } from "../sqlite";
 import { parseInput } from "../validation";
 import { writeBlob } from "./artifact-store";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
+import { recordArtifact } from "./store";
 import { FORMAT_LABELS, type SourceFormat, type ThreadSnapshot } from "./types";
 
 export const exportThreadInput = z.object({
@@ -56,13 +57,9 @@ export function renderSnapshot(snapshot: ThreadSnapshot, format: SourceFormat): 
 }
 
 /** Stores a rendered bundle content-addressed and records it; the same cut always gives the same id. */
-export async function storeBundleIn(tx: Tx, handoffId: string, rendered: RenderedDocument, purpose: "export" | "close_archive"): Promise<string> {
+export function storeBundleIn(tx: Sql, handoffId: string, rendered: RenderedDocument, purpose: "export" | "close_archive"): string {
   const artifactId = writeBlob(Buffer.from(rendered.text, "utf8"));
-  await tx.artifact.upsert({
-    where: { id: artifactId },
-    create: { id: artifactId, kind: "context_bundle", handoffId, cutSeq: rendered.cut, purpose },
-    update: purpose === "close_archive" ? { purpose, handoffId, cutSeq: rendered.cut } : {},
-  });
+  recordArtifact(tx, { id: artifactId, handoffId, cutSeq: rendered.cut, purpose });
   return artifactId;
 }
 
@@ -73,9 +70,9 @@ export async function storeBundleIn(tx: Tx, handoffId: string, rendered: Rendere
 export async function exportThread(options: ExportThreadOptions): Promise<ExportedDocument> {
   const input = parseInput(exportThreadInput, options);
   const format = formatNamed(input.format);
-  const snapshot = await readTransaction((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
+  const snapshot = read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
   const rendered = renderSnapshot(snapshot, format);
   if (format !== "bundle") return { ...rendered, artifactId: null };
-  const artifactId = await writeTransaction((tx) => storeBundleIn(tx, input.id, rendered, "export"));
+  const artifactId = write((tx) => storeBundleIn(tx, input.id, rendered, "export"));
   return { ...rendered, artifactId };
 }

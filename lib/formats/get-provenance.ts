@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { readTransaction } from "../db";
-import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs";
-import { loadHandoff } from "../handoffs/load";
+import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs/schemas";
+import { entryRange, loadHandoff } from "../handoffs/store";
+import { read } from "../sqlite";
 import { parseInput } from "../validation";
-import { metadataOf, warningsOf } from "./load-snapshot";
+import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./store";
 import type { QualityWarning, SourceFormat, SourceMetadata } from "./types";
 
 export type ArtifactView = { id: string; cutSeq: number | null; purpose: "export" | "close_archive"; createdAt: string };
@@ -37,43 +37,36 @@ export type GetProvenanceOptions = { id: string };
 /** Where a thread came from and what was made of it: source, parent, children and bundles. */
 export async function getProvenance(options: GetProvenanceOptions): Promise<Provenance> {
   const { id } = parseInput(z.object({ id: handoffIdSchema }), options);
-  return readTransaction(async (tx) => {
-    const handoff = await loadHandoff(tx, id);
-    const [entryCount, source, childRows, artifactRows] = await Promise.all([
-      tx.entry.count({ where: { handoffId: id } }),
-      tx.handoffSource.findUnique({ where: { handoffId: id } }),
-      tx.handoffSource.findMany({
-        where: { parentThreadId: id },
-        orderBy: { importedAt: "asc" },
-        include: { handoff: { select: { id: true, title: true, status: true } } },
-      }),
-      tx.artifact.findMany({ where: { handoffId: id }, orderBy: [{ createdAt: "desc" }, { id: "asc" }] }),
-    ]);
+  return read((tx) => {
+    const handoff = loadHandoff(tx, id);
+    const source = sourceOf(tx, id);
     const parentRow =
-      source?.parentThreadId && HANDOFF_ID_PATTERN.test(source.parentThreadId)
-        ? await tx.handoff.findUnique({ where: { id: source.parentThreadId }, select: { id: true, title: true, status: true } })
-        : null;
-    const artifacts = artifactRows.map((row) => ({
+      source?.parent_thread_id && HANDOFF_ID_PATTERN.test(source.parent_thread_id)
+        ? (tx.statement("SELECT id, title, status FROM handoffs WHERE id = ?").get(source.parent_thread_id) as Omit<LinkedThread, "seq"> | undefined)
+        : undefined;
+    const artifacts = artifactsOf(tx, id).map((row) => ({
       id: row.id,
-      cutSeq: row.cutSeq,
+      cutSeq: row.cut_seq,
       purpose: row.purpose as ArtifactView["purpose"],
-      createdAt: row.createdAt.toISOString(),
+      createdAt: new Date(row.created_at).toISOString(),
     }));
     return {
       status: handoff.status,
-      entryCount,
-      source: source && {
-        format: source.format as SourceFormat,
-        fileName: source.fileName,
-        metadata: metadataOf(source),
-        warnings: warningsOf(source),
-        importedAt: source.importedAt.toISOString(),
-        artifactId: source.artifactId,
-        parentThreadId: source.parentThreadId,
-        parentSeq: source.parentSeq,
-      },
-      parent: parentRow && { ...parentRow, seq: source?.parentSeq ?? null },
-      children: childRows.map((row) => ({ ...row.handoff, seq: row.parentSeq })),
+      entryCount: entryRange(tx, id, {}).count,
+      source: source
+        ? {
+            format: source.format as SourceFormat,
+            fileName: source.file_name,
+            metadata: metadataOf(source),
+            warnings: warningsOf(source),
+            importedAt: new Date(source.imported_at).toISOString(),
+            artifactId: source.artifact_id,
+            parentThreadId: source.parent_thread_id,
+            parentSeq: source.parent_seq,
+          }
+        : null,
+      parent: parentRow ? { ...parentRow, seq: source?.parent_seq ?? null } : null,
+      children: childrenOf(tx, id),
       artifacts,
       keptBundle: artifacts.find((artifact) => artifact.purpose === "close_archive") ?? null,
     };

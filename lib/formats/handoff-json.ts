@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EntryView } from "../handoffs";
+import type { EntryView } from "../handoffs/views";
 import {
   entryText,
   firstLine,

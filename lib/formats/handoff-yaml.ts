@@ -1,6 +1,6 @@
 import { parse as parseYaml, stringify } from "yaml";
 import { z } from "zod";
-import type { EntryView } from "../handoffs";
+import type { EntryView } from "../handoffs/views";
 import { vagueInstructionWarning } from "./quality";
 import { entryText, firstLine, isoDateTime, optionalText, parseYamlText, requiredAs, textList, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";

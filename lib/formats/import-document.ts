@@ -1,8 +1,10 @@
-import { writeTransaction, type Tx } from "../db";
-import { HANDOFF_ID_PATTERN, type EntryView, type HandoffView } from "../handoffs";
+import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
+import { createHandoffIn, handoffExists } from "../handoffs/store";
+import type { EntryView, HandoffView } from "../handoffs/views";
+import { write, type Sql } from "../sqlite";
 import { writeBlob } from "./artifact-store";
-import { createThreadIn } from "./create-thread-in";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
+import { insertSource } from "./store";
 import type { QualityWarning, SourceFormat } from "./types";
 
 export type ImportedHandoff = {
@@ -18,30 +20,24 @@ export type ImportedHandoff = {
 
 const MAX_INT32 = 2_147_483_647;
 
-/** Creates the thread and its source row for a plan, inside the caller's transaction. */
-export async function importPlanIn(tx: Tx, plan: ImportPlan, artifactId: string | null, extra: { checkpoints?: number } = {}): Promise<ImportedHandoff> {
-  const at = new Date();
-  const { handoff, entries } = await createThreadIn(tx, { title: plan.draft.title, project: plan.project, entries: plan.draft.entries, at });
+/** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
+export function importPlanIn(tx: Sql, plan: ImportPlan, artifactId: string | null, extra: { checkpoints?: number } = {}): ImportedHandoff {
+  const entries = plan.draft.entries.map(({ fromClient, type, content }) => ({ fromClient, type, content }));
+  const created = createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries });
   const parent = plan.draft.parent;
-  await tx.handoffSource.create({
-    data: {
-      handoffId: handoff.id,
-      format: plan.format,
-      fileName: plan.fileName,
-      document: plan.text,
-      metadata: JSON.stringify({ ...plan.draft.metadata, ...extra, importedThroughSeq: entries.at(-1)?.seq ?? 0 }),
-      warnings: JSON.stringify(plan.draft.warnings),
-      parentThreadId: parent?.threadId ?? null,
-      parentSeq: parent && parent.seq <= MAX_INT32 ? parent.seq : null,
-      artifactId,
-      importedAt: at,
-    },
+  insertSource(tx, {
+    handoffId: created.handoff.id,
+    format: plan.format,
+    fileName: plan.fileName,
+    document: plan.text,
+    metadata: { ...plan.draft.metadata, ...extra, importedThroughSeq: created.entries.at(-1)?.seq ?? 0 },
+    warnings: plan.draft.warnings,
+    parentThreadId: parent?.threadId ?? null,
+    parentSeq: parent && parent.seq <= MAX_INT32 ? parent.seq : null,
+    artifactId,
   });
-  const parentId =
-    parent && HANDOFF_ID_PATTERN.test(parent.threadId) && (await tx.handoff.findUnique({ where: { id: parent.threadId }, select: { id: true } }))
-      ? parent.threadId
-      : null;
-  return { handoff, entries, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId };
+  const parentId = parent && HANDOFF_ID_PATTERN.test(parent.threadId) && handoffExists(tx, parent.threadId) ? parent.threadId : null;
+  return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId };
 }
 
 /**
@@ -53,5 +49,5 @@ export async function importPlanIn(tx: Tx, plan: ImportPlan, artifactId: string 
 export async function importDocument(options: ImportDocumentOptions): Promise<ImportedHandoff> {
   const plan = planImport(options);
   const artifactId = plan.canonicalBundle === null ? null : writeBlob(Buffer.from(plan.canonicalBundle, "utf8"));
-  return writeTransaction((tx) => importPlanIn(tx, plan, artifactId));
+  return write((tx) => importPlanIn(tx, plan, artifactId));
 }

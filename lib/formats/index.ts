@@ -2,7 +2,6 @@ export { ARTIFACT_ID_PATTERN, blobPath, readBlob } from "./artifact-store";
 export { BUNDLE_SCHEMA, bundleFormat, bundleSchema, type Bundle } from "./bundle";
 export { canonicalJson } from "./canonical-json";
 export { checkpointProject, type CheckpointFields, type CheckpointProjectOptions, type CheckpointResult } from "./checkpoint-project";
-export { closeHandoffKeepingBundle, type ClosedWithBundle, type CloseHandoffKeepingBundleOptions } from "./close-handoff-keeping-bundle";
 export { detectFormat, formatNamed } from "./detect-format";
 export { exportThread, type ExportedDocument, type ExportThreadOptions } from "./export-thread";
 export { findProjectRoot, gitState, handoffYamlPath } from "./flow-guardian";

@@ -1,6 +1,7 @@
+import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { contentSchema, optionalProjectSchema } from "../handoffs";
+import { contentSchema, optionalProjectSchema } from "../handoffs/schemas";
 import { describeFieldErrors } from "../validation";
 import { parseInput } from "../validation";
 import { readBlob } from "./artifact-store";

@@ -1,6 +1,6 @@
 import { Invalid, isDomainError } from "../errors";
-import { readTransaction } from "../db";
-import { HANDOFF_ID_PATTERN } from "../handoffs";
+import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
+import { read } from "../sqlite";
 import { describeFieldErrors } from "../validation";
 import { planImport, type ImportDocumentOptions } from "./plan-import";
 import type { DraftEntry, QualityWarning, SourceFormat, SourceMetadata } from "./types";
@@ -28,8 +28,8 @@ export async function previewImport(options: ImportDocumentOptions): Promise<Imp
     const parent = plan.draft.parent;
     const parentRow =
       parent && HANDOFF_ID_PATTERN.test(parent.threadId)
-        ? await readTransaction((tx) => tx.handoff.findUnique({ where: { id: parent.threadId }, select: { title: true } }))
-        : null;
+        ? read((tx) => tx.statement("SELECT title FROM handoffs WHERE id = ?").get(parent.threadId) as { title: string } | undefined)
+        : undefined;
     return {
       ok: true,
       format: plan.format,

@@ -1,11 +1,13 @@
-import { writeTransaction } from "../db";
-import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES, type HandoffView } from "../handoffs";
-import { toEntryView, toHandoffView, type EntryView } from "../handoffs/views";
+import { Conflict } from "../errors";
+import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES } from "../handoffs/schemas";
+import { appendEntryIn, handoffExists } from "../handoffs/store";
+import type { EntryView, HandoffView } from "../handoffs/views";
+import { write } from "../sqlite";
 import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
 import { importPlanIn } from "./import-document";
-import { metadataOf } from "./load-snapshot";
 import { firstLine } from "./schema-helpers";
 import { planImport } from "./plan-import";
+import { metadataOf, replaceSourceDocument, sourceOf } from "./store";
 
 export type PushCheckpointOptions = {
   /** handoff.yaml text, as `baton checkpoint` just wrote it. */
@@ -36,36 +38,34 @@ function checkpointEntry(doc: HandoffYaml): string {
 
 /**
  * Mirrors a flow-guardian checkpoint into Baton. The first push imports it as a new thread;
- * later pushes add a `progress` entry to that thread and replace its source document, so an
- * export gives back the latest handoff.yaml.
+ * later pushes add a `progress` entry to that thread (through lib/handoffs, so a completed thread
+ * refuses as add_to_handoff does) and replace its source document, so an export gives back the
+ * latest handoff.yaml. `handoffId: null` starts a new thread.
  */
 export async function pushCheckpoint(options: PushCheckpointOptions): Promise<PushedCheckpoint> {
   const plan = planImport({ text: options.text, format: "handoff_yaml", fileName: options.fileName, project: options.project });
   const doc = handoffYamlFormat.parse(options.text);
-  return writeTransaction(async (tx) => {
-    const existing =
-      options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId)
-        ? await tx.handoff.findUnique({ where: { id: options.handoffId }, include: { source: true } })
-        : null;
-    if (!existing || existing.status !== "active" || existing.source?.format !== "handoff_yaml") {
-      const imported = await importPlanIn(tx, plan, null, { checkpoints: 1 });
+  return write((tx) => {
+    const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && handoffExists(tx, options.handoffId) ? options.handoffId : null;
+    const source = id ? sourceOf(tx, id) : undefined;
+    if (!id || source?.format !== "handoff_yaml") {
+      const imported = importPlanIn(tx, plan, null, { checkpoints: 1 });
       return { handoff: imported.handoff, created: true, entry: null };
     }
-    const now = new Date();
-    const row = await tx.entry.create({
-      data: { handoffId: existing.id, fromClient: "code", type: "progress", content: checkpointEntry(doc), createdAt: now },
+    let appended;
+    try {
+      appended = appendEntryIn(tx, id, { fromClient: "code", type: "progress", content: checkpointEntry(doc) });
+    } catch (error) {
+      if (error instanceof Conflict) throw new Conflict(`${error.message}: \`baton checkpoint --push --new\` mirrors this checkpoint into a new handoff`);
+      throw error;
+    }
+    const previous = metadataOf(source);
+    replaceSourceDocument(tx, id, {
+      document: options.text,
+      fileName: plan.fileName,
+      metadata: { ...plan.draft.metadata, checkpoints: (previous.checkpoints ?? 1) + 1, importedThroughSeq: appended.entry.seq },
+      warnings: plan.draft.warnings,
     });
-    const previous = metadataOf(existing.source);
-    await tx.handoffSource.update({
-      where: { handoffId: existing.id },
-      data: {
-        document: options.text,
-        fileName: plan.fileName,
-        metadata: JSON.stringify({ ...plan.draft.metadata, checkpoints: (previous.checkpoints ?? 1) + 1, importedThroughSeq: row.seq }),
-        warnings: JSON.stringify(plan.draft.warnings),
-      },
-    });
-    const handoff = await tx.handoff.update({ where: { id: existing.id }, data: { updatedAt: now, codeLastSeen: row.seq } });
-    return { handoff: toHandoffView(handoff), created: false, entry: toEntryView(row) };
+    return { handoff: appended.handoff, created: false, entry: appended.entry };
   });
 }

@@ -1,7 +1,7 @@
 import { parse as parseYamlDocument, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { MAX_CONTENT_BYTES } from "../handoffs";
+import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
 import { parseInput } from "../validation";
 

@@ -1,4 +1,4 @@
-import type { EntryView } from "../handoffs";
+import type { EntryView } from "../handoffs/views";
 import type { SourceFormat, ThreadSnapshot } from "./types";
 
 /** Questions asked after the latest decision: nobody has answered them yet. */

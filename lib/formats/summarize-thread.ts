@@ -1,4 +1,5 @@
-import type { EntryType, EntryView, HandoffView } from "../handoffs";
+import type { EntryType } from "../handoffs/schemas";
+import type { EntryView, HandoffView } from "../handoffs/views";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 
 /** Most a summary may take: it becomes an entry of the thread that imports it (64 KiB). */

@@ -1,4 +1,5 @@
-import type { ClientSide, EntryType, EntryView, HandoffView } from "../handoffs";
+import type { ClientSide, EntryType } from "../handoffs/schemas";
+import type { EntryView, HandoffView } from "../handoffs/views";
 
 export const SOURCE_FORMATS = ["bundle", "handoff_json", "handoff_yaml"] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];

@@ -1,32 +1,25 @@
 import { z } from "zod";
-import { writeTransaction, type Tx } from "../db";
+import { closeKeepingBundleIn } from "../formats/close-keeping-bundle";
+import { write } from "../sqlite";
 import { parseInput, type DoorInput } from "../validation";
-import { loadHandoff } from "./load";
 import { handoffIdSchema } from "./schemas";
-import { toHandoffView, type HandoffView } from "./views";
+import { closeHandoffIn } from "./store";
+import type { HandoffView } from "./views";
 
-export const closeHandoffInput = z.object({ id: handoffIdSchema });
+const closeHandoffInput = z.object({
+  id: handoffIdSchema,
+  archive: z.boolean({ error: "archive must be true or false" }).default(false),
+});
 
 export type CloseHandoffOptions = DoorInput<typeof closeHandoffInput>;
+export type ClosedHandoff = { handoff: HandoffView; artifactId: string | null };
 
 /**
- * Wipes a thread's entries and marks it completed, inside the caller's transaction; the row stays.
- * Closing a completed handoff again changes nothing.
+ * The one close, for every door: one transaction deletes every entry and marks the handoff
+ * completed (the row stays). With `archive`, the whole thread is first kept as a context bundle
+ * in the artifact store (lib/formats), whose id is returned; closing again returns it again.
  */
-export async function closeHandoffIn(tx: Tx, id: string): Promise<HandoffView> {
-  const existing = await loadHandoff(tx, id);
-  if (existing.status === "completed") return toHandoffView(existing);
-  const now = new Date();
-  await tx.entry.deleteMany({ where: { handoffId: id } });
-  const closed = await tx.handoff.update({
-    where: { id },
-    data: { status: "completed", closedAt: now, updatedAt: now },
-  });
-  return toHandoffView(closed);
-}
-
-/** Closes a handoff: one transaction deletes every entry and marks it completed. */
-export async function closeHandoff(options: CloseHandoffOptions): Promise<HandoffView> {
+export async function closeHandoff(options: CloseHandoffOptions): Promise<ClosedHandoff> {
   const input = parseInput(closeHandoffInput, options);
-  return writeTransaction((tx) => closeHandoffIn(tx, input.id));
+  return write((tx) => (input.archive ? closeKeepingBundleIn(tx, input.id) : { handoff: closeHandoffIn(tx, input.id), artifactId: null }));
 }

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { readTransaction } from "../db";
-import type { Prisma } from "../generated/prisma/client";
+import { read } from "../sqlite";
 import { MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { handoffStatusSchema, optionalProjectSchema } from "./schemas";
-import { toHandoffView, type HandoffView } from "./views";
+import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
 
 export const HISTORY_PAGE_SIZE = 50;
 export const SOURCE_FILTERS = ["native", "bundle", "handoff_json", "handoff_yaml"] as const;
@@ -43,74 +42,50 @@ export type HandoffPage = {
   perPage: number;
 };
 
-type CountRow = { id: string; entry_count: bigint; chat_unread: bigint; code_unread: bigint };
+type SummaryRow = HandoffRow & { source_format: string | null; entry_count: number; chat_unread: number; code_unread: number };
 
 /**
- * History, most recent activity first. Counts come from index range scans on
+ * History, most recent activity first. Counts come from covering-index range scans on
  * (handoff_id, seq) for the visible page only, never from loading entries.
  */
 export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<HandoffPage> {
   const input = parseInput(findHandoffsInput, options);
-  const where: Prisma.HandoffWhereInput = {
-    ...(input.status && { status: input.status }),
-    ...(input.project && { project: input.project }),
-    ...(input.q && { title: { contains: input.q } }),
-    ...(input.source === "native" && { source: { is: null } }),
-    ...(input.source && input.source !== "native" && { source: { is: { format: input.source } } }),
-  };
-  return readTransaction(async (tx) => {
-    const [total, rows] = await Promise.all([
-      tx.handoff.count({ where }),
-      tx.handoff.findMany({
-        where,
-        orderBy: [{ updatedAt: "desc" }, { id: "asc" }],
-        skip: (input.page - 1) * input.perPage,
-        take: input.perPage,
-        include: { source: { select: { format: true } } },
-      }),
-    ]);
-    const counts = new Map<string, CountRow>();
-    if (rows.length > 0) {
-      const placeholders = rows.map(() => "?").join(", ");
-      const countRows = await tx.$queryRawUnsafe<CountRow[]>(
-        `SELECT h.id AS id,
+  const conditions: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (input.status) (conditions.push("h.status = @status"), (params.status = input.status));
+  if (input.project) (conditions.push("h.project = @project"), (params.project = input.project));
+  // instr() rather than LIKE: a title search for "50%" or "a_b" means those characters.
+  if (input.q) (conditions.push("instr(lower(h.title), lower(@q)) > 0"), (params.q = input.q));
+  if (input.source === "native") conditions.push("s.handoff_id IS NULL");
+  else if (input.source) (conditions.push("s.format = @source"), (params.source = input.source));
+  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+  return read((tx) => {
+    const { total } = tx.statement(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`).get(params) as { total: number };
+    const rows = tx
+      .statement(
+        `SELECT h.id, h.title, h.project, h.chat_last_seen, h.code_last_seen, h.status, h.created_at, h.updated_at, h.closed_at,
+           s.format AS source_format,
            (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id) AS entry_count,
            (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen) AS chat_unread,
            (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_unread
-         FROM handoffs h WHERE h.id IN (${placeholders})`,
-        ...rows.map((row) => row.id),
-      );
-      for (const row of countRows) counts.set(row.id, row);
-    }
-    const items = rows.map((row) => {
-      const count = counts.get(row.id);
-      return {
-        ...toHandoffView(row),
-        entryCount: Number(count?.entry_count ?? 0),
-        chatUnread: Number(count?.chat_unread ?? 0),
-        codeUnread: Number(count?.code_unread ?? 0),
-        sourceFormat: row.source?.format ?? null,
-      };
-    });
-    return {
-      items,
-      total,
-      page: input.page,
-      perPage: input.perPage,
-      pageCount: Math.max(1, Math.ceil(total / input.perPage)),
-    };
+         FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
+         ORDER BY h.updated_at DESC, h.id ASC LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as SummaryRow[];
+    const items = rows.map((row) => ({
+      ...toHandoffView(row),
+      entryCount: row.entry_count,
+      chatUnread: row.chat_unread,
+      codeUnread: row.code_unread,
+      sourceFormat: row.source_format,
+    }));
+    return { items, total, page: input.page, perPage: input.perPage, pageCount: Math.max(1, Math.ceil(total / input.perPage)) };
   });
 }
 
 /** Every project tag in use, for the history filter. */
 export async function findProjects(): Promise<string[]> {
-  return readTransaction(async (tx) => {
-    const rows = await tx.handoff.findMany({
-      where: { project: { not: null } },
-      distinct: ["project"],
-      select: { project: true },
-      orderBy: { project: "asc" },
-    });
-    return rows.flatMap((row) => (row.project ? [row.project] : []));
-  });
+  return read((tx) =>
+    (tx.statement("SELECT DISTINCT project FROM handoffs WHERE project IS NOT NULL ORDER BY project").all() as { project: string }[]).map((row) => row.project),
+  );
 }

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { readTransaction, type Tx } from "../db";
+import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { loadHandoff } from "./load";
+import { entriesOf, entryRange, loadHandoff } from "./store";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
-import { cursorOf, toEntryView, toHandoffView, type EntryView, type HandoffView } from "./views";
+import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 
 export const getHandoffInput = z
   .object({
@@ -78,19 +78,14 @@ type SeqBounds = { gt?: number; lt?: number };
  * not fit (what is taken stays one contiguous run). `full` is true when it stopped for room.
  * Rows are read in growing batches: a few large entries never pull in thousands.
  */
-async function walk(tx: Tx, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
+function walk(tx: Sql, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
   const entries: EntryView[] = [];
   let edge = order === "asc" ? bounds.gt : bounds.lt;
   for (let batch = 16; ; batch = Math.min(batch * 2, 512)) {
     const want = Math.min(batch, room.count);
     if (want === 0) return { entries, full: true };
-    const rows = await tx.entry.findMany({
-      where: { handoffId, seq: order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge } },
-      orderBy: { seq: order },
-      take: want,
-    });
-    for (const row of rows) {
-      const entry = toEntryView(row);
+    const rows = entriesOf(tx, handoffId, order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge }, order, want);
+    for (const entry of rows) {
       if (!room.take(costOf(entry, cursor))) return { entries, full: true };
       entries.push(entry);
     }
@@ -99,15 +94,10 @@ async function walk(tx: Tx, handoffId: string, bounds: SeqBounds, order: "asc" |
   }
 }
 
-async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds): Promise<OmittedRange | null> {
-  const found = await tx.entry.aggregate({
-    where: { handoffId, seq: bounds },
-    _min: { seq: true },
-    _max: { seq: true },
-    _count: { _all: true },
-  });
-  if (found._count._all === 0 || found._min.seq === null || found._max.seq === null) return null;
-  return { firstSeq: found._min.seq, lastSeq: found._max.seq, count: found._count._all };
+function rangeOf(tx: Sql, handoffId: string, bounds: SeqBounds): OmittedRange | null {
+  const found = entryRange(tx, handoffId, bounds);
+  if (found.count === 0 || found.first === null || found.last === null) return null;
+  return { firstSeq: found.first, lastSeq: found.last, count: found.count };
 }
 
 const entriesWord = (count: number) => (count === 1 ? "entry" : "entries");
@@ -147,30 +137,28 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
-  return readTransaction(async (tx) => {
-    const handoff = toHandoffView(await loadHandoff(tx, input.id));
+  return read((tx) => {
+    const handoff = toHandoffView(loadHandoff(tx, input.id));
     const cursor = cursorOf(handoff, input.asClient);
     const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
     let entries: EntryView[];
     let scope: SeqBounds;
     if (input.afterSeq !== undefined) {
       scope = { gt: input.afterSeq, lt: input.beforeSeq };
-      entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
+      entries = walk(tx, input.id, scope, "asc", room, cursor).entries;
     } else if (input.beforeSeq !== undefined) {
       scope = { lt: input.beforeSeq };
-      entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
+      entries = walk(tx, input.id, scope, "desc", room, cursor).entries.reverse();
     } else {
       scope = {};
-      const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
-      const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
+      const fresh = walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
+      const older = fresh.full ? [] : walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor).entries;
       entries = [...older.reverse(), ...fresh.entries];
     }
-    const [newCount, entryCount, earlier, later] = await Promise.all([
-      tx.entry.count({ where: { handoffId: input.id, seq: { gt: cursor } } }),
-      tx.entry.count({ where: { handoffId: input.id } }),
-      entries.length ? rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null,
-      entries.length ? rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null,
-    ]);
+    const newCount = entryRange(tx, input.id, { gt: cursor }).count;
+    const entryCount = entryRange(tx, input.id, {}).count;
+    const earlier = entries.length ? rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null;
+    const later = entries.length ? rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null;
     const omitted = { earlier, later };
     const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
     return {

@@ -1,5 +1,5 @@
 export { addEntry, type AddEntryOptions, type AddedEntry } from "./add-entry";
-export { closeHandoff, type CloseHandoffOptions } from "./close-handoff";
+export { closeHandoff, type CloseHandoffOptions, type ClosedHandoff } from "./close-handoff";
 export { createHandoff, type CreateHandoffOptions, type CreatedHandoff } from "./create-handoff";
 export {
   findHandoffs,

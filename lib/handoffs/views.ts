@@ -1,4 +1,3 @@
-import type { Entry, Handoff } from "../generated/prisma/client";
 import type { ClientSide, EntryType, HandoffStatus } from "./schemas";
 
 /** A handoff as every door shows it: plain JSON, dates as ISO-8601 strings. */
@@ -23,28 +22,47 @@ export type EntryView = {
   createdAt: string;
 };
 
-export function toHandoffView(row: Handoff): HandoffView {
+/** A `handoffs` row as SQLite returns it (lib/handoffs/store.ts selects these columns). */
+export type HandoffRow = {
+  id: string;
+  title: string;
+  project: string | null;
+  chat_last_seen: number;
+  code_last_seen: number;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+};
+
+/** A `handoff_entries` row as SQLite returns it. */
+export type EntryRow = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };
+
+/** A stored DateTime (`…+00:00`, as Prisma writes it) as ISO-8601 with `Z`. */
+const isoOf = (stored: string) => new Date(stored).toISOString();
+
+export function toHandoffView(row: HandoffRow): HandoffView {
   return {
     id: row.id,
     title: row.title,
     project: row.project,
-    chatLastSeen: row.chatLastSeen,
-    codeLastSeen: row.codeLastSeen,
+    chatLastSeen: row.chat_last_seen,
+    codeLastSeen: row.code_last_seen,
     status: row.status as HandoffStatus,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    closedAt: row.closedAt?.toISOString() ?? null,
+    createdAt: isoOf(row.created_at),
+    updatedAt: isoOf(row.updated_at),
+    closedAt: row.closed_at === null ? null : isoOf(row.closed_at),
   };
 }
 
-export function toEntryView(row: Entry): EntryView {
+export function toEntryView(row: EntryRow): EntryView {
   return {
     seq: row.seq,
-    handoffId: row.handoffId,
-    fromClient: row.fromClient as ClientSide,
+    handoffId: row.handoff_id,
+    fromClient: row.from_client as ClientSide,
     type: row.type as EntryType,
     content: row.content,
-    createdAt: row.createdAt.toISOString(),
+    createdAt: isoOf(row.created_at),
   };
 }
 

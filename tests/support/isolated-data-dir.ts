@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { disconnectDb } from "../../lib/db";
+import { closeSqlite } from "../../lib/sqlite";
 
 // Every test file gets its own data folder and a freshly migrated database: tests never touch
 // a developer's data/ and never see each other's rows.
@@ -16,5 +17,6 @@ process.env.DATABASE_URL = `file:${path.join(dataDir, "baton.db")}`;
 
 afterAll(async () => {
   await disconnectDb();
+  closeSqlite();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });

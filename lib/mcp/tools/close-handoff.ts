@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { loadFormats, loadHandoffs } from "../domain";
+import { loadHandoffs } from "../domain";
 import { defineTool } from "../tool-kit";
 import { handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpHandoffSchema, toMcpHandoff } from "../views";
@@ -28,13 +28,8 @@ export const closeHandoffTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args) {
-    const id = handoffIdOf(args.id);
-    if (args.archive) {
-      const { closeHandoffKeepingBundle } = await loadFormats();
-      const closed = await closeHandoffKeepingBundle({ id });
-      return { ...toMcpHandoff(closed.handoff), archive_artifact_id: closed.artifactId };
-    }
     const { closeHandoff } = await loadHandoffs();
-    return toMcpHandoff(await closeHandoff({ id }));
+    const closed = await closeHandoff({ id: handoffIdOf(args.id), archive: args.archive ?? false });
+    return { ...toMcpHandoff(closed.handoff), ...(args.archive && { archive_artifact_id: closed.artifactId }) };
   },
 });

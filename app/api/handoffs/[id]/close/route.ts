@@ -1,8 +1,15 @@
 import { closeHandoff } from "@/lib/handoffs";
-import { jsonRoute } from "@/lib/http";
+import { jsonRoute, readJsonBody } from "@/lib/http";
 
-/** Close: wipes the entries and marks the handoff completed (again: no change). */
-export async function POST(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+/**
+ * Close: wipes the entries and marks the handoff completed (again: no change). `{"archive": true}`
+ * first keeps the thread as a context bundle; the answer is the handoff with `artifactId`.
+ */
+export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return jsonRoute(() => closeHandoff({ id }));
+  return jsonRoute(async () => {
+    const body = await readJsonBody(request);
+    const closed = await closeHandoff({ id, archive: body.archive as boolean | undefined });
+    return { ...closed.handoff, artifactId: closed.artifactId };
+  });
 }

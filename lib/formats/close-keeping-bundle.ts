@@ -1,0 +1,24 @@
+import { closeHandoffIn } from "../handoffs/store";
+import type { HandoffView } from "../handoffs/views";
+import type { Sql } from "../sqlite";
+import { renderSnapshot, storeBundleIn } from "./export-thread";
+import { loadSnapshot } from "./load-snapshot";
+import { keptBundleOf } from "./store";
+
+export type ClosedWithBundle = { handoff: HandoffView; artifactId: string | null };
+
+/**
+ * Closes a handoff but keeps its history, inside the caller's transaction: the bundle of the
+ * whole thread (cut at its last entry) is written to the artifact store (fsync'd) and recorded
+ * as the `close_archive` artifact before lib/handoffs wipes the entries. If the bundle cannot be
+ * written nothing is wiped. A thread with no entries closes with no bundle; closing a completed
+ * one again returns its kept bundle.
+ */
+export function closeKeepingBundleIn(tx: Sql, id: string): ClosedWithBundle {
+  const snapshot = loadSnapshot(tx, id);
+  if (snapshot.handoff.status === "completed") return { handoff: snapshot.handoff, artifactId: keptBundleOf(tx, id) };
+  // The archive names this thread as its source cut, even for a child that added nothing to its bundle.
+  const archive = { ...snapshot, reuseSourceDocument: false };
+  const artifactId = snapshot.entries.length > 0 ? storeBundleIn(tx, id, renderSnapshot(archive, "bundle"), "close_archive") : null;
+  return { handoff: closeHandoffIn(tx, id), artifactId };
+}

@@ -1,0 +1,116 @@
+import { customAlphabet } from "nanoid";
+import { Conflict, NotFound } from "../errors";
+import { storedDate, type Sql } from "../sqlite";
+import { parseInput } from "../validation";
+import { NANOID_ALPHABET, titleSchema, type ClientSide, type EntryType } from "./schemas";
+import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
+
+/**
+ * The only SQL that writes `handoffs` and `handoff_entries`, and the rules that go with it:
+ * ids, the writer's cursor, refusing a completed thread, wiping on close. Every function takes
+ * the caller's transaction (`tx`, from lib/sqlite.ts's `write` or `read`) as its first argument,
+ * so an import or a close with an archive composes them inside one transaction of its own.
+ */
+const HANDOFF_COLUMNS = "id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at";
+const ENTRY_COLUMNS = "seq, handoff_id, from_client, type, content, created_at";
+const newHandoffSuffix = customAlphabet(NANOID_ALPHABET, 21);
+
+export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string };
+
+export function handoffNotFound(id: string): NotFound {
+  return new NotFound(`handoff ${id} not found; check the ID (it was pasted or typed wrong, or belongs to another Baton)`);
+}
+
+/** The handoff row, or a NotFound naming the ID. */
+export function loadHandoff(tx: Sql, id: string): HandoffRow {
+  const row = tx.statement(`SELECT ${HANDOFF_COLUMNS} FROM handoffs WHERE id = ?`).get(id) as HandoffRow | undefined;
+  if (!row) throw handoffNotFound(id);
+  return row;
+}
+
+export function handoffExists(tx: Sql, id: string): boolean {
+  return tx.statement("SELECT 1 FROM handoffs WHERE id = ?").get(id) !== undefined;
+}
+
+function insertEntry(tx: Sql, handoffId: string, entry: DraftEntry, at: string): EntryView {
+  const row = tx
+    .statement(`INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`)
+    .get(handoffId, entry.fromClient, entry.type, entry.content, at) as EntryRow;
+  return toEntryView(row);
+}
+
+/**
+ * Starts a thread with its first entries. Each side that wrote has seen what it wrote: its
+ * cursor moves to its last entry (seqs are global, so that is whatever the next seq happens to be).
+ */
+export function createHandoffIn(tx: Sql, draft: { title: string; project: string | null; entries: DraftEntry[]; at?: Date }): { handoff: HandoffView; entries: EntryView[] } {
+  const title = parseInput(titleSchema, draft.title);
+  const at = storedDate(draft.at);
+  const id = `hof_${newHandoffSuffix()}`;
+  tx.statement("INSERT INTO handoffs (id, title, project, created_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(id, title, draft.project, at, at);
+  const entries = draft.entries.map((entry) => insertEntry(tx, id, entry, at));
+  const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
+  const handoff = tx
+    .statement(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
+    .get(lastBy("chat"), lastBy("code"), id) as HandoffRow;
+  return { handoff: toHandoffView(handoff), entries };
+}
+
+export function completedConflict(id: string): Conflict {
+  return new Conflict(`handoff ${id} is completed; entries can no longer be added (start a new handoff to go on)`);
+}
+
+/** Appends to an active thread; the writer has seen what it wrote, so its cursor moves to it. */
+export function appendEntryIn(tx: Sql, id: string, entry: DraftEntry): { handoff: HandoffView; entry: EntryView } {
+  const existing = loadHandoff(tx, id);
+  if (existing.status !== "active") throw completedConflict(id);
+  const at = storedDate();
+  const added = insertEntry(tx, id, entry, at);
+  const cursor = entry.fromClient === "chat" ? "chat_last_seen" : "code_last_seen";
+  const handoff = tx
+    .statement(`UPDATE handoffs SET updated_at = ?, ${cursor} = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
+    .get(at, added.seq, id) as HandoffRow;
+  return { handoff: toHandoffView(handoff), entry: added };
+}
+
+/** Moves one side's cursor to the thread's highest seq; a cursor never moves backward. */
+export function markReadIn(tx: Sql, id: string, side: ClientSide): HandoffView {
+  loadHandoff(tx, id);
+  const cursor = side === "chat" ? "chat_last_seen" : "code_last_seen";
+  const row = tx
+    .statement(
+      `UPDATE handoffs SET ${cursor} = MAX(${cursor}, (SELECT COALESCE(MAX(seq), 0) FROM handoff_entries WHERE handoff_id = @id))
+       WHERE id = @id RETURNING ${HANDOFF_COLUMNS}`,
+    )
+    .get({ id }) as HandoffRow;
+  return toHandoffView(row);
+}
+
+/** Wipes a thread's entries and marks it completed; the row stays. Closing again changes nothing. */
+export function closeHandoffIn(tx: Sql, id: string): HandoffView {
+  const existing = loadHandoff(tx, id);
+  if (existing.status === "completed") return toHandoffView(existing);
+  const at = storedDate();
+  tx.statement("DELETE FROM handoff_entries WHERE handoff_id = ?").run(id);
+  const row = tx
+    .statement(`UPDATE handoffs SET status = 'completed', closed_at = ?, updated_at = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
+    .get(at, at, id) as HandoffRow;
+  return toHandoffView(row);
+}
+
+type SeqBounds = { gt?: number; lt?: number };
+
+/** Up to `limit` entries of a thread within `bounds`, in `order`. */
+export function entriesOf(tx: Sql, id: string, bounds: SeqBounds, order: "asc" | "desc", limit: number): EntryView[] {
+  const rows = tx
+    .statement(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT ?`)
+    .all(id, bounds.gt ?? 0, bounds.lt ?? Number.MAX_SAFE_INTEGER, limit) as EntryRow[];
+  return rows.map(toEntryView);
+}
+
+/** Count, first and last seq of a thread's entries within `bounds`. */
+export function entryRange(tx: Sql, id: string, bounds: SeqBounds): { count: number; first: number | null; last: number | null } {
+  return tx
+    .statement("SELECT COUNT(*) AS count, MIN(seq) AS first, MAX(seq) AS last FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq < ?")
+    .get(id, bounds.gt ?? 0, bounds.lt ?? Number.MAX_SAFE_INTEGER) as { count: number; first: number | null; last: number | null };
+}

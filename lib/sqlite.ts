@@ -1,0 +1,90 @@
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { databaseFile, databaseUrl } from "./config";
+
+/**
+ * The process's direct SQLite connection, for the paths where speed matters (appending, reading
+ * a thread, marking read, the history and its unread counts, the change feed). Prisma stays the
+ * schema and migration authority (prisma/schema.prisma, prisma/migrations) and serves the
+ * paths where speed does not matter; this connection runs prepared statements at SQLite's own
+ * cost (~0.006 ms each against ~0.5 ms through the ORM).
+ *
+ * Transactions are synchronous: `write` runs its work inside BEGIN IMMEDIATE, so the write lock
+ * is held for microseconds, never across an `await`, and writers of other processes queue on
+ * SQLite's busy timeout instead of failing. Functions that must compose inside a caller's
+ * transaction take that caller's `Sql` as their first argument (the one documented way).
+ */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export type Sql = {
+  /** A prepared statement, compiled once per connection. */
+  statement(text: string): Database.Statement;
+  /** The connection itself, for pragmas and the rare ad-hoc query. */
+  readonly connection: Database.Database;
+};
+
+type Held = { url: string; sql: Sql };
+const globalForSqlite = globalThis as unknown as { batonSqlite?: Held };
+
+function open(url: string): Sql {
+  const file = databaseFile(url);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  connection.pragma("journal_mode = WAL");
+  connection.pragma("synchronous = NORMAL");
+  connection.pragma("foreign_keys = ON");
+  const statements = new Map<string, Database.Statement>();
+  return {
+    connection,
+    statement(text) {
+      let prepared = statements.get(text);
+      if (!prepared) {
+        prepared = connection.prepare(text);
+        statements.set(text, prepared);
+      }
+      return prepared;
+    },
+  };
+}
+
+/** The process's connection to the configured database (reopened if DATABASE_URL changed, as tests do). */
+export function sql(): Sql {
+  const url = databaseUrl();
+  const held = globalForSqlite.batonSqlite;
+  if (held && held.url === url) return held.sql;
+  held?.sql.connection.close();
+  const opened = { url, sql: open(url) };
+  globalForSqlite.batonSqlite = opened;
+  return opened.sql;
+}
+
+/** Runs `work` in one write transaction (BEGIN IMMEDIATE); a throw rolls it back. */
+export function write<T>(work: (tx: Sql) => T): T {
+  const db = sql();
+  return db.connection.transaction(() => work(db)).immediate();
+}
+
+/** Runs `work` in one read transaction: a consistent snapshot across its statements. */
+export function read<T>(work: (tx: Sql) => T): T {
+  const db = sql();
+  return db.connection.transaction(() => work(db)).deferred();
+}
+
+/** Closes the connection (tests and short-lived CLI commands). */
+export function closeSqlite(): void {
+  globalForSqlite.batonSqlite?.sql.connection.close();
+  globalForSqlite.batonSqlite = undefined;
+}
+
+let lastStoredMs = 0;
+
+/**
+ * A date as Prisma stores DateTime in SQLite: `2026-11-22T06:54:51.471+00:00`. Without an
+ * explicit date it is "now", strictly later than the previous one this process stored: several
+ * writes fit in one millisecond, and the history orders by last activity.
+ */
+export function storedDate(date?: Date): string {
+  const ms = date ? date.getTime() : (lastStoredMs = Math.max(Date.now(), lastStoredMs + 1));
+  return new Date(ms).toISOString().replace("Z", "+00:00");
+}
