@@ -2,13 +2,15 @@ import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { HistoryFiltersForm } from "@/components/handoffs/history-filters";
+import { LiveUpdates } from "@/components/live/live-updates";
 import { HistoryList } from "@/components/handoffs/history-list";
 import { OpenHandoffForm } from "@/components/handoffs/open-handoff-form";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
+import { latestChangeSeq } from "@/lib/changes";
 import { findHandoffs, findProjects } from "@/lib/handoffs";
 import { historyFiltersFrom, historyQuery } from "@/lib/queries";
-import { makeServerQueryClient } from "@/lib/query-client";
+import { getQueryClient } from "@/lib/query-client";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Handoffs" };
@@ -19,6 +21,8 @@ export const metadata: Metadata = { title: "Handoffs" };
  * Suspense boundary instead.
  */
 export default function HomePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  // Read before the history loads: a change written meanwhile is then replayed to the page.
+  const since = latestChangeSeq();
   return (
     <>
       <PageHeader
@@ -26,6 +30,7 @@ export default function HomePage({ searchParams }: { searchParams: Promise<Recor
         description="Threads between chat (decisions) and code (implementation). Unread counts update as agents write."
       />
       <OpenHandoffForm />
+      <LiveUpdates scope={{ kind: "history" }} since={since} />
       <Suspense fallback={<Skeleton label="handoffs" rows={8} />}>
         <History searchParams={searchParams} />
       </Suspense>
@@ -35,7 +40,7 @@ export default function HomePage({ searchParams }: { searchParams: Promise<Recor
 
 async function History({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const filters = historyFiltersFrom(await searchParams);
-  const queryClient = makeServerQueryClient();
+  const queryClient = getQueryClient();
   const [projects] = await Promise.all([
     findProjects(),
     queryClient.prefetchQuery({ ...historyQuery(filters), queryFn: () => findHandoffs(filters) }),

@@ -1,18 +1,12 @@
 "use client";
 
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { QueryClientProvider } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { getQueryClient } from "@/lib/query-client";
 
-/** The one client-side provider: TanStack Query, for everything that refreshes on its own. */
+/** The one client-side provider: TanStack Query, kept current by the live change stream (components/live). */
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(
-    () =>
-      new QueryClient({
-        defaultOptions: {
-          // Server-prefetched data is fresh for a moment; polling keeps it current after that.
-          queries: { staleTime: 500, refetchOnWindowFocus: true, retry: 1 },
-        },
-      }),
-  );
+  // Not useState: a render suspended before its first commit would drop the client; the factory keeps one per browser.
+  const queryClient = getQueryClient();
   return <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>;
 }

@@ -5,9 +5,6 @@ import { END_OF_THREAD, THREAD_PAGE_SIZE } from "./handoffs/limits";
 import type { ApiError } from "./http";
 import { MAX_PAGE, wholeNumberParam } from "./validation";
 
-/** How often open pages poll, so agents' work shows up within 2 s without a reload. */
-const POLL_INTERVAL_MS = 1000;
-
 const historyFiltersSchema = z.object({
   status: z.enum(["active", "completed"]).optional().catch(undefined),
   project: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/).optional().catch(undefined),
@@ -52,9 +49,8 @@ async function fetchJson<T>(url: string): Promise<T> {
 
 export function historyQuery(filters: HistoryFilters) {
   return queryOptions({
-    queryKey: ["handoffs", filters],
+    queryKey: [...historyKeys, filters],
     queryFn: () => fetchJson<HandoffPage>(`/api/handoffs${historySearch(filters)}`),
-    refetchInterval: POLL_INTERVAL_MS,
   });
 }
 
@@ -100,11 +96,14 @@ function withLater(held: ThreadState, later: HandoffThread): ThreadState {
 const threadUrl = (id: string, asClient: string, paging: string) =>
   `/api/handoffs/${encodeURIComponent(id)}?as=${asClient}&${paging}`;
 
-const threadKey = (id: string, asClient: "chat" | "code") => ["handoff", id, asClient] as const;
+/** Query-key prefixes for invalidation: every history page, and both sides' views of one thread. */
+export const historyKeys = ["handoffs"] as const;
+export const threadKeys = (id: string) => ["handoff", id] as const;
+const threadKey = (id: string, asClient: "chat" | "code") => [...threadKeys(id), asClient] as const;
 
 /**
- * A live thread. The first load is the latest page; every refresh after that asks only for the
- * entries after the last one held (an idle page downloads the small header and nothing else).
+ * A live thread. The first load is the latest page; every refresh after that (when the change
+ * stream says this thread changed) asks only for the entries after the last one held.
  */
 export function threadQuery(id: string, asClient: "chat" | "code") {
   const queryKey = threadKey(id, asClient);
@@ -119,7 +118,6 @@ export function threadQuery(id: string, asClient: "chat" | "code") {
       // "Load earlier" may have landed while this was in flight: merge into what is held now.
       return withLater(client.getQueryData<ThreadState>(queryKey) ?? held, later);
     },
-    refetchInterval: POLL_INTERVAL_MS,
   });
 }
 

@@ -3,11 +3,12 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { AgentFiltersForm } from "@/components/agents/agent-filters";
 import { AgentList } from "@/components/agents/agent-list";
-import { AutoRefresh } from "@/components/agents/auto-refresh";
 import { buttonClass } from "@/components/ui/button";
+import { LiveUpdates } from "@/components/live/live-updates";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { agentFiltersFrom, findAgentFacets, findAgents } from "@/lib/agents";
+import { latestChangeSeq } from "@/lib/changes";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Agents" };
@@ -19,6 +20,8 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
  * answer 200 instead of 404. The list loads behind its own Suspense boundary instead.
  */
 export default function AgentsPage({ searchParams }: { searchParams: SearchParams }) {
+  // Read before the list loads: a change written meanwhile is then replayed to the page.
+  const since = latestChangeSeq();
   return (
     <>
       <PageHeader
@@ -30,10 +33,10 @@ export default function AgentsPage({ searchParams }: { searchParams: SearchParam
           </Link>
         }
       />
+      <LiveUpdates scope={{ kind: "agents" }} since={since} />
       <Suspense fallback={<Skeleton label="agents" rows={6} />}>
         <Agents searchParams={searchParams} />
       </Suspense>
-      <AutoRefresh />
     </>
   );
 }

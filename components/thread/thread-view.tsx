@@ -14,8 +14,8 @@ import { ThreadHeader } from "./thread-header";
 import { ViewingAsSwitch } from "./viewing-as-switch";
 
 /**
- * A live thread: the latest page of entries, more on request, and a poll that fetches only what
- * is new, so agents' entries and cursor moves show up within a second or two.
+ * A live thread: the latest page of entries, more on request, and, when the page's change
+ * stream (components/live) says this thread changed, a refetch of only what is new.
  */
 export function ThreadView({
   handoffId,

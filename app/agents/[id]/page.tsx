@@ -5,13 +5,14 @@ import { Suspense } from "react";
 import { AgentBanners } from "@/components/agents/agent-banners";
 import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
-import { AutoRefresh } from "@/components/agents/auto-refresh";
 import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
 import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
+import { LiveUpdates } from "@/components/live/live-updates";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
@@ -68,6 +69,8 @@ async function HandoffSection({ agent }: { agent: AgentDetail }) {
  */
 export default async function AgentPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
+  // Read before the chain: a change written while the page renders is then replayed to it.
+  const since = latestChangeSeq();
   const chain = await getContinuityChain({ agentId: await agentIdFrom(id) });
   const agent = chain.agent;
   return (
@@ -87,6 +90,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
           ) : null
         }
       />
+      <LiveUpdates scope={{ kind: "agents" }} since={since} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <div className="flex flex-col gap-6">
           <AgentOverview agent={agent} />
@@ -107,7 +111,6 @@ export default async function AgentPage({ params, searchParams }: Props) {
           </p>
         </div>
       </div>
-      <AutoRefresh />
     </>
   );
 }

@@ -2,9 +2,11 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { ThreadFormatsPanel } from "@/components/formats/thread-formats-panel";
+import { LiveUpdates } from "@/components/live/live-updates";
 import { CreatedBanner } from "@/components/thread/created-banner";
 import { ThreadView } from "@/components/thread/thread-view";
 import { Skeleton } from "@/components/ui/skeleton";
+import { latestChangeSeq } from "@/lib/changes";
 import { NotFound } from "@/lib/errors";
 import { getProvenance } from "@/lib/formats/get-provenance";
 import {
@@ -63,10 +65,13 @@ async function ThreadSections({ id, viewingAs, thread }: { id: string; viewingAs
 export default async function ThreadPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   const viewingAs = search.as === "code" ? "code" : "chat";
+  // Read before the thread: a change written while the page renders is then replayed to it.
+  const since = latestChangeSeq();
   const thread = await loadLatestPage(id, viewingAs);
   return (
     <>
       {search.created === "1" && <CreatedBanner handoffId={id} />}
+      <LiveUpdates scope={{ kind: "thread", handoffId: id }} since={since} />
       <Suspense fallback={<Skeleton label="the handoff" rows={5} />}>
         <ThreadSections id={id} viewingAs={viewingAs} thread={thread} />
       </Suspense>

@@ -1,0 +1,24 @@
+/**
+ * lib/changes: the change feed. SQLite triggers (prisma/migrations/*_change_feed) append a row to
+ * `changes` for every write to handoffs, entries, agents and shift handoffs, whichever process
+ * made it; this module owns reading that table (and pruning it, the only write it makes). One
+ * feed per server process notices new rows with a check every 100 ms that reads no table, only
+ * while someone is subscribed, and fans them out; `changeStream` serves them as Server-Sent
+ * Events (`GET /api/events`). Client-safe types live in ./types.
+ */
+export {
+  changeFeedStats,
+  CHECK_INTERVAL_MS,
+  KEEP_MS,
+  KEEP_ROWS,
+  latestChangeSeq,
+  MAX_REPLAY,
+  pruneChanges,
+  subscribe,
+  type ChangeFilter,
+  type FeedEvent,
+  type FeedStats,
+  type Subscription,
+} from "./feed";
+export { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, HEARTBEAT_MS, type EventsRequest } from "./sse";
+export * from "./types";

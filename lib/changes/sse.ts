@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { Invalid } from "../errors";
+import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
+import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
+import { MAX_REPLAY, subscribe, type ChangeFilter, type FeedEvent } from "./feed";
+import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
+
+/**
+ * `GET /api/events` as Server-Sent Events, framework-neutral (a Web ReadableStream): the changes
+ * after `after` (or Last-Event-ID), then live ones, each with `id: <seq>`.
+ */
+export const HEARTBEAT_MS = 15_000;
+/** A client this many frames behind (past a whole replay) is not reading: end its stream (it reconnects and resumes). */
+const MAX_QUEUED_FRAMES = MAX_REPLAY + 1000;
+
+export const EVENT_STREAM_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  // no-transform: Next's compression would otherwise buffer the stream.
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+} as const;
+
+const seqParam = (name: string) => wholeNumberParam(name, 0, Number.MAX_SAFE_INTEGER);
+
+const eventsQuerySchema = z.object({
+  after: seqParam("after"),
+  "Last-Event-ID": seqParam("Last-Event-ID"),
+  handoff: z
+    .string()
+    .regex(HANDOFF_ID_PATTERN, { error: "handoff must be a handoff ID: hof_ followed by 21 letters, digits, _ or -" })
+    .optional(),
+  agent: wholeNumberParam("agent", 1, Number.MAX_SAFE_INTEGER),
+  subject: z
+    .string()
+    .transform((value) => value.split(","))
+    .pipe(z.array(z.enum(CHANGE_SUBJECTS, { error: `subject must be a comma-separated list of ${CHANGE_SUBJECTS.join(", ")}` })))
+    .optional(),
+});
+
+export type EventsRequest = { after?: number; filter: ChangeFilter };
+
+/** The validated query (`after`, `handoff`, `agent`, `subject`) and Last-Event-ID header, or Invalid naming what is wrong. */
+export function eventsRequestOf(url: URL, lastEventId: string | null): EventsRequest {
+  const params = url.searchParams;
+  const repeated = ["after", "handoff", "agent", "subject"].filter((name) => params.getAll(name).length > 1);
+  if (repeated.length) throw new Invalid(`give ${repeated.join(", ")} at most once`);
+  const input = {
+    after: params.get("after") ?? undefined,
+    "Last-Event-ID": lastEventId ?? undefined,
+    handoff: params.get("handoff") ?? undefined,
+    agent: params.get("agent") ?? undefined,
+    subject: params.get("subject") ?? undefined,
+  };
+  const parsed = eventsQuerySchema.safeParse(input);
+  if (!parsed.success) {
+    const fieldErrors = fieldErrorsOf(parsed.error);
+    throw new Invalid(describeFieldErrors(fieldErrors), fieldErrors);
+  }
+  const query = parsed.data;
+  const filter: ChangeFilter = {};
+  if (query.handoff !== undefined) filter.handoffId = query.handoff;
+  if (query.agent !== undefined) filter.agentId = query.agent;
+  if (query.subject !== undefined) filter.subjects = [...new Set(query.subject)] as ChangeSubject[];
+  // A browser reconnecting sends the last id it saw: newer than the `after` in its original URL.
+  return { after: query["Last-Event-ID"] ?? query.after, filter };
+}
+
+const encoder = new TextEncoder();
+
+function frameOf(event: FeedEvent): string {
+  if (event.kind === "change") return `id: ${event.change.seq}\ndata: ${JSON.stringify(event.change)}\n\n`;
+  const body: ResetEvent = { seq: event.seq, reason: event.reason };
+  return `id: ${event.seq}\nevent: reset\ndata: ${JSON.stringify(body)}\n\n`;
+}
+
+/**
+ * The event stream: a `retry:` hint, the replayed changes (or one `reset`), a `ready` event
+ * carrying the seq it is caught up to, then live changes. A heartbeat comment every
+ * `heartbeatMs` keeps proxies from closing an idle stream and, with an `id:` line but no data,
+ * moves the browser's resume point past changes that did not match the filter. Ends when
+ * `signal` aborts (the client went away) or the reader cancels.
+ */
+export function changeStream(request: EventsRequest, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  let end = () => {};
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (signal.aborted) {
+        controller.close();
+        return;
+      }
+      let open = true;
+      const send = (text: string) => {
+        if (!open) return;
+        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end();
+        controller.enqueue(encoder.encode(text));
+      };
+      send(`retry: ${RECONNECT_DELAY_MS}\n\n`);
+      const subscription = subscribe({ after: request.after, filter: request.filter }, (event) => send(frameOf(event)));
+      const ready: ReadyEvent = { seq: subscription.cursor };
+      send(`id: ${ready.seq}\nevent: ready\ndata: ${JSON.stringify(ready)}\n\n`);
+      const heartbeat = setInterval(() => send(`: keep-alive\nid: ${subscription.cursor}\n\n`), heartbeatMs);
+      end = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(heartbeat);
+        subscription.close();
+        signal.removeEventListener("abort", end);
+        try {
+          controller.close();
+        } catch {
+          // Already closed by the reader's cancel.
+        }
+      };
+      signal.addEventListener("abort", end);
+    },
+    cancel() {
+      end();
+    },
+  });
+}

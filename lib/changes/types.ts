@@ -1,0 +1,29 @@
+/**
+ * What the change feed carries, shared by the server (lib/changes) and the dashboard's live hook
+ * (components/live). Client-safe: no server imports.
+ */
+export const CHANGE_SUBJECTS = ["handoff", "entry", "agent", "shift_handoff"] as const;
+export type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
+export type ChangeAction = "created" | "updated" | "closed";
+
+/** One row of the `changes` table, which SQLite triggers append on every write, whichever process wrote. */
+export type Change = {
+  /** Global and increasing; the SSE event id, and what a client resumes after. */
+  seq: number;
+  subject: ChangeSubject;
+  action: ChangeAction;
+  handoffId: string | null;
+  agentId: number | null;
+  /** The entry's own seq, for `entry` changes. */
+  entrySeq: number | null;
+  /** When it was written, ISO-8601. */
+  at: string;
+};
+
+/** The body of the `ready` event: the stream is open and caught up to `seq`. */
+export type ReadyEvent = { seq: number };
+/** The body of the `reset` event: changes the client missed are gone (pruned, or another database); refetch everything. */
+export type ResetEvent = { seq: number; reason: string };
+
+/** How long a browser waits before reconnecting a dropped stream (the SSE `retry:` hint). */
+export const RECONNECT_DELAY_MS = 1000;
