@@ -5,7 +5,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { exportThread, findProjectRoot, getProvenance } from "../lib/formats";
-import { getHandoff } from "../lib/handoffs";
+import { closeHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
 
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const temporary: string[] = [];
@@ -111,6 +111,42 @@ describe("npx baton checkpoint", () => {
     expect(provenance.source?.metadata.checkpoints).toBe(2);
     const exported = await exportThread({ id: id!, format: "yaml" });
     expect(parseYaml(exported.text)).toEqual(readHandoff(repo));
+  });
+
+  it("--push on a completed handoff refuses as add_to_handoff does, stores nothing, and --new starts another", async () => {
+    const repo = gitRepo();
+    const first = baton(repo, ["checkpoint", "--goal", "Ship auth", "--now", "Writing auth.py", "--push"]);
+    const id = first.stdout.match(/pushed to new handoff (hof_\S+)/)![1];
+    await closeHandoff({ id });
+    const handoffsBefore = (await findHandoffs()).total;
+
+    const refused = baton(repo, ["checkpoint", "--now", "After the close", "--push"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`handoff ${id} is completed; entries can no longer be added (start a new handoff to go on)`);
+    expect(refused.stderr).toContain("`baton checkpoint --push --new` mirrors this checkpoint into a new handoff");
+    expect((await findHandoffs()).total).toBe(handoffsBefore);
+    expect(JSON.parse(fs.readFileSync(path.join(repo, ".flow-guardian", "baton.json"), "utf8"))).toEqual({ handoffId: id });
+
+    const fresh = baton(repo, ["checkpoint", "--now", "After the close", "--push", "--new"]);
+    expect(fresh.status).toBe(0);
+    const newId = fresh.stdout.match(/pushed to new handoff (hof_\S+)/)![1];
+    expect(newId).not.toBe(id);
+    expect(JSON.parse(fs.readFileSync(path.join(repo, ".flow-guardian", "baton.json"), "utf8"))).toEqual({ handoffId: newId });
+  });
+
+  it("baton close closes a handoff, keeping a bundle with --archive, and refuses a bad id", async () => {
+    const repo = gitRepo();
+    const first = baton(repo, ["checkpoint", "--goal", "Ship auth", "--now", "Writing auth.py", "--push"]);
+    const id = first.stdout.match(/pushed to new handoff (hof_\S+)/)![1];
+    const closed = baton(repo, ["close", id, "--archive"]);
+    expect(closed.status).toBe(0);
+    const artifactId = closed.stdout.match(new RegExp(`^closed ${id}; kept bundle ([0-9a-f]{64})$`, "m"))?.[1];
+    expect(artifactId).toBeDefined();
+    expect((await getProvenance({ id })).keptBundle?.id).toBe(artifactId);
+    expect((await getHandoff({ id })).handoff.status).toBe("completed");
+    const bad = baton(repo, ["close", "hof_nope"]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("is not a handoff ID");
   });
 
   it("reads a Claude Code hook's JSON (session id, cwd) and never overwrites an unreadable file", () => {

@@ -2,12 +2,15 @@
  * `baton <command> [args]`: the command-line door. Each command lives in lib/cli/commands/ and
  * is loaded only when called, so `baton mcp` starts without loading the others.
  */
+import "server-only";
+
 type Command = { summary: string; load: () => Promise<{ run: (args: string[]) => Promise<number> }> };
 
 const commands: Record<string, Command> = {
   mcp: { summary: "serve the MCP tools over stdio (--as code|chat)", load: () => import("./commands/mcp") },
   import: { summary: "import a handoff document (bundle, handoff.json, handoff.yaml)", load: () => import("./commands/import") },
   export: { summary: "export a thread: export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]", load: () => import("./commands/export") },
+  close: { summary: "close a handoff: close <hof id> [--archive] (keep it as a context bundle first)", load: () => import("./commands/close") },
   token: { summary: "manage access tokens: token create --name NAME --role operator|agent, token list, token revoke NAME", load: () => import("./commands/token") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };

@@ -1,3 +1,4 @@
+import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -23,6 +24,8 @@ export type CheckpointProjectOptions = {
   fields: CheckpointFields;
   /** Mirror the checkpoint into Baton. */
   push: boolean;
+  /** With push: mirror into a new handoff instead of the one earlier pushes went to. */
+  pushToNew?: boolean;
   project?: string;
   at?: Date;
 };
@@ -87,7 +90,7 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
   writeProjectFile(file, text);
   let pushed: PushedCheckpoint | null = null;
   if (options.push) {
-    pushed = await pushCheckpoint({ text, handoffId: mirroredHandoffId(root), fileName: ".flow-guardian/handoff.yaml", project: options.project });
+    pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirroredHandoffId(root), fileName: ".flow-guardian/handoff.yaml", project: options.project });
     writeProjectFile(mirrorStatePath(root), `${JSON.stringify({ handoffId: pushed.handoff.id }, null, 2)}\n`);
   }
   return { root, file, mode: loaded.state === "missing" ? "saved" : "updated", doc, pushed };

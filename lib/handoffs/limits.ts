@@ -5,10 +5,11 @@
 
 /**
  * Bytes of entries one `get_handoff` answer may carry: each entry's JSON as the answer serializes
- * it, counted once per appearance (a new entry is in `entries` and again in `new_entries`). The
- * whole answer then stays under 256 KB.
+ * it, counted once per appearance (a new entry is in `entries` and again in `new_entries`). An
+ * MCP tool result carries the answer twice (structured and as text), and Claude Code cuts tool
+ * output at about 25k tokens: at 110 KB the whole MCP message stays under 256 KB.
  */
-export const THREAD_ANSWER_BUDGET_BYTES = 200_000;
+export const THREAD_ANSWER_BUDGET_BYTES = 110_000;
 
 /** The most entries one answer may be asked for (`limit`). */
 export const MAX_THREAD_LIMIT = 1000;

@@ -1,3 +1,4 @@
+import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -8,13 +9,13 @@ import { ensureMigrated } from "../../migrate";
 
 const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
                         [--hypothesis TEXT] [--outcome TEXT] [--file PATH]... [--files A,B]
-                        [--branch NAME] [--session-id ID] [--push [--project TAG]] [--hook]
+                        [--branch NAME] [--session-id ID] [--push [--new] [--project TAG]] [--hook]
 
 Saves or updates .flow-guardian/handoff.yaml in the project around the current folder (nearest
 .flow-guardian/, .git/, pyproject.toml or package.json). The first checkpoint needs --goal and
 --now; later ones merge what you give and always refresh the timestamp. Branch and files default
 from git. --push mirrors the checkpoint into Baton (a new handoff the first time, then a progress
-entry on the same one). --hook reads a Claude Code hook's JSON from standard input (session_id, cwd),
+entry on the same one; once that handoff is completed it refuses, and --new starts another). --hook reads a Claude Code hook's JSON from standard input (session_id, cwd),
 e.g. from a PreCompact hook.`;
 
 const hookInputSchema = z.looseObject({ session_id: z.string().optional(), cwd: z.string().optional() });
@@ -40,6 +41,7 @@ export async function run(args: string[]): Promise<number> {
       branch: { type: "string" },
       "session-id": { type: "string" },
       push: { type: "boolean" },
+      new: { type: "boolean" },
       project: { type: "string" },
       hook: { type: "boolean" },
     },
@@ -70,7 +72,7 @@ export async function run(args: string[]): Promise<number> {
   const cwd = hook.cwd ?? process.cwd();
   try {
     if (values.push) ensureMigrated();
-    const result = await checkpointProject({ cwd, fields, push: values.push ?? false, project: values.project });
+    const result = await checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project });
     const shown = path.relative(process.cwd(), result.file) || result.file;
     process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
     if (result.pushed) {

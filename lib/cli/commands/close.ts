@@ -1,0 +1,32 @@
+import "server-only";
+import { disconnectDb } from "../../db";
+import { errorLines } from "../../formats";
+import { closeHandoff } from "../../handoffs";
+import { ensureMigrated } from "../../migrate";
+import { closeSqlite } from "../../sqlite";
+import { parseCommandArgs, usageError } from "../args";
+
+const USAGE = `usage: baton close <hof id> [--archive]
+
+Closes a handoff: deletes its entries and marks it completed (closing again changes nothing).
+--archive first keeps the whole thread as a context bundle in the artifact store and prints
+its artifact id.`;
+
+export async function run(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs("close", USAGE, args, { allowPositionals: true, options: { archive: { type: "boolean" } } });
+  if (typeof parsed === "number") return parsed;
+  if (parsed.positionals.length !== 1) return usageError("close", "give one handoff ID", USAGE);
+  try {
+    ensureMigrated();
+    const { handoff, artifactId } = await closeHandoff({ id: parsed.positionals[0], archive: parsed.values.archive ?? false });
+    process.stdout.write(`closed ${handoff.id}${artifactId ? `; kept bundle ${artifactId}` : ""}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write("baton close: refused; nothing was changed:\n");
+    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    return 1;
+  } finally {
+    closeSqlite();
+    await disconnectDb();
+  }
+}
