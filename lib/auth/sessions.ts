@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { db } from "../db";
+import { read, storedDate, write } from "../sqlite";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { SESSION_TTL_MS } from "./schemas";
@@ -18,23 +18,32 @@ export async function signIn(options: { token: unknown }): Promise<SignedIn> {
   assertOperator(principal);
   const sessionId = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  const client = await db();
-  // Expired sessions are swept here, where sessions are made, instead of by a timer.
-  await client.session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
-  await client.session.create({ data: { idHash: hashSecret(sessionId), tokenId: principal.tokenId, expiresAt } });
+  write((tx) => {
+    // Expired sessions are swept here, where sessions are made, instead of by a timer.
+    tx.statement("DELETE FROM sessions WHERE expires_at < ?").run(storedDate(new Date()));
+    tx.statement("INSERT INTO sessions (id_hash, token_id, created_at, expires_at) VALUES (?, ?, ?, ?)").run(
+      hashSecret(sessionId),
+      principal.tokenId,
+      storedDate(new Date()),
+      storedDate(expiresAt),
+    );
+  });
   return { sessionId, expiresAt, principal };
 }
 
 /** The principal behind a session cookie, or null when it is unknown, expired or its token revoked. */
 export async function verifySession(sessionId: string): Promise<Principal | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return null;
-  const client = await db();
-  const row = await client.session.findUnique({ where: { idHash: hashSecret(sessionId) }, include: { token: true } });
-  if (!row || row.expiresAt.getTime() <= Date.now()) return null;
-  return { tokenId: row.token.id, name: row.token.name, role: row.token.role as Principal["role"] };
+  const row = read(
+    (tx) =>
+      tx
+        .statement("SELECT t.id AS id, t.name AS name, t.role AS role, s.expires_at AS expires_at FROM sessions s JOIN access_tokens t ON t.id = s.token_id WHERE s.id_hash = ?")
+        .get(hashSecret(sessionId)) as { id: number; name: string; role: string; expires_at: string } | undefined,
+  );
+  if (!row || Date.parse(row.expires_at) <= Date.now()) return null;
+  return { tokenId: row.id, name: row.name, role: row.role as Principal["role"] };
 }
 
 export async function signOut(sessionId: string): Promise<void> {
-  const client = await db();
-  await client.session.deleteMany({ where: { idHash: hashSecret(sessionId) } });
+  write((tx) => tx.statement("DELETE FROM sessions WHERE id_hash = ?").run(hashSecret(sessionId)));
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { db } from "../db";
+import { storedDate, write, read } from "../sqlite";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { parseInput, type DoorInput } from "../validation";
 import { roleSchema, tokenNameSchema, type Role } from "./schemas";
@@ -23,59 +23,58 @@ export const hashSecret = (secret: string) => createHash("sha256").update(secret
 export const createTokenInput = z.object({ name: tokenNameSchema, role: roleSchema });
 export type CreateTokenOptions = DoorInput<typeof createTokenInput>;
 
-type TokenRow = { name: string; role: string; createdAt: Date; lastUsedAt: Date | null };
+type TokenRow = { id: number; name: string; role: string; created_at: string; last_used_at: string | null };
+const TOKEN_COLUMNS = "id, name, role, created_at, last_used_at";
 const toTokenView = (row: TokenRow): TokenView => ({
   name: row.name,
   role: row.role as Role,
-  createdAt: row.createdAt.toISOString(),
-  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  createdAt: new Date(row.created_at).toISOString(),
+  lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 });
 
 /** Creates a token; the secret is returned once and never stored. */
 export async function createToken(options: CreateTokenOptions): Promise<{ token: string; view: TokenView }> {
   const input = parseInput(createTokenInput, options);
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
-  const client = await db();
-  const existing = await client.accessToken.findUnique({ where: { name: input.name } });
-  if (existing) throw new Conflict(`a token named "${input.name}" exists; revoke it first or choose another name`);
-  const row = await client.accessToken.create({ data: { name: input.name, role: input.role, tokenHash: hashSecret(token) } });
+  const row = write((tx) => {
+    if (tx.statement("SELECT 1 FROM access_tokens WHERE name = ?").get(input.name)) {
+      throw new Conflict(`a token named "${input.name}" exists; revoke it first or choose another name`);
+    }
+    return tx
+      .statement(`INSERT INTO access_tokens (name, role, token_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${TOKEN_COLUMNS}`)
+      .get(input.name, input.role, hashSecret(token), storedDate()) as TokenRow;
+  });
   return { token, view: toTokenView(row) };
 }
 
 export async function listTokens(): Promise<TokenView[]> {
-  const client = await db();
-  const rows = await client.accessToken.findMany({ orderBy: { createdAt: "asc" } });
-  return rows.map(toTokenView);
+  return read((tx) => tx.statement(`SELECT ${TOKEN_COLUMNS} FROM access_tokens ORDER BY created_at, id`).all() as TokenRow[]).map(toTokenView);
 }
 
 /** Whether any token exists: a server reachable beyond loopback needs at least one. */
 export async function hasTokens(): Promise<boolean> {
-  const client = await db();
-  return (await client.accessToken.count()) > 0;
+  return read((tx) => tx.statement("SELECT 1 FROM access_tokens LIMIT 1").get() !== undefined);
 }
 
 /** Revokes at once: the row goes, and with it every session signed in with the token. */
 export async function revokeToken(options: { name: string }): Promise<void> {
   const name = parseInput(z.object({ name: tokenNameSchema }), options).name;
-  const client = await db();
-  const { count } = await client.accessToken.deleteMany({ where: { name } });
-  if (count === 0) throw new NotFound(`no token named "${name}"; \`baton token list\` shows the names`);
+  // Sessions signed in with it go by cascade.
+  const { changes } = write((tx) => tx.statement("DELETE FROM access_tokens WHERE name = ?").run(name));
+  if (changes === 0) throw new NotFound(`no token named "${name}"; \`baton token list\` shows the names`);
 }
 
-async function touch(tokenId: number, lastUsedAt: Date | null): Promise<void> {
-  const now = new Date();
-  if (lastUsedAt && now.getTime() - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
-  const client = await db();
-  await client.accessToken.updateMany({ where: { id: tokenId }, data: { lastUsedAt: now } });
+function touch(row: TokenRow): void {
+  if (row.last_used_at && Date.now() - Date.parse(row.last_used_at) < LAST_USED_RESOLUTION_MS) return;
+  write((tx) => tx.statement("UPDATE access_tokens SET last_used_at = ? WHERE id = ?").run(storedDate(), row.id));
 }
 
 /** The principal a bearer token names, or null for an unknown, revoked or malformed one. */
 export async function verifyToken(token: string): Promise<Principal | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const client = await db();
-  const row = await client.accessToken.findUnique({ where: { tokenHash: hashSecret(token) } });
+  const row = read((tx) => tx.statement(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE token_hash = ?`).get(hashSecret(token)) as TokenRow | undefined);
   if (!row) return null;
-  await touch(row.id, row.lastUsedAt);
+  touch(row);
   return { tokenId: row.id, name: row.name, role: row.role as Role };
 }
 
