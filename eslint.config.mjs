@@ -1,5 +1,9 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
+import { clientBoundary } from "./lint/client-boundary.mjs";
+
+/** The generated Prisma client, however a file spells its path. */
+const GENERATED_CLIENT = { regex: "(^|/)generated/prisma(/|$)" };
 
 const config = [
   ...nextCoreWebVitals,
@@ -8,9 +12,52 @@ const config = [
     ignores: ["node_modules/**", ".next/**", ".next-*/**", "lib/generated/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
   },
   {
+    plugins: { baton: { rules: { "client-boundary": clientBoundary } } },
+    // eslint-plugin-import does not parse these for import/no-cycle: packages, and the generated
+    // Prisma client (megabytes of TypeScript that imports nothing of ours).
+    settings: { "import/ignore": ["node_modules", "lib/generated/"] },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // Components and "use client" files reach no server code, directly or through a barrel.
+      "baton/client-boundary": ["error", { root: import.meta.dirname }],
+      // eslint-plugin-import (already configured by eslint-config-next, with its TypeScript
+      // resolver for `@/` paths). Type-only imports are not edges: they vanish when compiled.
+      "import/no-cycle": ["error", { ignoreExternal: true }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              ...GENERATED_CLIENT,
+              message:
+                "Only lib/db.ts touches the generated Prisma client; call the owning domain module (lib/handoffs, lib/agents, lib/formats) instead.",
+            },
+          ],
+        },
+      ],
     },
+  },
+  {
+    // The table owner still on Prisma may name its row types; the values stay in lib/db.ts.
+    files: ["lib/agents/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              ...GENERATED_CLIENT,
+              allowTypeImports: true,
+              message: "lib/agents may import the generated client's types only (`import type`); Prisma values live in lib/db.ts.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["lib/db.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": "off" },
   },
 ];
 

@@ -11,7 +11,7 @@ import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { disconnectDb } from "../lib/db";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient, serveHandlers } from "../tests/support/mcp-clients";
 import { ensureMigrated } from "../lib/migrate";
 import { median, ms, projectRoot, timeIt, makeTemporaryDataDir } from "./support";
 

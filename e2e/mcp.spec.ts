@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { expect, test } from "@playwright/test";
-import { connectHttpClient, connectStdioClient } from "../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient } from "../tests/support/mcp-clients";
 
 // The stdio server opens the database of the served dashboard: playwright.config.ts puts its
 // BATON_DATA_DIR / DATABASE_URL in this process's environment, which the server inherits.

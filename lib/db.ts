@@ -1,7 +1,8 @@
+import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaClient } from "./generated/prisma/client";
+import { Prisma, PrismaClient } from "./generated/prisma/client";
 import { databaseFile, databaseUrl } from "./config";
 
 /** How long a connection waits for another process's write lock before giving up. */
@@ -68,4 +69,9 @@ export async function writeTransaction<T>(work: (tx: Tx) => Promise<T>): Promise
 export async function readTransaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await db();
   return client.$transaction(work, { maxWait: BUSY_TIMEOUT_MS * 3, timeout: BUSY_TIMEOUT_MS * 3 });
+}
+
+/** True for the database's unique-constraint failure (Prisma P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }

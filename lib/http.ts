@@ -1,3 +1,4 @@
+import "server-only";
 import { httpStatusOf, Invalid, isDomainError } from "./errors";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
 

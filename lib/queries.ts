@@ -1,42 +1,29 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import type { EntryView, HandoffPage, HandoffThread, HandoffView } from "./handoffs";
+import { SOURCE_FILTERS } from "./formats/types";
 import { END_OF_THREAD, THREAD_PAGE_SIZE } from "./handoffs/limits";
+import { handoffStatusSchema, projectTagSchema } from "./handoffs/schemas";
 import type { ApiError } from "./http";
+import { urlFilters, type UrlFilters } from "./url-filters";
 import { MAX_PAGE, wholeNumberParam } from "./validation";
 
-const historyFiltersSchema = z.object({
-  status: z.enum(["active", "completed"]).optional().catch(undefined),
-  project: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/).optional().catch(undefined),
-  q: z.string().trim().min(1).max(200).optional().catch(undefined),
-  source: z.enum(["native", "bundle", "handoff_json", "handoff_yaml"]).optional().catch(undefined),
-  page: wholeNumberParam("page", 1, MAX_PAGE).catch(undefined),
-});
+const historyFilterFields = {
+  status: handoffStatusSchema,
+  project: projectTagSchema,
+  q: z.string().trim().min(1).max(200),
+  source: z.enum(SOURCE_FILTERS),
+  page: wholeNumberParam("page", 1, MAX_PAGE),
+};
+const historyFilters = urlFilters(historyFilterFields);
 
-export type HistoryFilters = z.infer<typeof historyFiltersSchema>;
+export type HistoryFilters = UrlFilters<typeof historyFilterFields>;
 
 /** History filters from a URL's search params; a value that makes no sense is dropped, not fatal. */
-export function historyFiltersFrom(params: Record<string, string | string[] | undefined>): HistoryFilters {
-  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
-  const parsed = historyFiltersSchema.parse({
-    status: first(params.status),
-    project: first(params.project),
-    q: first(params.q),
-    source: first(params.source),
-    page: first(params.page),
-  });
-  return Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined)) as HistoryFilters;
-}
+export const historyFiltersFrom = historyFilters.parse;
 
 /** The URL query string for filters (and an optional other page). */
-export function historySearch(filters: HistoryFilters, page = filters.page): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...filters, page: page && page > 1 ? page : undefined })) {
-    if (value !== undefined) params.set(key, String(value));
-  }
-  const search = params.toString();
-  return search ? `?${search}` : "";
-}
+export const historySearch = historyFilters.search;
 
 async function fetchJson<T>(url: string): Promise<T> {
   const response = await fetch(url, { headers: { accept: "application/json" } });

@@ -53,6 +53,14 @@ export type DoorInput<Schema extends z.ZodType> = {
     : z.input<Schema>[Key];
 };
 
+/**
+ * Absent, null or only whitespace: what a form's empty field, a JSON null and an unset CLI flag
+ * all mean for an optional value. Every optional field's preprocess uses this one rule.
+ */
+export function blankToUndefined(value: unknown): unknown {
+  return value === null || (typeof value === "string" && value.trim() === "") ? undefined : value;
+}
+
 /** Highest page number any list answers: far past a real page, well inside safe integers and SQL offsets. */
 export const MAX_PAGE = 1_000_000;
 

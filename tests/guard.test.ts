@@ -21,7 +21,7 @@ import {
   type GuardPolicy,
   type RequestFacts,
 } from "../lib/guard";
-import { connectHttpClient, serveHandlers } from "../lib/mcp/clients";
+import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
 import { createGuardedServer, startRefusal } from "../lib/server";
 
 const facts = (overrides: Partial<RequestFacts> = {}): RequestFacts => ({
@@ -63,6 +63,13 @@ describe("screenFacts (pure)", () => {
     expect(screenFacts(open, facts({ secFetchSite: "cross-site" }))).toMatchObject({ ok: false, status: 403, reason: expect.stringContaining("cross-site") });
     expect(screenFacts(open, facts({ secFetchSite: "same-origin", origin: "http://127.0.0.1:3000" }))).toMatchObject({ ok: true });
     expect(screenFacts(open, facts({ method: "GET", origin: "https://evil.example", secFetchSite: "cross-site" }))).toMatchObject({ ok: true });
+  });
+
+  it("refuses a path with a malformed percent-escape with 400 (Next would fail on it with a 500)", () => {
+    for (const path of ["/agents/%E0%A4%A", "/api/handoffs/%", "/%zz"]) {
+      expect(screenFacts(open, facts({ method: "GET", path }))).toMatchObject({ ok: false, status: 400, reason: expect.stringContaining("percent-escape") });
+    }
+    expect(screenFacts(open, facts({ method: "GET", path: "/agents/%E0%A4%A4" }))).toMatchObject({ ok: true });
   });
 
   it("extends hosts and origins from the environment", () => {

@@ -175,13 +175,16 @@ describe("addEntry", () => {
     const { handoff } = await createHandoff({ title: "t", content: "c" });
     await closeHandoff({ id: handoff.id });
     const before = await rowCounts();
+    const stored = (await getHandoff({ id: handoff.id })).handoff;
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a bump would now show as a later time
     await expectError(
       addEntry({ id: handoff.id, type: "task", content: "late" }),
       Conflict,
       new RegExp(`handoff ${handoff.id} is completed; entries can no longer be added`),
     );
     expect(await rowCounts()).toEqual(before);
-    expect((await getHandoff({ id: handoff.id })).handoff.updatedAt).toBeDefined();
+    // The refused append touched nothing: not the cursors, not updatedAt.
+    expect((await getHandoff({ id: handoff.id })).handoff).toEqual(stored);
   });
 
   it.each([
@@ -204,10 +207,13 @@ describe("addEntry", () => {
 describe("markRead", () => {
   it("moves that side's cursor to the highest seq, after which nothing is new", async () => {
     const { handoff } = await createHandoff({ title: "t", content: "c" });
-    const { entry } = await addEntry({ id: handoff.id, type: "question", content: "?", asClient: "code" });
+    const { entry, handoff: written } = await addEntry({ id: handoff.id, type: "question", content: "?", asClient: "code" });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a bump would now show as a later time
     const read = await markRead({ id: handoff.id, asClient: "chat" });
     expect(read.chatLastSeen).toBe(entry.seq);
     expect(read.codeLastSeen).toBe(entry.seq);
+    // Reading is not activity: the history's order (updatedAt) stays where the last write put it.
+    expect(read.updatedAt).toBe(written.updatedAt);
     expect((await getHandoff({ id: handoff.id, asClient: "chat" })).newCount).toBe(0);
   });
 

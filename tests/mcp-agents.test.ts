@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
 import { db } from "../lib/db";
-import { connectStdioClient } from "../lib/mcp/clients";
+import { connectStdioClient } from "./support/mcp-clients";
 
 type Json = Record<string, unknown>;
 type Agent = { id: number; short_id: string; session_id: string; status: string; context_percent: number | null; previous_agent_id: number | null; persona_slug: string };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { db } from "../lib/db";
 import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
 
 const PER_WRITER = 500;
 

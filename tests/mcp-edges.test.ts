@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { db } from "../lib/db";
 import { MAX_CONTENT_BYTES } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
 
 type Json = Record<string, unknown>;
 type ToolResult = { isError: boolean; text: string; data: Json };

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
-import { connectStdioClient } from "../lib/mcp/clients";
+import { connectStdioClient } from "./support/mcp-clients";
 import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
 import { projectRoot } from "../lib/paths.mjs";
 

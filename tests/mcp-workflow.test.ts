@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST, GET, DELETE } from "../app/api/mcp/route";
 import { db } from "../lib/db";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
 
 type Json = Record<string, unknown>;
 type Entry = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };

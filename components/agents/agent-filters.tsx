@@ -1,7 +1,7 @@
 "use client";
 
 import { FilterForm, FilterSelect, plainOptions } from "@/components/ui/filter-form";
-import type { AgentFilters } from "@/lib/agents";
+import type { AgentFilters } from "@/lib/agents/agent-filters";
 
 export function AgentFiltersForm({ filters, personas, projects }: { filters: AgentFilters; personas: string[]; projects: string[] }) {
   return (

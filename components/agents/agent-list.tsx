@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { agentSearch, type AgentFilters, type AgentPage } from "@/lib/agents";
+import type { AgentPage } from "@/lib/agents";
+import { agentSearch, type AgentFilters } from "@/lib/agents/agent-filters";
 import { ContextMeter, ReasonBadge, StatusBadge } from "./agent-badges";
 
 /** The agents of one page, each linking to its chain and handoff. */

@@ -1,4 +1,5 @@
 import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { FORMAT_LABELS, type SourceFormat } from "@/lib/formats/types";
 import type { EntryType, HandoffStatus } from "@/lib/handoffs/schemas";
 
 const TYPE_TONES: Record<EntryType, BadgeTone> = {
@@ -18,14 +19,9 @@ export function StatusBadge({ status }: { status: HandoffStatus }) {
   return <Badge tone={status === "active" ? "green" : "slate"}>{status}</Badge>;
 }
 
-const SOURCE_LABELS: Record<string, string> = {
-  bundle: "rip bundle",
-  handoff_json: "handoff.json",
-  handoff_yaml: "handoff.yaml",
-};
-
-export function sourceLabel(format: string): string {
-  return SOURCE_LABELS[format] ?? format;
+/** The format's label (the one set in lib/formats/types.ts); an unknown stored value as it is. */
+function sourceLabel(format: string): string {
+  return Object.hasOwn(FORMAT_LABELS, format) ? FORMAT_LABELS[format as SourceFormat] : format;
 }
 
 export function SourceBadge({ format }: { format: string | null }) {

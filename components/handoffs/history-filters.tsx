@@ -2,12 +2,12 @@
 
 import { inputClass } from "@/components/ui/field";
 import { FilterForm, FilterSelect, plainOptions } from "@/components/ui/filter-form";
+import { FORMAT_LABELS, SOURCE_FORMATS } from "@/lib/formats/types";
 import type { HistoryFilters } from "@/lib/queries";
-import { sourceLabel } from "./handoff-badges";
 
 const SOURCE_OPTIONS = [
   { value: "native", label: "Started in Baton" },
-  ...(["bundle", "handoff_json", "handoff_yaml"] as const).map((format) => ({ value: format, label: sourceLabel(format) })),
+  ...SOURCE_FORMATS.map((format) => ({ value: format, label: FORMAT_LABELS[format] })),
 ];
 
 export function HistoryFiltersForm({ filters, projects }: { filters: HistoryFilters; projects: string[] }) {

@@ -1,7 +1,7 @@
 import { EntryTypeBadge } from "@/components/handoffs/handoff-badges";
 import { Markdown } from "@/components/ui/markdown";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { EntryView } from "@/lib/handoffs";
+import type { EntryView } from "@/lib/handoffs/views";
 
 function EntryCard({ entry, isNew }: { entry: EntryView; isNew: boolean }) {
   const fromChat = entry.fromClient === "chat";

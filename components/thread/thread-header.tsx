@@ -1,7 +1,7 @@
 import { SourceBadge, StatusBadge } from "@/components/handoffs/handoff-badges";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { HandoffView } from "@/lib/handoffs";
+import type { HandoffView } from "@/lib/handoffs/views";
 
 export function ThreadHeader({ handoff, sourceFormat }: { handoff: HandoffView; sourceFormat?: string | null }) {
   return (

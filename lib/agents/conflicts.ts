@@ -1,5 +1,5 @@
+import "server-only";
 import { Conflict } from "../errors";
-import { Prisma } from "../generated/prisma/client";
 
 export function endedConflict(shortId: string, verb: string): Conflict {
   return new Conflict(`agent ${shortId} has ended; ${verb} an active agent instead (its successor, if it handed off)`);
@@ -13,9 +13,4 @@ export function alreadyHandedOffConflict(shortId: string): Conflict {
 
 export function sessionTakenConflict(sessionId: string): Conflict {
   return new Conflict(`session id ${sessionId} is already registered to another agent; each session is one agent`);
-}
-
-/** True for the database's unique-constraint failure (Prisma P2002). */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }

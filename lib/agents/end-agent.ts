@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { writeTransaction } from "../db";
 import { parseInput } from "../validation";

@@ -1,3 +1,4 @@
+import "server-only";
 import { readTransaction } from "../db";
 
 /** The personas and projects agents use, for the dashboard's filters. */

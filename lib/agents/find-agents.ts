@@ -1,13 +1,14 @@
+import "server-only";
 import { z } from "zod";
 import { readTransaction, type Tx } from "../db";
 import type { Prisma } from "../generated/prisma/client";
-import { MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
-import { agentStatusSchema, optionalProjectSchema, personaSlugSchema } from "./schemas";
+import { optionalProjectSchema } from "../handoffs/schemas";
+import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
+import { agentStatusSchema, personaSlugSchema } from "./schemas";
 import { toAgentDetail, type AgentDetail } from "./views";
 
 export const AGENTS_PAGE_SIZE = 50;
 
-const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
 
 export const findAgentsInput = z.object({
   status: z.preprocess(blankToUndefined, agentStatusSchema.optional()),

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { readTransaction } from "../db";
 import { parseInput } from "../validation";

@@ -1,3 +1,4 @@
+import "server-only";
 export { endAgent, type EndAgentOptions } from "./end-agent";
 export { findAgentFacets, type AgentFacets } from "./find-agent-facets";
 export { AGENTS_PAGE_SIZE, findAgents, type AgentPage, type AgentSummary, type FindAgentsOptions } from "./find-agents";

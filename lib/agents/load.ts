@@ -1,3 +1,4 @@
+import "server-only";
 import type { Tx } from "../db";
 import { NotFound } from "../errors";
 import type { Agent, HandoffRecord } from "../generated/prisma/client";

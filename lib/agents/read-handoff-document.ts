@@ -1,3 +1,4 @@
+import "server-only";
 import fs from "node:fs/promises";
 import { resolveStoredPath } from "./handoff-document";
 

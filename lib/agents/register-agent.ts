@@ -1,12 +1,13 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { writeTransaction } from "../db";
+import { isUniqueViolation, writeTransaction } from "../db";
+import { optionalProjectSchema } from "../handoffs/schemas";
 import { parseInput } from "../validation";
-import { isUniqueViolation, sessionTakenConflict } from "./conflicts";
+import { sessionTakenConflict } from "./conflicts";
 import {
   optionalContextPercentSchema,
   optionalAgentNameSchema,
-  optionalProjectSchema,
   optionalSessionIdSchema,
   optionalTmuxTargetSchema,
   personaSlugSchema,

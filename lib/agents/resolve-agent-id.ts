@@ -1,3 +1,4 @@
+import "server-only";
 import type { Tx } from "../db";
 import { readTransaction } from "../db";
 import { Invalid } from "../errors";

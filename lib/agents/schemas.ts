@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { projectTagSchema } from "../handoffs/schemas";
+import { blankToUndefined } from "../validation";
 
 export const AGENT_STATUSES = ["active", "ended"] as const;
 export const HANDOFF_REASONS = ["context_limit", "shift_end", "task_boundary"] as const;
@@ -20,8 +20,6 @@ export const TMUX_TARGET_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}(:[A-Za-z0-9
 export const MAX_NAME_LENGTH = 100;
 export const MAX_DOCUMENT_BYTES = 256 * 1024;
 
-const blankToUndefined = (value: unknown) =>
-  value === null || (typeof value === "string" && value.trim() === "") ? undefined : value;
 const blankToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value);
 
 const shown = (input: unknown) => JSON.stringify(String(input).slice(0, 60));
@@ -94,9 +92,6 @@ export const agentRefSchema = z.union(
   ],
   { error: "agent is required: give its id, session UUID or the 8-hex prefix of its session id" },
 );
-
-/** An optional project tag (the threads' rule); blank or null means none. */
-export const optionalProjectSchema = z.preprocess(blankToUndefined, projectTagSchema.optional());
 
 /** An optional context percent: blank or null means not reported. */
 export const optionalContextPercentSchema = z.preprocess(blankToUndefined, contextPercentSchema.optional());

@@ -1,3 +1,4 @@
+import "server-only";
 import { execFile } from "node:child_process";
 import { TMUX_TARGET_PATTERN } from "./schemas";
 import type { DeliveryOutcome } from "./views";

@@ -1,8 +1,9 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { readTransaction, writeTransaction } from "../db";
+import { isUniqueViolation, readTransaction, writeTransaction } from "../db";
 import { parseInput } from "../validation";
-import { alreadyHandedOffConflict, endedConflict, isUniqueViolation, sessionTakenConflict } from "./conflicts";
+import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
 import { handoffDocumentSchema } from "./handoff-document";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";

@@ -2,15 +2,12 @@ import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, optionalProjectSchema } from "../handoffs/schemas";
-import { describeFieldErrors } from "../validation";
-import { parseInput } from "../validation";
+import { blankToUndefined, describeFieldErrors, parseInput } from "../validation";
 import { readBlob } from "./artifact-store";
 import { canonicalJson } from "./canonical-json";
 import { detectFormat, formatNamed } from "./detect-format";
 import { FORMATS } from "./registry";
 import type { SourceFormat, ThreadDraft } from "./types";
-
-const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 export const importDocumentInput = z
   .object({

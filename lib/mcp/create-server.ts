@@ -1,3 +1,4 @@
+import "server-only";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ClientSide } from "../handoffs/schemas";
 import { registerTool, type ToolContext } from "./tool-kit";

@@ -1,3 +1,4 @@
+import "server-only";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";

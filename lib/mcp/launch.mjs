@@ -80,7 +80,8 @@ export async function launch(args) {
   const entry = freshPrebuiltEntry();
   if (entry) return loadPrebuilt(entry).run(args);
   const { register } = await import("tsx/esm/api");
-  register();
+  // The checkout's tsconfig, wherever the client started us: its paths resolve "server-only".
+  register({ tsconfig: fileURLToPath(new URL("../../tsconfig.json", import.meta.url)) });
   prebuildLater();
   const { run } = await import("../cli/commands/mcp.ts");
   return run(args);

@@ -1,3 +1,4 @@
+import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -53,6 +54,8 @@ export async function prebuildServer(): Promise<string> {
     external: EXTERNAL,
     supported: { "dynamic-import": false },
     plugins: [keepImportMeta],
+    // Its paths map "server-only" to the package's empty entry, as for tsx (the default throws).
+    tsconfig: path.join(projectRoot, "tsconfig.json"),
     metafile: true,
     logLevel: "silent",
   });

@@ -1,3 +1,4 @@
+import "server-only";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { databaseFile } from "../config";
 import type { ClientSide } from "../handoffs/schemas";

@@ -13,7 +13,7 @@ import readline from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { databaseFile } from "../../lib/config";
-import { connectHttpClient, connectStdioClient } from "../../lib/mcp/clients";
+import { connectHttpClient, connectStdioClient } from "./mcp-clients";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const HTTP_DOOR_SCRIPT = path.join(projectRoot, "tests", "support", "serve-mcp-http.ts");

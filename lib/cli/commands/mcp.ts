@@ -1,3 +1,4 @@
+import "server-only";
 import { Invalid } from "../../errors";
 import { parseStdioArgs, STDIO_USAGE } from "../../mcp/client-identity";
 import { serveStdio } from "../../mcp/serve-stdio";

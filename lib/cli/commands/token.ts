@@ -1,3 +1,4 @@
+import "server-only";
 import { createToken, listTokens, revokeToken } from "../../auth";
 import { disconnectDb } from "../../db";
 import { isDomainError } from "../../errors";
