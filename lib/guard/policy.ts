@@ -31,7 +31,7 @@ export type RequestFacts = {
   forwarded: boolean;
 };
 
-export type Refusal = { ok: false; status: 401 | 403 | 411 | 413 | 415; reason: string };
+export type Refusal = { ok: false; status: 400 | 401 | 403 | 411 | 413 | 415; reason: string };
 export type Screened = { ok: true; needsCredentials: boolean; bodyLimit: number };
 
 export const KiB = 1024;
@@ -106,6 +106,16 @@ export function bodyClassOf(path: string): BodyClass {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/** Whether Next can decode the path: a malformed escape would otherwise fail inside Next as a 500. */
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The media type of a Content-Type header, lowercase and without parameters. */
 const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
 
@@ -114,6 +124,9 @@ const mediaType = (contentType: string | null) => (contentType ?? "").split(";")
  * Sec-Fetch-Site, body size and content type, and whether credentials will be needed.
  */
 export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened | Refusal {
+  if (!decodable(facts.path)) {
+    return { ok: false, status: 400, reason: "the request path has a malformed percent-escape (e.g. %E0%A4%A); encode it as UTF-8" };
+  }
   if (!facts.host || !hostAllowed(policy, facts.host, facts.localAddress)) {
     return {
       ok: false,
