@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET } from "../app/api/events/route";
 import { registerAgent, updateAgent } from "../lib/agents";
-import { changeFeedStats, latestChangeSeq, pruneChanges, subscribe, type FeedEvent, type Subscription } from "../lib/changes";
+import { changeFeedStats, changeStream, latestChangeSeq, pruneChanges, subscribe, type FeedEvent, type Subscription } from "../lib/changes";
 import { addEntry, createHandoff } from "../lib/handoffs";
 
 const run = promisify(execFile);
@@ -195,6 +195,21 @@ describe("GET /api/events", () => {
     pruneChanges({ keepRows: 0 });
     const reset = await readFrames(GET(new Request(`http://localhost/api/events?after=1`)), (all) => all.some((frame) => frame.includes("event: ready")));
     expect(reset[1]).toMatch(/^id: \d+\nevent: reset\ndata: \{"seq":\d+,"reason":"changes up to seq \d+ are no longer kept"\}$/);
+  });
+
+  it("sends a heartbeat comment whose id moves the resume point past changes the filter left out", async () => {
+    const watched = await createHandoff({ title: "watched", content: "start" });
+    const other = await createHandoff({ title: "other", content: "start" });
+    const aborted = new AbortController();
+    const stream = changeStream({ filter: { handoffId: watched.handoff.id } }, aborted.signal, 50);
+    await addEntry({ id: other.handoff.id, type: "progress", content: "not for this stream" });
+    const otherSeq = latestChangeSeq();
+    const frames = await readFrames(new Response(stream), (all) =>
+      all.some((frame) => frame.startsWith(": keep-alive\nid: ") && Number(frame.split("id: ")[1]) >= otherSeq),
+    );
+    aborted.abort();
+    expect(frames.filter((frame) => frame.includes("data: "))).toHaveLength(1); // only the ready event
+    expect(frames.at(-1)).toBe(`: keep-alive\nid: ${otherSeq}`);
   });
 
   it.each([
