@@ -1,3 +1,8 @@
+/**
+ * Where Baton's state lives (data folder, database URL), read from the environment on each call.
+ * Not marked server-only: prisma.config.ts imports it, and the Prisma CLI loads that file with
+ * its own loader, which knows nothing of the tsconfig path that makes "server-only" importable.
+ */
 import path from "node:path";
 import { defaultDataDir } from "./paths.mjs";
 

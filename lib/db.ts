@@ -1,3 +1,8 @@
+/**
+ * The process's Prisma client (the schema and migration authority; lib/agents still queries
+ * through it) and its transaction helpers. The only module that constructs a Prisma client or
+ * imports values from lib/generated/prisma (ESLint enforces it); hot paths use lib/sqlite.ts.
+ */
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,3 +1,8 @@
+/**
+ * What a server action hands back to its form (`useActionState`): the outcome, a message and
+ * per-field errors, built from the domain's typed errors. Client-safe: forms start from
+ * `idleFormState`.
+ */
 import { Invalid, isDomainError } from "./errors";
 
 /** What a server action returns to `useActionState`. */

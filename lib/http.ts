@@ -1,3 +1,7 @@
+/**
+ * The REST door's plumbing (app/api): reading a JSON body within its nesting limit and turning
+ * the domain's typed errors into `{error: {code, message, fieldErrors?}}` with 400/404/409.
+ */
 import "server-only";
 import { httpStatusOf, Invalid, isDomainError } from "./errors";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";

@@ -1,3 +1,4 @@
+/** Applying prisma/migrations in process at start-up (dashboard, MCP, CLI); see ensureMigrated. */
 import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";

@@ -1,3 +1,7 @@
+/**
+ * The one TanStack QueryClient factory: a fresh client per server render, one per browser tab.
+ * Client-safe.
+ */
 import { isServer, QueryClient } from "@tanstack/react-query";
 
 function makeQueryClient(): QueryClient {

@@ -1,3 +1,8 @@
+/**
+ * Input validation shared by every domain function and door: parseInput (zod → a typed Invalid
+ * naming every bad field), the door-input type, whole-number and blank rules for optional
+ * values. Client-safe (zod only): URL filters and forms use the same rules.
+ */
 import { z } from "zod";
 import { Invalid } from "./errors";
 

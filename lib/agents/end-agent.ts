@@ -7,7 +7,7 @@ import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { toAgentView, type AgentView } from "./views";
 
-export const endAgentInput = z.object({ agentId: agentRefSchema });
+const endAgentInput = z.object({ agentId: agentRefSchema });
 
 export type EndAgentOptions = { agentId: string | number };
 

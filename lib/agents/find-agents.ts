@@ -10,7 +10,7 @@ import { toAgentDetail, type AgentDetail } from "./views";
 export const AGENTS_PAGE_SIZE = 50;
 
 
-export const findAgentsInput = z.object({
+const findAgentsInput = z.object({
   status: z.preprocess(blankToUndefined, agentStatusSchema.optional()),
   persona: z.preprocess(blankToUndefined, personaSlugSchema.optional()),
   project: optionalProjectSchema,

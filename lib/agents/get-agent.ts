@@ -7,7 +7,7 @@ import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { toAgentDetail, type AgentDetail } from "./views";
 
-export const getAgentInput = z.object({ agentId: agentRefSchema });
+const getAgentInput = z.object({ agentId: agentRefSchema });
 
 export type GetAgentOptions = { agentId: string | number };
 

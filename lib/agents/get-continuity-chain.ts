@@ -7,7 +7,7 @@ import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { toAgentDetail, type ChainNode } from "./views";
 
-export const getContinuityChainInput = z.object({ agentId: agentRefSchema });
+const getContinuityChainInput = z.object({ agentId: agentRefSchema });
 
 export type GetContinuityChainOptions = { agentId: string | number };
 

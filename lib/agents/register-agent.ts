@@ -14,7 +14,7 @@ import {
 } from "./schemas";
 import { toAgentView, type AgentView } from "./views";
 
-export const registerAgentInput = z.object({
+const registerAgentInput = z.object({
   personaSlug: personaSlugSchema,
   /** Defaults to the persona slug. */
   name: optionalAgentNameSchema,

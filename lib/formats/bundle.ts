@@ -64,7 +64,7 @@ export type Bundle = z.output<typeof bundleSchema>;
 export type ThreadRef = Bundle["refs"]["threads"][number];
 
 /** The ref that names the bundle's source cut: the one noted "source cut", else the first. */
-export function sourceCutOf(bundle: Bundle): ThreadRef | null {
+function sourceCutOf(bundle: Bundle): ThreadRef | null {
   return bundle.refs.threads.find((ref) => ref.note === SOURCE_CUT_NOTE) ?? bundle.refs.threads[0] ?? null;
 }
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { entryRange, loadHandoff } from "../handoffs/store";

@@ -1,3 +1,4 @@
+import "server-only";
 import { Invalid } from "../errors";
 import { entriesOf, loadHandoff } from "../handoffs/store";
 import { toHandoffView } from "../handoffs/views";

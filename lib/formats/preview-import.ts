@@ -1,3 +1,4 @@
+import "server-only";
 import { Invalid, isDomainError } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { read } from "../sqlite";

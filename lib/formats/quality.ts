@@ -9,7 +9,7 @@ const SPECIFIC = /(`[^`]+`|[\w-]+\/[\w./-]+|\b[\w-]+\.[a-z]{1,5}\b|\b[a-z]+[A-Z]
  * next agent can act on. An instruction is vague when it is very short, or starts with such a
  * verb and names nothing concrete (no file, identifier, story id …).
  */
-export function isVagueInstruction(text: string): boolean {
+function isVagueInstruction(text: string): boolean {
   const trimmed = text.trim();
   const words = trimmed.split(/\s+/).filter(Boolean).length;
   if (SPECIFIC.test(trimmed)) return false;

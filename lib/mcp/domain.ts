@@ -6,4 +6,3 @@ import "server-only";
 
 export const loadHandoffs = () => import("../handoffs");
 export const loadAgents = () => import("../agents");
-export const loadFormats = () => import("../formats");
