@@ -15,6 +15,8 @@ process.env.BATON_E2E_BASE_URL = `http://127.0.0.1:${port}`;
 export default defineConfig({
   testDir: "e2e",
   globalTeardown: "./e2e/support/no-server-errors.ts",
+  // Per port, like the data and build folders: two runs at once never delete each other's traces.
+  outputDir: `test-results/e2e-${port}`,
   // The tests share one server and database; one worker keeps 2-core machines responsive.
   workers: 1,
   fullyParallel: false,

@@ -57,7 +57,7 @@ test("the served /api/mcp refuses a foreign Origin and a rebinding Host, and ans
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const foreign = await request.post(`${baseURL}/api/mcp`, { data: initialize, headers: { ...headers, origin: "https://evil.example" } });
   expect(foreign.status()).toBe(403);
-  expect((await foreign.json()).error.message).toMatch(/^Origin "https:\/\/evil\.example" is not allowed/);
+  expect((await foreign.json()).error.message).toMatch(/^Origin "https:\/\/evil\.example" may not change anything in Baton/);
   const rebound = await request.post(`${baseURL}/api/mcp`, { data: initialize, headers: { ...headers, host: "rebind.example:3300" } });
   expect(rebound.status()).toBe(403);
   const ok = await request.post(`${baseURL}/api/mcp`, { data: initialize, headers });
