@@ -1,4 +1,6 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { dataDir } from "../lib/config";
 import { db } from "../lib/db";
 import { Conflict, Invalid, NotFound } from "../lib/errors";
 import {
@@ -32,7 +34,10 @@ describe("FR1–FR8: the handoff record", () => {
     expect(Number.isInteger(record.id)).toBe(true);
     expect(record.agentId).toBe(agent.id);
     expect(record.filePath).toMatch(new RegExp(`^personas/developer-con-1/handoffs/\\d{8}T\\d{6}-${agent.shortId}\\.md$`));
-    expect(record.injectionPrompt).toBe(`Continuing from Agent ${agent.shortId}. Read \`${record.filePath}\` to pick up context.`);
+    expect(record.injectionPrompt).toBe(
+      `Continuing from Agent ${agent.shortId}. Read \`${path.join(dataDir(), record.filePath ?? "")}\` to pick up context ` +
+        `(from another machine: read the MCP resource baton://agents/${agent.id}/handoff or call the Baton tool get_shift_document with agent "${agent.shortId}").`,
+    );
     expect(Date.parse(record.createdAt)).toBeGreaterThanOrEqual(before - 1000);
 
     const prisma = await db();

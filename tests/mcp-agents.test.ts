@@ -50,7 +50,10 @@ describe("agent tools over stdio", () => {
     expect(handed.record).toMatchObject({ agent_id: agent.id, reason: "context_limit", delivery: "no target" });
     const filePath = handed.record.file_path as string;
     expect(fs.readFileSync(path.join(dataDir(), filePath), "utf8")).toContain("Goal: finish the importer.");
-    expect(handed.record.injection_prompt).toBe(`Continuing from Agent ${agent.short_id}. Read \`${filePath}\` to pick up context.`);
+    expect(handed.record.injection_prompt).toBe(
+      `Continuing from Agent ${agent.short_id}. Read \`${path.join(dataDir(), filePath)}\` to pick up context ` +
+        `(from another machine: read the MCP resource baton://agents/${agent.id}/handoff or call the Baton tool get_shift_document with agent "${agent.short_id}").`,
+    );
 
     const chain = await ok<{ agent_id: number; predecessors: Json[]; agent: Json; successors: Json[]; length: number }>("get_continuity_chain", {
       agent: handed.successor.session_id,

@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, triggerHandoff } from "../lib/agents";
+import { dataDir } from "../lib/config";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
 
 // A private tmux server (its own socket), so the test never touches a person's tmux sessions.
@@ -52,8 +54,9 @@ describe("tmux bridge against a real tmux server", () => {
     });
     expect(record.delivery).toBe("delivered");
     expect(successor.tmuxTarget).toBe("baton:0.0");
-    const prompt = `Continuing from Agent ${agent.shortId}. Read \`${record.filePath}\` to pick up context.`;
-    expect(record.injectionPrompt).toBe(prompt);
+    const prompt = record.injectionPrompt ?? "";
+    // The absolute path, so a successor in any working folder can open it.
+    expect(prompt).toContain(`Continuing from Agent ${agent.shortId}. Read \`${path.join(dataDir(), record.filePath ?? "")}\` to pick up context`);
     // `cat` echoes the typed line, then prints it again once Enter arrives: two copies mean Enter was sent.
     await waitFor(() => screen("baton:0.0").split(prompt).length - 1 >= 2, "the prompt and its echo after Enter");
     expect((await getAgent({ agentId: agent.id })).handoff?.delivery).toBe("delivered");

@@ -2,8 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { registerAgent, triggerHandoff } from "@/lib/agents";
-import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
+import { registerAgent, retryDelivery, triggerHandoff } from "@/lib/agents";
+import { formStateFromError, formValues, idleFormState, type FormState } from "@/lib/form-state";
 
 /** Registers an agent from the dashboard and opens its page. */
 export async function registerAgentAction(_previous: FormState, formData: FormData): Promise<FormState> {
@@ -43,4 +43,17 @@ export async function endShiftAction(_previous: FormState, formData: FormData): 
   revalidatePath("/agents");
   revalidatePath(`/agents/${agentId}`);
   redirect(`/agents/${agentId}?handedOff=1`);
+}
+
+/** *Retry delivery*: the injection prompt typed again into the successor's tmux pane. */
+export async function retryDeliveryAction(_previous: FormState, formData: FormData): Promise<FormState> {
+  const values = formValues(formData);
+  let agentId: number;
+  try {
+    agentId = (await retryDelivery({ agentId: values.agentId ?? "" })).agentId;
+  } catch (error) {
+    return formStateFromError(error, values);
+  }
+  revalidatePath(`/agents/${agentId}`);
+  return idleFormState;
 }

@@ -1,13 +1,13 @@
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import type { AgentStatus, DeliveryOutcome, HandoffReason } from "@/lib/agents";
+import type { AgentStatus, DeliveryOutcome, ShiftHandoffReason } from "@/lib/agents";
 
-const REASON_LABELS: Record<HandoffReason, string> = {
+const REASON_LABELS: Record<ShiftHandoffReason, string> = {
   context_limit: "Context limit",
   shift_end: "Shift end",
   task_boundary: "Task boundary",
 };
 
-export function reasonLabel(reason: HandoffReason): string {
+export function reasonLabel(reason: ShiftHandoffReason): string {
   return REASON_LABELS[reason] ?? reason;
 }
 
@@ -15,7 +15,7 @@ export function StatusBadge({ status }: { status: AgentStatus }) {
   return <Badge tone={status === "active" ? "green" : "slate"}>{status === "active" ? "Active" : "Ended"}</Badge>;
 }
 
-export function ReasonBadge({ reason }: { reason: HandoffReason }) {
+export function ReasonBadge({ reason }: { reason: ShiftHandoffReason }) {
   return (
     <Badge tone="violet" title={`Handed off: ${reason}`}>
       Handed off: {reasonLabel(reason)}

@@ -2,10 +2,11 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffDocumentContent, HandoffRecordView } from "@/lib/agents";
 import { DeliveryBadge, reasonLabel } from "./agent-badges";
+import { DeliverySteps } from "./delivery-steps";
 import { HandoffDocumentView } from "./handoff-document-view";
 
 /** The agent's handoff record: why, when, the document, the prompt and how it was delivered. */
-export function HandoffRecordPanel({ record, document }: { record: HandoffRecordView; document: HandoffDocumentContent }) {
+export function HandoffRecordPanel({ record, document, stalled }: { record: HandoffRecordView; document: HandoffDocumentContent; stalled: boolean }) {
   return (
     <section aria-labelledby="handoff-heading" className="flex flex-col gap-3">
       <h2 id="handoff-heading" className="text-lg font-semibold text-slate-900">
@@ -33,6 +34,14 @@ export function HandoffRecordPanel({ record, document }: { record: HandoffRecord
         <dd data-testid="delivery">
           <DeliveryBadge delivery={record.delivery} />
         </dd>
+        {record.deliveryState !== null && (
+          <>
+            <dt className="text-slate-600">Delivery steps</dt>
+            <dd>
+              <DeliverySteps record={record} stalled={stalled} />
+            </dd>
+          </>
+        )}
       </dl>
       {record.injectionPrompt && (
         <div className="flex flex-col gap-2">

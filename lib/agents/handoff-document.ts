@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { dataDir } from "../config";
 import { Invalid } from "../errors";
-import { MAX_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
+import { MAX_SHIFT_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
 /** What the editor starts with: the headings a successor looks for. */
 export const HANDOFF_DOCUMENT_TEMPLATE = `# Handoff
@@ -37,12 +37,12 @@ export const handoffDocumentSchema = z
   .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
     error: "document has only headings: fill in at least one section (Goal, Done, In progress, Next steps, Blockers, Key files)",
   })
-  .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_DOCUMENT_BYTES, {
-    error: `document must be at most ${MAX_DOCUMENT_BYTES / 1024} KiB of UTF-8`,
+  .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_SHIFT_DOCUMENT_BYTES, {
+    error: `document must be at most ${MAX_SHIFT_DOCUMENT_BYTES / 1024} KiB of UTF-8`,
   });
 
 /** `YYYYMMDDTHHmmss` in UTC. */
-export function fileTimestamp(at: Date): string {
+function fileTimestamp(at: Date): string {
   return at.toISOString().replace(/[-:]/g, "").slice(0, 15);
 }
 

@@ -1,21 +1,34 @@
+/**
+ * lib/agents: agents (one working session each: a session UUID, a persona, a project, a tmux
+ * target) and their shift handoffs (`HandoffRecord`: the document on disk, the successor, the
+ * injection prompt and its delivery). The only module that writes the `agents` and
+ * `handoff_records` tables; one file per operation, each validating its input with zod and
+ * running in one transaction. Server-only: doors import this barrel; client code imports the
+ * client-safe modules beside it (schemas.ts for enums and patterns, views.ts for view types,
+ * agent-filters.ts for the /agents URL filters).
+ */
 import "server-only";
+export { retryDelivery, type RetryDeliveryOptions } from "./delivery";
+export { DELIVERY_STATES, isDeliveryStalled, SUBMIT_DEADLINE_MS, type DeliveryState } from "./delivery-states";
 export { endAgent, type EndAgentOptions } from "./end-agent";
 export { findAgentFacets, type AgentFacets } from "./find-agent-facets";
 export { AGENTS_PAGE_SIZE, findAgents, type AgentPage, type AgentSummary, type FindAgentsOptions } from "./find-agents";
 export { getAgent, type GetAgentOptions } from "./get-agent";
+export { getShiftDocument, shiftDocumentUri, type GetShiftDocumentOptions, type ShiftDocument } from "./get-shift-document";
 export { getContinuityChain, type ContinuityChain, type GetContinuityChainOptions } from "./get-continuity-chain";
 export { HANDOFF_DOCUMENT_TEMPLATE } from "./handoff-document";
+export { listShiftDocuments, type ListShiftDocumentsOptions, type ShiftDocumentSummary } from "./list-shift-documents";
 export { readHandoffDocument, type HandoffDocumentContent } from "./read-handoff-document";
 export { registerAgent, type RegisterAgentOptions } from "./register-agent";
 export { resolveAgentId } from "./resolve-agent-id";
 export {
   AGENT_STATUSES,
-  HANDOFF_REASONS,
-  MAX_DOCUMENT_BYTES,
+  SHIFT_HANDOFF_REASONS,
+  MAX_SHIFT_DOCUMENT_BYTES,
   PERSONA_SLUG_PATTERN,
   TMUX_TARGET_PATTERN,
   type AgentStatus,
-  type HandoffReason,
+  type ShiftHandoffReason,
 } from "./schemas";
 export { injectionPromptFor, triggerHandoff, type TriggeredHandoff, type TriggerHandoffOptions } from "./trigger-handoff";
 export { updateAgent, type UpdateAgentOptions } from "./update-agent";

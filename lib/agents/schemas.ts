@@ -2,10 +2,10 @@ import { z } from "zod";
 import { blankToUndefined } from "../validation";
 
 export const AGENT_STATUSES = ["active", "ended"] as const;
-export const HANDOFF_REASONS = ["context_limit", "shift_end", "task_boundary"] as const;
+export const SHIFT_HANDOFF_REASONS = ["context_limit", "shift_end", "task_boundary"] as const;
 
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
-export type HandoffReason = (typeof HANDOFF_REASONS)[number];
+export type ShiftHandoffReason = (typeof SHIFT_HANDOFF_REASONS)[number];
 
 export const PERSONA_SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const MAX_PERSONA_SLUG_LENGTH = 64;
@@ -18,7 +18,7 @@ export const SESSION_PREFIX_PATTERN = /^[0-9a-f]{8}$/;
  */
 export const TMUX_TARGET_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}(:[A-Za-z0-9_][A-Za-z0-9_-]{0,63}(\.[0-9]{1,4})?)?$/;
 export const MAX_NAME_LENGTH = 100;
-export const MAX_DOCUMENT_BYTES = 256 * 1024;
+export const MAX_SHIFT_DOCUMENT_BYTES = 256 * 1024;
 
 const blankToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value);
 
@@ -73,8 +73,8 @@ export const contextPercentSchema = z.coerce
 
 export const agentStatusSchema = z.enum(AGENT_STATUSES, { error: 'status must be "active" or "ended"' });
 
-export const handoffReasonSchema = z.enum(HANDOFF_REASONS, {
-  error: `reason must be one of ${HANDOFF_REASONS.join(", ")}`,
+export const shiftHandoffReasonSchema = z.enum(SHIFT_HANDOFF_REASONS, {
+  error: `reason must be one of ${SHIFT_HANDOFF_REASONS.join(", ")}`,
 });
 
 /**

@@ -48,11 +48,11 @@ function describeFailure(target: string, reason: string): string {
   return reason;
 }
 
-function runTmux(args: string[]): Promise<void> {
+function runTmux(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     // execFile: no shell; every argument reaches tmux as it is.
-    execFile("tmux", [...serverArgs(), ...args], { timeout: TMUX_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      if (!error) return resolve();
+    execFile("tmux", [...serverArgs(), ...args], { timeout: TMUX_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (!error) return resolve(String(stdout));
       const code = (error as NodeJS.ErrnoException).code;
       const firstLine = String(stderr).trim().split("\n")[0];
       if (code === "ENOENT") return reject(new Error("tmux is not installed on the server"));
@@ -63,21 +63,89 @@ function runTmux(args: string[]): Promise<void> {
 }
 
 /**
- * Types `prompt` into exactly the pane `target` names and presses Enter: `send-keys -t
- * =<session>:=<window>.<pane> -l -- <prompt>` (literal, so nothing in it is read as a key name),
- * then `send-keys … Enter`. A target that does not exist is a failure naming tmux's reason, never
- * a delivery to a pane whose name merely starts the same. Never throws: the outcome is what the
- * record stores.
+ * Characters per `send-keys -l`: tmux carries a command to its server in one message of at most
+ * 16 KiB, so a long prompt goes in pieces (split between code points, never inside one).
  */
-export async function deliverPrompt(target: string | null, prompt: string): Promise<DeliveryOutcome> {
-  if (!target) return "no target";
-  if (!TMUX_TARGET_PATTERN.test(target)) return `failed: refused tmux target ${JSON.stringify(target.slice(0, 60))}`;
+export const SEND_CHUNK_CHARS = 1000;
+/** How long after Enter the prompt's end may take to show on the pane. */
+const SUBMIT_CHECK_MS = 3_000;
+const SUBMIT_POLL_MS = 100;
+/** Non-blank characters from the prompt's end looked for on the pane. */
+const TAIL_CHARS = 48;
+
+function chunksOf(text: string): string[] {
+  const points = Array.from(text);
+  const chunks: string[] = [];
+  for (let at = 0; at < points.length; at += SEND_CHUNK_CHARS) chunks.push(points.slice(at, at + SEND_CHUNK_CHARS).join(""));
+  return chunks;
+}
+
+/** Whitespace is dropped on both sides: the pane wraps long lines wherever it likes. */
+const squeezed = (text: string) => text.replace(/\s+/g, "");
+
+/** Whether the pane (screen and recent history, wrapped lines joined) shows `tail`. */
+async function paneShows(exact: string, tail: string): Promise<boolean> {
+  const shown = await runTmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", exact]);
+  return squeezed(shown).includes(tail);
+}
+
+/** Where one delivery attempt got: the step reached and when, or tmux's reason for failing. */
+export type PromptDelivery =
+  | { step: "no target" }
+  | { step: "failed"; reason: string }
+  | { step: "typed"; typedAt: Date; reason: string }
+  | { step: "submitted"; typedAt: Date; submittedAt: Date };
+
+/**
+ * Types `prompt` into exactly the pane `target` names (`send-keys -t =<session>:=<window>.<pane>
+ * -l -- <text>`, literal so nothing in it is read as a key name, in pieces of SEND_CHUNK_CHARS),
+ * presses Enter, then reads the pane back (`capture-pane`) until the prompt's end shows. A target
+ * that does not exist is a failure naming tmux's reason, never a delivery to a pane whose name
+ * merely starts the same. `onTyped` runs once the whole text was accepted, before Enter. Never
+ * throws: the outcome is what the record stores.
+ */
+export async function sendPrompt(target: string | null, prompt: string, onTyped?: (at: Date) => Promise<void>): Promise<PromptDelivery> {
+  if (!target) return { step: "no target" };
+  if (!TMUX_TARGET_PATTERN.test(target)) return { step: "failed", reason: `refused tmux target ${JSON.stringify(target.slice(0, 60))}` };
   const exact = exactTarget(target);
+  let typedAt: Date;
   try {
-    await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(prompt)]);
+    for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(chunk)]);
+    typedAt = new Date();
+    await onTyped?.(typedAt);
     await runTmux(["send-keys", "-t", exact, "Enter"]);
-    return "delivered";
   } catch (error) {
-    return `failed: ${describeFailure(target, (error as Error).message)}`;
+    return { step: "failed", reason: describeFailure(target, (error as Error).message) };
   }
+  const tail = squeezed(prompt).slice(-TAIL_CHARS);
+  const deadline = Date.now() + SUBMIT_CHECK_MS;
+  try {
+    for (;;) {
+      if (await paneShows(exact, tail)) return { step: "submitted", typedAt, submittedAt: new Date() };
+      if (Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, SUBMIT_POLL_MS));
+    }
+  } catch (error) {
+    return { step: "typed", typedAt, reason: `the pane could not be read back (tmux: ${(error as Error).message})` };
+  }
+  return { step: "typed", typedAt, reason: `Enter was sent but the prompt's end did not show on the pane within ${SUBMIT_CHECK_MS / 1000} s` };
+}
+
+/** The delivery in the record's words. */
+export function outcomeOf(delivery: PromptDelivery): DeliveryOutcome {
+  switch (delivery.step) {
+    case "no target":
+      return "no target";
+    case "failed":
+      return `failed: ${delivery.reason}`;
+    case "typed":
+      return `typed: ${delivery.reason}`;
+    case "submitted":
+      return "delivered";
+  }
+}
+
+/** sendPrompt's outcome in words: "delivered", "typed: …", "failed: …" or "no target". */
+export async function deliverPrompt(target: string | null, prompt: string): Promise<DeliveryOutcome> {
+  return outcomeOf(await sendPrompt(target, prompt));
 }

@@ -7,14 +7,15 @@ import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from ".
 import { handoffDocumentSchema } from "./handoff-document";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
-import { agentRefSchema, handoffReasonSchema, optionalAgentNameSchema, optionalSessionIdSchema, optionalTmuxTargetSchema } from "./schemas";
-import { deliverPrompt } from "./tmux-bridge";
+import { agentRefSchema, shiftHandoffReasonSchema, optionalAgentNameSchema, optionalSessionIdSchema, optionalTmuxTargetSchema } from "./schemas";
+import { deliverRecord } from "./delivery";
+import { shiftDocumentUri } from "./get-shift-document";
 import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
 import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
 
 export const triggerHandoffInput = z.object({
   agentId: agentRefSchema,
-  reason: handoffReasonSchema,
+  reason: shiftHandoffReasonSchema,
   document: handoffDocumentSchema,
   successor: z
     .object({
@@ -42,17 +43,24 @@ export type TriggeredHandoff = {
   successor: AgentView;
 };
 
-/** What the successor is told first. The path is relative to the data folder. */
-export function injectionPromptFor(shortId: string, relativePath: string): string {
-  return `Continuing from Agent ${shortId}. Read \`${relativePath}\` to pick up context.`;
+/**
+ * What the successor is told first, on one line (a line break would submit it early): the
+ * document's absolute path, for a successor on this machine whatever its working folder, and
+ * the MCP resource and tool, for a successor elsewhere. Reading it through MCP records the read.
+ */
+export function injectionPromptFor(shortId: string, agentId: number, absolutePath: string): string {
+  return (
+    `Continuing from Agent ${shortId}. Read \`${absolutePath}\` to pick up context ` +
+    `(from another machine: read the MCP resource ${shiftDocumentUri(agentId)} or call the Baton tool get_shift_document with agent "${shortId}").`
+  );
 }
 
 /**
  * Hands an active agent's work to a successor, all or nothing: writes the document, then in one
  * transaction creates the successor (same persona and project, continuing from the agent), the
  * handoff record, and ends the agent; if that fails the document is removed. Then the injection
- * prompt goes to the successor's tmux pane, and the outcome is recorded; a failed delivery never
- * undoes the handoff.
+ * prompt goes to the successor's tmux pane, each step of its delivery recorded (lib/agents/delivery.ts);
+ * a failed delivery never undoes the handoff.
  */
 export async function triggerHandoff(options: TriggerHandoffOptions): Promise<TriggeredHandoff> {
   const input = parseInput(triggerHandoffInput, options);
@@ -65,7 +73,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   const now = new Date();
   const successorSessionId = input.successor.sessionId ?? randomUUID();
   const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document: input.document });
-  const injectionPrompt = injectionPromptFor(shortId, location.relative);
+  const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute);
   const tmuxTarget = input.successor.tmuxTarget ?? null;
 
   let committed: TriggeredHandoff;
@@ -92,6 +100,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
           filePath: location.relative,
           injectionPrompt,
           delivery: tmuxTarget ? null : "no target",
+          deliveryState: "queued",
           createdAt: now,
         },
       });
@@ -105,7 +114,5 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   }
 
   if (!tmuxTarget) return committed;
-  const delivery = await deliverPrompt(tmuxTarget, injectionPrompt);
-  const record = await writeTransaction((tx) => tx.handoffRecord.update({ where: { id: committed.record.id }, data: { delivery } }));
-  return { ...committed, record: toHandoffRecordView(record) };
+  return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt) };
 }

@@ -4,6 +4,7 @@ import { writeTransaction } from "../db";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { endedConflict } from "./conflicts";
+import { recordSuccessorActed } from "./delivery";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, contextPercentSchema, nullableTmuxTargetSchema } from "./schemas";
@@ -23,7 +24,10 @@ export type UpdateAgentOptions = {
   tmuxTarget?: string | null;
 };
 
-/** Records what an active agent reports: its context use and/or its tmux target. */
+/**
+ * Records what an active agent reports: its context use and/or its tmux target. A context
+ * report from a successor also marks the handoff it continues from as acted on.
+ */
 export async function updateAgent(options: UpdateAgentOptions): Promise<AgentView> {
   const input = parseInput(updateAgentInput, options);
   if (input.contextPercent === undefined && input.tmuxTarget === undefined) {
@@ -42,6 +46,8 @@ export async function updateAgent(options: UpdateAgentOptions): Promise<AgentVie
         ...(input.tmuxTarget !== undefined && { tmuxTarget: input.tmuxTarget }),
       },
     });
+    // A successor's first report is its first act on the handoff it continues from.
+    if (input.contextPercent !== undefined) await recordSuccessorActed(tx, agent.previousAgentId, new Date());
     return toAgentView(row);
   });
 }

@@ -1,5 +1,6 @@
 import type { Agent, HandoffRecord } from "../generated/prisma/client";
-import type { AgentStatus, HandoffReason } from "./schemas";
+import type { DeliveryState } from "./delivery-states";
+import type { AgentStatus, ShiftHandoffReason } from "./schemas";
 
 /** An agent as every door shows it: plain JSON, dates as ISO-8601 strings. */
 export type AgentView = {
@@ -18,19 +19,32 @@ export type AgentView = {
   endedAt: string | null;
 };
 
-/** How the tmux bridge fared: "delivered", "failed: <reason>" or "no target". */
-export type DeliveryOutcome = "delivered" | "no target" | `failed: ${string}`;
+/**
+ * How the tmux bridge fared, in words: "delivered" (typed and seen entered), "typed: <why not
+ * submitted>", "failed: <reason>" or "no target".
+ */
+export type DeliveryOutcome = "delivered" | "no target" | `typed: ${string}` | `failed: ${string}`;
 
 /** The PRD's handoff record (FR1–FR8): what the outgoing agent handed over, and how. */
 export type HandoffRecordView = {
   id: number;
   agentId: number;
-  reason: HandoffReason;
+  reason: ShiftHandoffReason;
   /** Relative to the data folder, with forward slashes. */
   filePath: string | null;
   injectionPrompt: string | null;
   /** Null only while a delivery is under way. */
   delivery: DeliveryOutcome | null;
+  /** Where the delivery stands (lib/agents/delivery-states.ts); null for records made before states existed. */
+  deliveryState: DeliveryState | null;
+  /** Times the prompt was sent to tmux (the first delivery and each retry). */
+  deliveryAttempts: number;
+  typedAt: string | null;
+  submittedAt: string | null;
+  /** The successor's first fetch of the document. */
+  readAt: string | null;
+  /** The successor's first report after reading (its context use). */
+  actedAt: string | null;
   createdAt: string;
 };
 
@@ -63,10 +77,16 @@ export function toHandoffRecordView(row: HandoffRecord): HandoffRecordView {
   return {
     id: row.id,
     agentId: row.agentId,
-    reason: row.reason as HandoffReason,
+    reason: row.reason as ShiftHandoffReason,
     filePath: row.filePath,
     injectionPrompt: row.injectionPrompt,
     delivery: row.delivery as DeliveryOutcome | null,
+    deliveryState: row.deliveryState as DeliveryState | null,
+    deliveryAttempts: row.deliveryAttempts,
+    typedAt: row.typedAt?.toISOString() ?? null,
+    submittedAt: row.submittedAt?.toISOString() ?? null,
+    readAt: row.readAt?.toISOString() ?? null,
+    actedAt: row.actedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
   };
 }

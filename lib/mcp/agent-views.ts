@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { AgentDetail, AgentView, HandoffRecordView } from "../agents";
-import { AGENT_STATUSES, HANDOFF_REASONS } from "../agents/schemas";
+import { DELIVERY_STATES } from "../agents/delivery-states";
+import { AGENT_STATUSES, SHIFT_HANDOFF_REASONS } from "../agents/schemas";
 
 /** Agents and handoff records in the tools' snake_case; the shapes are the agent tools' output schemas. */
 export const mcpAgentSchema = z.object({
@@ -21,10 +22,19 @@ export const mcpAgentSchema = z.object({
 export const mcpHandoffRecordSchema = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
-  reason: z.enum(HANDOFF_REASONS),
+  reason: z.enum(SHIFT_HANDOFF_REASONS),
   file_path: z.string().nullable().describe("The handoff document, relative to Baton's data folder"),
   injection_prompt: z.string().nullable().describe("What the successor is told first"),
-  delivery: z.string().nullable().describe('"delivered", "no target" or "failed: <reason>" (the tmux bridge)'),
+  delivery: z.string().nullable().describe('"delivered", "typed: <why not seen entered>", "no target" or "failed: <reason>" (the tmux bridge)'),
+  delivery_state: z
+    .enum(DELIVERY_STATES)
+    .nullable()
+    .describe("queued → typed → submitted (seen entered in the pane) → read (the successor fetched the document) → acted (it reported context); or failed"),
+  delivery_attempts: z.number().int(),
+  typed_at: z.string().nullable(),
+  submitted_at: z.string().nullable(),
+  read_at: z.string().nullable(),
+  acted_at: z.string().nullable(),
   created_at: z.string(),
 });
 
@@ -55,6 +65,12 @@ export function toMcpHandoffRecord(view: HandoffRecordView): z.infer<typeof mcpH
     file_path: view.filePath,
     injection_prompt: view.injectionPrompt,
     delivery: view.delivery,
+    delivery_state: view.deliveryState,
+    delivery_attempts: view.deliveryAttempts,
+    typed_at: view.typedAt,
+    submitted_at: view.submittedAt,
+    read_at: view.readAt,
+    acted_at: view.actedAt,
     created_at: view.createdAt,
   };
 }

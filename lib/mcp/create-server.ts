@@ -1,12 +1,23 @@
+/**
+ * lib/mcp: the MCP door. One server definition (this file: every tool, registered through
+ * tool-kit.ts with zod input and output schemas) served two ways: over stdio by `baton mcp`
+ * (serve-stdio.ts, started fast by launch.mjs from a bundle prebuild.ts makes) and over
+ * streamable HTTP at /api/mcp (handle-http.ts). Tools are thin: they translate arguments and
+ * answers and call lib/handoffs and lib/agents, loaded on first call (domain.ts); errors become
+ * tool errors with the domain's message (tool-errors.ts).
+ */
 import "server-only";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ClientSide } from "../handoffs/schemas";
+import { registerPrompts } from "./prompts";
+import { registerResources } from "./resources";
 import { registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
 import { createHandoffTool } from "./tools/create-handoff";
 import { getContinuityChainTool } from "./tools/get-continuity-chain";
 import { getHandoffTool } from "./tools/get-handoff";
+import { getShiftDocumentTool } from "./tools/get-shift-document";
 import { markHandoffReadTool } from "./tools/mark-handoff-read";
 import { registerAgentTool } from "./tools/register-agent";
 import { reportContextTool } from "./tools/report-context";
@@ -20,15 +31,19 @@ const INSTRUCTIONS =
   "Typical flow: chat create_handoff → code get_handoff + mark_handoff_read → either add_to_handoff (question, " +
   "decision, progress, done …) → the other side get_handoff → … → close_handoff when the work is done. " +
   "Long-running agents: register_agent at the start, report_context now and then, trigger_handoff to pass the " +
-  "work to a successor, get_continuity_chain to find predecessors' handoff documents.";
+  "work to a successor, get_continuity_chain to find predecessors' handoff documents; a successor reads the " +
+  "document it was handed with get_shift_document (or the resource baton://agents/<id>/handoff). Each handoff is " +
+  "also the resource baton://handoffs/<id>; the prompts pickup, handoff_to_code and end_shift start the usual flows.";
 
 export type CreateMcpServerOptions = {
   /** Identity for calls that omit `as_client` (default chat, as in the seed). */
   defaultClient?: ClientSide;
   log?: (line: string) => void;
+  /** Offer resources/subscribe; only a transport that carries unrequested notifications (stdio) can keep the promise. */
+  subscriptions?: boolean;
 };
 
-/** A Baton MCP server with every tool registered; both transports (stdio, HTTP) use it. */
+/** A Baton MCP server with every tool, prompt and resource registered; both transports (stdio, HTTP) use it. */
 export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer {
   const context: ToolContext = {
     defaultClient: options.defaultClient ?? "chat",
@@ -44,5 +59,8 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   registerTool(server, reportContextTool, context);
   registerTool(server, triggerHandoffTool, context);
   registerTool(server, getContinuityChainTool, context);
+  registerTool(server, getShiftDocumentTool, context);
+  registerPrompts(server, context);
+  registerResources(server, context, { subscriptions: options.subscriptions ?? false });
   return server;
 }

@@ -10,12 +10,16 @@ export type ServeStdioOptions = { defaultClient: ClientSide };
 
 const log = (line: string) => process.stderr.write(`baton mcp: ${line}\n`);
 
-/** Loads Prisma and opens the database once the client is connected, so the first call is quick. */
+/**
+ * Loads the thread tools' domain and opens its SQLite connection once the client is connected,
+ * so the first call is quick. Prisma (the agent tools' layer) stays unloaded until an agent tool
+ * is called: it would cost every idle server about 30 MB and a burst of CPU at start.
+ */
 async function warmUp(): Promise<void> {
   try {
     await loadHandoffs();
-    const { db } = await import("../db");
-    await db();
+    const { sql } = await import("../sqlite");
+    sql();
   } catch (error) {
     log(`could not open the database: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -33,9 +37,14 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new Error(`could not prepare the database ${databaseFile()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
   }
-  const server = createMcpServer({ defaultClient: options.defaultClient, log });
+  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true });
   const closed = new Promise<void>((resolve) => {
-    server.server.onclose = resolve;
+    // The factory's own close handler (ending resource subscriptions) runs first.
+    const previous = server.server.onclose;
+    server.server.onclose = () => {
+      previous?.();
+      resolve();
+    };
   });
   server.server.oninitialized = () => void warmUp();
   const transport = new StdioServerTransport();

@@ -11,7 +11,7 @@ import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, isDeliveryStalled, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
 
@@ -49,7 +49,8 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
 async function HandoffSection({ agent }: { agent: AgentDetail }) {
   const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath) : null;
-  if (agent.handoff && document) return <HandoffRecordPanel record={agent.handoff} document={document} />;
+  // The stalled-delivery flag is computed when the page renders (no timer).
+  if (agent.handoff && document) return <HandoffRecordPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />;
   return (
     <section aria-labelledby="handoff-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
       <h2 id="handoff-heading" className="mb-1 text-lg font-semibold text-slate-900">

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HANDOFF_REASONS } from "../../agents/schemas";
+import { SHIFT_HANDOFF_REASONS } from "../../agents/schemas";
 import { loadAgents } from "../domain";
 import { agentRefArg } from "../agent-inputs";
 import { mcpAgentSchema, mcpHandoffRecordSchema, toMcpAgent, toMcpHandoffRecord } from "../agent-views";
@@ -17,7 +17,7 @@ export const triggerHandoffTool = defineTool({
   input: z.object({
     agent: agentRefArg,
     reason: z
-      .enum(HANDOFF_REASONS, { error: `reason must be one of ${HANDOFF_REASONS.join(", ")}` })
+      .enum(SHIFT_HANDOFF_REASONS, { error: `reason must be one of ${SHIFT_HANDOFF_REASONS.join(", ")}` })
       .describe("context_limit, task_boundary or shift_end"),
     document: z.string({ error: "document is required" }).describe("The handoff document, Markdown, at most 256 KiB"),
     successor_tmux_target: z.string().optional().describe("tmux pane where the successor runs; its first prompt is typed there"),

@@ -1,0 +1,75 @@
+import "server-only";
+import path from "node:path";
+import { z } from "zod";
+import { dataDir } from "../config";
+import { readTransaction, writeTransaction } from "../db";
+import { Conflict, NotFound } from "../errors";
+import { parseInput } from "../validation";
+import { recordDocumentRead } from "./delivery";
+import { loadAgent } from "./load";
+import { readHandoffDocument } from "./read-handoff-document";
+import { resolveAgentIdIn } from "./resolve-agent-id";
+import { agentRefSchema } from "./schemas";
+import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
+
+export const getShiftDocumentInput = z.object({ agentId: agentRefSchema });
+
+export type GetShiftDocumentOptions = { agentId: string | number };
+
+export type ShiftDocument = {
+  /** The agent who wrote the document and handed off. */
+  agent: AgentView;
+  /** Its handoff record, after this read was recorded. */
+  record: HandoffRecordView;
+  /** Relative to the data folder. */
+  filePath: string;
+  /** Where it is on the server's machine. */
+  absolutePath: string;
+  content: string;
+};
+
+/** The MCP resource that names an agent's shift document. */
+export function shiftDocumentUri(agentId: number): string {
+  return `baton://agents/${agentId}/handoff`;
+}
+
+/**
+ * The shift document a successor picks up: that of the agent named, or, when the agent named
+ * has not handed off, that of the agent it continues from (a successor may know only its own
+ * id). This is the successor's read: the first one sets read_at and moves the delivery to read.
+ */
+export async function getShiftDocument(options: GetShiftDocumentOptions): Promise<ShiftDocument> {
+  const input = parseInput(getShiftDocumentInput, options);
+  const writer = await readTransaction(async (tx) => {
+    const named = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
+    if (named.handoff) return named;
+    if (named.previousAgentId !== null) {
+      const previous = await loadAgent(tx, named.previousAgentId);
+      if (previous.handoff) return previous;
+    }
+    throw new NotFound(
+      `agent ${shortIdOf(named.sessionId)} has no shift document: it has not handed off, and it continues from no agent that did; ` +
+        "give the id the injection prompt names (\"Continuing from Agent <id>\")",
+    );
+  });
+  const shortId = shortIdOf(writer.sessionId);
+  const record = writer.handoff;
+  if (!record) throw new NotFound(`agent ${shortId} has no shift document`);
+  const document = await readHandoffDocument(record.filePath);
+  if (document.status !== "ok") {
+    const reasons = {
+      "no path": "its handoff names no document",
+      outside: "its document path leaves Baton's data folder and is refused",
+      missing: `its document ${record.filePath} is missing from Baton's data folder`,
+      unreadable: `its document ${record.filePath} cannot be read`,
+    } as const;
+    throw new Conflict(`agent ${shortId}'s shift document cannot be served: ${reasons[document.status]}`);
+  }
+  const absolutePath = path.resolve(dataDir(), document.filePath);
+  const updated = await writeTransaction(async (tx) => {
+    const current = await tx.handoffRecord.findUnique({ where: { id: record.id } });
+    if (!current) throw new NotFound(`agent ${shortId}'s handoff record is gone`);
+    return recordDocumentRead(tx, current, new Date());
+  });
+  return { agent: toAgentView(writer), record: toHandoffRecordView(updated), filePath: document.filePath, absolutePath, content: document.content };
+}

@@ -1,0 +1,175 @@
+import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ListResourcesResult,
+  type ReadResourceResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { isDomainError } from "../../errors";
+import { HANDOFF_ID_PATTERN } from "../../handoffs/schemas";
+import { loadAgents, loadHandoffs } from "../domain";
+import type { ToolContext } from "../tool-kit";
+import { threadMarkdown } from "./thread-markdown";
+
+/**
+ * MCP resources: each handoff as `baton://handoffs/<id>` (Markdown, entries new to the reading
+ * side marked) and each shift document as `baton://agents/<id>/handoff` (reading it is the
+ * successor's read, recorded on the handoff). `resources/list` pages with a cursor; with
+ * `subscriptions`, `resources/subscribe` sends `notifications/resources/updated` whenever the
+ * change feed (lib/changes, fed by SQLite triggers from any process) reports a write to it.
+ */
+
+/** Resources per `resources/list` page. */
+export const RESOURCES_PAGE_SIZE = 50;
+
+const HANDOFF_URI = /^baton:\/\/handoffs\/(hof_[A-Za-z0-9_-]{21})$/;
+const SHIFT_DOCUMENT_URI = /^baton:\/\/agents\/([1-9][0-9]{0,14})\/handoff$/;
+
+export const handoffUri = (id: string) => `baton://handoffs/${id}`;
+
+/** Where a listing stands: handoffs first (by page), then shift documents (after a record id). */
+type Cursor = { kind: "handoffs"; page: number } | { kind: "documents"; afterId: number };
+
+const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString("base64url");
+
+function decodeCursor(raw: string | undefined): Cursor {
+  if (raw === undefined) return { kind: "handoffs", page: 1 };
+  try {
+    const value = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Cursor;
+    if (value.kind === "handoffs" && Number.isSafeInteger(value.page) && value.page >= 1) return value;
+    if (value.kind === "documents" && Number.isSafeInteger(value.afterId) && value.afterId >= 0) return value;
+  } catch {
+    // Falls through to the refusal below.
+  }
+  throw new McpError(ErrorCode.InvalidParams, "cursor is not one this server gave out: pass nextCursor from the previous resources/list answer, or none to start over");
+}
+
+async function listPage(cursor: Cursor): Promise<ListResourcesResult> {
+  if (cursor.kind === "handoffs") {
+    const { findHandoffs } = await loadHandoffs();
+    const page = await findHandoffs({ page: cursor.page, perPage: RESOURCES_PAGE_SIZE });
+    const next: Cursor = page.page < page.pageCount ? { kind: "handoffs", page: page.page + 1 } : { kind: "documents", afterId: 0 };
+    return {
+      resources: page.items.map((item) => ({
+        uri: handoffUri(item.id),
+        name: item.id,
+        title: item.title,
+        description: `Handoff (${item.status}${item.project ? `, ${item.project}` : ""}): ${item.entryCount} entries; chat ${item.chatUnread} new, code ${item.codeUnread} new`,
+        mimeType: "text/markdown",
+      })),
+      nextCursor: encodeCursor(next),
+    };
+  }
+  const { listShiftDocuments, shiftDocumentUri } = await loadAgents();
+  const documents = await listShiftDocuments({ afterId: cursor.afterId, limit: RESOURCES_PAGE_SIZE });
+  return {
+    resources: documents.items.map((item) => ({
+      uri: shiftDocumentUri(item.agentId),
+      name: `${item.shortId}-handoff`,
+      title: `Shift document of agent ${item.shortId} (${item.personaSlug})`,
+      description: `${item.reason} handoff of ${item.name}, ${item.createdAt}; reading it records the successor's read`,
+      mimeType: "text/markdown",
+    })),
+    ...(documents.nextAfterId !== null && { nextCursor: encodeCursor({ kind: "documents", afterId: documents.nextAfterId }) }),
+  };
+}
+
+async function asResourceError<T>(work: () => Promise<T>, context: ToolContext, uri: string): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    if (isDomainError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
+    context.log(`resource ${uri} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw new McpError(ErrorCode.InternalError, `Baton could not read ${uri}; check the Baton server's log`);
+  }
+}
+
+/** The change-feed filter a subscribed URI needs, or a refusal naming the URIs that can be subscribed. */
+function filterOf(uri: string): { handoffId: string } | { agentId: number; subjects: ["shift_handoff"] } {
+  const handoff = HANDOFF_URI.exec(uri);
+  if (handoff) return { handoffId: handoff[1] };
+  const document = SHIFT_DOCUMENT_URI.exec(uri);
+  if (document) return { agentId: Number(document[1]), subjects: ["shift_handoff"] };
+  throw new McpError(ErrorCode.InvalidParams, `cannot subscribe to ${JSON.stringify(uri.slice(0, 100))}: subscribe to baton://handoffs/<hof_id> or baton://agents/<id>/handoff`);
+}
+
+export type ResourceOptions = {
+  /** Offer resources/subscribe: only on a transport that can carry notifications the client did not ask for (stdio). */
+  subscriptions: boolean;
+};
+
+export function registerResources(server: McpServer, context: ToolContext, options: ResourceOptions): void {
+  server.registerResource(
+    "handoff",
+    new ResourceTemplate("baton://handoffs/{id}", { list: undefined }),
+    { title: "Handoff thread", description: "A handoff as Markdown, entries new to your side first and marked NEW", mimeType: "text/markdown" },
+    async (uri, variables): Promise<ReadResourceResult> =>
+      asResourceError(
+        async () => {
+          const id = String(variables.id);
+          if (!HANDOFF_ID_PATTERN.test(id)) throw new McpError(ErrorCode.InvalidParams, `${uri.href} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
+          const { getHandoff } = await loadHandoffs();
+          const thread = await getHandoff({ id, asClient: context.defaultClient });
+          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: threadMarkdown(thread, context.defaultClient) }] };
+        },
+        context,
+        uri.href,
+      ),
+  );
+  server.registerResource(
+    "shift-document",
+    new ResourceTemplate("baton://agents/{id}/handoff", { list: undefined }),
+    {
+      title: "Shift handoff document",
+      description: "The document an agent left its successor (id: the agent who handed off, or its successor); reading it records the successor's read",
+      mimeType: "text/markdown",
+    },
+    async (uri, variables): Promise<ReadResourceResult> =>
+      asResourceError(
+        async () => {
+          const { getShiftDocument } = await loadAgents();
+          const document = await getShiftDocument({ agentId: String(variables.id) });
+          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: document.content }] };
+        },
+        context,
+        uri.href,
+      ),
+  );
+  // The SDK's own resources/list has no paging; this one replaces it.
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => listPage(decodeCursor(request.params?.cursor)));
+  if (options.subscriptions) registerSubscriptions(server, context);
+}
+
+/** resources/subscribe and unsubscribe, one change-feed subscription per subscribed URI, closed with the server. */
+function registerSubscriptions(server: McpServer, context: ToolContext): void {
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  const subscribed = new Map<string, () => void>();
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    const filter = filterOf(uri);
+    if (!subscribed.has(uri)) {
+      // Loaded on the first subscription: the feed opens the direct SQLite connection.
+      const { subscribe } = await import("../../changes/feed");
+      const subscription = subscribe({ filter }, () => {
+        server.server.sendResourceUpdated({ uri }).catch((error: unknown) => context.log(`could not notify ${uri}: ${String(error)}`));
+      });
+      subscribed.set(uri, () => subscription.close());
+    }
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscribed.get(request.params.uri)?.();
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  const previous = server.server.onclose;
+  server.server.onclose = () => {
+    for (const close of subscribed.values()) close();
+    subscribed.clear();
+    previous?.();
+  };
+}
