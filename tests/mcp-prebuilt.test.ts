@@ -20,6 +20,7 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
           "create_handoff",
           "get_continuity_chain",
           "get_handoff",
+          "get_shift_document",
           "mark_handoff_read",
           "register_agent",
           "report_context",

@@ -1,3 +1,4 @@
+import "server-only";
 import { closeHandoffIn } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import type { Sql } from "../sqlite";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { handoffIdSchema } from "../handoffs/schemas";

@@ -15,7 +15,7 @@ import { storyIdsIn, vagueInstructionWarning } from "./quality";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
 import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
 
-export const HANDOFF_REASONS = ["context_threshold", "error", "user_request"] as const;
+export const HANDOFF_JSON_REASONS = ["context_threshold", "error", "user_request"] as const;
 export const STORY_STATUSES = ["planning", "implementing", "testing", "blocked"] as const;
 
 const enumOf = (values: readonly string[]) => ({
@@ -26,7 +26,7 @@ const enumOf = (values: readonly string[]) => ({
 /** handoff.json of the context handoff protocol (seed 002). Unknown extra keys are kept with the source document. */
 export const handoffJsonSchema = z.object({
   timestamp: isoDateTime(),
-  reason: z.enum(HANDOFF_REASONS, enumOf(HANDOFF_REASONS)),
+  reason: z.enum(HANDOFF_JSON_REASONS, enumOf(HANDOFF_JSON_REASONS)),
   current_story: z.object(
     {
       id: entryText(),

@@ -1,3 +1,4 @@
+import "server-only";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { createHandoffIn, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";

@@ -1,3 +1,4 @@
+import "server-only";
 import { Conflict } from "../errors";
 import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { appendEntryIn, handoffExists } from "../handoffs/store";

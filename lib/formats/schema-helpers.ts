@@ -6,7 +6,7 @@ import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } 
 import { parseInput } from "../validation";
 
 /** Largest document Baton reads: ten entries' worth; anything bigger is not a handoff. */
-export const MAX_DOCUMENT_BYTES = 1024 * 1024;
+export const MAX_IMPORT_BYTES = 1024 * 1024;
 /** Most items a list may hold (each becomes an entry or a line of one). */
 export const MAX_LIST_ITEMS = 200;
 
@@ -51,7 +51,7 @@ export function isoDateTime() {
 }
 
 function refuseHuge(text: string): void {
-  if (Buffer.byteLength(text, "utf8") > MAX_DOCUMENT_BYTES) {
+  if (Buffer.byteLength(text, "utf8") > MAX_IMPORT_BYTES) {
     throw new Invalid("the document is larger than 1 MiB", { "(document)": ["must be at most 1 MiB"] });
   }
   if (text.trim() === "") throw new Invalid("the document is empty", { "(document)": ["is empty"] });

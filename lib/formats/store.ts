@@ -1,3 +1,4 @@
+import "server-only";
 import { storedDate, type Sql } from "../sqlite";
 import type { QualityWarning, SourceFormat, SourceMetadata, SourceRecord } from "./types";
 

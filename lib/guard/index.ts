@@ -5,6 +5,8 @@
  * then who the caller is (lib/auth) and what that caller may reach. proxy.ts refuses anything the
  * guard did not stamp.
  */
+import "server-only";
+
 export * from "./policy";
 export * from "./screen";
 export * from "./stamp";

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { closeKeepingBundleIn } from "../formats/close-keeping-bundle";
 import { write } from "../sqlite";

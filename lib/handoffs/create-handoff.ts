@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { write } from "../sqlite";
 import { parseInput, type DoorInput } from "../validation";

@@ -1,16 +1,13 @@
+import "server-only";
 import { z } from "zod";
 import { read } from "../sqlite";
-import { MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
+import { SOURCE_FILTERS } from "../formats/types";
+import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { handoffStatusSchema, optionalProjectSchema } from "./schemas";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
 
 export const HISTORY_PAGE_SIZE = 50;
-export const SOURCE_FILTERS = ["native", "bundle", "handoff_json", "handoff_yaml"] as const;
-export type SourceFilter = (typeof SOURCE_FILTERS)[number];
-
-const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
-
-export const findHandoffsInput = z.object({
+const findHandoffsInput = z.object({
   status: z.preprocess(blankToUndefined, handoffStatusSchema.optional()),
   project: optionalProjectSchema,
   q: z.preprocess(blankToUndefined, z.string().trim().max(200, { error: "search must be at most 200 characters" }).optional()),
@@ -52,12 +49,16 @@ export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<H
   const input = parseInput(findHandoffsInput, options);
   const conditions: string[] = [];
   const params: Record<string, string | number> = {};
-  if (input.status) (conditions.push("h.status = @status"), (params.status = input.status));
-  if (input.project) (conditions.push("h.project = @project"), (params.project = input.project));
+  const filter = (condition: string, name?: string, value?: string) => {
+    conditions.push(condition);
+    if (name && value !== undefined) params[name] = value;
+  };
+  if (input.status) filter("h.status = @status", "status", input.status);
+  if (input.project) filter("h.project = @project", "project", input.project);
   // instr() rather than LIKE: a title search for "50%" or "a_b" means those characters.
-  if (input.q) (conditions.push("instr(lower(h.title), lower(@q)) > 0"), (params.q = input.q));
-  if (input.source === "native") conditions.push("s.handoff_id IS NULL");
-  else if (input.source) (conditions.push("s.format = @source"), (params.source = input.source));
+  if (input.q) filter("instr(lower(h.title), lower(@q)) > 0", "q", input.q);
+  if (input.source === "native") filter("s.handoff_id IS NULL");
+  else if (input.source) filter("s.format = @source", "source", input.source);
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
   return read((tx) => {
     const { total } = tx.statement(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`).get(params) as { total: number };

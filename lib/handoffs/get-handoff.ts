@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";

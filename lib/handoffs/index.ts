@@ -1,3 +1,12 @@
+/**
+ * Handoffs (threads) and their entries: the seed's five operations and the history. Owns the
+ * `handoffs` and `handoff_entries` tables; store.ts holds the only SQL that writes them, on the
+ * direct connection (lib/sqlite.ts), and its functions take the caller's transaction so imports,
+ * checkpoints and archives compose them. Client code imports schemas.ts, limits.ts and views.ts
+ * directly, never this barrel.
+ */
+import "server-only";
+
 export { addEntry, type AddEntryOptions, type AddedEntry } from "./add-entry";
 export { closeHandoff, type CloseHandoffOptions, type ClosedHandoff } from "./close-handoff";
 export { createHandoff, type CreateHandoffOptions, type CreatedHandoff } from "./create-handoff";
@@ -5,11 +14,9 @@ export {
   findHandoffs,
   findProjects,
   HISTORY_PAGE_SIZE,
-  SOURCE_FILTERS,
   type FindHandoffsOptions,
   type HandoffPage,
   type HandoffSummary,
-  type SourceFilter,
 } from "./find-handoffs";
 export { getHandoff, type GetHandoffOptions, type HandoffThread, type OmittedRange } from "./get-handoff";
 export { extractHandoffId } from "./handoff-ref";

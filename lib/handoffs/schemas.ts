@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { blankToUndefined } from "../validation";
 
 /** nanoid's URL-safe alphabet; a handoff id is `hof_` + 21 of these. */
 export const NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -50,8 +51,5 @@ export const projectTagSchema = z
     error: "project must be 1–40 characters: lowercase letters, digits, _ or -, starting with a letter or digit",
   });
 
-/** An optional project: blank means none. */
-export const optionalProjectSchema = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
-  projectTagSchema.optional(),
-);
+/** An optional project: blank or null means none. */
+export const optionalProjectSchema = z.preprocess(blankToUndefined, projectTagSchema.optional());

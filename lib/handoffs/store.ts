@@ -1,3 +1,4 @@
+import "server-only";
 import { customAlphabet } from "nanoid";
 import { Conflict, NotFound } from "../errors";
 import { storedDate, type Sql } from "../sqlite";
