@@ -1,3 +1,4 @@
+import "server-only";
 import { BUSY_TIMEOUT_MS, read, sql, write, type Sql } from "../sqlite";
 import type { Change, ChangeSubject } from "./types";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
