@@ -278,7 +278,9 @@ describe("the guard with BATON_AUTH=required", () => {
     for (const [method, path] of [["GET", "/api/handoffs"], ["POST", "/api/mcp"], ["GET", "/api/import"]] as const) {
       const response = await raw(server.origin, method, path, { host: server.host, "content-type": "application/json" }, method === "POST" ? "{}" : undefined);
       expect(response.status).toBe(401);
-      expect(response.headers["www-authenticate"]).toBe('Bearer realm="baton"');
+      // The MCP endpoint's 401 also names its OAuth resource metadata (tests/oauth.test.ts).
+      const resourceMetadata = path === "/api/mcp" ? `, resource_metadata="${server.origin}/.well-known/oauth-protected-resource"` : "";
+      expect(response.headers["www-authenticate"]).toBe(`Bearer realm="baton"${resourceMetadata}`);
     }
     const page = await raw(server.origin, "GET", "/handoffs/hof_x?as=code", { host: server.host });
     expect(page.status).toBe(303);

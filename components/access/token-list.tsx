@@ -43,7 +43,10 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
       <tbody>
         {tokens.map((token) => (
           <tr key={token.name} className="border-b border-slate-100">
-            <td className="py-2 pr-3 font-mono">{token.name}</td>
+            <td className="py-2 pr-3">
+              <span className="font-mono">{token.name}</span>
+              {token.connector && <span className="block text-xs text-slate-600">{token.connector.label}</span>}
+            </td>
             <td className="py-2 pr-3">{token.role}</td>
             <td className="py-2 pr-3">
               <RelativeTime iso={token.createdAt} />

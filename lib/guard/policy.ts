@@ -166,14 +166,21 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   return { ok: true, needsCredentials: policy.authRequired || facts.forwarded || !isLoopbackAddress(facts.peerAddress), bodyLimit };
 }
 
+/** OAuth discovery documents (RFC 9728, RFC 8414) a remote connector reads before it has a token. */
+const OAUTH_METADATA_PATHS = new Set(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp", "/.well-known/oauth-authorization-server"]);
+/** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */
+const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token"]);
+
 /**
  * What is served without credentials: the sign-in page and the static assets it loads (reading
- * only: a POST there could carry any server action), and the sign-in endpoint itself.
+ * only: a POST there could carry any server action), the sign-in endpoint itself, and what a
+ * remote connector needs before it has a token (OAuth metadata; registration and token POSTs).
  */
 export function isPublicRequest(method: string, path: string): boolean {
   if (path === "/api/session") return true;
   const reading = method === "GET" || method === "HEAD";
-  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico");
+  if (method === "POST" && OAUTH_ENDPOINT_PATHS.has(path)) return true;
+  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico" || OAUTH_METADATA_PATHS.has(path));
 }
 
 /**

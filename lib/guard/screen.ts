@@ -1,5 +1,7 @@
+import "server-only";
 import type { IncomingMessage } from "node:http";
 import { SESSION_COOKIE, verifySession, verifyToken, type Principal } from "../auth";
+import { isAccessToken, oauthUrls, publicBaseUrl, verifyAccessToken } from "../oauth";
 import type { Caller } from "./stamp";
 import { agentMayReach, FORWARDING_HEADERS, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
 
@@ -44,6 +46,15 @@ function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
   return "requests from beyond loopback need a token: send Authorization: Bearer <token> (create one on the server with `npx baton token create --name NAME --role agent`), or sign in at /sign-in";
 }
 
+/**
+ * A named token (lib/auth), or an OAuth access token (lib/oauth), which is good only for this
+ * server's MCP resource as the request's Host (or BATON_PUBLIC_URL) names it.
+ */
+async function verifyBearer(token: string, host: string | null): Promise<Principal | null> {
+  if (!isAccessToken(token)) return verifyToken(token);
+  return verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
+}
+
 /** The whole guard for one request: headers first, then who the caller is and what it may reach. */
 export async function screenRequest(policy: GuardPolicy, request: IncomingMessage): Promise<Verdict> {
   const facts = factsOf(request);
@@ -54,8 +65,8 @@ export async function screenRequest(policy: GuardPolicy, request: IncomingMessag
   let principal: Principal | null = null;
   if (authorization !== null) {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    principal = bearer ? await verifyToken(bearer[1]) : null;
-    if (!principal) return { ok: false, status: 401, reason: "the bearer token is unknown, revoked or malformed; send Authorization: Bearer <token>" };
+    principal = bearer ? await verifyBearer(bearer[1], facts.host) : null;
+    if (!principal) return { ok: false, status: 401, reason: "the bearer token is unknown, expired, revoked, for another server, or malformed; send Authorization: Bearer <token>" };
   } else {
     const session = cookieValue(header(request, "cookie"), SESSION_COOKIE);
     if (session) principal = await verifySession(session);

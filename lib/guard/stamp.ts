@@ -1,3 +1,4 @@
+import "server-only";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Principal } from "../auth/tokens";
@@ -8,6 +9,8 @@ import type { Principal } from "../auth/tokens";
  */
 export const GUARD_HEADER = "x-baton-guard";
 export const PRINCIPAL_HEADER = "x-baton-principal";
+/** The side a connector's grant acts as (lib/oauth): the MCP door's default `as_client`. */
+export const ACT_AS_HEADER = "x-baton-act-as";
 
 export type Caller =
   /** A token or a session. */
@@ -33,6 +36,7 @@ export function guardSecret(): string {
 export function stampAdmitted(request: IncomingMessage, caller: Caller): void {
   request.headers[GUARD_HEADER] = guardSecret();
   request.headers[PRINCIPAL_HEADER] = caller.kind === "token" ? `${caller.principal.role}:${caller.principal.name}` : caller.kind;
+  if (caller.kind === "token" && caller.principal.actAs) request.headers[ACT_AS_HEADER] = caller.principal.actAs;
 }
 
 /**
@@ -52,6 +56,7 @@ export function carriesOwnStamp(request: IncomingMessage): boolean {
 export function stripGuardHeaders(request: IncomingMessage): void {
   delete request.headers[GUARD_HEADER];
   delete request.headers[PRINCIPAL_HEADER];
+  delete request.headers[ACT_AS_HEADER];
 }
 
 /** Who the guard admitted, read back inside Next from the stamped headers. */

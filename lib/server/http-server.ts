@@ -1,7 +1,9 @@
+import "server-only";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { hasTokens } from "../auth";
+import { oauthUrls, publicBaseUrl } from "../oauth";
 import { carriesOwnStamp, guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
 
 /**
@@ -32,7 +34,7 @@ export async function startRefusal(host: string, policy: GuardPolicy): Promise<s
 
 const jsonRpcPaths = new Set(["/api/mcp"]);
 
-function refuse(response: http.ServerResponse, path: string, verdict: Exclude<Verdict, { ok: true }>, url: string): void {
+function refuse(response: http.ServerResponse, path: string, verdict: Exclude<Verdict, { ok: true }>, url: string, host: string | null): void {
   if (verdict.status === 401 && verdict.signIn) {
     response.writeHead(303, { location: `/sign-in?next=${encodeURIComponent(url)}`, "cache-control": "no-store" });
     response.end();
@@ -42,7 +44,10 @@ function refuse(response: http.ServerResponse, path: string, verdict: Exclude<Ve
     ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
     : { error: { code: verdict.status === 401 ? "UNAUTHENTICATED" : "REFUSED", message: verdict.reason } };
   const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-store" };
-  if (verdict.status === 401) headers["www-authenticate"] = 'Bearer realm="baton"';
+  if (verdict.status === 401) {
+    // On the MCP endpoint, the 401 tells a connector where its OAuth discovery starts (RFC 9728 §5.1).
+    headers["www-authenticate"] = jsonRpcPaths.has(path) ? `Bearer realm="baton", resource_metadata="${oauthUrls(publicBaseUrl(host)).protectedResourceMetadata}"` : 'Bearer realm="baton"';
+  }
   // The body was not read: close the connection rather than let the client keep sending it.
   if (verdict.status === 413 || verdict.status === 411) headers.connection = "close";
   response.writeHead(verdict.status, headers);
@@ -73,7 +78,7 @@ export function createGuardedServer(policy: GuardPolicy, handle: NodeHandler, on
       response.end(JSON.stringify({ error: { code: "UNAVAILABLE", message: "Baton could not check this request; see the server log" } }));
       return;
     }
-    if (!verdict.ok) return refuse(response, path, verdict, url);
+    if (!verdict.ok) return refuse(response, path, verdict, url, request.headers.host ?? null);
     stampAdmitted(request, verdict.caller);
     await handle(request, response);
   });

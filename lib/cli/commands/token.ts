@@ -30,7 +30,8 @@ async function list(args: string[]): Promise<number> {
   const tokens = await listTokens();
   if (tokens.length === 0) process.stderr.write("no tokens; create one with `baton token create --name NAME --role operator`\n");
   for (const token of tokens) {
-    process.stdout.write(`${token.name}\t${token.role}\tcreated ${token.createdAt}\tlast used ${token.lastUsedAt ?? "never"}\n`);
+    const connector = token.connector ? `\t${token.connector.label}` : "";
+    process.stdout.write(`${token.name}\t${token.role}\tcreated ${token.createdAt}\tlast used ${token.lastUsedAt ?? "never"}${connector}\n`);
   }
   return 0;
 }

@@ -1,0 +1,149 @@
+import "server-only";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { hashSecret, touch, type Principal } from "../auth/tokens";
+import type { ClientSide } from "../handoffs/schemas";
+import { read, storedDate, write, type Sql } from "../sqlite";
+import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS, CODE_PREFIX, REFRESH_TOKEN_PREFIX, REFRESH_TOKEN_TTL_MS, secretShape } from "./secrets";
+
+const CODE_SHAPE = secretShape(CODE_PREFIX);
+const ACCESS_SHAPE = secretShape(ACCESS_TOKEN_PREFIX);
+const REFRESH_SHAPE = secretShape(REFRESH_TOKEN_PREFIX);
+const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored challenge. */
+function pkceMatches(verifier: string, challenge: string): boolean {
+  const computed = Buffer.from(createHash("sha256").update(verifier).digest("base64url"));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
+
+/** A fresh access token and refresh token for a grant, bound to one resource. Runs in the caller's transaction. */
+function issueTokens(tx: Sql, tokenId: number, resource: string): OAuthTokens {
+  const now = Date.now();
+  const accessToken = `${ACCESS_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  // Expired tokens are swept where tokens are made, instead of by a timer.
+  tx.statement("DELETE FROM oauth_tokens WHERE expires_at < ?").run(storedDate(new Date(now)));
+  const insert = tx.statement("INSERT INTO oauth_tokens (token_hash, token_id, kind, resource, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+  insert.run(hashSecret(accessToken), tokenId, "access", resource, storedDate(new Date(now + ACCESS_TOKEN_TTL_MS)), storedDate(new Date(now)));
+  insert.run(hashSecret(refreshToken), tokenId, "refresh", resource, storedDate(new Date(now + REFRESH_TOKEN_TTL_MS)), storedDate(new Date(now)));
+  return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refreshToken };
+}
+
+/** Revokes every token a grant holds: a replayed code or refresh token means one of them leaked. */
+function revokeGrantTokens(tx: Sql, tokenId: number): void {
+  tx.statement("DELETE FROM oauth_tokens WHERE token_id = ?").run(tokenId);
+}
+
+type Form = URLSearchParams;
+const required = (form: Form, name: string): string => {
+  const value = form.get(name);
+  if (!value) throw new InvalidRequestError(`${name} is required`);
+  return value;
+};
+
+type CodeRow = { token_id: number; client_id: string | null; redirect_uri: string; code_challenge: string; resource: string; expires_at: string; used_at: string | null };
+
+/**
+ * authorization_code: the code must be unused and unexpired, issued to this client for this
+ * redirect URI and resource, and the PKCE verifier must match its challenge. A code presented a
+ * second time is refused and the grant's tokens are revoked (RFC 6749 §4.1.2).
+ */
+function exchangeCode(form: Form): OAuthTokens {
+  const code = required(form, "code");
+  const verifier = required(form, "code_verifier");
+  const redirectUri = required(form, "redirect_uri");
+  const clientId = required(form, "client_id");
+  const resource = form.get("resource");
+  const now = new Date();
+  const outcome = write((tx): OAuthTokens | InvalidGrantError | InvalidTargetError => {
+    if (!CODE_SHAPE.test(code)) return new InvalidGrantError("the authorization code is unknown");
+    const hash = hashSecret(code);
+    const row = tx
+      .statement(
+        "SELECT c.token_id, t.client_id, c.redirect_uri, c.code_challenge, c.resource, c.expires_at, c.used_at FROM oauth_codes c JOIN access_tokens t ON t.id = c.token_id WHERE c.code_hash = ?",
+      )
+      .get(hash) as CodeRow | undefined;
+    if (!row || row.client_id !== clientId) return new InvalidGrantError("the authorization code is unknown, or was issued to another client");
+    if (row.used_at !== null) {
+      revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError("the authorization code was already used; the tokens issued from it are revoked");
+    }
+    if (Date.parse(row.expires_at) <= now.getTime()) return new InvalidGrantError("the authorization code expired (codes last five minutes); authorize again");
+    if (row.redirect_uri !== redirectUri) return new InvalidGrantError("redirect_uri differs from the one the code was issued for");
+    if (resource !== null && resource !== row.resource) return new InvalidTargetError(`the code was issued for the resource ${row.resource}`);
+    if (!PKCE_VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) return new InvalidGrantError("code_verifier does not match the code_challenge");
+    tx.statement("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?").run(storedDate(now), hash);
+    return issueTokens(tx, row.token_id, row.resource);
+  });
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
+}
+
+type RefreshRow = { token_id: number; client_id: string | null; resource: string; expires_at: string; used_at: string | null };
+
+/**
+ * refresh_token with rotation: each refresh token works once and is exchanged for a new pair with
+ * the same resource. A rotated refresh token presented again revokes the grant's tokens.
+ */
+function refresh(form: Form): OAuthTokens {
+  const refreshToken = required(form, "refresh_token");
+  const clientId = required(form, "client_id");
+  const resource = form.get("resource");
+  const now = new Date();
+  const outcome = write((tx): OAuthTokens | InvalidGrantError | InvalidTargetError => {
+    if (!REFRESH_SHAPE.test(refreshToken)) return new InvalidGrantError("the refresh token is unknown or revoked");
+    const hash = hashSecret(refreshToken);
+    const row = tx
+      .statement("SELECT o.token_id, t.client_id, o.resource, o.expires_at, o.used_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'refresh'")
+      .get(hash) as RefreshRow | undefined;
+    if (!row || row.client_id !== clientId) return new InvalidGrantError("the refresh token is unknown or revoked, or was issued to another client");
+    if (row.used_at !== null) {
+      revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError("the refresh token was already used (each works once); the grant's tokens are revoked, authorize again");
+    }
+    if (Date.parse(row.expires_at) <= now.getTime()) return new InvalidGrantError("the refresh token expired; authorize again");
+    if (resource !== null && resource !== row.resource) return new InvalidTargetError(`the refresh token was issued for the resource ${row.resource}`);
+    tx.statement("UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?").run(storedDate(now), hash);
+    return issueTokens(tx, row.token_id, row.resource);
+  });
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
+}
+
+/**
+ * The token endpoint's work for one form-encoded request. Throws the MCP SDK's OAuth errors
+ * (invalid_request, invalid_grant, invalid_target, unsupported_grant_type), which the route
+ * answers in RFC 6749's JSON shape.
+ */
+export function tokenRequest(form: Form): OAuthTokens {
+  const grantType = required(form, "grant_type");
+  if (grantType === "authorization_code") return exchangeCode(form);
+  if (grantType === "refresh_token") return refresh(form);
+  throw new UnsupportedGrantTypeError('grant_type must be "authorization_code" or "refresh_token"');
+}
+
+type AccessRow = { id: number; name: string; act_as: string | null; last_used_at: string | null; resource: string; expires_at: string };
+
+/**
+ * The principal an OAuth access token stands for (its grant: role agent, acting as its side), or
+ * null when the token is unknown, expired, revoked with its grant, or bound to another resource.
+ */
+export function verifyAccessToken(token: string, resource: string): Principal | null {
+  if (!ACCESS_SHAPE.test(token)) return null;
+  const row = read(
+    (tx) =>
+      tx
+        .statement(
+          "SELECT t.id, t.name, t.act_as, t.last_used_at, o.resource, o.expires_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'access'",
+        )
+        .get(hashSecret(token)) as AccessRow | undefined,
+  );
+  if (!row || row.resource !== resource || Date.parse(row.expires_at) <= Date.now()) return null;
+  touch(row);
+  return { tokenId: row.id, name: row.name, role: "agent", actAs: (row.act_as as ClientSide | null) ?? undefined };
+}
+
+export const isAccessToken = (token: string) => token.startsWith(ACCESS_TOKEN_PREFIX);

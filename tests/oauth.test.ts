@@ -1,0 +1,365 @@
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  exchangeAuthorization,
+  extractWWWAuthenticateParams,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import { OAuthMetadataSchema, type AuthorizationServerMetadata, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { GET as protectedResourceRoute } from "../app/.well-known/oauth-protected-resource/route";
+import { GET as protectedResourceSuffixedRoute } from "../app/.well-known/oauth-protected-resource/api/mcp/route";
+import { GET as authorizationServerRoute } from "../app/.well-known/oauth-authorization-server/route";
+import { POST as registerRoute } from "../app/oauth/register/route";
+import { POST as tokenRoute } from "../app/oauth/token/route";
+import { POST as mcpPost } from "../app/api/mcp/route";
+import { createToken, listTokens, revokeToken } from "../lib/auth";
+import { databaseFile, databaseUrl } from "../lib/config";
+import { guardPolicy, isPublicRequest } from "../lib/guard";
+import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
+import { createGuardedServer } from "../lib/server";
+import { sql, storedDate } from "../lib/sqlite";
+import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
+
+/**
+ * The connector flow of the MCP authorization specification, in process: the guard (BATON_AUTH=
+ * required) in front of the real route handlers, driven by the MCP SDK's own client functions.
+ * The consent page's decision is the domain function its server action calls.
+ */
+let origin: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  const upstream = await serveHandlers({
+    "/.well-known/oauth-protected-resource": { GET: protectedResourceRoute },
+    "/.well-known/oauth-protected-resource/api/mcp": { GET: protectedResourceSuffixedRoute },
+    "/.well-known/oauth-authorization-server": { GET: authorizationServerRoute },
+    "/oauth/register": { POST: registerRoute },
+    "/oauth/token": { POST: tokenRoute },
+    "/api/mcp": { POST: mcpPost },
+  });
+  const forward = (request: http.IncomingMessage, response: http.ServerResponse) =>
+    new Promise<void>((resolve) => {
+      const onward = http.request(`${upstream.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response).on("finish", resolve);
+      });
+      request.pipe(onward);
+    });
+  const server = createGuardedServer(guardPolicy({ BATON_AUTH: "required" }), forward);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await upstream.close();
+  };
+  // BATON_AUTH=required: the operator has a token, as `npm start` insists.
+  await createToken({ name: "desk", role: "operator" });
+});
+afterAll(() => close());
+
+const redirectUri = "http://127.0.0.1:5599/callback";
+const resource = () => `${origin}/api/mcp`;
+
+/** One request with exactly these headers (fetch sets Host itself). */
+function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const url = new URL(path, origin);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) }, setHost: false }, (response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+const mcpCall = (token: string, init: { host?: string; query?: string } = {}) =>
+  raw(
+    "POST",
+    `/api/mcp${init.query ?? ""}`,
+    { host: init.host ?? new URL(origin).host, authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  );
+
+const tokenPost = (fields: Record<string, string>) =>
+  fetch(`${origin}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
+
+let metadata: AuthorizationServerMetadata;
+let client: OAuthClientInformationFull;
+
+/** startAuthorization's URL as the consent page receives it, plus its verifier. */
+async function authorizationRequest(state = "st-1"): Promise<{ params: AuthorizationParams; codeVerifier: string }> {
+  const { authorizationUrl, codeVerifier } = await startAuthorization(origin, { metadata, clientInformation: client, redirectUrl: redirectUri, state, resource: new URL(resource()) });
+  return { params: Object.fromEntries(authorizationUrl.searchParams) as AuthorizationParams, codeVerifier };
+}
+
+/** The operator approves on the consent page: the code from the redirect. */
+async function approvedCode(actAs = "chat"): Promise<{ code: string; codeVerifier: string }> {
+  const { params, codeVerifier } = await authorizationRequest();
+  const target = new URL(approveAuthorization({ ...params, act_as: actAs }, resource()));
+  expect(`${target.origin}${target.pathname}`).toBe(redirectUri);
+  expect(target.searchParams.get("state")).toBe("st-1");
+  return { code: target.searchParams.get("code")!, codeVerifier };
+}
+
+const exchange = (code: string, codeVerifier: string) =>
+  exchangeAuthorization(origin, { metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(resource()) });
+
+const count = (table: string) => (sql().connection.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+describe("discovery and registration", () => {
+  it("answers an unauthenticated MCP call with 401 naming the resource metadata; the metadata leads to the authorization server", async () => {
+    const refused = await fetch(`${origin}/api/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(refused.status).toBe(401);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
+    expect(resourceMetadataUrl?.href).toBe(`${origin}/.well-known/oauth-protected-resource`);
+
+    const resourceMetadata = await discoverOAuthProtectedResourceMetadata(`${origin}/api/mcp`, { resourceMetadataUrl });
+    expect(resourceMetadata).toMatchObject({ resource: resource(), authorization_servers: [origin] });
+    // The path-suffixed form, which the SDK tries first without a hint, says the same.
+    expect(await discoverOAuthProtectedResourceMetadata(`${origin}/api/mcp`)).toEqual(resourceMetadata);
+
+    metadata = (await discoverAuthorizationServerMetadata(origin))!;
+    expect(OAuthMetadataSchema.parse(metadata)).toMatchObject({
+      issuer: origin,
+      authorization_endpoint: `${origin}/oauth/authorize`,
+      token_endpoint: `${origin}/oauth/token`,
+      registration_endpoint: `${origin}/oauth/register`,
+      response_types_supported: ["code"],
+      grant_types_supported: ["authorization_code", "refresh_token"],
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["none"],
+    });
+  });
+
+  it("serves metadata, registration and the token endpoint without credentials, never the consent page", () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp", "/.well-known/oauth-authorization-server"]) {
+      expect(isPublicRequest("GET", path)).toBe(true);
+      expect(isPublicRequest("POST", path)).toBe(false);
+    }
+    for (const path of ["/oauth/register", "/oauth/token"]) {
+      expect(isPublicRequest("POST", path)).toBe(true);
+      expect(isPublicRequest("GET", path)).toBe(false);
+    }
+    expect(isPublicRequest("GET", "/oauth/authorize")).toBe(false);
+    expect(isPublicRequest("POST", "/oauth/authorize")).toBe(false);
+  });
+
+  it("takes BATON_PUBLIC_URL as the public origin behind a proxy, else the Host", () => {
+    expect(publicBaseUrl("127.0.0.1:3000", {})).toBe("http://127.0.0.1:3000");
+    expect(publicBaseUrl("127.0.0.1:3000", { BATON_PUBLIC_URL: "https://baton.example.com/" })).toBe("https://baton.example.com");
+  });
+
+  it("registers a public client (201, client_id) through the SDK's registerClient", async () => {
+    client = await registerClient(origin, { metadata, clientMetadata: { client_name: "Claude", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" } });
+    expect(client.client_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(client).toMatchObject({ client_name: "Claude", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+  });
+
+  it("refuses bad registrations with 400 in RFC 7591's shape and stores nothing", async () => {
+    const before = count("oauth_clients");
+    const cases: [string, string][] = [
+      ["not json", "invalid_client_metadata"],
+      ["[]", "invalid_client_metadata"],
+      [JSON.stringify({ client_name: "x" }), "invalid_client_metadata"],
+      [JSON.stringify({ redirect_uris: [] }), "invalid_redirect_uri"],
+      [JSON.stringify({ redirect_uris: ["not a url"] }), "invalid_client_metadata"],
+      [JSON.stringify({ redirect_uris: ["http://evil.example/cb"] }), "invalid_redirect_uri"],
+      [JSON.stringify({ redirect_uris: ["javascript:alert(1)"] }), "invalid_client_metadata"],
+      [JSON.stringify({ redirect_uris: ["https://claude.ai/cb#frag"] }), "invalid_redirect_uri"],
+      [JSON.stringify({ redirect_uris: ["https://claude.ai/cb"], grant_types: ["client_credentials"] }), "invalid_client_metadata"],
+      [`${"[".repeat(100)}${"]".repeat(100)}`, "invalid_client_metadata"],
+    ];
+    for (const [body, error] of cases) {
+      const response = await fetch(`${origin}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(response.status, body).toBe(400);
+      expect(await response.json(), body).toMatchObject({ error, error_description: expect.any(String) });
+    }
+    expect(count("oauth_clients")).toBe(before);
+  });
+});
+
+describe("authorization (the consent page's checks and decision)", () => {
+  it("never redirects for an unknown client or an unregistered redirect_uri, at the page or at Approve", async () => {
+    const { params } = await authorizationRequest();
+    const unknown = checkAuthorizationRequest({ ...params, client_id: "nope" }, resource());
+    expect(unknown).toMatchObject({ ok: false, redirect: null, message: expect.stringContaining("no client is registered") });
+    const badRedirect = checkAuthorizationRequest({ ...params, redirect_uri: "https://evil.example/cb" }, resource());
+    expect(badRedirect).toMatchObject({ ok: false, redirect: null, message: expect.stringContaining("is not one Claude registered") });
+    const codes = count("oauth_codes");
+    expect(() => approveAuthorization({ ...params, redirect_uri: "https://evil.example/cb" }, resource())).toThrow(/is not one Claude registered/);
+    expect(() => denyAuthorization({ ...params, redirect_uri: "http://127.0.0.1:5599/other" }, resource())).toThrow(/is not one Claude registered/);
+    expect(count("oauth_codes")).toBe(codes);
+  });
+
+  it("sends later problems back to the registered redirect_uri with an OAuth error and the state", async () => {
+    const { params } = await authorizationRequest();
+    const cases: [AuthorizationParams, string][] = [
+      [{ ...params, response_type: "token" }, "unsupported_response_type"],
+      [{ ...params, code_challenge: undefined }, "invalid_request"],
+      [{ ...params, code_challenge_method: "plain" }, "invalid_request"],
+      [{ ...params, resource: undefined }, "invalid_target"],
+      [{ ...params, resource: "https://other.example/api/mcp" }, "invalid_target"],
+    ];
+    for (const [bad, error] of cases) {
+      const checked = checkAuthorizationRequest(bad, resource());
+      expect(checked.ok).toBe(false);
+      const target = new URL((checked as { redirect: string }).redirect);
+      expect(`${target.origin}${target.pathname}`).toBe(redirectUri);
+      expect(target.searchParams.get("error")).toBe(error);
+      expect(target.searchParams.get("state")).toBe("st-1");
+    }
+    const denied = new URL(denyAuthorization(params, resource()));
+    expect(denied.searchParams.get("error")).toBe("access_denied");
+    expect(denied.searchParams.get("code")).toBeNull();
+  });
+});
+
+describe("tokens", () => {
+  it("runs the whole flow: code → tokens → an MCP call as the granted side → refresh; the grant is in the token list", async () => {
+    const { code, codeVerifier } = await approvedCode("chat");
+    const tokens = await exchange(code, codeVerifier);
+    expect(tokens).toMatchObject({ token_type: "Bearer", expires_in: 3600 });
+    expect(tokens.access_token).toMatch(/^batonat_[A-Za-z0-9_-]{43}$/);
+    expect(tokens.refresh_token).toMatch(/^batonrt_[A-Za-z0-9_-]{43}$/);
+
+    const mcp = await connectHttpClient(`${origin}/api/mcp`, { authorization: `Bearer ${tokens.access_token}` });
+    const created = await mcp.callTool({ name: "create_handoff", arguments: { title: "from claude.ai", content: "decided: ship it" } });
+    await mcp.close();
+    expect(created.isError).toBeFalsy();
+    expect((created.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("chat");
+
+    const grant = (await listTokens()).find((token) => token.connector);
+    expect(grant).toMatchObject({ name: "claude-connector-chat", role: "agent", connector: { client: "Claude", actAs: "chat", label: "Claude (connector, acts as chat)" } });
+    expect(grant!.lastUsedAt).not.toBeNull();
+
+    const refreshed = await refreshAuthorization(origin, { metadata, clientInformation: client, refreshToken: tokens.refresh_token!, resource: new URL(resource()) });
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect((await mcpCall(refreshed.access_token)).status).toBe(200);
+    // The old access token lives out its hour; the old refresh token is spent.
+    const reused = await tokenPost({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: "invalid_grant", error_description: expect.stringContaining("already used") });
+    // Replaying a rotated refresh token revokes what the grant holds.
+    expect((await mcpCall(refreshed.access_token)).status).toBe(401);
+  });
+
+  it("a grant approved as code makes code the default side; ?as= still wins", async () => {
+    const { code, codeVerifier } = await approvedCode("code");
+    const tokens = await exchange(code, codeVerifier);
+    const mcp = await connectHttpClient(`${origin}/api/mcp`, { authorization: `Bearer ${tokens.access_token}` });
+    const created = await mcp.callTool({ name: "create_handoff", arguments: { title: "from the code grant", content: "x" } });
+    await mcp.close();
+    expect((created.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("code");
+    const asChat = await connectHttpClient(`${origin}/api/mcp?as=chat`, { authorization: `Bearer ${tokens.access_token}` });
+    const chat = await asChat.callTool({ name: "create_handoff", arguments: { title: "as chat", content: "x" } });
+    await asChat.close();
+    expect((chat.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("chat");
+    expect((await listTokens()).map((token) => token.name)).toContain("claude-connector-code");
+  });
+
+  it("refuses a wrong PKCE verifier, a wrong redirect_uri, client or resource with invalid_grant / invalid_target; the code still works after", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const base = { grant_type: "authorization_code", code, code_verifier: codeVerifier, redirect_uri: redirectUri, client_id: client.client_id, resource: resource() };
+    const cases: [Record<string, string>, string][] = [
+      [{ ...base, code_verifier: "A".repeat(43) }, "invalid_grant"],
+      [{ ...base, code_verifier: "short" }, "invalid_grant"],
+      [{ ...base, redirect_uri: "http://127.0.0.1:5599/other" }, "invalid_grant"],
+      [{ ...base, client_id: "someone-else" }, "invalid_grant"],
+      [{ ...base, resource: "https://other.example/api/mcp" }, "invalid_target"],
+      [{ ...base, code: "batonac_unknown" }, "invalid_grant"],
+      [{ ...base, grant_type: "password" }, "unsupported_grant_type"],
+      [{ grant_type: "authorization_code", code }, "invalid_request"],
+    ];
+    for (const [fields, error] of cases) {
+      const response = await tokenPost(fields);
+      expect(response.status, JSON.stringify(fields)).toBe(400);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(await response.json()).toMatchObject({ error });
+    }
+    const json = await fetch(`${origin}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(base) });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ error: "invalid_request" });
+    expect((await exchange(code, codeVerifier)).access_token).toMatch(/^batonat_/);
+  });
+
+  it("a reused code is refused and the tokens issued from it are revoked", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    await expect(exchange(code, codeVerifier)).rejects.toThrow(/already used/);
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    const refresh = await tokenPost({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("refuses an expired code and an expired access token", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    sql().connection.prepare("UPDATE oauth_codes SET expires_at = ?").run(storedDate(new Date(Date.now() - 1000)));
+    await expect(exchange(code, codeVerifier)).rejects.toThrow(/expired/);
+
+    const fresh = await approvedCode();
+    const tokens = await exchange(fresh.code, fresh.codeVerifier);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    sql().connection.prepare("UPDATE oauth_tokens SET expires_at = ? WHERE kind = 'access'").run(storedDate(new Date(Date.now() - 1000)));
+    const expired = await mcpCall(tokens.access_token);
+    expect(expired.status).toBe(401);
+    expect(expired.headers["www-authenticate"]).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource"`);
+    // The refresh token still works: that is what it is for.
+    const refreshed = await refreshAuthorization(origin, { metadata, clientInformation: client, refreshToken: tokens.refresh_token!, resource: new URL(resource()) });
+    expect((await mcpCall(refreshed.access_token)).status).toBe(200);
+  });
+
+  it("refuses a token bound to another resource: another Host name for this server, or another server", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    // The same server reached as localhost is another resource URL.
+    expect((await mcpCall(tokens.access_token, { host: `localhost:${new URL(origin).port}` })).status).toBe(401);
+    const hash = (sql().connection.prepare("SELECT token_hash FROM oauth_tokens WHERE kind = 'access' ORDER BY created_at DESC LIMIT 1").get() as { token_hash: string }).token_hash;
+    sql().connection.prepare("UPDATE oauth_tokens SET resource = ? WHERE token_hash = ?").run("https://other.example/api/mcp", hash);
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+  });
+
+  it("revoking the grant in the token list ends its access and refresh tokens on the next request", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    await revokeToken({ name: "claude-connector-chat" });
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    const refresh = await tokenPost({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
+    expect((await listTokens()).map((token) => token.name)).not.toContain("claude-connector-chat");
+    // Approving again creates a new grant under the same name.
+    const again = await approvedCode();
+    expect((await mcpCall((await exchange(again.code, again.codeVerifier)).access_token)).status).toBe(200);
+  });
+
+  it("a refresh token is no bearer, and an agent's grant cannot reach pages or token management", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    expect((await mcpCall(tokens.refresh_token!)).status).toBe(401);
+    const page = await raw("GET", "/settings/tokens", { host: new URL(origin).host, authorization: `Bearer ${tokens.access_token}` });
+    expect(page.status).toBe(403);
+  });
+
+  it("stores codes and tokens only as hashes", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    sql().connection.pragma("wal_checkpoint(TRUNCATE)");
+    const file = databaseFile(databaseUrl());
+    const stored = Buffer.concat([fs.readFileSync(file), ...(fs.existsSync(`${file}-wal`) ? [fs.readFileSync(`${file}-wal`)] : [])]);
+    for (const secret of [code, tokens.access_token, tokens.refresh_token!]) expect(stored.includes(secret)).toBe(false);
+    const { createHash } = await import("node:crypto");
+    expect(stored.includes(createHash("sha256").update(tokens.access_token).digest("hex"))).toBe(true);
+  });
+});
