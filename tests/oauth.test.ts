@@ -17,6 +17,7 @@ import { GET as protectedResourceSuffixedRoute } from "../app/.well-known/oauth-
 import { GET as authorizationServerRoute } from "../app/.well-known/oauth-authorization-server/route";
 import { POST as registerRoute } from "../app/oauth/register/route";
 import { POST as tokenRoute } from "../app/oauth/token/route";
+import { POST as revokeRoute } from "../app/oauth/revoke/route";
 import { POST as mcpPost } from "../app/api/mcp/route";
 import { createToken, listTokens, revokeToken } from "../lib/auth";
 import { databaseFile, databaseUrl } from "../lib/config";
@@ -41,6 +42,7 @@ beforeAll(async () => {
     "/.well-known/oauth-authorization-server": { GET: authorizationServerRoute },
     "/oauth/register": { POST: registerRoute },
     "/oauth/token": { POST: tokenRoute },
+    "/oauth/revoke": { POST: revokeRoute },
     "/api/mcp": { POST: mcpPost },
   });
   const forward = (request: http.IncomingMessage, response: http.ServerResponse) =>
@@ -133,6 +135,7 @@ describe("discovery and registration", () => {
       authorization_endpoint: `${origin}/oauth/authorize`,
       token_endpoint: `${origin}/oauth/token`,
       registration_endpoint: `${origin}/oauth/register`,
+      revocation_endpoint: `${origin}/oauth/revoke`,
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token"],
       code_challenge_methods_supported: ["S256"],
@@ -145,7 +148,7 @@ describe("discovery and registration", () => {
       expect(isPublicRequest("GET", path)).toBe(true);
       expect(isPublicRequest("POST", path)).toBe(false);
     }
-    for (const path of ["/oauth/register", "/oauth/token"]) {
+    for (const path of ["/oauth/register", "/oauth/token", "/oauth/revoke"]) {
       expect(isPublicRequest("POST", path)).toBe(true);
       expect(isPublicRequest("GET", path)).toBe(false);
     }
@@ -342,6 +345,24 @@ describe("tokens", () => {
     // Approving again creates a new grant under the same name.
     const again = await approvedCode();
     expect((await mcpCall((await exchange(again.code, again.codeVerifier)).access_token)).status).toBe(200);
+  });
+
+  it("revokes a token at the revocation endpoint (RFC 7009): only the client's own; unknown tokens answer 200 too", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    const revoke = (fields: Record<string, string>) =>
+      fetch(`${origin}/oauth/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
+    expect((await revoke({ token: tokens.access_token, client_id: "someone-else" })).status).toBe(200);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    expect((await revoke({ token: tokens.access_token, client_id: client.client_id })).status).toBe(200);
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+    expect((await revoke({ token: tokens.refresh_token!, client_id: client.client_id, token_type_hint: "refresh_token" })).status).toBe(200);
+    const refresh = await tokenPost({ grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: client.client_id });
+    expect(await refresh.json()).toMatchObject({ error: "invalid_grant" });
+    expect((await revoke({ token: "batonat_unknown", client_id: client.client_id })).status).toBe(200);
+    const missing = await revoke({ client_id: client.client_id });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: "invalid_request" });
   });
 
   it("a refresh token is no bearer, and an agent's grant cannot reach pages or token management", async () => {

@@ -169,12 +169,12 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
 /** OAuth discovery documents (RFC 9728, RFC 8414) a remote connector reads before it has a token. */
 const OAUTH_METADATA_PATHS = new Set(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp", "/.well-known/oauth-authorization-server"]);
 /** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */
-const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token"]);
+const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token", "/oauth/revoke"]);
 
 /**
  * What is served without credentials: the sign-in page and the static assets it loads (reading
  * only: a POST there could carry any server action), the sign-in endpoint itself, and what a
- * remote connector needs before it has a token (OAuth metadata; registration and token POSTs).
+ * remote connector needs before it has a token (OAuth metadata; registration, token and revocation POSTs).
  */
 export function isPublicRequest(method: string, path: string): boolean {
   if (path === "/api/session") return true;

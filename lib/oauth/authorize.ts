@@ -66,7 +66,9 @@ export function checkAuthorizationRequest(params: AuthorizationParams, expectedR
   if (params.code_challenge_method !== "S256") return fail("invalid_request", 'code_challenge_method must be "S256"');
   if (!PKCE_VALUE.test(params.code_challenge)) return fail("invalid_request", "code_challenge must be 43-128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'");
   if (!params.resource) return fail("invalid_target", `resource is required: this server's MCP resource is ${expectedResource}`);
-  if (params.resource !== expectedResource) return fail("invalid_target", `resource must be this server's MCP endpoint, ${expectedResource}`);
+  if (params.resource !== expectedResource) {
+    return fail("invalid_target", `resource must be this server's MCP endpoint, ${expectedResource} (behind a reverse proxy, set BATON_PUBLIC_URL to the public origin)`);
+  }
   return { ok: true, request: { client, redirectUri, codeChallenge: params.code_challenge, resource: params.resource, state } };
 }
 

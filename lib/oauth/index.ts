@@ -11,5 +11,5 @@ export * from "./urls";
 export * from "./secrets";
 export { registerClient, findClient, type OAuthClient } from "./clients";
 export { AUTHORIZATION_PARAM_NAMES, approveAuthorization, checkAuthorizationRequest, denyAuthorization, type AuthorizationCheck, type AuthorizationParams, type AuthorizationRequest } from "./authorize";
-export { isAccessToken, tokenRequest, verifyAccessToken } from "./tokens";
+export { isAccessToken, revokeOAuthToken, tokenRequest, verifyAccessToken } from "./tokens";
 export { oauthErrorResponse, oauthJson } from "./http";

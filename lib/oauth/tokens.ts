@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { hashSecret, touch, type Principal } from "../auth/tokens";
 import type { ClientSide } from "../handoffs/schemas";
@@ -123,6 +123,21 @@ export function tokenRequest(form: Form): OAuthTokens {
   if (grantType === "authorization_code") return exchangeCode(form);
   if (grantType === "refresh_token") return refresh(form);
   throw new UnsupportedGrantTypeError('grant_type must be "authorization_code" or "refresh_token"');
+}
+
+/**
+ * Token revocation (RFC 7009) for a public client: the access or refresh token goes if this client
+ * holds it; unknown tokens are not an error (§2.2), so nothing can be probed.
+ */
+export function revokeOAuthToken(form: Form): void {
+  const parsed = OAuthTokenRevocationRequestSchema.safeParse({ token: form.get("token") ?? undefined, token_type_hint: form.get("token_type_hint") ?? undefined });
+  if (!parsed.success) throw new InvalidRequestError("token is required");
+  const clientId = required(form, "client_id");
+  write((tx) =>
+    tx
+      .statement("DELETE FROM oauth_tokens WHERE token_hash = ? AND token_id IN (SELECT id FROM access_tokens WHERE client_id = ?)")
+      .run(hashSecret(parsed.data.token), clientId),
+  );
 }
 
 type AccessRow = { id: number; name: string; act_as: string | null; last_used_at: string | null; resource: string; expires_at: string };

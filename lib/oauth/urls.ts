@@ -12,6 +12,7 @@ export const AUTHORIZATION_SERVER_PATH = "/.well-known/oauth-authorization-serve
 export const AUTHORIZE_PATH = "/oauth/authorize";
 export const TOKEN_PATH = "/oauth/token";
 export const REGISTER_PATH = "/oauth/register";
+export const REVOKE_PATH = "/oauth/revoke";
 
 let warnedAbout: string | undefined;
 
@@ -52,6 +53,8 @@ export function authorizationServerMetadata(base: string): OAuthMetadata {
     authorization_endpoint: `${base}${AUTHORIZE_PATH}`,
     token_endpoint: `${base}${TOKEN_PATH}`,
     registration_endpoint: `${base}${REGISTER_PATH}`,
+    revocation_endpoint: `${base}${REVOKE_PATH}`,
+    revocation_endpoint_auth_methods_supported: ["none"],
     response_types_supported: ["code"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
