@@ -86,7 +86,7 @@ export async function run() {
     console.log(`unread count plan: ${plan.join("; ")}`);
     sqlite.close();
   } finally {
-    server.stop();
+    await server.stop();
     await disconnectDb();
   }
 }

@@ -33,26 +33,91 @@ export function makeTemporaryDataDir(label: string): string {
   return dir;
 }
 
-/** A production build in its own folder, served on `port` for the data folder in env. */
-export async function startProductionServer(port: number): Promise<{ baseUrl: string; stop: () => void }> {
-  const nextBin = path.join(projectRoot, "node_modules", ".bin", "next");
-  const env = { ...process.env, BATON_DIST_DIR: ".next-bench", NEXT_TELEMETRY_DISABLED: "1" };
-  execFileSync(nextBin, ["build"], { cwd: projectRoot, env, stdio: "ignore" });
-  const server: ChildProcess = spawn(nextBin, ["start", "-H", "127.0.0.1", "-p", String(port)], {
-    cwd: projectRoot,
-    env,
-    stdio: "ignore",
-    detached: true,
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      if ((await fetch(baseUrl)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+export type ProductionServer = Pick<Spawned, "pid" | "stop" | "output"> & { baseUrl: string };
+
+/**
+ * A production build into its own folder (`distDir`, default .next-bench), served the way
+ * `npm start` serves it: Baton's own server with the guard in front of Next (plain `next start`
+ * answers 503 by design), in a child process of its own (bench/workers/dashboard-server.ts) for
+ * the data folder in env. `build: false` reuses the folder's last build.
+ */
+export async function startProductionServer(port: number, options: { distDir?: string; build?: boolean } = {}): Promise<ProductionServer> {
+  const env = { ...process.env, BATON_DIST_DIR: options.distDir ?? ".next-bench", NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1", PORT: String(port) };
+  if (options.build !== false) {
+    execFileSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["build"], { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
   }
-  // Negative pid: the whole process group, so next-server's child goes too.
-  return { baseUrl, stop: () => process.kill(-server.pid!, "SIGTERM") };
+  const server = await spawnUntilReady([process.execPath, "--import", "tsx", path.join(projectRoot, "bench", "workers", "dashboard-server.ts")], env);
+  return { baseUrl: `http://127.0.0.1:${port}`, pid: server.pid, stop: server.stop, output: server.output };
+}
+
+export type Spawned = { pid: number; child: ChildProcess; stop: () => Promise<void>; /** the end of its stderr */ output: () => string };
+
+/**
+ * Starts `command` in its own process group and waits for it to print a line starting with
+ * "ready"; `stop` ends the whole group (Next's workers included) and waits for the process.
+ */
+export async function spawnUntilReady(command: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Spawned> {
+  const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command.join(" ")} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/^ready/m.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", onData);
+    // The last few KB stay, to explain a server that dies later.
+    child.stderr!.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000)));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command.join(" ")} exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    pid: child.pid!,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** `q` (0–1) of the samples, nearest rank. */
+export function percentile(samples: number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** Resident memory of a process in MB (VmRSS of /proc/<pid>/status). */
+export function residentMb(pid: number): number {
+  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+  if (!line) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(line[1]) / 1024;
+}
+
+/**
+ * bench/workers/<name>.ts bundled into node_modules/.cache/baton-bench/<name>.mjs (packages stay
+ * external and resolve from node_modules), so a floor runs with plain Node as Baton's prebuilt
+ * MCP server does, not through tsx's loader.
+ */
+export async function bundleWorker(name: string): Promise<string> {
+  const { build } = await import("esbuild");
+  const outfile = path.join(projectRoot, "node_modules", ".cache", "baton-bench", `${name}.mjs`);
+  await build({
+    entryPoints: [path.join(projectRoot, "bench", "workers", `${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    logLevel: "silent",
+  });
+  return outfile;
 }

@@ -1,8 +1,13 @@
 /**
  * The domain layer, loaded on a tool's first call rather than at start-up: Prisma is the slowest
  * import of the process, and the stdio server must answer `initialize` within 400 ms of spawn.
+ * Each load is kept: a repeated `import()` still runs the loader's resolve step, which through
+ * tsx's loader (`baton mcp` from the sources, tests) is a round trip to its worker thread per call.
  */
 import "server-only";
 
-export const loadHandoffs = () => import("../handoffs");
-export const loadAgents = () => import("../agents");
+let handoffs: Promise<typeof import("../handoffs")> | undefined;
+let agents: Promise<typeof import("../agents")> | undefined;
+
+export const loadHandoffs = () => (handoffs ??= import("../handoffs"));
+export const loadAgents = () => (agents ??= import("../agents"));

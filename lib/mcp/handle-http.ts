@@ -1,8 +1,10 @@
 import "server-only";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { BODY_LIMITS } from "../guard/policy";
+import { ACT_AS_HEADER } from "../guard/stamp";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
 function refusal(status: number, reason: string): Response {
@@ -12,22 +14,35 @@ function refusal(status: number, reason: string): Response {
   );
 }
 
-/** `/api/mcp?as=code` gives calls without `as_client` the code identity, like `baton mcp --as code`. */
+/**
+ * `/api/mcp?as=code` gives calls without `as_client` the code identity, like `baton mcp --as code`;
+ * without `?as=`, a connector's grant gives the side it was approved for (stamped by the guard).
+ */
 function identityOf(request: Request): ClientSide | "invalid" {
   const value = new URL(request.url).searchParams.get("as");
-  if (value === null || value === "") return "chat";
+  if (value === null || value === "") return CLIENT_SIDES.find((side) => side === request.headers.get(ACT_AS_HEADER)) ?? "chat";
   return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
 }
 
 /**
- * One stateless Streamable HTTP exchange: a fresh server and transport for this POST (JSON
- * responses, no session), closed once the response is made. Host, Origin, credentials and the
- * body limit were checked by the guard (lib/guard) before this runs.
+ * Servers with every tool registered, waiting for their next request, per identity. Building one
+ * (nine tools, their schemas) costs about as much as the append it serves; connecting a built one
+ * to a fresh transport costs microseconds. A server serves one request at a time, so concurrent
+ * requests take several; more than MAX_IDLE left over after a burst are dropped.
+ */
+const idle: Record<ClientSide, McpServer[]> = { chat: [], code: [] };
+const MAX_IDLE = 16;
+
+/**
+ * One stateless Streamable HTTP exchange: a fresh transport (JSON responses, no session; the SDK
+ * refuses to reuse a stateless one) connected to an idle server for this POST and closed once the
+ * response is made. Host, Origin, credentials and the body limit were checked by the guard
+ * (lib/guard) before this runs.
  */
 export async function handleMcpHttpRequest(request: Request): Promise<Response> {
   const identity = identityOf(request);
   if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
-  const server = createMcpServer({ defaultClient: identity });
+  const server = idle[identity].pop() ?? createMcpServer({ defaultClient: identity });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -39,6 +54,7 @@ export async function handleMcpHttpRequest(request: Request): Promise<Response> 
     return await transport.handleRequest(request);
   } finally {
     await server.close();
+    if (idle[identity].length < MAX_IDLE) idle[identity].push(server);
   }
 }
 

@@ -1,0 +1,598 @@
+/**
+ * `npm run bench -- speed` (issue 10, point 4): where Baton stands against its floors, every
+ * figure next to a reference measured in the same run, ending with a table of the targets.
+ *
+ * 1. stdio add_to_handoff / get_handoff (300 entries) p50: `node bin/baton.mjs mcp` against
+ *    bench/workers/floor-mcp.ts (the SDK's McpServer + raw better-sqlite3, same transactions).
+ * 2. HTTP appends/s with 1 and 16 keep-alive clients: REST and MCP against GET /api/health (a
+ *    trivial route of the same build) and bench/workers/floor-http.ts (node:http + better-sqlite3).
+ * 3. GET / at 10,000 handoffs / 1,000,000 entries and a 10,000-entry thread's page, against the
+ *    same pages on the small database before the fill.
+ * 4. Resident memory of an idle `baton mcp` and of the dashboard after the HTTP run.
+ * 5. 32 stdio writer processes × 500 appends on shared threads, against the floor doing the same.
+ * 6. `baton mcp` start-up: empty data folder → first tools/list; warm → initialize.
+ *
+ * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import Database from "better-sqlite3";
+import { databaseFile } from "../lib/config";
+import { disconnectDb } from "../lib/db";
+import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
+import { connectStdioClient } from "../tests/support/mcp-clients";
+import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
+import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
+import { ensureMigrated } from "../lib/migrate";
+import { closeSqlite } from "../lib/sqlite";
+import { bundleWorker, makeTemporaryDataDir, median, percentile, projectRoot, residentMb, spawnUntilReady, startProductionServer, timeIt } from "./support";
+import { openFloorStore } from "./workers/floor-store";
+
+const STDIO_CALLS = 300;
+const THREAD_SIZE = 300;
+const HTTP_SECONDS = 5;
+const WRITERS = 32;
+const APPENDS_PER_WRITER = 500;
+const SHARED_THREADS = 4;
+const BIG = { handoffs: 10_000, entries: 1_000_000, thread: 10_000 };
+const PAGE_RUNS = 20;
+const STARTS = 7;
+const DIST_DIR = ".next-bench-speed";
+
+type Row = { what: string; baton: string; reference: string; ratio: string; target: string; met: "yes" | "NO" | "" };
+const rows: Row[] = [];
+const f1 = (value: number) => value.toFixed(1);
+const f2 = (value: number) => value.toFixed(2);
+const perS = (value: number) => `${Math.round(value).toLocaleString("en")}/s`;
+const msOf = (value: number) => `${value < 10 ? f2(value) : f1(value)} ms`;
+
+/** A row whose target is a ceiling on Baton's own figure (a time, a size). */
+function ceilingRow(what: string, baton: number, reference: number, referenceLabel: string, unit: (v: number) => string, ceiling: number | null) {
+  rows.push({
+    what,
+    baton: unit(baton),
+    reference: `${unit(reference)} ${referenceLabel}`,
+    ratio: `×${f2(baton / reference)}`,
+    target: ceiling === null ? "" : `≤ ${unit(ceiling)}`,
+    met: ceiling === null ? "" : baton <= ceiling ? "yes" : "NO",
+  });
+}
+
+/** A row whose target is a floor on Baton's share of the reference's rate. */
+function shareRow(what: string, baton: number, reference: number, referenceLabel: string, share: number | null) {
+  const ratio = baton / reference;
+  rows.push({
+    what,
+    baton: perS(baton),
+    reference: `${perS(reference)} ${referenceLabel}`,
+    ratio: `${Math.round(ratio * 100)} %`,
+    target: share === null ? "" : `≥ ${Math.round(share * 100)} %`,
+    met: share === null ? "" : ratio >= share ? "yes" : "NO",
+  });
+}
+
+const log = (line: string) => console.log(line);
+
+/**
+ * Runs `measure` with the prebuilt `baton mcp` current. A source edited meanwhile (a shared
+ * checkout) makes `baton mcp` fall back to tsx, which is slower and larger: the figures then say so.
+ */
+async function withPrebuilt<T>(what: string, measure: () => Promise<T>): Promise<T> {
+  await ensurePrebuiltServer();
+  const result = await measure();
+  if (!freshPrebuiltEntry()) log(`  WARNING: a source changed during "${what}": some baton mcp processes may have run through tsx, not the prebuilt server`);
+  return result;
+}
+const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const contentOf = (index: number) => `entry ${index} `.repeat(10);
+
+/** A thread of `size` entries written through the domain, read to the end by chat. */
+async function threadOf(size: number, title: string): Promise<string> {
+  const { handoff } = await createHandoff({ title, content: contentOf(0) });
+  for (let index = 1; index < size; index++) {
+    await addEntry({ id: handoff.id, type: index % 2 ? "progress" : "question", content: contentOf(index), asClient: index % 2 ? "code" : "chat" });
+  }
+  await markRead({ id: handoff.id, asClient: "chat" });
+  return handoff.id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+
+async function connectFloorMcp(entry: string): Promise<{ client: Client; pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry],
+    env: { ...(process.env as Record<string, string>), FLOOR_DATABASE: databaseFile() },
+    cwd: projectRoot,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+  return result;
+}
+
+/** Latencies of `calls` calls on each server, in interleaved rounds so both see the same load. */
+async function interleaved(servers: Client[], name: string, argsOf: (server: number) => Record<string, unknown>, calls: number): Promise<number[][]> {
+  const samples = servers.map(() => [] as number[]);
+  for (let warm = 0; warm < 20; warm++) for (let index = 0; index < servers.length; index++) await call(servers[index], name, argsOf(index));
+  const round = 30;
+  for (let done = 0; done < calls; done += round) {
+    for (let index = 0; index < servers.length; index++) {
+      for (let step = 0; step < round; step++) {
+        const start = performance.now();
+        await call(servers[index], name, argsOf(index));
+        samples[index].push(performance.now() - start);
+      }
+    }
+  }
+  return samples;
+}
+
+async function stdioLatency(floorEntry: string) {
+  log(`\n1. stdio, one client, ${STDIO_CALLS} calls each (interleaved rounds of 30):`);
+  const [batonRead, floorRead, batonWrite, floorWrite] = [
+    await threadOf(THREAD_SIZE, "Baton read"),
+    await threadOf(THREAD_SIZE, "Floor read"),
+    await threadOf(1, "Baton write"),
+    await threadOf(1, "Floor write"),
+  ];
+  const baton = await connectStdioClient({ entry: "bin" });
+  const floor = await connectFloorMcp(floorEntry);
+  try {
+    const first = await call(baton.client, "get_handoff", { id: batonRead });
+    const answer = first.structuredContent as { entries: unknown[]; truncated: boolean };
+    if (answer.entries.length !== THREAD_SIZE || answer.truncated) throw new Error(`get_handoff carried ${answer.entries.length} entries: not the whole thread, so not the floor's work`);
+    const [batonAdd, floorAdd] = await interleaved([baton.client, floor.client], "add_to_handoff", (index) => ({
+      id: index === 0 ? batonWrite : floorWrite,
+      type: "progress",
+      content: "bench entry",
+    }), STDIO_CALLS);
+    const [batonGet, floorGet] = await interleaved([baton.client, floor.client], "get_handoff", (index) => ({ id: index === 0 ? batonRead : floorRead }), STDIO_CALLS);
+    for (const [label, b, fl] of [["add_to_handoff", batonAdd, floorAdd], ["get_handoff (300)", batonGet, floorGet]] as const) {
+      log(`  ${label.padEnd(18)} Baton p50 ${msOf(median(b))} p99 ${msOf(percentile(b, 0.99))} · floor p50 ${msOf(median(fl))} p99 ${msOf(percentile(fl, 0.99))} · ×${f2(median(b) / median(fl))}`);
+    }
+    await inProcess(batonRead, floorRead, batonWrite, floorWrite);
+    ceilingRow("stdio add_to_handoff p50", median(batonAdd), median(floorAdd), "floor", msOf, 0.8);
+    ceilingRow("stdio get_handoff 300 entries p50", median(batonGet), median(floorGet), "floor", msOf, 2.5);
+  } finally {
+    await Promise.all([baton.client.close(), floor.client.close()]);
+  }
+  return batonRead;
+}
+
+/** The same work without MCP or stdio: the domain functions against the floor's store, in this process. */
+async function inProcess(batonRead: string, floorRead: string, batonWrite: string, floorWrite: string) {
+  const store = openFloorStore(databaseFile());
+  const add = {
+    baton: await timeIt(STDIO_CALLS, () => addEntry({ id: batonWrite, type: "progress", content: "bench entry" }), 20),
+    floor: await timeIt(STDIO_CALLS, async () => store.append(floorWrite, "chat", "progress", "bench entry"), 20),
+  };
+  const get = {
+    baton: await timeIt(STDIO_CALLS, () => getHandoff({ id: batonRead }), 20),
+    floor: await timeIt(STDIO_CALLS, async () => store.read(floorRead), 20),
+  };
+  log(`  in process (no MCP): addEntry ${msOf(median(add.baton))} vs floor ${msOf(median(add.floor))} · getHandoff ${msOf(median(get.baton))} vs floor ${msOf(median(get.floor))}`);
+  store.close();
+}
+
+/** Resident memory of a server left idle after initialize and one call. */
+async function idleMemory(floorEntry: string, readThread: string) {
+  const baton = await connectStdioClient({ entry: "bin" });
+  const floor = await connectFloorMcp(floorEntry);
+  try {
+    await call(baton.client, "get_handoff", { id: readThread });
+    await call(floor.client, "get_handoff", { id: readThread });
+    await sleep(1_500);
+    const batonMb = residentMb(baton.pid);
+    const floorMb = residentMb(floor.pid);
+    log(`\n4a. idle stdio server after initialize + one get_handoff: baton mcp ${f1(batonMb)} MB · floor ${f1(floorMb)} MB`);
+    ceilingRow("idle baton mcp resident memory", batonMb, floorMb, "floor", (v) => `${f1(v)} MB`, 90);
+  } finally {
+    await Promise.all([baton.client.close(), floor.client.close()]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// contention
+
+type ContentionResult = { acksPerSecond: number; p50: number; p99: number; max: number; failures: number; firstFailure: string; firstCallMax: number };
+
+async function contention(connect: () => Promise<Client>, threads: string[]): Promise<ContentionResult> {
+  const clients = await Promise.all(Array.from({ length: WRITERS }, connect));
+  // Each writer's first call, timed apart: it loads the domain while 31 other processes start.
+  const firstCalls = await Promise.all(
+    clients.map(async (client, writer) => {
+      const sent = performance.now();
+      await call(client, "get_handoff", { id: threads[writer % threads.length] });
+      return performance.now() - sent;
+    }),
+  );
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure = "";
+  const start = performance.now();
+  try {
+    await Promise.all(
+      clients.map(async (client, writer) => {
+        for (let index = 0; index < APPENDS_PER_WRITER; index++) {
+          const sent = performance.now();
+          try {
+            const result = await client.callTool({
+              name: "add_to_handoff",
+              arguments: { id: threads[(writer + index) % threads.length], type: "progress", content: `writer ${writer} append ${index}`, as_client: writer % 2 ? "code" : "chat" },
+            });
+            if (result.isError) throw new Error(JSON.stringify(result.content).slice(0, 300));
+            latencies.push(performance.now() - sent);
+          } catch (error) {
+            failures++;
+            firstFailure ||= (error as Error).message;
+          }
+        }
+      }),
+    );
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { acksPerSecond: latencies.length / seconds, p50: median(latencies), p99: percentile(latencies, 0.99), max: Math.max(...latencies), failures, firstFailure, firstCallMax: Math.max(...firstCalls) };
+}
+
+async function writers(floorEntry: string) {
+  log(`\n5. ${WRITERS} stdio writer processes × ${APPENDS_PER_WRITER} appends on ${SHARED_THREADS} shared threads:`);
+  const batonThreads = await Promise.all(Array.from({ length: SHARED_THREADS }, (_, index) => threadOf(1, `Contention ${index}`)));
+  const floorThreads = await Promise.all(Array.from({ length: SHARED_THREADS }, (_, index) => threadOf(1, `Floor contention ${index}`)));
+  const baton = await contention(async () => (await connectStdioClient({ entry: "bin" })).client, batonThreads);
+  const floor = await contention(async () => (await connectFloorMcp(floorEntry)).client, floorThreads);
+  for (const [label, result] of [["baton mcp", baton], ["floor    ", floor]] as const) {
+    log(
+      `  ${label} ${perS(result.acksPerSecond)} acks · p50 ${msOf(result.p50)} · p99 ${msOf(result.p99)} · max ${msOf(result.max)} · failures ${result.failures} · slowest first call (get_handoff, before the timed run) ${msOf(result.firstCallMax)}` +
+        (result.firstFailure ? ` (first: ${result.firstFailure})` : ""),
+    );
+  }
+  shareRow(`${WRITERS} writers acks/s`, baton.acksPerSecond, floor.acksPerSecond, "floor", null);
+  ceilingRow(`${WRITERS} writers add p99`, baton.p99, floor.p99, "floor", msOf, 100);
+  ceilingRow(`${WRITERS} writers add max`, baton.max, floor.max, "floor", msOf, 1000);
+  rows.push({ what: `${WRITERS} writers failures`, baton: String(baton.failures), reference: `${floor.failures} floor`, ratio: "", target: "0", met: baton.failures === 0 ? "yes" : "NO" });
+}
+
+// ---------------------------------------------------------------------------------------------
+// start-up
+
+const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+
+/**
+ * Milliseconds from spawn to the answer to `initialize` or, with `toolsList`, to the first
+ * `tools/list` (sent, as a client does, once `initialize` is answered).
+ */
+async function startTime(args: string[], env: NodeJS.ProcessEnv, toolsList: boolean, stayFor = 0): Promise<number> {
+  const start = performance.now();
+  const child = spawn(process.execPath, args, { cwd: projectRoot, env, stdio: ["pipe", "pipe", "ignore"] });
+  child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
+  let buffered = "";
+  const elapsed = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited (${code}) before answering`)));
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      if (!toolsList && buffered.includes('"id":1')) resolve(performance.now() - start);
+      else if (toolsList && buffered.includes('"id":1') && !buffered.includes("sent-list")) {
+        buffered += "sent-list";
+        child.stdin.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(TOOLS_LIST)}\n`);
+      } else if (toolsList && buffered.includes('"id":2')) resolve(performance.now() - start);
+    });
+  });
+  child.removeAllListeners("exit");
+  await sleep(stayFor);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.stdin.end();
+  await exited;
+  return elapsed;
+}
+
+async function startUp(floorEntry: string) {
+  log(`\n6. baton mcp start-up (median of ${STARTS}, interleaved):`);
+  const baton = [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
+  const migrated = { ...process.env };
+  const emptyFolder = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-empty-"));
+    return { ...process.env, BATON_DATA_DIR: dir, DATABASE_URL: `file:${path.join(dir, "baton.db")}` };
+  };
+  // The first start after a build writes V8's code cache (2 s after start-up) that later ones use.
+  await startTime(baton, migrated, false, 3_000);
+  const samples = { empty: [] as number[], migratedList: [] as number[], warm: [] as number[], floor: [] as number[] };
+  const folders: string[] = [];
+  for (let round = 0; round < STARTS; round++) {
+    const empty = emptyFolder();
+    folders.push(empty.BATON_DATA_DIR!);
+    samples.empty.push(await startTime(baton, empty, true));
+    samples.migratedList.push(await startTime(baton, migrated, true));
+    samples.warm.push(await startTime(baton, migrated, false));
+    samples.floor.push(await startTime([floorEntry], { ...process.env, FLOOR_DATABASE: databaseFile() }, false));
+  }
+  for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  log(`  empty folder → first tools/list ${msOf(median(samples.empty))} · migrated folder → first tools/list ${msOf(median(samples.migratedList))}`);
+  log(`  migrated folder → initialize ${msOf(median(samples.warm))} · floor MCP server → initialize ${msOf(median(samples.floor))}`);
+  ceilingRow("first baton mcp (empty folder) → tools/list", median(samples.empty), median(samples.migratedList), "migrated", msOf, 700);
+  ceilingRow("warm baton mcp → initialize", median(samples.warm), median(samples.floor), "floor", msOf, 400);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+type Target = {
+  label: string;
+  port: number;
+  method: "GET" | "POST";
+  /** Each loop appends to its own thread. */
+  path: (loop: number) => string;
+  body?: (loop: number, request: number) => string;
+  ok: (status: number, body: string) => boolean;
+};
+type Load = { perSecond: number; p50: number; failures: number; firstFailure: string };
+
+function send(agent: http.Agent, target: Target, path: string, body: string | undefined): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: http.OutgoingHttpHeaders = { accept: "application/json, text/event-stream" };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = Buffer.byteLength(body);
+    }
+    const request = http.request({ host: "127.0.0.1", port: target.port, path, method: target.method, agent, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+/** `clients` loops on keep-alive connections, each sending its next request when the last is answered, for `seconds`. */
+async function hammer(target: Target, clients: number, seconds: number): Promise<Load> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure = "";
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, loop) => {
+      const path = target.path(loop);
+      for (let request = 0; performance.now() < end; request++) {
+        const sent = performance.now();
+        try {
+          const answer = await send(agent, target, path, target.body?.(loop, request));
+          if (!target.ok(answer.status, answer.body)) throw new Error(`${answer.status} ${answer.body.slice(0, 300)}`);
+          latencies.push(performance.now() - sent);
+        } catch (error) {
+          failures++;
+          firstFailure ||= (error as Error).message;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  const elapsed = (performance.now() - start) / 1000;
+  return { perSecond: latencies.length / elapsed, p50: latencies.length ? median(latencies) : NaN, failures, firstFailure };
+}
+
+async function httpAppends(port: number, floorPort: number): Promise<Map<string, Load>> {
+  log(`\n2. HTTP appends, keep-alive clients, ${HTTP_SECONDS} s per figure (targets interleaved, each warmed up first):`);
+  const batonThreads = await Promise.all(Array.from({ length: 16 }, (_, index) => threadOf(1, `HTTP ${index}`)));
+  const floorThreads = await Promise.all(Array.from({ length: 16 }, (_, index) => threadOf(1, `HTTP floor ${index}`)));
+  const entry = (loop: number, request: number) => JSON.stringify({ type: "progress", content: `loop ${loop} request ${request}`, asClient: "code" });
+  const appended = (status: number) => status === 201;
+  const targets: Target[] = [
+    { label: "trivial", port, method: "GET", path: () => "/api/health", ok: (status) => status === 200 },
+    { label: "REST", port, method: "POST", path: (loop) => `/api/handoffs/${batonThreads[loop]}/entries`, body: entry, ok: appended },
+    {
+      label: "MCP",
+      port,
+      method: "POST",
+      path: () => "/api/mcp",
+      body: (loop, request) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: request + 1,
+          method: "tools/call",
+          params: { name: "add_to_handoff", arguments: { id: batonThreads[loop], type: "progress", content: `loop ${loop} request ${request}`, as_client: "code" } },
+        }),
+      ok: (status, body) => status === 200 && body.includes('"result"') && !body.includes('"isError":true'),
+    },
+    { label: "floor", port: floorPort, method: "POST", path: (loop) => `/api/handoffs/${floorThreads[loop]}/entries`, body: entry, ok: appended },
+  ];
+  const names: Record<string, string> = {
+    trivial: "trivial route GET /api/health",
+    REST: "REST POST /api/handoffs/<id>/entries",
+    MCP: "MCP add_to_handoff POST /api/mcp",
+    floor: "bare node:http + better-sqlite3",
+  };
+  const results = new Map<string, Load>();
+  for (const target of targets) await hammer(target, 16, 1);
+  for (const clients of [1, 16]) {
+    for (const target of targets) {
+      const load = await hammer(target, clients, HTTP_SECONDS);
+      results.set(`${target.label}/${clients}`, load);
+      log(
+        `  ${String(clients).padStart(2)} client${clients > 1 ? "s" : " "} ${names[target.label].padEnd(38)} ${perS(load.perSecond).padStart(8)} · p50 ${msOf(load.p50)}` +
+          (load.failures ? ` · FAILURES ${load.failures} (first: ${load.firstFailure})` : ""),
+      );
+    }
+  }
+  for (const clients of [1, 16]) {
+    const rate = (label: string) => results.get(`${label}/${clients}`)!.perSecond;
+    const enforced = clients === 16;
+    for (const door of ["REST", "MCP"]) {
+      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs trivial`, rate(door), rate("trivial"), "trivial", enforced ? 0.6 : null);
+      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs bare floor`, rate(door), rate("floor"), "floor", enforced ? 0.15 : null);
+    }
+  }
+  const failures = [...results.values()].reduce((sum, load) => sum + load.failures, 0);
+  rows.push({ what: "HTTP failed requests", baton: String(failures), reference: "", ratio: "", target: "0", met: failures === 0 ? "yes" : "NO" });
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pages at scale
+
+/** Full response time of a GET that must answer 200: a refused or failed request never reads as a fast one. */
+function page(agent: http.Agent, url: string): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          if (response.statusCode === 200) resolve(performance.now() - start);
+          else reject(new Error(`GET ${url} answered ${response.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 200)}`));
+        });
+      })
+      .on("error", reject);
+  });
+}
+
+/** Median of PAGE_RUNS, on a keep-alive connection of its own (after five unmeasured requests). */
+async function pageTime(url: string): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let warm = 0; warm < 5; warm++) await page(agent, url);
+    const samples: number[] = [];
+    for (let run = 0; run < PAGE_RUNS; run++) samples.push(await page(agent, url));
+    return median(samples);
+  } finally {
+    agent.destroy();
+  }
+}
+
+const iso = (time: number) => new Date(time).toISOString().replace("Z", "+00:00");
+
+/**
+ * 10,000 handoffs, 1,000,000 entries on random threads (seqs interleave as in real use) and one
+ * thread of 10,000, through SQL in one transaction: fixture generation, not a door.
+ */
+function fillBig(): string {
+  const sqlite = new Database(databaseFile(), { timeout: 10_000 });
+  let state = 42;
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const types = ["context", "task", "progress", "question", "decision", "done"];
+  const projects = ["hlg", "dnd", "billing", "infra", "search", "design", "growth", "shop"];
+  const start = Date.UTC(2026, 0, 1);
+  const ids = Array.from({ length: BIG.handoffs }, (_, index) => `hof_speed${String(index).padStart(16, "0")}`);
+  const bigThread = "hof_speedthread0000000000";
+  const insertHandoff = sqlite.prepare("INSERT INTO handoffs (id, title, project, status, created_at, updated_at, closed_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  const insertEntry = sqlite.prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, ?, ?, ?)");
+  sqlite.transaction(() => {
+    ids.forEach((id, index) => {
+      const created = start + index * 60_000;
+      const completed = random() < 0.3;
+      insertHandoff.run(id, `Speed thread ${index}: ${types[index % types.length]} work`, projects[index % projects.length], completed ? "completed" : "active", iso(created), iso(created + 3_600_000 * random()), completed ? iso(created + 7_200_000) : null);
+    });
+    for (let index = 0; index < BIG.entries; index++) {
+      insertEntry.run(ids[Math.floor(random() * ids.length)], random() < 0.5 ? "chat" : "code", types[Math.floor(random() * types.length)], `entry ${index} `.repeat(8), iso(start + index * 1000));
+    }
+    const now = iso(Date.now());
+    insertHandoff.run(bigThread, `Speed thread of ${BIG.thread}`, null, "active", now, now, null);
+    for (let index = 0; index < BIG.thread; index++) {
+      insertEntry.run(bigThread, index % 2 ? "code" : "chat", "progress", `Step ${index}: **progress** on the migration.\n\n- ${"ran the slow query again ".repeat(12)}`, now);
+    }
+    // Cursors inside each thread, so unread counts are not trivial.
+    sqlite.exec(`UPDATE handoffs SET
+      chat_last_seen = COALESCE((SELECT seq FROM handoff_entries e WHERE e.handoff_id = handoffs.id ORDER BY seq LIMIT 1 OFFSET 5), 0),
+      code_last_seen = COALESCE((SELECT seq FROM handoff_entries e WHERE e.handoff_id = handoffs.id ORDER BY seq LIMIT 1 OFFSET 15), 0)
+      WHERE id LIKE 'hof_speed%'`);
+  })();
+  sqlite.close();
+  return bigThread;
+}
+
+async function pagesAtScale(baseUrl: string, smallThread: string) {
+  log(`\n3. pages, full response on loopback (median of ${PAGE_RUNS}):`);
+  const smallHome = await pageTime(`${baseUrl}/`);
+  const smallPage = await pageTime(`${baseUrl}/handoffs/${smallThread}`);
+  const fillStart = performance.now();
+  const bigThread = fillBig();
+  log(`  (filled ${BIG.handoffs.toLocaleString("en")} handoffs / ${BIG.entries.toLocaleString("en")} entries + a ${BIG.thread.toLocaleString("en")}-entry thread in ${msOf(performance.now() - fillStart)})`);
+  const bigHome = await pageTime(`${baseUrl}/`);
+  const bigPage = await pageTime(`${baseUrl}/handoffs/${bigThread}`);
+  log(`  GET /                 ${msOf(bigHome)} at 10,000 handoffs / 1,000,000 entries · ${msOf(smallHome)} on the small database`);
+  log(`  GET /handoffs/<id>    ${msOf(bigPage)} for 10,000 entries · ${msOf(smallPage)} for ${THREAD_SIZE}`);
+  ceilingRow("GET / at 10k handoffs / 1M entries", bigHome, smallHome, "small db", msOf, 100);
+  ceilingRow("GET /handoffs/<id>, 10,000 entries", bigPage, smallPage, `${THREAD_SIZE} entries`, msOf, 300);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function printTable() {
+  const header: Row = { what: "what", baton: "Baton", reference: "reference (same run)", ratio: "ratio", target: "target", met: "met?" as Row["met"] };
+  const columns = Object.keys(header) as (keyof Row)[];
+  const widths = columns.map((column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
+  const line = (row: Row) => columns.map((column, index) => row[column].padEnd(widths[index])).join(" | ");
+  log(`\n${line(header)}\n${widths.map((width) => "-".repeat(width)).join("-|-")}`);
+  for (const row of rows) log(line(row));
+}
+
+export async function run(): Promise<void> {
+  const loadAtStart = loadAverage();
+  log(`load average at start: ${loadAtStart} (${os.cpus().length} cores)`);
+  const dataDir = makeTemporaryDataDir("speed");
+  ensureMigrated();
+  const floorMcp = await bundleWorker("floor-mcp");
+  const floorHttp = await bundleWorker("floor-http");
+  const reuse = process.env.BATON_BENCH_REUSE_BUILD === "1" && fs.existsSync(path.join(projectRoot, DIST_DIR, "BUILD_ID"));
+  try {
+    const readThread = await withPrebuilt("stdio latency", () => stdioLatency(floorMcp));
+    await withPrebuilt("idle memory", () => idleMemory(floorMcp, readThread));
+    await withPrebuilt("start-up", () => startUp(floorMcp));
+    await withPrebuilt("writers", () => writers(floorMcp));
+
+    log(`\n(${reuse ? "reusing" : "building"} the dashboard into ${DIST_DIR}…)`);
+    const [port, floorPort] = [await freePort(), await freePort()];
+    const server = await startProductionServer(port, { distDir: DIST_DIR, build: !reuse });
+    const floor = await spawnUntilReady([process.execPath, floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
+    try {
+      await httpAppends(port, floorPort);
+      const dashboardMb = residentMb(server.pid);
+      const floorMb = residentMb(floor.pid);
+      log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
+      ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, null);
+      await pagesAtScale(server.baseUrl, readThread);
+    } catch (error) {
+      log(`\nthe dashboard server's last stderr:\n${server.output()}`);
+      throw error;
+    } finally {
+      await Promise.all([server.stop(), floor.stop()]);
+    }
+  } finally {
+    await disconnectDb();
+    closeSqlite();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  printTable();
+  log(`\nload average at start ${loadAtStart}, at end ${loadAverage()}`);
+}
