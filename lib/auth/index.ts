@@ -3,6 +3,8 @@
  * sessions. Owns the `access_tokens` and `sessions` tables. The guard (lib/guard) asks it who a
  * request is; the dashboard, the CLI (`baton token …`) and /api/session manage tokens through it.
  */
+import "server-only";
+
 export { createToken, hasTokens, listTokens, revokeToken, verifyToken, type Principal, type TokenView } from "./tokens";
 export { signIn, signOut, verifySession, type SignedIn } from "./sessions";
 export * from "./schemas";

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { read, storedDate, write } from "../sqlite";
