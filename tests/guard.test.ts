@@ -167,6 +167,12 @@ async function guarded(policy: GuardPolicy) {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response).on("finish", resolve);
       });
+      // A client that drops a stream (an MCP session's GET) ends the forwarded request too.
+      onward.on("error", () => {
+        response.destroy();
+        resolve();
+      });
+      response.on("close", () => onward.destroy());
       request.pipe(onward);
     });
   const server = createGuardedServer(policy, forward);

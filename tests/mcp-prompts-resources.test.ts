@@ -90,19 +90,21 @@ describe.each(["stdio", "HTTP"] as const)("prompts and resources over %s", (name
   });
 });
 
-describe("resource subscriptions over stdio", () => {
+describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (name) => {
+  const client = () => transports().find(([label]) => label === name)![1];
+
   it("a subscribed handoff gets notifications/resources/updated within 1 s of an entry written by another process", async () => {
     const uri = `baton://handoffs/${handoffId}`;
     const updates: { uri: string; at: number }[] = [];
-    stdio.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client().setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push({ uri: notification.params.uri, at: Date.now() });
     });
-    expect(stdio.getServerCapabilities()?.resources?.subscribe).toBe(true);
-    await stdio.subscribeResource({ uri });
+    expect(client().getServerCapabilities()?.resources?.subscribe).toBe(true);
+    await client().subscribeResource({ uri });
     // The writer is a process of its own: a second stdio server, as another agent would be.
     const writer = await connectStdioClient({ args: ["--as", "code"] });
     try {
-      const written = await writer.client.callTool({ name: "add_to_handoff", arguments: { id: handoffId, type: "progress", content: "RS256 chosen" } });
+      const written = await writer.client.callTool({ name: "add_to_handoff", arguments: { id: handoffId, type: "progress", content: `RS256 chosen (${name})` } });
       expect(written.isError).not.toBe(true);
       const wroteAt = Date.now();
       const deadline = wroteAt + 1000;
@@ -114,15 +116,17 @@ describe("resource subscriptions over stdio", () => {
       await writer.client.close();
     }
     // After unsubscribing, writes send nothing more.
-    await stdio.unsubscribeResource({ uri });
+    await client().unsubscribeResource({ uri });
     const before = updates.length;
     await addEntry({ id: handoffId, type: "progress", content: "after unsubscribe", asClient: "code" });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(updates.length).toBe(before);
   }, 30_000);
+});
 
-  it("refuses to subscribe to a URI that is not a Baton resource; HTTP (stateless) offers no subscriptions", async () => {
+describe("resource subscriptions", () => {
+  it("refuses to subscribe to a URI that is not a Baton resource, over both transports", async () => {
     await expect(stdio.subscribeResource({ uri: "file:///etc/passwd" })).rejects.toThrow(/cannot subscribe/);
-    expect(http.getServerCapabilities()?.resources?.subscribe).toBeFalsy();
+    await expect(http.subscribeResource({ uri: "file:///etc/passwd" })).rejects.toThrow(/cannot subscribe/);
   });
 });

@@ -7,7 +7,7 @@ import { BODY_LIMITS } from "../guard/policy";
 import { ACT_AS_HEADER } from "../guard/stamp";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
-function refusal(status: number, reason: string): Response {
+export function refusal(status: number, reason: string): Response {
   return Response.json(
     { jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null },
     { status, headers: { "cache-control": "no-store" } },
@@ -18,7 +18,7 @@ function refusal(status: number, reason: string): Response {
  * `/api/mcp?as=code` gives calls without `as_client` the code identity, like `baton mcp --as code`;
  * without `?as=`, a connector's grant gives the side it was approved for (stamped by the guard).
  */
-function identityOf(request: Request): ClientSide | "invalid" {
+export function identityOf(request: Request): ClientSide | "invalid" {
   const value = new URL(request.url).searchParams.get("as");
   if (value === null || value === "") return CLIENT_SIDES.find((side) => side === request.headers.get(ACT_AS_HEADER)) ?? "chat";
   return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
@@ -58,10 +58,14 @@ export async function handleMcpHttpRequest(request: Request): Promise<Response> 
   }
 }
 
-/** GET (an SSE stream) and DELETE (end a session) have no meaning for a stateless server. */
+/** GET (the session's SSE stream) and DELETE (end it) need a session (lib/mcp/http-sessions.ts). */
 export function methodNotAllowed(): Response {
   return Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message: "this MCP endpoint is stateless: send JSON-RPC requests with POST" }, id: null },
+    {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "GET and DELETE need an Mcp-Session-Id from an initialize; send JSON-RPC requests with POST" },
+      id: null,
+    },
     { status: 405, headers: { allow: "POST" } },
   );
 }

@@ -90,7 +90,11 @@ export async function serveHandlers(routes: Record<string, Partial<Record<string
       } as RequestInit);
       const response = await handler(request);
       outgoing.writeHead(response.status, Object.fromEntries(response.headers));
-      outgoing.end(Buffer.from(await response.arrayBuffer()));
+      if (!response.body) return void outgoing.end();
+      // Streamed as it comes, so an SSE answer (an MCP session's GET stream) reaches the client live.
+      const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
+      outgoing.once("close", () => body.destroy());
+      body.pipe(outgoing);
     } catch (error) {
       outgoing.writeHead(500).end(String(error));
     }

@@ -1,14 +1,22 @@
-import { handleMcpHttpRequest, methodNotAllowed } from "@/lib/mcp/handle-http";
+import { handleMcpHttpRequest, identityOf, methodNotAllowed, refusal } from "@/lib/mcp/handle-http";
+import { handleSessionRequest } from "@/lib/mcp/http-sessions";
 
-/** Baton's MCP tools over Streamable HTTP (stateless); the guard (lib/guard) checks every request before it gets here. */
-export function POST(request: Request): Promise<Response> {
-  return handleMcpHttpRequest(request);
+/**
+ * Baton's MCP server over Streamable HTTP; the guard (lib/guard) checks every request before it
+ * gets here. A client that initializes gets a session (subscriptions and their notifications ride
+ * on its GET stream); a request without a session id is served statelessly.
+ */
+export async function POST(request: Request): Promise<Response> {
+  const identity = identityOf(request);
+  if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+  return (await handleSessionRequest(request, identity)) ?? handleMcpHttpRequest(request);
 }
 
-export function GET(): Response {
-  return methodNotAllowed();
+async function sessionOnly(request: Request): Promise<Response> {
+  const identity = identityOf(request);
+  if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+  return (await handleSessionRequest(request, identity)) ?? methodNotAllowed();
 }
 
-export function DELETE(): Response {
-  return methodNotAllowed();
-}
+export const GET = sessionOnly;
+export const DELETE = sessionOnly;

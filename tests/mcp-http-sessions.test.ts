@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELETE, GET, POST } from "../app/api/mcp/route";
+import { PRINCIPAL_HEADER } from "../lib/guard/stamp";
+import { openSessionCount } from "../lib/mcp/http-sessions";
+import { serveHandlers } from "./support/mcp-clients";
+
+/** Streamable HTTP sessions (lib/mcp/http-sessions.ts) through the real route, without the guard in front. */
+let served: Awaited<ReturnType<typeof serveHandlers>>;
+beforeAll(async () => {
+  served = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+});
+afterAll(() => served?.close());
+
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sessions-test", version: "1" } },
+});
+const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+const post = (body: string, extra: Record<string, string> = {}) => fetch(`${served.origin}/api/mcp`, { method: "POST", headers: { ...headers, ...extra }, body });
+
+async function openSession(caller: string): Promise<string> {
+  const response = await post(initialize, { [PRINCIPAL_HEADER]: caller });
+  expect(response.status).toBe(200);
+  const id = response.headers.get("mcp-session-id");
+  expect(id).toMatch(/^[0-9a-f-]{36}$/);
+  return id!;
+}
+
+describe("MCP sessions over HTTP", () => {
+  it("an initialize opens a session that only its caller can use; DELETE ends it", async () => {
+    const before = openSessionCount();
+    const id = await openSession("agent:worker");
+    expect(openSessionCount()).toBe(before + 1);
+    const listed = await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThanOrEqual(10);
+
+    const stolen = await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:mallory" });
+    expect(stolen.status).toBe(404);
+    expect(((await stolen.json()) as { error: { message: string } }).error.message).toMatch(/no such MCP session/);
+
+    const ended = await fetch(`${served.origin}/api/mcp`, { method: "DELETE", headers: { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" } });
+    expect(ended.status).toBe(200);
+    expect(openSessionCount()).toBe(before);
+    expect((await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" })).status).toBe(404);
+  });
+
+  it("an unknown session id is 404, GET and DELETE without one are 405, and a request without one is served statelessly", async () => {
+    expect((await post(toolsList, { "mcp-session-id": "00000000-0000-0000-0000-000000000000" })).status).toBe(404);
+    expect((await fetch(`${served.origin}/api/mcp`, { headers: { accept: "text/event-stream" } })).status).toBe(405);
+    expect((await fetch(`${served.origin}/api/mcp`, { method: "DELETE" })).status).toBe(405);
+    const stateless = await post(toolsList);
+    expect(stateless.status).toBe(200);
+    expect(stateless.headers.get("mcp-session-id")).toBeNull();
+  });
+});
