@@ -43,6 +43,13 @@ async function sweep(): Promise<void> {
   for (const [id] of byAge.slice(0, Math.max(0, byAge.length - MAX_SESSIONS + 1))) await closeSession(id);
 }
 
+/** The session's event stream, marked so that no compression between here and the client holds events back. */
+function unbuffered(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set("cache-control", "no-cache, no-transform");
+  return new Response(response.body, { status: response.status, headers });
+}
+
 /** A POST that initializes: parse a copy of the body (the transport reads the original). */
 async function initializes(request: Request): Promise<boolean> {
   if (request.method !== "POST") return false;
@@ -68,7 +75,7 @@ export async function handleSessionRequest(request: Request, identity: ClientSid
     session.lastUsed = Date.now();
     const response = await session.transport.handleRequest(request);
     if (request.method === "DELETE") await closeSession(id);
-    return response;
+    return request.method === "GET" ? unbuffered(response) : response;
   }
   if (!(await initializes(request))) return null;
   await sweep();
