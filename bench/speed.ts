@@ -285,6 +285,9 @@ const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { prot
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 
+/** A process that answers the first line it reads: what spawning Node costs on this machine at this moment. */
+const BARE_NODE = ["-e", 'process.stdin.once("data", () => process.stdout.write(\'{"id":1}\\n\'))'];
+
 /**
  * Milliseconds from spawn to the answer to `initialize` or, with `toolsList`, to the first
  * `tools/list` (sent, as a client does, once `initialize` is answered).
@@ -323,7 +326,7 @@ async function startUp(floorEntry: string) {
   };
   // The first start after a build writes V8's code cache (2 s after start-up) that later ones use.
   await startTime(baton, migrated, false, 3_000);
-  const samples = { empty: [] as number[], migratedList: [] as number[], warm: [] as number[], floor: [] as number[] };
+  const samples = { empty: [] as number[], migratedList: [] as number[], warm: [] as number[], floor: [] as number[], node: [] as number[] };
   const folders: string[] = [];
   for (let round = 0; round < STARTS; round++) {
     const empty = emptyFolder();
@@ -332,12 +335,16 @@ async function startUp(floorEntry: string) {
     samples.migratedList.push(await startTime(baton, migrated, true));
     samples.warm.push(await startTime(baton, migrated, false));
     samples.floor.push(await startTime([floorEntry], { ...process.env, FLOOR_DATABASE: databaseFile() }, false));
+    samples.node.push(await startTime(BARE_NODE, process.env, false));
   }
   for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
   log(`  empty folder → first tools/list ${msOf(median(samples.empty))} · migrated folder → first tools/list ${msOf(median(samples.migratedList))}`);
-  log(`  migrated folder → initialize ${msOf(median(samples.warm))} · floor MCP server → initialize ${msOf(median(samples.floor))}`);
+  log(
+    `  migrated folder → initialize ${msOf(median(samples.warm))} · floor MCP server → initialize ${msOf(median(samples.floor))} · ` +
+      `bare node answering one line (this machine's floor now) ${msOf(median(samples.node))}`,
+  );
   ceilingRow("first baton mcp (empty folder) → tools/list", median(samples.empty), median(samples.migratedList), "migrated", msOf, 700);
-  ceilingRow("warm baton mcp → initialize", median(samples.warm), median(samples.floor), "floor", msOf, 400);
+  ceilingRow("warm baton mcp → initialize", median(samples.warm), median(samples.node), "bare node", msOf, 400);
 }
 
 // ---------------------------------------------------------------------------------------------
