@@ -76,7 +76,11 @@ test("register, end a shift with a document, see the successor, record, document
 
   // Copy the injection prompt.
   const prompt = (await page.getByTestId("injection-prompt").textContent())!.trim();
-  expect(prompt).toMatch(new RegExp(`^Continuing from Agent ${shortId}\\. Read \`personas/e2e-dev/handoffs/\\d{8}T\\d{6}-${shortId}\\.md\` to pick up context\\.$`));
+  // The successor can follow it wherever it runs: the absolute path, the MCP resource, the tool.
+  const documentPath = `${process.env.BATON_DATA_DIR}/personas/e2e-dev/handoffs/`.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  expect(prompt).toMatch(new RegExp(`^Continuing from Agent ${shortId}\\. Read \`${documentPath}\\d{8}T\\d{6}-${shortId}\\.md\` to pick up context`));
+  expect(prompt).toMatch(/baton:\/\/agents\/\d+\/handoff/);
+  expect(prompt).toContain(`get_shift_document with agent "${shortId}"`);
   await page.getByRole("button", { name: "Copy prompt" }).click();
   await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(prompt);
@@ -149,8 +153,9 @@ test("a missing document shows a notice, unknown agents a not-found page, and pa
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await expectNoAxeViolations(page);
 
-  const relative = (await page.getByTestId("injection-prompt").textContent())!.match(/`([^`]+)`/)![1];
-  fs.rmSync(path.join(process.env.BATON_DATA_DIR!, relative));
+  const absolute = (await page.getByTestId("injection-prompt").textContent())!.match(/`([^`]+)`/)![1];
+  expect(path.isAbsolute(absolute)).toBe(true);
+  fs.rmSync(absolute);
   await page.goto(agentPath);
   await expect(page.getByTestId("document-notice")).toContainText("is no longer in the data folder");
   await expect(page.getByTestId("injection-prompt")).toBeVisible();

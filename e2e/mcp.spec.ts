@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
 import { connectHttpClient, connectStdioClient } from "../tests/support/mcp-clients";
 
@@ -64,4 +65,19 @@ test("the served /api/mcp refuses a foreign Origin and a rebinding Host, and ans
   expect(ok.status()).toBe(200);
   expect((await ok.json()).result.serverInfo.name).toBe("baton");
   expect((await request.get(`${baseURL}/api/mcp`)).status()).toBe(405);
+});
+
+test("a resource subscription over the served /api/mcp gets notifications/resources/updated within 1 s of a write by a stdio process", async () => {
+  const { handoff } = await tool<{ handoff: { id: string } }>(chat, "create_handoff", { title: "E2E: subscribed over HTTP", content: "watch me" });
+  const uri = `baton://handoffs/${handoff.id}`;
+  const updates: number[] = [];
+  chat.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    if (notification.params.uri === uri) updates.push(Date.now());
+  });
+  await chat.subscribeResource({ uri });
+  await tool(code, "add_to_handoff", { id: handoff.id, type: "progress", content: "written over stdio" });
+  const wroteAt = Date.now();
+  await expect.poll(() => updates.length, { timeout: 1_000, intervals: [20] }).toBeGreaterThan(0);
+  expect(updates[0] - wroteAt).toBeLessThanOrEqual(1_000);
+  await chat.unsubscribeResource({ uri });
 });
