@@ -47,6 +47,14 @@ try {
   const lock = path.join(migrationsDir, "migration_lock.toml");
   if (!fs.existsSync(lock)) fs.writeFileSync(lock, 'provider = "sqlite"\n');
   console.log(`wrote ${path.relative(root, target)}/migration.sql`);
+  // Prisma redefines a SQLite table by dropping it, and its triggers (the change feed's) go with it.
+  const dropped = [...sql.matchAll(/DROP TABLE "([^"]+)"/g)].map((match) => match[1]);
+  if (dropped.length > 0) {
+    console.warn(
+      `note: it redefines ${dropped.join(", ")}; recreate their change-feed triggers at the end of the migration ` +
+        "(see prisma/migrations/*_change_feed; tests/migrations.test.ts checks)",
+    );
+  }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }
