@@ -3,7 +3,7 @@ import { z } from "zod";
 import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryRange, loadHandoff } from "./store";
+import { entriesOf, entryCounts, entryRange, loadHandoff } from "./store";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 
@@ -82,7 +82,8 @@ type SeqBounds = { gt?: number; lt?: number };
 function walk(tx: Sql, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
   const entries: EntryView[] = [];
   let edge = order === "asc" ? bounds.gt : bounds.lt;
-  for (let batch = 16; ; batch = Math.min(batch * 2, 512)) {
+  // Most threads are read in the first batch; a long one grows it so a few large entries never pull in thousands.
+  for (let batch = 128; ; batch = Math.min(batch * 2, 512)) {
     const want = Math.min(batch, room.count);
     if (want === 0) return { entries, full: true };
     const rows = entriesOf(tx, handoffId, order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge }, order, want);
@@ -156,8 +157,7 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
       const older = fresh.full ? [] : walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor).entries;
       entries = [...older.reverse(), ...fresh.entries];
     }
-    const newCount = entryRange(tx, input.id, { gt: cursor }).count;
-    const entryCount = entryRange(tx, input.id, {}).count;
+    const { count: entryCount, newCount } = entryCounts(tx, input.id, cursor);
     const earlier = entries.length ? rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null;
     const later = entries.length ? rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null;
     const omitted = { earlier, later };

@@ -109,6 +109,13 @@ export function entriesOf(tx: Sql, id: string, bounds: SeqBounds, order: "asc" |
   return rows.map(toEntryView);
 }
 
+/** How many entries a thread has, and how many of them are past `cursor`. */
+export function entryCounts(tx: Sql, id: string, cursor: number): { count: number; newCount: number } {
+  return tx
+    .statement("SELECT COUNT(*) AS count, COALESCE(SUM(seq > ?), 0) AS newCount FROM handoff_entries WHERE handoff_id = ?")
+    .get(cursor, id) as { count: number; newCount: number };
+}
+
 /** Count, first and last seq of a thread's entries within `bounds`. */
 export function entryRange(tx: Sql, id: string, bounds: SeqBounds): { count: number; first: number | null; last: number | null } {
   return tx
