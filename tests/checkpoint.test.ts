@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { exportThread, findProjectRoot, getProvenance } from "../lib/formats";
+import { exportHandoff, findProjectRoot, getProvenance } from "../lib/formats";
 import { closeHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
 
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
@@ -109,7 +109,7 @@ describe("npx baton checkpoint", () => {
     const provenance = await getProvenance({ id: id! });
     expect(provenance.source).toMatchObject({ format: "handoff_yaml", fileName: ".flow-guardian/handoff.yaml" });
     expect(provenance.source?.metadata.checkpoints).toBe(2);
-    const exported = await exportThread({ id: id!, format: "yaml" });
+    const exported = await exportHandoff({ id: id!, format: "yaml" });
     expect(parseYaml(exported.text)).toEqual(readHandoff(repo));
   });
 

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../lib/db";
-import { blobPath, bundleFormat, exportThread } from "../lib/formats";
+import { blobPath, bundleFormat, exportHandoff } from "../lib/formats";
 import { closeHandoff } from "../lib/handoffs";
 import { MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
-import { bundleBytes, summarizeThread } from "../lib/formats/summarize-thread";
+import { bundleBytes, summarizeHandoff } from "../lib/formats/summarize-handoff";
 import { addEntry, createHandoff, getHandoff, type EntryType, type EntryView } from "../lib/handoffs";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
@@ -104,7 +104,7 @@ describe("closing with a kept bundle never fails for size", () => {
   it("keeps a 500-entry thread with 100 open questions and multi-byte text through the domain function, rewriting a corrupted blob", async () => {
     const { id, entries } = await bigThread("Budget via the domain");
     // Same cut, same bytes: an export now names the blob the close will write. Corrupt it on disk.
-    const exported = await exportThread({ id, format: "bundle" });
+    const exported = await exportHandoff({ id, format: "bundle" });
     fs.writeFileSync(blobPath(exported.artifactId!), "{\"tampered\":true}");
 
     const closed = await closeHandoff({ id, archive: true });
@@ -154,7 +154,7 @@ describe("the summary budget", () => {
 
   it("keeps everything, with no trim note, when the thread fits", () => {
     const entries = [entryOf(1, "task", "Ship auth"), entryOf(2, "decision", "30 days"), entryOf(3, "question", "Remember-me?")];
-    const summary = summarizeThread(handoff, entries, 16 * 1024);
+    const summary = summarizeHandoff(handoff, entries, 16 * 1024);
     expect(summary).not.toContain("Trimmed");
     for (const entry of entries) expect(summary).toContain(entry.content);
   });
@@ -167,7 +167,7 @@ describe("the summary budget", () => {
         fc.integer({ min: 16 * 1024, max: 64 * 1024 }),
         (drafts, budget) => {
           const entries = drafts.map(([type, text], index) => entryOf(index + 1, type, text));
-          const summary = summarizeThread(handoff, entries, budget);
+          const summary = summarizeHandoff(handoff, entries, budget);
           expect(bundleBytes(summary)).toBeLessThanOrEqual(budget);
           expect(wellFormed(summary)).toBe(true);
           const listed = summary.match(/^- \*\*#\d+\*\*/gm)?.length ?? 0;

@@ -3,7 +3,7 @@ import { stringify as toYaml, parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { db } from "../lib/db";
 import { Invalid } from "../lib/errors";
-import { exportThread, importDocument, previewImport } from "../lib/formats";
+import { exportHandoff, importDocument, previewImport } from "../lib/formats";
 
 // Each run imports into SQLite; enough runs to find edge cases, few enough for a 2-core machine.
 const RUNS = { numRuns: 25 };
@@ -142,7 +142,7 @@ describe("valid documents round-trip (import → export)", () => {
     await fc.assert(
       fc.asyncProperty(handoffJson, async (doc) => {
         const imported = await importDocument({ text: JSON.stringify(doc) });
-        const exported = await exportThread({ id: imported.handoff.id, format: "json" });
+        const exported = await exportHandoff({ id: imported.handoff.id, format: "json" });
         expect(JSON.parse(exported.text)).toEqual(doc);
       }),
       RUNS,
@@ -153,7 +153,7 @@ describe("valid documents round-trip (import → export)", () => {
     await fc.assert(
       fc.asyncProperty(handoffYaml, async (doc) => {
         const imported = await importDocument({ text: toYaml(doc), fileName: "handoff.yaml" });
-        const exported = await exportThread({ id: imported.handoff.id, format: "yaml" });
+        const exported = await exportHandoff({ id: imported.handoff.id, format: "yaml" });
         expect(parseYaml(exported.text)).toEqual(doc);
       }),
       RUNS,
@@ -164,7 +164,7 @@ describe("valid documents round-trip (import → export)", () => {
     await fc.assert(
       fc.asyncProperty(bundle, async (doc) => {
         const imported = await importDocument({ text: JSON.stringify(doc, null, 2) });
-        const exported = await exportThread({ id: imported.handoff.id, format: "bundle" });
+        const exported = await exportHandoff({ id: imported.handoff.id, format: "bundle" });
         expect(JSON.parse(exported.text)).toEqual(doc);
         expect(exported.artifactId).toBe(imported.artifactId);
       }),

@@ -11,7 +11,7 @@ import {
   canonicalJson,
   detectFormat,
   EXAMPLE_DOCUMENTS,
-  exportThread,
+  exportHandoff,
   getProvenance,
   importDocument,
   mergeHandoffYaml,
@@ -57,7 +57,7 @@ describe("the seeds' example documents", () => {
     expect(provenance.source).toMatchObject({ format: "bundle", parentThreadId: "11111111-1111-1111-1111-111111111111", parentSeq: 42 });
     expect(provenance.source?.artifactId).toBe(createHash("sha256").update(canonicalJson(JSON.parse(text))).digest("hex"));
 
-    const exported = await exportThread({ id: imported.handoff.id, format: "bundle" });
+    const exported = await exportHandoff({ id: imported.handoff.id, format: "bundle" });
     expect(JSON.parse(exported.text)).toEqual(JSON.parse(text));
     expect(exported.text).toBe(canonicalJson(JSON.parse(text)));
     expect(exported.artifactId).toBe(provenance.source?.artifactId);
@@ -79,7 +79,7 @@ describe("the seeds' example documents", () => {
     expect(imported.handoff.title).toBe("US-042: Edit task priority from the task card");
     expect(imported.warnings).toEqual([]);
 
-    const exported = await exportThread({ id: imported.handoff.id, format: "json" });
+    const exported = await exportHandoff({ id: imported.handoff.id, format: "json" });
     expect(JSON.parse(exported.text)).toEqual(withExtra);
   });
 
@@ -101,7 +101,7 @@ describe("the seeds' example documents", () => {
     });
     expect(provenance.source?.fileName).toBe("handoff.yaml");
 
-    const exported = await exportThread({ id: imported.handoff.id, format: "yaml" });
+    const exported = await exportHandoff({ id: imported.handoff.id, format: "yaml" });
     const reloaded = parseYaml(exported.text) as Record<string, unknown>;
     expect(reloaded).toEqual(parseYaml(text));
     // The seed's save validation: goal and now non-empty strings, status in the enum, a timestamp.
@@ -114,9 +114,9 @@ describe("the seeds' example documents", () => {
   it("a native thread exports to every format and each export imports again and exports back the same", async () => {
     const id = await nativeThread();
     for (const format of ["bundle", "json", "yaml"] as const) {
-      const first = await exportThread({ id, format });
+      const first = await exportHandoff({ id, format });
       const imported = await importDocument({ text: first.text, fileName: first.fileName });
-      const second = await exportThread({ id: imported.handoff.id, format });
+      const second = await exportHandoff({ id: imported.handoff.id, format });
       if (format === "yaml") expect(parseYaml(second.text)).toEqual(parseYaml(first.text));
       else expect(JSON.parse(second.text)).toEqual(JSON.parse(first.text));
     }
@@ -131,7 +131,7 @@ describe("exports of imported threads that moved on in Baton", () => {
     await addEntry({ id, type: "progress", content: "Save handler wired, 80% done", asClient: "code" });
     await addEntry({ id, type: "task", content: "Add a test for updatePriority", asClient: "chat" });
     const { entry } = await addEntry({ id, type: "question", content: "Should priority changes be audited?", asClient: "code" });
-    const exported = JSON.parse((await exportThread({ id, format: "json" })).text);
+    const exported = JSON.parse((await exportHandoff({ id, format: "json" })).text);
     expect(exported).toEqual({
       ...original,
       timestamp: entry.createdAt,
@@ -148,7 +148,7 @@ describe("exports of imported threads that moved on in Baton", () => {
   it("handoff.yaml moves now, status and outcome forward and refreshes the timestamp", async () => {
     const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text });
     const { entry } = await addEntry({ id: imported.handoff.id, type: "done", content: "Expiry fixed: compare with <=", asClient: "code" });
-    const exported = parseYaml((await exportThread({ id: imported.handoff.id, format: "yaml" })).text);
+    const exported = parseYaml((await exportHandoff({ id: imported.handoff.id, format: "yaml" })).text);
     expect(exported).toEqual({
       ...parseYaml(EXAMPLE_DOCUMENTS.handoff_yaml.text),
       now: "Expiry fixed: compare with <=",
@@ -163,7 +163,7 @@ describe("bundle export", () => {
   it("summarises the cut with the latest decision and open questions first and names the source cut", async () => {
     const id = await nativeThread();
     const { entries } = await getHandoff({ id });
-    const exported = await exportThread({ id, format: "bundle" });
+    const exported = await exportHandoff({ id, format: "bundle" });
     const bundle = JSON.parse(exported.text);
     expect(bundle.schema).toBe("rip.handoff_context_bundle.v1");
     expect(bundle.refs.threads).toEqual([{ thread_id: id, seq: entries.at(-1)!.seq, message_id: null, note: "source cut" }]);
@@ -180,8 +180,8 @@ describe("bundle export", () => {
   it("is deterministic: same cut, same bytes and id; another cut, another id; the blob hashes to its name", async () => {
     const id = await nativeThread();
     const { entries } = await getHandoff({ id });
-    const first = await exportThread({ id, format: "bundle" });
-    const again = await exportThread({ id, format: "bundle" });
+    const first = await exportHandoff({ id, format: "bundle" });
+    const again = await exportHandoff({ id, format: "bundle" });
     expect(again.text).toBe(first.text);
     expect(again.artifactId).toBe(first.artifactId);
     expect(first.text).toBe(canonicalJson(JSON.parse(first.text)));
@@ -192,13 +192,13 @@ describe("bundle export", () => {
     expect(createHash("sha256").update(fs.readFileSync(file)).digest("hex")).toBe(first.artifactId);
     expect(fs.readFileSync(file, "utf8")).toBe(first.text);
 
-    const earlier = await exportThread({ id, format: "bundle", cut: entries[2].seq });
+    const earlier = await exportHandoff({ id, format: "bundle", cut: entries[2].seq });
     expect(earlier.artifactId).not.toBe(first.artifactId);
     expect(JSON.parse(earlier.text).refs.threads[0].seq).toBe(entries[2].seq);
 
     // New entries after the cut do not change an export at that cut.
     await addEntry({ id, type: "done", content: "Shipped.", asClient: "code" });
-    const later = await exportThread({ id, format: "bundle", cut: entries.at(-1)!.seq });
+    const later = await exportHandoff({ id, format: "bundle", cut: entries.at(-1)!.seq });
     expect(later.text).toBe(first.text);
     const prisma = await db();
     expect(await prisma.artifact.findUnique({ where: { id: first.artifactId! } })).toMatchObject({ handoffId: id, purpose: "export" });
@@ -208,7 +208,7 @@ describe("bundle export", () => {
     const parentId = await nativeThread("Parent thread");
     const { entries } = await getHandoff({ id: parentId });
     const cut = entries[3].seq;
-    const exported = await exportThread({ id: parentId, format: "bundle", cut });
+    const exported = await exportHandoff({ id: parentId, format: "bundle", cut });
     const child = await importDocument({ artifactId: exported.artifactId! });
     expect(child.parentId).toBe(parentId);
     expect(child.entries).toHaveLength(1);
@@ -222,7 +222,7 @@ describe("bundle export", () => {
 
     // The child's own export, once it has moved on, names its cut and its parent's.
     await addEntry({ id: child.handoff.id, type: "progress", content: "Picked up from the bundle.", asClient: "code" });
-    const grandchild = JSON.parse((await exportThread({ id: child.handoff.id, format: "bundle" })).text);
+    const grandchild = JSON.parse((await exportHandoff({ id: child.handoff.id, format: "bundle" })).text);
     expect(grandchild.refs.threads[0]).toMatchObject({ thread_id: child.handoff.id, note: "source cut" });
     expect(grandchild.refs.threads[1]).toMatchObject({ thread_id: parentId, seq: cut, note: "parent cut" });
     expect(grandchild.refs.artifacts[0]).toEqual({ artifact_id: exported.artifactId, note: "base context bundle" });
@@ -230,9 +230,9 @@ describe("bundle export", () => {
 
   it("refuses a cut that is not one of the thread's entries", async () => {
     const id = await nativeThread();
-    const error = await invalidOf(exportThread({ id, format: "bundle", cut: 999_999 }));
+    const error = await invalidOf(exportHandoff({ id, format: "bundle", cut: 999_999 }));
     expect(error.fieldErrors.cut[0]).toMatch(/must be the seq of one of the thread's entries; its entries are #\d+–#\d+/);
-    const format = await invalidOf(exportThread({ id, format: "pdf" }));
+    const format = await invalidOf(exportHandoff({ id, format: "pdf" }));
     expect(format.fieldErrors.format).toEqual(["must be bundle, json or yaml"]);
   });
 });
@@ -250,13 +250,13 @@ describe("closing with a kept context bundle", () => {
     expect(kept.refs.threads[0]).toMatchObject({ thread_id: id, seq: before.entries.at(-1)!.seq });
     for (const entry of before.entries) expect(kept.summary_markdown).toContain(entry.content);
     // Exporting a wiped thread says why there is nothing, and closing again returns the kept bundle.
-    expect((await invalidOf(exportThread({ id, format: "bundle" }))).message).toMatch(/wiped when it closed/);
+    expect((await invalidOf(exportHandoff({ id, format: "bundle" }))).message).toMatch(/wiped when it closed/);
     expect((await closeHandoff({ id, archive: true })).artifactId).toBe(closed.artifactId);
   });
 
   it("archives a child that added nothing under its own name, leaving its parent's exported bundle alone", async () => {
     const parentId = await nativeThread("Archived parent");
-    const exported = await exportThread({ id: parentId, format: "bundle" });
+    const exported = await exportHandoff({ id: parentId, format: "bundle" });
     const child = await importDocument({ artifactId: exported.artifactId! });
     const closed = await closeHandoff({ id: child.handoff.id, archive: true });
     expect(closed.artifactId).not.toBe(exported.artifactId);

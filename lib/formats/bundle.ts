@@ -2,12 +2,12 @@ import { z } from "zod";
 import { canonicalJson } from "./canonical-json";
 import { entryText, firstLine, MAX_LIST_ITEMS, parseJsonText, requiredAs, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, sourceFiles } from "./snapshot";
-import { MAX_SUMMARY_BYTES, summarizeThread } from "./summarize-thread";
-import type { FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
+import { MAX_SUMMARY_BYTES, summarizeHandoff } from "./summarize-handoff";
+import type { FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
 
 export const BUNDLE_SCHEMA = "rip.handoff_context_bundle.v1";
 export const SOURCE_CUT_NOTE = "source cut";
-/** Size a bundle Baton writes stays within (its summary is trimmed to fit; see summarizeThread). */
+/** Size a bundle Baton writes stays within (its summary is trimmed to fit; see summarizeHandoff). */
 export const MAX_BUNDLE_BYTES = 64 * 1024;
 
 const note = () => z.string(requiredAs("a string or null")).max(4096, { error: "must be at most 4096 characters" }).nullish();
@@ -101,7 +101,7 @@ const isWorkspacePath = (path: string) => workspacePath.safeParse(path).success;
  * exactly that context); otherwise the summary of the entries up to the cut, with the cut as
  * `refs.threads[0]` and, for a child, its own parent cut and base bundle as further refs.
  */
-function fromThread(snapshot: ThreadSnapshot): Bundle {
+function fromThread(snapshot: HandoffSnapshot): Bundle {
   const unchanged = latestUnchangedImport(snapshot, "bundle");
   if (snapshot.reuseSourceDocument && unchanged && unchanged.added.length === 0) return JSON.parse(unchanged.document) as Bundle;
   const { handoff, entries, source } = snapshot;
@@ -123,7 +123,7 @@ function fromThread(snapshot: ThreadSnapshot): Bundle {
   // The summary gets what the refs leave of the bundle's 64 KiB (never less than a quarter of it).
   const frame = Buffer.byteLength(canonicalJson({ schema: BUNDLE_SCHEMA, summary_markdown: "", refs }), "utf8");
   const budget = Math.min(MAX_SUMMARY_BYTES, Math.max(MAX_BUNDLE_BYTES / 4, MAX_BUNDLE_BYTES - frame));
-  return { schema: BUNDLE_SCHEMA, summary_markdown: summarizeThread(handoff, entries, budget), refs };
+  return { schema: BUNDLE_SCHEMA, summary_markdown: summarizeHandoff(handoff, entries, budget), refs };
 }
 
 export const bundleFormat: FormatModule<Bundle> = {

@@ -2,7 +2,7 @@ import "server-only";
 import { closeHandoffIn } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import type { Sql } from "../sqlite";
-import { renderSnapshot, storeBundleIn } from "./export-thread";
+import { renderSnapshot, storeBundleIn } from "./export-handoff";
 import { loadSnapshot } from "./load-snapshot";
 import { keptBundleOf } from "./store";
 

@@ -13,7 +13,7 @@ import {
 } from "./schema-helpers";
 import { storyIdsIn, vagueInstructionWarning } from "./quality";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
-import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
+import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
 
 export const HANDOFF_JSON_REASONS = ["context_threshold", "error", "user_request"] as const;
 export const STORY_STATUSES = ["planning", "implementing", "testing", "blocked"] as const;
@@ -172,7 +172,7 @@ function foldInto(base: Record<string, unknown>, doc: HandoffJson, added: EntryV
   };
 }
 
-function fromEntries(snapshot: ThreadSnapshot): HandoffJson {
+function fromEntries(snapshot: HandoffSnapshot): HandoffJson {
   const { handoff, entries } = snapshot;
   const tasks = entries.filter((entry) => entry.type === "task").map((entry) => entry.content);
   const questions = openQuestions(entries).map((entry) => entry.content);
@@ -209,7 +209,7 @@ function fromEntries(snapshot: ThreadSnapshot): HandoffJson {
  * it was (unknown extra keys too), with what was added in Baton since folded in; any other
  * thread is mapped from its entries.
  */
-function fromThread(snapshot: ThreadSnapshot): HandoffJson {
+function fromThread(snapshot: HandoffSnapshot): HandoffJson {
   const unchanged = latestUnchangedImport(snapshot, "handoff_json");
   if (!unchanged) return fromEntries(snapshot);
   const base = JSON.parse(unchanged.document) as Record<string, unknown>;

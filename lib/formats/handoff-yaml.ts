@@ -4,7 +4,7 @@ import type { EntryView } from "../handoffs/views";
 import { vagueInstructionWarning } from "./quality";
 import { entryText, firstLine, isoDateTime, optionalText, parseYamlText, requiredAs, textList, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
-import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, ThreadSnapshot } from "./types";
+import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
 
 export const YAML_STATUSES = ["in_progress", "completed", "blocked"] as const;
 /** The seed's field order, which is also the order Baton writes. */
@@ -96,7 +96,7 @@ function statusFrom(entries: EntryView[], fallback: HandoffYaml["status"]): Hand
   return entries.length > 0 && fallback === "completed" ? "in_progress" : fallback;
 }
 
-function fromEntries(snapshot: ThreadSnapshot): HandoffYaml {
+function fromEntries(snapshot: HandoffSnapshot): HandoffYaml {
   const { handoff, entries, source } = snapshot;
   const last = entries.at(-1);
   const outcome = entries.findLast((entry) => entry.type === "done");
@@ -118,7 +118,7 @@ function fromEntries(snapshot: ThreadSnapshot): HandoffYaml {
  * given on import when it had none), with entries added since folded into `now`, `status` and
  * `outcome`; any other thread is mapped from its entries.
  */
-function fromThread(snapshot: ThreadSnapshot): HandoffYaml {
+function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const unchanged = latestUnchangedImport(snapshot, "handoff_yaml");
   if (!unchanged) return fromEntries(snapshot);
   const base = parseYaml(unchanged.document) as Record<string, unknown>;

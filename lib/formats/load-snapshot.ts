@@ -4,13 +4,13 @@ import { entriesOf, loadHandoff } from "../handoffs/store";
 import { toHandoffView } from "../handoffs/views";
 import type { Sql } from "../sqlite";
 import { sourceOf, toSourceRecord } from "./store";
-import type { ThreadSnapshot } from "./types";
+import type { HandoffSnapshot } from "./types";
 
 /**
  * The thread cut at `cut` (default: its last entry) with its source. A cut must be the seq of
  * one of the thread's entries, so "cut at #N" always names something that was written.
  */
-export function loadSnapshot(tx: Sql, id: string, cut: number | null = null): ThreadSnapshot {
+export function loadSnapshot(tx: Sql, id: string, cut: number | null = null): HandoffSnapshot {
   const handoff = toHandoffView(loadHandoff(tx, id));
   const all = entriesOf(tx, id, {}, "asc", Number.MAX_SAFE_INTEGER);
   const source = sourceOf(tx, id);

@@ -1,5 +1,5 @@
 import type { EntryView } from "../handoffs/views";
-import type { SourceFormat, ThreadSnapshot } from "./types";
+import type { SourceFormat, HandoffSnapshot } from "./types";
 
 /** Questions asked after the latest decision: nobody has answered them yet. */
 export function openQuestions(entries: EntryView[]): EntryView[] {
@@ -8,7 +8,7 @@ export function openQuestions(entries: EntryView[]): EntryView[] {
 }
 
 /** Files the thread's source document named (handoff.json, handoff.yaml, a bundle's refs). */
-export function sourceFiles(snapshot: ThreadSnapshot): string[] {
+export function sourceFiles(snapshot: HandoffSnapshot): string[] {
   return snapshot.source?.metadata.files ?? [];
 }
 
@@ -17,7 +17,7 @@ export function sourceFiles(snapshot: ThreadSnapshot): string[] {
  * document and the entries added in Baton since; otherwise null (the export maps entries).
  */
 export function latestUnchangedImport(
-  snapshot: ThreadSnapshot,
+  snapshot: HandoffSnapshot,
   format: SourceFormat,
 ): { document: string; added: EntryView[] } | null {
   const { source, cut, entries } = snapshot;

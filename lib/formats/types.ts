@@ -94,7 +94,7 @@ export type SourceRecord = {
 };
 
 /** A thread cut at `cut` (entries with seq ≤ cut), with its source when it was imported. */
-export type ThreadSnapshot = {
+export type HandoffSnapshot = {
   handoff: HandoffView;
   entries: EntryView[];
   cut: number | null;
@@ -114,7 +114,7 @@ export type FormatModule<Doc> = {
   /** Import: the thread this document becomes. */
   toThread(doc: Doc): ThreadDraft;
   /** Export: the document for a thread cut. */
-  fromThread(snapshot: ThreadSnapshot): Doc;
+  fromThread(snapshot: HandoffSnapshot): Doc;
   /** The document's bytes as Baton writes them. */
   serialize(doc: Doc): string;
   fileName: string;

@@ -2,7 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import { disconnectDb } from "../../db";
 import { parseCommandArgs, usageError } from "../args";
-import { errorLines, exportThread } from "../../formats";
+import { errorLines, exportHandoff } from "../../formats";
 import { ensureMigrated } from "../../migrate";
 
 const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
@@ -27,7 +27,7 @@ export async function run(args: string[]): Promise<number> {
   }
   try {
     ensureMigrated();
-    const exported = await exportThread({ id: positionals[0], format: values.format, cut: values.cut });
+    const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: values.cut });
     if (values.out) {
       try {
         fs.writeFileSync(values.out, exported.text);

@@ -1,7 +1,7 @@
 "use server";
 
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
-import { exportThread } from "@/lib/formats/export-thread";
+import { exportHandoff } from "@/lib/formats/export-handoff";
 import { revalidateThread } from "../../revalidate";
 
 export type ExportBundleState = FormState & { artifactId?: string; cut?: number | null };
@@ -10,7 +10,7 @@ export type ExportBundleState = FormState & { artifactId?: string; cut?: number 
 export async function exportBundleAction(_previous: ExportBundleState, formData: FormData): Promise<ExportBundleState> {
   const values = formValues(formData);
   try {
-    const exported = await exportThread({ id: values.id, format: "bundle" });
+    const exported = await exportHandoff({ id: values.id, format: "bundle" });
     revalidateThread(values.id);
     return {
       status: "success",

@@ -1,4 +1,4 @@
-import { exportThread } from "@/lib/formats/export-thread";
+import { exportHandoff } from "@/lib/formats/export-handoff";
 import { errorResponse } from "@/lib/http";
 
 /**
@@ -9,7 +9,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const { id } = await params;
   const search = new URL(request.url).searchParams;
   try {
-    const exported = await exportThread({ id, format: search.get("format") ?? "", cut: search.get("cut") });
+    const exported = await exportHandoff({ id, format: search.get("format") ?? "", cut: search.get("cut") });
     return new Response(exported.text, {
       headers: {
         "content-type": exported.contentType,

@@ -9,9 +9,9 @@ import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
 import { recordArtifact } from "./store";
-import { FORMAT_LABELS, type SourceFormat, type ThreadSnapshot } from "./types";
+import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types";
 
-export const exportThreadInput = z.object({
+export const exportHandoffInput = z.object({
   id: handoffIdSchema,
   format: z.string({ error: "format is required: bundle, json or yaml" }),
   cut: z.preprocess(
@@ -20,7 +20,7 @@ export const exportThreadInput = z.object({
   ),
 });
 
-export type ExportThreadOptions = { id: string; format: string; cut?: number | string | null };
+export type ExportHandoffOptions = { id: string; format: string; cut?: number | string | null };
 
 export type ExportedDocument = {
   format: SourceFormat;
@@ -36,7 +36,7 @@ export type ExportedDocument = {
 export type RenderedDocument = Omit<ExportedDocument, "artifactId">;
 
 /** The document for a snapshot, checked by parsing it back: Baton never writes what it would refuse. */
-export function renderSnapshot(snapshot: ThreadSnapshot, format: SourceFormat): RenderedDocument {
+export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat): RenderedDocument {
   const { handoff, entries, source } = snapshot;
   if (entries.length === 0 && source?.format !== format) {
     throw new Invalid(
@@ -68,8 +68,8 @@ export function storeBundleIn(tx: Sql, handoffId: string, rendered: RenderedDocu
  * Exports a thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json
  * or handoff.yaml. A bundle is also stored under its SHA-256 and recorded as an artifact.
  */
-export async function exportThread(options: ExportThreadOptions): Promise<ExportedDocument> {
-  const input = parseInput(exportThreadInput, options);
+export async function exportHandoff(options: ExportHandoffOptions): Promise<ExportedDocument> {
+  const input = parseInput(exportHandoffInput, options);
   const format = formatNamed(input.format);
   const snapshot = read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
   const rendered = renderSnapshot(snapshot, format);

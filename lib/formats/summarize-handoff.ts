@@ -117,7 +117,7 @@ function fitToBudget(
  * It depends only on the entries and the thread's title and id, never on the clock, so the same
  * cut always gives the same text.
  */
-export function summarizeThread(
+export function summarizeHandoff(
   handoff: Pick<HandoffView, "id" | "title" | "project">,
   entries: EntryView[],
   budgetBytes: number = MAX_SUMMARY_BYTES,
