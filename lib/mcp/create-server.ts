@@ -39,7 +39,7 @@ export type CreateMcpServerOptions = {
   /** Identity for calls that omit `as_client` (default chat, as in the seed). */
   defaultClient?: ClientSide;
   log?: (line: string) => void;
-  /** Offer resources/subscribe; only a transport that carries unrequested notifications (stdio) can keep the promise. */
+  /** Offer resources/subscribe: only where notifications can reach the client unasked (stdio, an HTTP session's GET stream). */
   subscriptions?: boolean;
 };
 
