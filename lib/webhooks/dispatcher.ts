@@ -1,0 +1,268 @@
+import "server-only";
+import { latestChangeSeq, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
+import { read, storedDate, write, type Sql } from "../sqlite";
+import { eventsOf } from "./hooks";
+import type { WebhookEvent } from "./schemas";
+import { signatureHeader } from "./signature";
+
+/**
+ * The webhook dispatcher, running inside Baton's server process. It follows the change feed from
+ * the seq kept in webhook_cursor and turns each change into queued rows of webhook_deliveries in
+ * the same transaction that moves the cursor: a restart resumes where it stopped, losing none and
+ * enqueueing none twice. A sending loop POSTs what is due, signed, never following a redirect,
+ * and reschedules failures along RETRY_SCHEDULE_MS (a day in all) before giving up.
+ */
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** The wait after each failed attempt; after the last, the delivery has failed (about 24 h after the first attempt). */
+export const RETRY_SCHEDULE_MS = [10 * SECOND, MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 4 * HOUR, 8 * HOUR, 9 * HOUR];
+/** A hook failing this many times in a row is paused (also when one of its deliveries gives up). */
+export const PAUSE_AFTER_FAILURES = 20;
+export const DELIVERY_TIMEOUT_MS = 10 * SECOND;
+const SEND_INTERVAL_MS = SECOND;
+const SEND_BATCH = 10;
+const ERROR_TEXT_MAX = 300;
+
+export type DispatcherOptions = {
+  retryScheduleMs?: readonly number[];
+  pauseAfterFailures?: number;
+  timeoutMs?: number;
+  sendIntervalMs?: number;
+};
+export type WebhookDispatcher = { stop: () => Promise<void>; /** Sends what is due now (tests; the loop does it every second). */ sendDue: () => Promise<void> };
+
+type Queued = { event: WebhookEvent; entryType?: string; data: Record<string, unknown> };
+
+function cursorIn(tx: Sql): number {
+  const row = tx.statement("SELECT seq FROM webhook_cursor WHERE id = 1").get() as { seq: number } | undefined;
+  if (row) return row.seq;
+  // A fresh dispatcher starts at the present: hooks are about what happens from now on.
+  const latest = latestChangeSeq();
+  tx.statement("INSERT INTO webhook_cursor (id, seq) VALUES (1, ?)").run(latest);
+  return latest;
+}
+
+/** What one change means for webhooks (nothing for most). Reads the rows it names, which may be gone (a closed handoff's entries). */
+function eventsOfChange(tx: Sql, change: Change): Queued[] {
+  if (change.subject === "entry" && change.action === "created" && change.entrySeq !== null) {
+    const entry = tx
+      .statement(
+        "SELECT e.seq, e.type, e.from_client, e.content, e.created_at, h.id AS handoff_id, h.title, h.project FROM handoff_entries e JOIN handoffs h ON h.id = e.handoff_id WHERE e.seq = ?",
+      )
+      .get(change.entrySeq) as
+      | { seq: number; type: string; from_client: string; content: string; created_at: string; handoff_id: string; title: string; project: string | null }
+      | undefined;
+    if (!entry) return [];
+    const data = {
+      handoff: { id: entry.handoff_id, title: entry.title, project: entry.project },
+      entry: { seq: entry.seq, type: entry.type, from: entry.from_client, content: entry.content, createdAt: entry.created_at },
+    };
+    const queued: Queued[] = [{ event: "entry.created", entryType: entry.type, data }];
+    if (entry.type === "question") queued.push({ event: "question.asked", data: { ...data, waitingFor: entry.from_client === "chat" ? "code" : "chat" } });
+    return queued;
+  }
+  if (change.subject === "handoff" && change.action === "closed" && change.handoffId) {
+    const handoff = tx.statement("SELECT id, title, project, closed_at FROM handoffs WHERE id = ?").get(change.handoffId) as
+      | { id: string; title: string; project: string | null; closed_at: string | null }
+      | undefined;
+    return handoff ? [{ event: "handoff.closed", data: { handoff: { id: handoff.id, title: handoff.title, project: handoff.project, closedAt: handoff.closed_at } } }] : [];
+  }
+  if (change.subject === "shift_handoff" && change.action === "created" && change.agentId !== null) {
+    const record = tx
+      .statement(
+        "SELECT a.id, a.name, a.persona_slug, a.project, r.reason, r.file_path, r.created_at FROM handoff_records r JOIN agents a ON a.id = r.agent_id WHERE r.agent_id = ?",
+      )
+      .get(change.agentId) as { id: number; name: string; persona_slug: string; project: string | null; reason: string; file_path: string | null; created_at: string } | undefined;
+    if (!record) return [];
+    return [
+      {
+        event: "agent.handed_off",
+        data: {
+          agent: { id: record.id, name: record.name, persona: record.persona_slug, project: record.project },
+          handoff: { reason: record.reason, filePath: record.file_path, createdAt: record.created_at },
+        },
+      },
+    ];
+  }
+  return [];
+}
+
+/** Queues `queued` for every hook that wants it; returns how many rows were added. */
+function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
+  if (queued.length === 0) return 0;
+  const hooks = tx.statement("SELECT id, events FROM webhooks").all() as { id: number; events: string }[];
+  const now = storedDate();
+  let added = 0;
+  for (const hook of hooks) {
+    const wanted = eventsOf(hook);
+    for (const item of queued) {
+      if (!wanted.events.includes(item.event)) continue;
+      if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
+      const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
+      tx.statement("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)").run(
+        hook.id,
+        item.event,
+        payload,
+        now,
+        now,
+      );
+      added++;
+    }
+  }
+  return added;
+}
+
+/** Turns one change into deliveries and moves the cursor past it, atomically; a change already processed (by this or another process) is skipped. */
+function processChange(change: Change): number {
+  return write((tx) => {
+    if (change.seq <= cursorIn(tx)) return 0;
+    const added = enqueue(tx, eventsOfChange(tx, change), change.at);
+    tx.statement("UPDATE webhook_cursor SET seq = ? WHERE id = 1").run(change.seq);
+    return added;
+  });
+}
+
+type Due = { id: number; webhook_id: number; event: string; payload: string; attempts: number; url: string; secret: string };
+
+const clip = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text);
+
+async function attempt(due: Due, timeoutMs: number): Promise<{ status: number | null; ms: number; error: string | null }> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = performance.now();
+  try {
+    const response = await fetch(due.url, {
+      method: "POST",
+      body: due.payload,
+      // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
+      redirect: "manual",
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "Baton-Webhook/1",
+        "x-baton-event": due.event,
+        "x-baton-delivery": String(due.id),
+        "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
+      },
+    });
+    await response.body?.cancel();
+    const ms = Math.round(performance.now() - started);
+    const ok = response.status >= 200 && response.status < 300;
+    return { status: response.status, ms, error: ok ? null : `answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : ""}` };
+  } catch (error) {
+    const ms = Math.round(performance.now() - started);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    return { status: null, ms, error: clip(String(reason)) };
+  }
+}
+
+function record(due: Due, result: { status: number | null; ms: number; error: string | null }, options: Required<DispatcherOptions>): void {
+  write((tx) => {
+    const now = storedDate();
+    tx.statement("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, ?, ?, ?)").run(due.id, result.status, result.ms, result.error, now);
+    const attempts = due.attempts + 1;
+    if (result.error === null) {
+      tx.statement("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_response_ms = ?, last_error = NULL, delivered_at = ? WHERE id = ?").run(
+        attempts,
+        result.status,
+        result.ms,
+        now,
+        due.id,
+      );
+      tx.statement("UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?").run(due.webhook_id);
+      return;
+    }
+    const gaveUp = attempts > options.retryScheduleMs.length;
+    const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
+    tx.statement("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ? WHERE id = ?").run(
+      gaveUp ? "failed" : "pending",
+      attempts,
+      next,
+      result.status,
+      result.ms,
+      result.error,
+      due.id,
+    );
+    const hook = tx.statement("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures").get(due.webhook_id) as
+      | { consecutive_failures: number }
+      | undefined;
+    if (!hook) return;
+    if (gaveUp || hook.consecutive_failures >= options.pauseAfterFailures) tx.statement("UPDATE webhooks SET status = 'paused' WHERE id = ?").run(due.webhook_id);
+    // A failure report about a failure report would chase itself.
+    if (gaveUp && due.event !== "delivery.failed") {
+      enqueue(tx, [{ event: "delivery.failed", data: { delivery: { id: due.id, webhookId: due.webhook_id, url: due.url, event: due.event, attempts, lastStatus: result.status, lastError: result.error } } }], now);
+    }
+  });
+}
+
+/** Starts following the change feed and sending. Stop it before the database goes away. */
+export function startWebhookDispatcher(overrides: DispatcherOptions = {}): WebhookDispatcher {
+  const options: Required<DispatcherOptions> = {
+    retryScheduleMs: overrides.retryScheduleMs ?? RETRY_SCHEDULE_MS,
+    pauseAfterFailures: overrides.pauseAfterFailures ?? PAUSE_AFTER_FAILURES,
+    timeoutMs: overrides.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    sendIntervalMs: overrides.sendIntervalMs ?? SEND_INTERVAL_MS,
+  };
+  const inFlight = new Map<number, Promise<void>>();
+  let stopped = false;
+  let kick: ReturnType<typeof setImmediate> | null = null;
+
+  const sendDue = async () => {
+    if (stopped) return;
+    let due: Due[];
+    try {
+      due = read(
+        (tx) =>
+          tx
+            .statement(
+              "SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active' ORDER BY d.next_attempt_at LIMIT ?",
+            )
+            .all(storedDate(new Date()), SEND_BATCH + inFlight.size) as Due[],
+      ).filter((row) => !inFlight.has(row.id));
+    } catch (error) {
+      console.error("baton: the webhook dispatcher could not read its queue; retrying", error);
+      return;
+    }
+    await Promise.all(
+      due.slice(0, SEND_BATCH).map((row) => {
+        const sending = attempt(row, options.timeoutMs)
+          .then((result) => record(row, result, options))
+          .catch((error) => console.error(`baton: could not record webhook delivery ${row.id}`, error))
+          .finally(() => inFlight.delete(row.id));
+        inFlight.set(row.id, sending);
+        return sending;
+      }),
+    );
+  };
+
+  const onFeed = (event: FeedEvent) => {
+    if (event.kind === "reset") {
+      // The changes in between are no longer kept: nothing can be made of them.
+      console.error(`baton: webhooks skipped changes up to seq ${event.seq}: ${event.reason}`);
+      write((tx) => {
+        cursorIn(tx);
+        tx.statement("UPDATE webhook_cursor SET seq = max(seq, ?) WHERE id = 1").run(event.seq);
+      });
+      return;
+    }
+    if (processChange(event.change) > 0 && !stopped) kick ??= setImmediate(() => ((kick = null), void sendDue()));
+  };
+
+  const after = write((tx) => cursorIn(tx));
+  const subscription: Subscription = subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, onFeed);
+  const timer = setInterval(() => void sendDue(), options.sendIntervalMs);
+  timer.unref?.();
+  void sendDue();
+
+  return {
+    sendDue,
+    stop: async () => {
+      stopped = true;
+      subscription.close();
+      clearInterval(timer);
+      if (kick) clearImmediate(kick);
+      await Promise.all(inFlight.values());
+    },
+  };
+}

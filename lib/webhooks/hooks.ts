@@ -1,0 +1,178 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { NotFound } from "../errors";
+import { read, storedDate, write, type Sql } from "../sqlite";
+import { parseInput } from "../validation";
+import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
+
+/** The operator's registered hooks and their delivery log: every read and write of webhooks, webhook_deliveries and webhook_attempts outside the dispatcher's sending loop. */
+export const MAX_URL_LENGTH = 2000;
+
+const urlSchema = z
+  .string({ error: "url is required" })
+  .trim()
+  .min(1, { error: "url is required" })
+  .max(MAX_URL_LENGTH, { error: `url must be at most ${MAX_URL_LENGTH} characters` })
+  .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
+    error: "url must be an absolute http:// or https:// address, e.g. https://example.com/baton-hook",
+  });
+
+const createSchema = z.object({
+  url: urlSchema,
+  events: z
+    .array(z.enum(WEBHOOK_EVENTS, { error: `events must be among ${WEBHOOK_EVENTS.join(", ")}` }), { error: "events must be a list" })
+    .min(1, { error: `choose at least one event: ${WEBHOOK_EVENTS.join(", ")}` }),
+  types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
+});
+
+const idSchema = z.coerce.number({ error: "id must be a webhook number" }).int({ error: "id must be a whole number" }).positive({ error: "id must be positive" });
+
+type HookRow = { id: number; url: string; events: string; secret: string; status: string; consecutive_failures: number; created_at: string };
+export type StoredEvents = { events: WebhookEvent[]; types: EntryType[] };
+
+export function eventsOf(row: { events: string }): StoredEvents {
+  return JSON.parse(row.events) as StoredEvents;
+}
+
+const viewOf = (row: HookRow): WebhookView => ({
+  id: row.id,
+  url: row.url,
+  ...eventsOf(row),
+  status: row.status === "paused" ? "paused" : "active",
+  consecutiveFailures: row.consecutive_failures,
+  createdAt: row.created_at,
+});
+
+/** Registers a hook; the secret is returned only here (it is stored to sign with, never shown again). */
+export function createWebhook(input: { url?: unknown; events?: unknown; types?: unknown }): { webhook: WebhookView; secret: string } {
+  const data = parseInput(createSchema, input);
+  const events = [...new Set(data.events)];
+  const types = events.includes("entry.created") ? [...new Set(data.types)] : [];
+  const secret = `whsec_${randomBytes(24).toString("base64url")}`;
+  const row = write(
+    (tx) =>
+      tx
+        .statement("INSERT INTO webhooks (url, events, secret, status, consecutive_failures, created_at) VALUES (?, ?, ?, 'active', 0, ?) RETURNING *")
+        .get(data.url, JSON.stringify({ events, types }), secret, storedDate()) as HookRow,
+  );
+  return { webhook: viewOf(row), secret };
+}
+
+export function listWebhooks(): WebhookView[] {
+  return (read((tx) => tx.statement("SELECT * FROM webhooks ORDER BY id").all()) as HookRow[]).map(viewOf);
+}
+
+function hookIn(tx: Sql, id: number): HookRow {
+  const row = tx.statement("SELECT * FROM webhooks WHERE id = ?").get(id) as HookRow | undefined;
+  if (!row) throw new NotFound(`no webhook ${id}; \`baton webhook list\` or /settings/webhooks shows the registered ones`);
+  return row;
+}
+
+
+export function removeWebhook(input: { id?: unknown }): void {
+  const id = parseInput(idSchema, input.id);
+  write((tx) => {
+    hookIn(tx, id);
+    tx.statement("DELETE FROM webhooks WHERE id = ?").run(id);
+  });
+}
+
+export function pauseWebhook(input: { id?: unknown }): WebhookView {
+  const id = parseInput(idSchema, input.id);
+  return write((tx) => {
+    hookIn(tx, id);
+    return viewOf(tx.statement("UPDATE webhooks SET status = 'paused' WHERE id = ? RETURNING *").get(id) as HookRow);
+  });
+}
+
+/** Resumes a paused hook: its failure count starts over and what waited is sent now. */
+export function resumeWebhook(input: { id?: unknown }): WebhookView {
+  const id = parseInput(idSchema, input.id);
+  return write((tx) => {
+    hookIn(tx, id);
+    tx.statement("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'").run(storedDate(), id);
+    return viewOf(tx.statement("UPDATE webhooks SET status = 'active', consecutive_failures = 0 WHERE id = ? RETURNING *").get(id) as HookRow);
+  });
+}
+
+type DeliveryRow = {
+  id: number;
+  webhook_id: number;
+  event: WebhookEvent;
+  payload: string;
+  status: DeliveryView["status"];
+  attempts: number;
+  next_attempt_at: string;
+  last_status: number | null;
+  last_response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+};
+
+const deliveryViewOf = (row: DeliveryRow): DeliveryView => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  event: row.event,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  lastStatus: row.last_status,
+  lastResponseMs: row.last_response_ms,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
+
+/** The latest deliveries, newest first (of one hook, or of all). */
+export function recentDeliveries(input: { webhookId?: number; limit?: number } = {}): DeliveryView[] {
+  const limit = Math.min(Math.max(input.limit ?? 20, 1), 200);
+  const rows = read((tx) =>
+    input.webhookId === undefined
+      ? tx.statement("SELECT * FROM webhook_deliveries ORDER BY id DESC LIMIT ?").all(limit)
+      : tx.statement("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?").all(input.webhookId, limit),
+  ) as DeliveryRow[];
+  return rows.map(deliveryViewOf);
+}
+
+export type AttemptView = { status: number | null; responseMs: number; error: string | null; at: string };
+
+export function deliveryAttempts(deliveryId: number): AttemptView[] {
+  const rows = read((tx) => tx.statement("SELECT status, response_ms, error, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id").all(deliveryId)) as {
+    status: number | null;
+    response_ms: number;
+    error: string | null;
+    at: string;
+  }[];
+  return rows.map((row) => ({ status: row.status, responseMs: row.response_ms, error: row.error, at: row.at }));
+}
+
+/** Re-queues one delivery (whatever became of it) to be sent now, with a fresh day of retries. */
+export function redeliver(input: { id?: unknown }): DeliveryView {
+  const id = parseInput(idSchema, input.id);
+  return write((tx) => {
+    const row = tx
+      .statement("UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? RETURNING *")
+      .get(storedDate(), id) as DeliveryRow | undefined;
+    if (!row) throw new NotFound(`no delivery ${id}; the recent ones are listed under each webhook at /settings/webhooks`);
+    return deliveryViewOf(row);
+  });
+}
+
+/** Deliveries that gave up, after delivery `after` (the dashboard's browser notifications poll this). */
+export function failedDeliveriesAfter(after: number): { id: number; webhookId: number; url: string; event: string; lastError: string | null }[] {
+  const rows = read((tx) =>
+    tx
+      .statement(
+        "SELECT d.id, d.webhook_id, w.url, d.event, d.last_error FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.status = 'failed' AND d.id > ? ORDER BY d.id LIMIT 20",
+      )
+      .all(after),
+  ) as { id: number; webhook_id: number; url: string; event: string; last_error: string | null }[];
+  return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: row.url, event: row.event, lastError: row.last_error }));
+}
+
+/** The highest delivery id so far (a page starts its failure notifications after it). */
+export function latestDeliveryId(): number {
+  return (read((tx) => tx.statement("SELECT max(id) AS id FROM webhook_deliveries").get()) as { id: number | null }).id ?? 0;
+}
