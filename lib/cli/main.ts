@@ -12,6 +12,7 @@ const commands: Record<string, Command> = {
   export: { summary: "export a thread: export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]", load: () => import("./commands/export") },
   close: { summary: "close a handoff: close <hof id> [--archive] (keep it as a context bundle first)", load: () => import("./commands/close") },
   token: { summary: "manage access tokens: token create --name NAME --role operator|agent, token list, token revoke NAME", load: () => import("./commands/token") },
+  webhook: { summary: "manage webhooks: webhook add <url> --events a,b [--types question,decision], webhook list, webhook remove <id>", load: () => import("./commands/webhook") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };
 

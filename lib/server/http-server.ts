@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import next from "next";
 import { hasTokens } from "../auth";
 import { oauthUrls, publicBaseUrl } from "../oauth";
+import { startWebhookDispatcher } from "../webhooks";
 import { carriesOwnStamp, guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
 
 /**
@@ -105,14 +106,18 @@ export async function startBatonServer(options: BatonServerOptions): Promise<Bat
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  // Webhooks are sent from the one long-lived process: this server.
+  const dispatcher = startWebhookDispatcher();
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${hostForUrl}:${address.port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await dispatcher.stop();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

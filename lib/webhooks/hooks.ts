@@ -26,7 +26,7 @@ const createSchema = z.object({
   types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
 });
 
-const idSchema = z.coerce.number({ error: "id must be a webhook number" }).int({ error: "id must be a whole number" }).positive({ error: "id must be positive" });
+const idSchema = z.object({ id: z.coerce.number({ error: "id must be a webhook number" }).int({ error: "id must be a whole number" }).positive({ error: "id must be positive" }) });
 
 type HookRow = { id: number; url: string; events: string; secret: string; status: string; consecutive_failures: number; created_at: string };
 export type StoredEvents = { events: WebhookEvent[]; types: EntryType[] };
@@ -71,7 +71,7 @@ function hookIn(tx: Sql, id: number): HookRow {
 
 
 export function removeWebhook(input: { id?: unknown }): void {
-  const id = parseInput(idSchema, input.id);
+  const id = parseInput(idSchema, input).id;
   write((tx) => {
     hookIn(tx, id);
     tx.statement("DELETE FROM webhooks WHERE id = ?").run(id);
@@ -79,7 +79,7 @@ export function removeWebhook(input: { id?: unknown }): void {
 }
 
 export function pauseWebhook(input: { id?: unknown }): WebhookView {
-  const id = parseInput(idSchema, input.id);
+  const id = parseInput(idSchema, input).id;
   return write((tx) => {
     hookIn(tx, id);
     return viewOf(tx.statement("UPDATE webhooks SET status = 'paused' WHERE id = ? RETURNING *").get(id) as HookRow);
@@ -88,7 +88,7 @@ export function pauseWebhook(input: { id?: unknown }): WebhookView {
 
 /** Resumes a paused hook: its failure count starts over and what waited is sent now. */
 export function resumeWebhook(input: { id?: unknown }): WebhookView {
-  const id = parseInput(idSchema, input.id);
+  const id = parseInput(idSchema, input).id;
   return write((tx) => {
     hookIn(tx, id);
     tx.statement("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'").run(storedDate(), id);
@@ -150,7 +150,7 @@ export function deliveryAttempts(deliveryId: number): AttemptView[] {
 
 /** Re-queues one delivery (whatever became of it) to be sent now, with a fresh day of retries. */
 export function redeliver(input: { id?: unknown }): DeliveryView {
-  const id = parseInput(idSchema, input.id);
+  const id = parseInput(idSchema, input).id;
   return write((tx) => {
     const row = tx
       .statement("UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? RETURNING *")

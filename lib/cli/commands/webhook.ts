@@ -1,0 +1,73 @@
+import "server-only";
+import { isDomainError } from "../../errors";
+import { ensureMigrated } from "../../migrate";
+import { closeSqlite } from "../../sqlite";
+import { createWebhook, listWebhooks, removeWebhook, WEBHOOK_EVENTS } from "../../webhooks";
+import { parseCommandArgs, usageError } from "../args";
+
+const USAGE = `usage: baton webhook add <url> --events a,b [--types question,decision]
+       baton webhook list
+       baton webhook remove <id>
+
+Registers URLs that Baton POSTs signed JSON to when something happens. Events:
+${WEBHOOK_EVENTS.join(", ")}. --types limits entry.created to those entry types.
+add prints the hook's signing secret alone on standard output, once: it is not shown again.
+Deliveries are sent by the running server (npm start), retried for a day, and listed with
+Redeliver, Pause and Resume at /settings/webhooks.`;
+
+const list = (value: string | undefined) => (value ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+
+async function add(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs("webhook", USAGE, args, { allowPositionals: true, options: { events: { type: "string" }, types: { type: "string" } } });
+  if (typeof parsed === "number") return parsed;
+  if (parsed.positionals.length !== 1) return usageError("webhook", "add takes one URL", USAGE);
+  if (!parsed.values.events) return usageError("webhook", `add needs --events, among ${WEBHOOK_EVENTS.join(", ")}`, USAGE);
+  const { webhook, secret } = createWebhook({ url: parsed.positionals[0], events: list(parsed.values.events), types: list(parsed.values.types) });
+  process.stdout.write(`${secret}\n`);
+  process.stderr.write(`added webhook ${webhook.id} for ${webhook.events.join(", ")}; the secret above is shown only this once\n`);
+  return 0;
+}
+
+async function show(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs("webhook", USAGE, args, { options: {} });
+  if (typeof parsed === "number") return parsed;
+  const hooks = listWebhooks();
+  if (hooks.length === 0) process.stderr.write("no webhooks; add one with `baton webhook add <url> --events question.asked`\n");
+  for (const hook of hooks) {
+    const types = hook.types.length ? ` (types ${hook.types.join(",")})` : "";
+    const failing = hook.consecutiveFailures ? `\t${hook.consecutiveFailures} failures in a row` : "";
+    process.stdout.write(`${hook.id}\t${hook.status}\t${hook.url}\t${hook.events.join(",")}${types}${failing}\n`);
+  }
+  return 0;
+}
+
+async function remove(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs("webhook", USAGE, args, { allowPositionals: true, options: {} });
+  if (typeof parsed === "number") return parsed;
+  if (parsed.positionals.length !== 1) return usageError("webhook", "remove takes one webhook id", USAGE);
+  removeWebhook({ id: parsed.positionals[0] });
+  process.stderr.write(`removed webhook ${parsed.positionals[0]} and its deliveries\n`);
+  return 0;
+}
+
+const verbs: Record<string, (args: string[]) => Promise<number>> = { add, list: show, remove };
+
+export async function run(args: string[]): Promise<number> {
+  const [verb, ...rest] = args;
+  if (verb === "--help" || verb === "-h") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const command = verb && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+  if (!command) return usageError("webhook", verb ? `unknown verb "${verb}"` : "give add, list or remove", USAGE);
+  try {
+    ensureMigrated();
+    return await command(rest);
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    process.stderr.write(`baton webhook: ${error.message}\n`);
+    return 1;
+  } finally {
+    closeSqlite();
+  }
+}
