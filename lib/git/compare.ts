@@ -1,0 +1,75 @@
+import "server-only";
+import { mentionedPaths, isNamed } from "./mentions";
+import { readGitState, runGit } from "./read-state";
+import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitState, type Staleness } from "./types";
+
+/** Same repository: the same remote when both have one, else the same root or the recorded commit is known here. */
+async function sameRepository(recorded: GitState, reader: GitState, root: string): Promise<boolean> {
+  if (recorded.remote && reader.remote) return normalizeRemote(recorded.remote) === normalizeRemote(reader.remote);
+  if (recorded.root && recorded.root === reader.root) return true;
+  if (recorded.head) return (await hasCommit(root, recorded.head)) === true;
+  // An import names only a branch and files: nothing to tell repositories apart, so trust the reader.
+  return recorded.root === null;
+}
+
+function normalizeRemote(remote: string): string {
+  return remote
+    .replace(/\.git\/?$/, "")
+    .replace(/^[a-z]+:\/\//i, "")
+    .replace(/^[^@/]+@/, "")
+    .replace(":", "/")
+    .toLowerCase();
+}
+
+async function hasCommit(root: string, commit: string): Promise<boolean | null> {
+  const found = await runGit(root, ["cat-file", "-t", commit]);
+  return found === null ? false : found === "commit";
+}
+
+/**
+ * How the reader's repository at `folder` has moved on from `recorded`: commits since its HEAD,
+ * a changed or deleted branch, and files the handoff names (`recorded.files`, paths in `texts`)
+ * that changed since. null when there is no git or repository here, when it is another
+ * repository, or when nothing moved on.
+ */
+export async function compareWithRepository(recorded: GitState, folder: string, texts: Iterable<string> = []): Promise<Staleness | null> {
+  const reader = await readGitState(folder);
+  if (!reader?.root) return null;
+  const root = reader.root;
+  if (!(await sameRepository(recorded, reader, root))) return null;
+
+  let commitsSince = 0;
+  let commits: string[] = [];
+  let headMissing = false;
+  let changedFiles: string[] = [];
+  if (recorded.head) {
+    if (!(await hasCommit(root, recorded.head))) {
+      headMissing = true;
+    } else if (reader.head && reader.head !== recorded.head) {
+      const range = `${recorded.head}..${reader.head}`;
+      const [count, log] = await Promise.all([
+        runGit(root, ["rev-list", "--count", range]),
+        runGit(root, ["log", "--no-show-signature", `--max-count=${MAX_LISTED_COMMITS}`, "--format=%h %s", range]),
+      ]);
+      commitsSince = Number(count ?? 0) || 0;
+      commits = log ? log.split("\n").filter(Boolean) : [];
+    }
+    if (!headMissing) {
+      const named = new Set([...(recorded.files ?? []), ...mentionedPaths(texts)]);
+      if (named.size > 0) {
+        const diff = await runGit(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", recorded.head, "--"]);
+        changedFiles = (diff ? diff.split("\n") : []).filter((path) => path && isNamed(path, named)).slice(0, MAX_LISTED_FILES);
+      }
+    }
+  }
+
+  let branch: Staleness["branch"] = null;
+  if (recorded.branch && recorded.branch !== reader.branch) {
+    const exists = await runGit(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${recorded.branch}`]);
+    branch = { from: recorded.branch, to: reader.branch, gone: exists === null };
+  }
+
+  if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return null;
+  const found = { commitsSince, commits, headMissing, branch, changedFiles };
+  return { ...found, block: renderStaleness(found, recorded) };
+}

@@ -1,0 +1,9 @@
+/**
+ * lib/git: where a handoff stands in git. Reads a repository's state (read-state.ts), compares a
+ * recorded state with a reader's repository (compare.ts) and renders one short block (types.ts).
+ * Never throws for want of git: no git or no repository is null.
+ */
+import "server-only";
+export { compareWithRepository } from "./compare";
+export { readGitState, reportedState, withoutCredentials } from "./read-state";
+export { describeRecorded, gitStateSchema, parseGitState, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
