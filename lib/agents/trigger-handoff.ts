@@ -2,6 +2,9 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { isUniqueViolation, readTransaction, writeTransaction } from "../db";
+import { readGitState } from "../git/read-state";
+import { repoPathSchema } from "../git/types";
+import { cleanText, type Redaction } from "../secrets";
 import { parseInput } from "../validation";
 import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
 import { handoffDocumentSchema } from "./handoff-document";
@@ -27,6 +30,8 @@ export const triggerHandoffInput = z.object({
       sessionId: optionalSessionIdSchema,
     }, { error: "successor must be an object: { tmuxTarget?, name?, sessionId? }" })
     .default({}),
+  /** The outgoing agent's working folder: where its repository stands is recorded with the handoff. */
+  repoPath: repoPathSchema.optional(),
 });
 
 export type TriggerHandoffOptions = {
@@ -34,6 +39,7 @@ export type TriggerHandoffOptions = {
   reason: string;
   document: string;
   successor?: { tmuxTarget?: string | null; name?: string | null; sessionId?: string | null };
+  repoPath?: string;
 };
 
 export type TriggeredHandoff = {
@@ -41,6 +47,8 @@ export type TriggeredHandoff = {
   /** The outgoing agent, now ended. */
   agent: AgentView;
   successor: AgentView;
+  /** Secrets replaced in the document before it was written (field `document`). */
+  redactions: Redaction[];
 };
 
 /**
@@ -70,11 +78,14 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   if (outgoing.handoff) throw alreadyHandedOffConflict(shortId);
   if (outgoing.status !== "active") throw endedConflict(shortId, "hand off from");
 
+  // Before the file is written: the document goes to disk, to the successor and to other machines.
+  const { text: document, redactions } = cleanText("document", input.document);
   const now = new Date();
   const successorSessionId = input.successor.sessionId ?? randomUUID();
-  const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document: input.document });
+  const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document });
   const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute);
   const tmuxTarget = input.successor.tmuxTarget ?? null;
+  const git = input.repoPath ? await readGitState(input.repoPath) : null;
 
   let committed: TriggeredHandoff;
   try {
@@ -102,10 +113,11 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
           delivery: tmuxTarget ? null : "no target",
           deliveryState: "queued",
           createdAt: now,
+          git: git ? JSON.stringify(git) : null,
         },
       });
       const ended = await tx.agent.update({ where: { id: current.id }, data: { status: "ended", endedAt: now } });
-      return { record: toHandoffRecordView(record), agent: toAgentView(ended), successor: toAgentView(successor) };
+      return { record: toHandoffRecordView(record), agent: toAgentView(ended), successor: toAgentView(successor), redactions };
     });
   } catch (error) {
     await removeHandoffDocument(location);

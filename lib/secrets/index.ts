@@ -1,0 +1,110 @@
+import "server-only";
+import { Invalid } from "../errors";
+import { describeFieldErrors } from "../validation";
+import { findSecrets, type SecretHit } from "./scan";
+
+export { findSecrets, type SecretHit } from "./scan";
+
+/**
+ * What Baton does with a secret in a text it is about to store (`BATON_SECRETS`): `redact`
+ * (the default) replaces it with `[redacted: <kind>]`, `refuse` refuses the whole write,
+ * `off` stores it as given.
+ */
+export type SecretsPolicy = "redact" | "refuse" | "off";
+
+export function secretsPolicy(): SecretsPolicy {
+  const value = process.env.BATON_SECRETS?.trim().toLowerCase();
+  return value === "refuse" || value === "off" ? value : "redact";
+}
+
+/** What was redacted and where, for the writer: never the value. Lines and columns count from 1. */
+export type Redaction = { field: string; kind: string; line: number; column: number; offset: number };
+
+export function redactionMarker(kind: string): string {
+  return `[redacted: ${kind}]`;
+}
+
+function positionOf(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) {
+    line += 1;
+    lineStart = at + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+export function describeRedaction(redaction: Redaction): string {
+  return `${redaction.kind} at line ${redaction.line}, column ${redaction.column}`;
+}
+
+function toRedactions(field: string, text: string, hits: SecretHit[]): Redaction[] {
+  return hits.map((hit) => ({ field, kind: hit.kind, offset: hit.start, ...positionOf(text, hit.start) }));
+}
+
+/**
+ * The refusal under `BATON_SECRETS=refuse`: an Invalid naming each field, kind and position.
+ * The value is never part of it, so the message can be logged and shown.
+ */
+export function refusal(redactions: Redaction[]): Invalid {
+  const fieldErrors: Record<string, string[]> = {};
+  for (const redaction of redactions) {
+    (fieldErrors[redaction.field] ??= []).push(
+      `contains a secret (${describeRedaction(redaction)}); remove it: this Baton refuses secrets (BATON_SECRETS=refuse)`,
+    );
+  }
+  return new Invalid(describeFieldErrors(fieldErrors), fieldErrors);
+}
+
+/**
+ * In YAML a value that starts with `[` is a list: a marker that opens a plain scalar is quoted,
+ * so the redacted document still parses to the same fields.
+ */
+function yamlMarker(text: string, hit: SecretHit, marker: string): string {
+  const lineStart = text.lastIndexOf("\n", hit.start - 1) + 1;
+  const before = text.slice(lineStart, hit.start);
+  const lineEnd = text.indexOf("\n", hit.end);
+  const after = text.slice(hit.end, lineEnd === -1 ? text.length : lineEnd);
+  const opensScalar = /(?:^|:|-)\s*$/.test(before) && !/["']\s*$/.test(before);
+  return opensScalar && /^\s*(?:#.*)?$/.test(after) ? `"${marker}"` : marker;
+}
+
+export type CleanOptions = { yaml?: boolean };
+
+/** `text` with every hit replaced by its marker. */
+export function redactText(text: string, hits: SecretHit[], options: CleanOptions = {}): string {
+  let out = "";
+  let from = 0;
+  for (const hit of hits) {
+    const marker = redactionMarker(hit.kind);
+    out += text.slice(from, hit.start) + (options.yaml ? yamlMarker(text, hit, marker) : marker);
+    from = hit.end;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * Applies the policy to the texts of one write, about to be stored: returns the texts to store
+ * and what was redacted, or throws one refusal naming every field. Keys name the texts for the
+ * writer (`content`, `title`, `document`).
+ */
+export function cleanFields<K extends string>(fields: Record<K, string>, options: CleanOptions = {}): { texts: Record<K, string>; redactions: Redaction[] } {
+  const texts = { ...fields };
+  const redactions: Redaction[] = [];
+  const policy = secretsPolicy();
+  if (policy === "off") return { texts, redactions };
+  for (const field of Object.keys(fields) as K[]) {
+    const hits = findSecrets(fields[field]);
+    if (hits.length === 0) continue;
+    redactions.push(...toRedactions(field, fields[field], hits));
+    texts[field] = redactText(fields[field], hits, options);
+  }
+  if (policy === "refuse" && redactions.length > 0) throw refusal(redactions);
+  return { texts, redactions };
+}
+
+/** One text: see cleanFields. */
+export function cleanText(field: string, text: string, options: CleanOptions = {}): { text: string; redactions: Redaction[] } {
+  const cleaned = cleanFields({ [field]: text }, options);
+  return { text: cleaned.texts[field], redactions: cleaned.redactions };
+}

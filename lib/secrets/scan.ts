@@ -1,0 +1,127 @@
+import "server-only";
+import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
+import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/types";
+
+/** One secret in a text: what kind, and where (UTF-16 offsets, end exclusive). Never the value. */
+export type SecretHit = { kind: string; start: number; end: number };
+
+type Scanner = (text: string, report: (hit: SecretHit) => void) => void;
+
+/**
+ * secretlint's recommended preset, driven synchronously: its text rules are plain regular
+ * expressions in a synchronous `file` handler, while its public `lintSource` is async and
+ * builds a whole linter per call. Running the rules directly keeps the scan inside the write
+ * transaction of the hot path (lib/handoffs/store.ts) and about ten times cheaper.
+ * The preset's comment filter is left out: a secret in a comment is still a secret.
+ */
+function secretlintScanner(rule: SecretLintRuleCreator): Scanner {
+  const kind = rule.meta.id.replace(/^@secretlint\/secretlint-rule-/, "");
+  // The AWS access key ID check is off by default in the preset; a key ID is a secret here.
+  const options = kind === "aws" ? { enableIDScanRule: true } : {};
+  return (text, report) => {
+    const context = {
+      sharedOptions: {},
+      // The translated message would embed the secret: only the rule's message id is kept.
+      createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
+      report: ({ range }: { range: readonly [number, number] }) => report({ kind, start: range[0], end: range[1] }),
+      ignore: () => {},
+    } as unknown as SecretLintRuleContext;
+    const handler = rule.create(context, options) as { file?: (source: { content: string; contentType: "text"; filePath: undefined; ext: string }) => unknown };
+    const pending = handler.file?.({ content: text, contentType: "text", filePath: undefined, ext: "" });
+    // Only the binary PKCS#12 check is async, and text never reaches it.
+    if (pending instanceof Promise) pending.catch(() => {});
+  };
+}
+
+function regexScanner(kind: string, pattern: RegExp): Scanner {
+  return (text, report) => {
+    for (const match of text.matchAll(pattern)) report({ kind, start: match.index, end: match.index + match[0].length });
+  };
+}
+
+/** Baton's own credentials: named tokens, OAuth access and refresh tokens (prefix + 32 bytes base64url). */
+const batonToken = regexScanner("baton-token", /\bbaton(?:at|rt)?_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g);
+
+/** Header.payload.signature, both JSON parts base64url of `{"`. Not in the preset. */
+const jwt = regexScanner("jwt", /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g);
+
+/** Any PEM private key block, also one whose body the preset's stricter check does not accept (wrapped, escaped in JSON). */
+const pemPrivateKey = regexScanner("privatekey", /-----BEGIN[A-Z ]{0,30} PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[A-Z ]{0,30} PRIVATE KEY(?: BLOCK)?-----/g);
+
+const PLACEHOLDER = /^(?:x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[A-Z_]+%|\{\{[^}]*\}\}|(?:your|my|example|changeme|placeholder|redacted|dummy|test)\b.*|\[redacted:.*)$/i;
+
+/**
+ * `.env`-style assignments (`DB_PASSWORD=…`, `export API_KEY="…"`, `client_secret: …`): only the
+ * value is a secret. Values must look like one (8+ characters with a digit, symbol or mixed case)
+ * and not be a placeholder, so `TOKEN_TTL=3600` or `password: required` stay.
+ */
+const ENV_ASSIGNMENT =
+  /(?:^|[\s;{,])(?:export\s+)?["']?([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*)["']?\s*[:=]\s*(["']?)([^\s"'`,;]{8,200})\2/gim;
+
+const envAssignment: Scanner = (text, report) => {
+  for (const match of text.matchAll(ENV_ASSIGNMENT)) {
+    const value = match[3];
+    if (PLACEHOLDER.test(value)) continue;
+    if (!/\d|[^A-Za-z0-9]|[a-z].*[A-Z]|[A-Z].*[a-z]/.test(value)) continue;
+    // Values that are references or plain words in code: `token = getToken()`, `password: string`.
+    if (/^[A-Za-z_][A-Za-z0-9_.]*(?:\(.*)?$/.test(value) && !/\d/.test(value)) continue;
+    const end = match.index + match[0].length - match[2].length;
+    report({ kind: "env-assignment", start: end - value.length, end });
+  }
+};
+
+const ENTROPY_CANDIDATE = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
+
+function shannonBits(text: string): number {
+  const counts = new Map<string, number>();
+  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * Long random-looking strings no rule names (generic API keys). Tuned on the look-alike corpus
+ * (tests/fixtures/secrets): hex (git SHAs, digests) and UUIDs have too few symbols, `sha512-…` is a lockfile's integrity; base64 after
+ * `base64,` is an inline image; words and paths lack digits or entropy; hof_ ids are shorter.
+ */
+const highEntropy: Scanner = (text, report) => {
+  for (const match of text.matchAll(ENTROPY_CANDIDATE)) {
+    const value = match[0];
+    if (/^[0-9a-fA-F-]+$/.test(value) || /^sha(?:256|384|512)-/.test(value)) continue;
+    if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/\d/.test(value)) continue;
+    const before = text.slice(Math.max(0, match.index - 8), match.index);
+    if (/base64,$/.test(before)) continue;
+    // Paths and identifiers: separators with word-length runs between them.
+    if (value.split(/[/_-]/).length > 3 && value.split(/[/_-]/).every((part) => part.length < 16)) continue;
+    if (shannonBits(value) < 4.3) continue;
+    report({ kind: "high-entropy", start: match.index, end: match.index + value.length });
+  }
+};
+
+const SCANNERS: Scanner[] = [
+  ...(recommendedRules as unknown as SecretLintRuleCreator[]).filter((rule) => rule.meta.type === "scanner").map(secretlintScanner),
+  batonToken,
+  jwt,
+  pemPrivateKey,
+  envAssignment,
+  highEntropy,
+];
+
+/** Every secret in `text`, in order; overlapping hits are merged under the first one's kind (at the same start, the more specific rule's). */
+export function findSecrets(text: string): SecretHit[] {
+  const hits: { hit: SecretHit; rank: number }[] = [];
+  SCANNERS.forEach((scan, rank) => scan(text, (hit) => hits.push({ hit, rank })));
+  if (hits.length === 0) return [];
+  hits.sort((a, b) => a.hit.start - b.hit.start || a.rank - b.rank || b.hit.end - a.hit.end);
+  const merged: SecretHit[] = [];
+  for (const { hit } of hits) {
+    const last = merged.at(-1);
+    if (last && hit.start < last.end) last.end = Math.max(last.end, hit.end);
+    else merged.push({ ...hit });
+  }
+  return merged;
+}
