@@ -3,12 +3,14 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { SignOutButton } from "@/components/access/sign-out-button";
+import { BrowserNotifications } from "@/components/notifications/browser-notifications";
 
 const LINKS = [
   { href: "/", label: "Handoffs", matches: (path: string) => path === "/" || path.startsWith("/handoffs") },
   { href: "/agents", label: "Agents", matches: (path: string) => path.startsWith("/agents") },
   { href: "/import", label: "Import", matches: (path: string) => path.startsWith("/import") },
-  { href: "/settings/tokens", label: "Tokens", matches: (path: string) => path.startsWith("/settings") },
+  { href: "/settings/tokens", label: "Tokens", matches: (path: string) => path.startsWith("/settings/tokens") },
+  { href: "/settings/webhooks", label: "Webhooks", matches: (path: string) => path.startsWith("/settings/webhooks") },
 ];
 
 /** `signedInAs`: the token name of a signed-in operator (none on the open loopback desk). */
@@ -39,6 +41,7 @@ export function MainNav({ signedInAs }: { signedInAs: string | null }) {
             );
           })}
         </ul>
+        <BrowserNotifications />
         {signedInAs && <SignOutButton name={signedInAs} />}
         <Link
           href="/handoffs/new"

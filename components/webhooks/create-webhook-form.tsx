@@ -1,0 +1,76 @@
+"use client";
+
+import { useActionState } from "react";
+import { createWebhookAction, type CreateWebhookState } from "@/app/settings/webhooks/actions";
+import { buttonClass } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Field, inputClass } from "@/components/ui/field";
+import { ENTRY_TYPES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS } from "@/lib/webhooks/schemas";
+
+const initial: CreateWebhookState = { status: "idle" };
+
+function FieldMessages({ messages }: { messages?: string[] }) {
+  return <div aria-live="polite" className="text-sm text-red-700">{messages?.map((message) => <p key={message}>{message}</p>)}</div>;
+}
+
+export function CreateWebhookForm() {
+  const [state, formAction, pending] = useActionState(createWebhookAction, initial);
+  const errors = state.fieldErrors ?? {};
+  const eventErrors = Object.entries(errors).filter(([field]) => field.startsWith("events")).flatMap(([, messages]) => messages);
+  const typeErrors = Object.entries(errors).filter(([field]) => field.startsWith("types")).flatMap(([, messages]) => messages);
+  return (
+    <section aria-labelledby="add-webhook" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+      <h2 id="add-webhook" className="mb-3 text-base font-semibold text-slate-900">
+        Add a webhook
+      </h2>
+      <form key={state.successAt ?? 0} action={formAction} className="flex flex-col gap-4" noValidate>
+        <div aria-live="polite" className="text-sm text-red-700">
+          {state.status === "error" && state.message && <p>{state.message}</p>}
+        </div>
+        <Field id="webhook-url" label="URL" errors={errors.url} hint="http:// or https://; Baton never follows a redirect from it.">
+          <input id="webhook-url" name="url" type="url" required defaultValue={state.values?.url} aria-describedby="webhook-url-hint webhook-url-error" className={`${inputClass} font-mono sm:w-[32rem]`} />
+        </Field>
+        <fieldset className="flex flex-col gap-1">
+          <legend className="text-sm font-medium text-slate-800">Events</legend>
+          {WEBHOOK_EVENTS.map((event) => (
+            <label key={event} className="flex items-center gap-2 text-sm">
+              <input type="checkbox" name="events" value={event} />
+              {WEBHOOK_EVENT_LABELS[event]}
+            </label>
+          ))}
+          <FieldMessages messages={eventErrors} />
+        </fieldset>
+        <fieldset className="flex flex-col gap-1">
+          <legend className="text-sm font-medium text-slate-800">entry.created only for these types (none checked: every type)</legend>
+          <div className="flex flex-wrap gap-3">
+            {ENTRY_TYPES.map((type) => (
+              <label key={type} className="flex items-center gap-1.5 text-sm">
+                <input type="checkbox" name="types" value={type} />
+                {type}
+              </label>
+            ))}
+          </div>
+          <FieldMessages messages={typeErrors} />
+        </fieldset>
+        <div>
+          <button type="submit" disabled={pending} className={buttonClass("primary")}>
+            {pending ? "Adding…" : "Add webhook"}
+          </button>
+        </div>
+      </form>
+      <div aria-live="polite">
+        {state.status === "success" && state.secret && (
+          <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+            <p className="font-medium">Webhook {state.webhookId} added. Its signing secret: copy it now, it is not shown again.</p>
+            <div className="mt-2 flex flex-wrap items-center gap-2">
+              <code data-testid="webhook-secret" className="break-all rounded bg-white px-2 py-1 font-mono text-xs">
+                {state.secret}
+              </code>
+              <CopyButton text={state.secret} label="Copy secret" />
+            </div>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
