@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { addEntry, closeHandoff, createHandoff } from "../lib/handoffs";
 import { sql } from "../lib/sqlite";
 import {
@@ -129,6 +130,16 @@ describe("deliveries", () => {
     await closeHandoff({ id: handoff.id });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
     expect(JSON.parse(delivery.body)).toMatchObject({ event: "handoff.closed", data: { handoff: { id: handoff.id } } });
+  });
+
+  it("sends agent.handed_off when an agent writes its shift handoff", async () => {
+    const target = await newReceiver();
+    createWebhook({ url: target.url, events: ["agent.handed_off"] });
+    start();
+    const agent = await registerAgent({ personaSlug: "hook-watcher", project: "baton", name: "Hooky" });
+    await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
+    const [delivery] = await until(() => target.received.length >= 1 && target.received);
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: "agent.handed_off", data: { agent: { id: agent.id, name: "Hooky", project: "baton" }, handoff: { reason: "shift_end" } } });
   });
 
   it("retries along the schedule while the receiver fails, then delivers; a redirect is a failure and is not followed", async () => {

@@ -113,8 +113,19 @@ function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
   return added;
 }
 
-/** Turns one change into deliveries and moves the cursor past it, atomically; a change already processed (by this or another process) is skipped. */
+/** Whether a change can make a delivery; the others (most: a handoff's updated_at moving) cost no write at all. */
+const mayDeliver = (change: Change) =>
+  (change.subject === "entry" && change.action === "created") ||
+  (change.subject === "handoff" && change.action === "closed") ||
+  (change.subject === "shift_handoff" && change.action === "created");
+
+/**
+ * Turns one change into deliveries and moves the cursor past it, atomically; a change already
+ * processed (by this or another process) is skipped. Changes that cannot deliver anything do not
+ * move the stored cursor: after a restart they are read again and again make nothing.
+ */
 function processChange(change: Change): number {
+  if (!mayDeliver(change)) return 0;
   return write((tx) => {
     if (change.seq <= cursorIn(tx)) return 0;
     const added = enqueue(tx, eventsOfChange(tx, change), change.at);
