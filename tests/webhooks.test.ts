@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { addEntry, closeHandoff, createHandoff } from "../lib/handoffs";
+import { GET as notificationsGET } from "../app/api/notifications/route";
 import { sql } from "../lib/sqlite";
 import {
   createWebhook,
@@ -185,6 +186,13 @@ describe("deliveries", () => {
     expect(JSON.parse(report.body)).toMatchObject({ event: "delivery.failed", data: { delivery: { id: failed.id, url: broken.url, lastStatus: 500 } } });
     expect(listWebhooks().find((hook) => hook.id === webhook.id)).toMatchObject({ status: "paused", consecutiveFailures: 3 });
 
+    // The dashboard's notifications: the failure is reported once, to a page that started before it.
+    const notices = async (query: string) => (await notificationsGET(new Request(`http://127.0.0.1/api/notifications${query}`))).json();
+    const first = await notices("?after_attempt=0");
+    expect(first.failed).toEqual([expect.objectContaining({ id: failed.id, url: broken.url, event: "entry.created", lastError: "answered HTTP 500" })]);
+    expect((await notices(`?after_attempt=${first.attemptId}`)).failed).toEqual([]);
+    expect((await notificationsGET(new Request("http://127.0.0.1/api/notifications?after_attempt=-1"))).status).toBe(400);
+
     broken.state.answer = 200;
     redeliver({ id: failed.id });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -195,6 +203,7 @@ describe("deliveries", () => {
     expect(broken.received).toHaveLength(4);
     expect(broken.received[3].body).toBe(broken.received[0].body);
     expect(() => redeliver({ id: 987654 })).toThrow(/no delivery 987654/);
+
   });
 
   it("pauses a hook after the configured run of consecutive failures", async () => {

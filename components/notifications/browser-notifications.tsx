@@ -35,8 +35,8 @@ function saveChoice(on: boolean): void {
   window.dispatchEvent(new Event(CHOICE_EVENT));
 }
 
-type Start = { changeSeq: number; deliveryId: number };
-type NotificationsState = { changeSeq: number; deliveryId: number; failed: { id: number; url: string; event: string; lastError: string | null }[] };
+type Start = { changeSeq: number; attemptId: number };
+type NotificationsState = { changeSeq: number; attemptId: number; failed: { id: number; url: string; event: string; lastError: string | null }[] };
 
 function notify(title: string, body: string, tag: string, href: string): void {
   const notification = new Notification(title, { body, tag });
@@ -61,7 +61,7 @@ async function notifyQuestion(handoffId: string, entrySeq: number): Promise<void
 }
 
 function Watcher({ start }: { start: Start }) {
-  const deliveryRef = useRef(start.deliveryId);
+  const attemptRef = useRef(start.attemptId);
   const onUpdate = useCallback((update: LiveUpdate) => {
     if (update === "unknown") return;
     for (const change of update) {
@@ -77,13 +77,13 @@ function Watcher({ start }: { start: Start }) {
   useEffect(() => {
     const timer = setInterval(async () => {
       try {
-        const response = await fetch(`/api/notifications?after_delivery=${deliveryRef.current}`, { cache: "no-store" });
+        const response = await fetch(`/api/notifications?after_attempt=${attemptRef.current}`, { cache: "no-store" });
         if (!response.ok) return;
         const state = (await response.json()) as NotificationsState;
         for (const failed of state.failed) {
           notify("Webhook delivery failed", `${failed.event} to ${failed.url}: ${failed.lastError ?? "gave up"}`, `baton-delivery-${failed.id}`, "/settings/webhooks");
         }
-        deliveryRef.current = state.deliveryId;
+        attemptRef.current = state.attemptId;
       } catch {
         // Offline for a moment: the next poll catches up from the same delivery id.
       }
@@ -105,7 +105,7 @@ export function BrowserNotifications() {
     let cancelled = false;
     fetch("/api/notifications", { cache: "no-store" })
       .then((response) => (response.ok ? (response.json() as Promise<Start>) : Promise.reject(new Error(`HTTP ${response.status}`))))
-      .then((state) => !cancelled && setStart({ changeSeq: state.changeSeq, deliveryId: state.deliveryId }))
+      .then((state) => !cancelled && setStart({ changeSeq: state.changeSeq, attemptId: state.attemptId }))
       .catch(() => !cancelled && setProblem("Notifications could not start; reload the page"));
     return () => {
       cancelled = true;

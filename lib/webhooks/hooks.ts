@@ -160,19 +160,29 @@ export function redeliver(input: { id?: unknown }): DeliveryView {
   });
 }
 
-/** Deliveries that gave up, after delivery `after` (the dashboard's browser notifications poll this). */
-export function failedDeliveriesAfter(after: number): { id: number; webhookId: number; url: string; event: string; lastError: string | null }[] {
-  const rows = read((tx) =>
-    tx
-      .statement(
-        "SELECT d.id, d.webhook_id, w.url, d.event, d.last_error FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.status = 'failed' AND d.id > ? ORDER BY d.id LIMIT 20",
-      )
-      .all(after),
-  ) as { id: number; webhook_id: number; url: string; event: string; last_error: string | null }[];
-  return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: row.url, event: row.event, lastError: row.last_error }));
-}
+export type FailedDelivery = { id: number; webhookId: number; url: string; event: string; lastError: string | null };
+const FAILED_PAGE = 20;
 
-/** The highest delivery id so far (a page starts its failure notifications after it). */
-export function latestDeliveryId(): number {
-  return (read((tx) => tx.statement("SELECT max(id) AS id FROM webhook_deliveries").get()) as { id: number | null }).id ?? 0;
+/**
+ * Deliveries that gave up since attempt `after` (their last attempt is newer), oldest first, and
+ * the attempt id to ask after next time, read in one snapshot: the dashboard's browser
+ * notifications poll this. Keyed by attempt, not delivery, because a delivery gives up a day
+ * after it was queued. Without `after`, only the starting point.
+ */
+export function failedDeliveriesSince(after?: number): { attemptId: number; failed: FailedDelivery[] } {
+  return read((tx) => {
+    const latest = (tx.statement("SELECT max(id) AS id FROM webhook_attempts").get() as { id: number | null }).id ?? 0;
+    if (after === undefined) return { attemptId: latest, failed: [] };
+    const rows = tx
+      .statement(
+        `SELECT d.id, d.webhook_id, w.url, d.event, d.last_error, (SELECT max(a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempt_id
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'failed' AND attempt_id > ? ORDER BY attempt_id LIMIT ?`,
+      )
+      .all(after, FAILED_PAGE) as { id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }[];
+    const failed = rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: row.url, event: row.event, lastError: row.last_error }));
+    // A full page: resume after its last row, so none beyond it is skipped.
+    const attemptId = rows.length === FAILED_PAGE ? rows[rows.length - 1].attempt_id : Math.max(latest, after);
+    return { attemptId, failed };
+  });
 }

@@ -9,8 +9,7 @@ import "server-only";
 export {
   createWebhook,
   deliveryAttempts,
-  failedDeliveriesAfter,
-  latestDeliveryId,
+  failedDeliveriesSince,
   listWebhooks,
   pauseWebhook,
   recentDeliveries,
@@ -18,6 +17,7 @@ export {
   removeWebhook,
   resumeWebhook,
   type AttemptView,
+  type FailedDelivery,
 } from "./hooks";
 export { DELIVERY_TIMEOUT_MS, PAUSE_AFTER_FAILURES, RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions, type WebhookDispatcher } from "./dispatcher";
 export { SIGNATURE_HEADER, signatureHeader, verifySignature } from "./signature";

@@ -1,26 +1,23 @@
-import { latestChangeSeq } from "@/lib/changes";
 import { z } from "zod";
+import { latestChangeSeq } from "@/lib/changes";
 import { errorResponse } from "@/lib/http";
 import { parseInput, wholeNumberParam } from "@/lib/validation";
-import { failedDeliveriesAfter, latestDeliveryId } from "@/lib/webhooks";
+import { failedDeliveriesSince } from "@/lib/webhooks";
 
 export const dynamic = "force-dynamic";
 
-const querySchema = z.object({ after_delivery: wholeNumberParam("after_delivery", 0, Number.MAX_SAFE_INTEGER) });
+const querySchema = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
 
 /**
  * What the dashboard's browser notifications start from and poll: the latest change seq (the
- * question watcher subscribes to /api/events after it), the latest delivery id, and, with
- * `after_delivery`, the webhook deliveries that gave up since.
+ * question watcher subscribes to /api/events after it), the delivery attempt id to poll after,
+ * and, with `after_attempt`, the webhook deliveries that gave up since.
  */
 export function GET(request: Request) {
   try {
-    const query = parseInput(querySchema, { after_delivery: new URL(request.url).searchParams.get("after_delivery") ?? undefined });
-    const failed = query.after_delivery === undefined ? [] : failedDeliveriesAfter(query.after_delivery);
-    return Response.json(
-      { changeSeq: latestChangeSeq(), deliveryId: Math.max(latestDeliveryId(), query.after_delivery ?? 0), failed },
-      { headers: { "cache-control": "no-store" } },
-    );
+    const query = parseInput(querySchema, { after_attempt: new URL(request.url).searchParams.get("after_attempt") ?? undefined });
+    const changeSeq = latestChangeSeq();
+    return Response.json({ changeSeq, ...failedDeliveriesSince(query.after_attempt) }, { headers: { "cache-control": "no-store" } });
   } catch (error) {
     return errorResponse(error);
   }
