@@ -4,6 +4,8 @@ import { z } from "zod";
 import { dataDir } from "../config";
 import { readTransaction, writeTransaction } from "../db";
 import { Conflict, NotFound } from "../errors";
+import { compareWithRepository } from "../git/compare";
+import { parseGitState, repoPathSchema, type Staleness } from "../git/types";
 import { parseInput } from "../validation";
 import { recordDocumentRead } from "./delivery";
 import { loadAgent } from "./load";
@@ -12,9 +14,13 @@ import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
 
-export const getShiftDocumentInput = z.object({ agentId: agentRefSchema });
+export const getShiftDocumentInput = z.object({
+  agentId: agentRefSchema,
+  /** The successor's working folder: the document is compared with the repository there (lib/git). */
+  repoPath: repoPathSchema.optional(),
+});
 
-export type GetShiftDocumentOptions = { agentId: string | number };
+export type GetShiftDocumentOptions = { agentId: string | number; repoPath?: string };
 
 export type ShiftDocument = {
   /** The agent who wrote the document and handed off. */
@@ -26,6 +32,8 @@ export type ShiftDocument = {
   /** Where it is on the server's machine. */
   absolutePath: string;
   content: string;
+  /** How the successor's repository moved on since the document was written; null without git or when current. */
+  staleness: Staleness | null;
 };
 
 /** The MCP resource that names an agent's shift document. */
@@ -71,5 +79,7 @@ export async function getShiftDocument(options: GetShiftDocumentOptions): Promis
     if (!current) throw new NotFound(`agent ${shortId}'s handoff record is gone`);
     return recordDocumentRead(tx, current, new Date());
   });
-  return { agent: toAgentView(writer), record: toHandoffRecordView(updated), filePath: document.filePath, absolutePath, content: document.content };
+  const recorded = parseGitState(updated.git);
+  const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, [document.content]) : null;
+  return { agent: toAgentView(writer), record: toHandoffRecordView(updated), filePath: document.filePath, absolutePath, content: document.content, staleness };
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import type { GitState } from "../git/types";
 import { storedDate, type Sql } from "../sqlite";
 import type { QualityWarning, SourceFormat, SourceMetadata, SourceRecord } from "./types";
 
@@ -51,12 +52,14 @@ export type NewSource = {
   parentThreadId: string | null;
   parentSeq: number | null;
   artifactId: string | null;
+  /** Where the importer's repository stood (lib/git's GitState), when it could tell. */
+  git?: GitState | null;
 };
 
 export function insertSource(tx: Sql, source: NewSource): void {
   tx.statement(
-    `INSERT INTO handoff_sources (handoff_id, format, file_name, document, metadata, warnings, parent_thread_id, parent_seq, artifact_id, imported_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO handoff_sources (handoff_id, format, file_name, document, metadata, warnings, parent_thread_id, parent_seq, artifact_id, imported_at, git)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     source.handoffId,
     source.format,
@@ -68,6 +71,7 @@ export function insertSource(tx: Sql, source: NewSource): void {
     source.parentSeq,
     source.artifactId,
     storedDate(),
+    source.git ? JSON.stringify(source.git) : null,
   );
 }
 

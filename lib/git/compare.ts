@@ -1,7 +1,8 @@
 import "server-only";
+import { existsSync } from "node:fs";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
-import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitState, type Staleness } from "./types";
+import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
 
 /** Same repository: the same remote when both have one, else the same root or the recorded commit is known here. */
 async function sameRepository(recorded: GitState, reader: GitState, root: string): Promise<boolean> {
@@ -72,4 +73,13 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return null;
   const found = { commitsSince, commits, headMissing, branch, changedFiles };
   return { ...found, block: renderStaleness(found, recorded) };
+}
+
+/**
+ * For the dashboard: compared with the recorded repository when that folder exists on this
+ * machine (the server's), else only what the writer reported.
+ */
+export async function reportOnThisMachine(recorded: GitState, texts: Iterable<string>): Promise<GitReport> {
+  if (!recorded.root || !existsSync(recorded.root)) return { recorded, staleness: null, compared: false };
+  return { recorded, staleness: await compareWithRepository(recorded, recorded.root, texts), compared: true };
 }

@@ -4,6 +4,6 @@
  * Never throws for want of git: no git or no repository is null.
  */
 import "server-only";
-export { compareWithRepository } from "./compare";
+export { compareWithRepository, reportOnThisMachine } from "./compare";
 export { readGitState, reportedState, withoutCredentials } from "./read-state";
 export { describeRecorded, gitStateSchema, parseGitState, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";

@@ -1,5 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { readGitState } from "../git/read-state";
+import { repoPathSchema } from "../git/types";
+import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
@@ -11,13 +14,16 @@ const addEntryInput = z.object({
   type: entryTypeSchema,
   content: contentSchema,
   asClient: clientSideSchema.default("chat"),
+  /** The writer's working folder; recorded for the code side, whose entries describe the code. */
+  repoPath: repoPathSchema.optional(),
 });
 
 export type AddEntryOptions = DoorInput<typeof addEntryInput>;
-export type AddedEntry = { handoff: HandoffView; entry: EntryView };
+export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: Redaction[] };
 
 /** Appends an entry to an active thread (a completed one refuses with a Conflict). */
 export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   const input = parseInput(addEntryInput, options);
-  return write((tx) => appendEntryIn(tx, input.id, { fromClient: input.asClient, type: input.type, content: input.content }));
+  const git = input.repoPath && input.asClient === "code" ? await readGitState(input.repoPath) : null;
+  return write((tx) => appendEntryIn(tx, input.id, { fromClient: input.asClient, type: input.type, content: input.content, git }));
 }

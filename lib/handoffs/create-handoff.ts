@@ -1,5 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { readGitState } from "../git/read-state";
+import { repoPathSchema } from "../git/types";
+import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
@@ -11,18 +14,22 @@ const createHandoffInput = z.object({
   content: contentSchema,
   project: optionalProjectSchema,
   asClient: clientSideSchema.default("chat"),
+  /** The writer's working folder: where its repository stands is recorded with the handoff. */
+  repoPath: repoPathSchema.optional(),
 });
 
 export type CreateHandoffOptions = DoorInput<typeof createHandoffInput>;
-export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[] };
+export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[]; redactions: Redaction[] };
 
 /** Starts a thread: `content` becomes its first `context` entry, seen by its creator. */
 export async function createHandoff(options: CreateHandoffOptions): Promise<CreatedHandoff> {
   const input = parseInput(createHandoffInput, options);
+  const git = input.repoPath ? await readGitState(input.repoPath) : null;
   return write((tx) =>
     createHandoffIn(tx, {
       title: input.title,
       project: input.project ?? null,
+      git,
       entries: [{ fromClient: input.asClient, type: "context", content: input.content }],
     }),
   );

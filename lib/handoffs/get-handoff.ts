@@ -1,9 +1,11 @@
 import "server-only";
 import { z } from "zod";
+import { compareWithRepository, reportOnThisMachine } from "../git/compare";
+import { parseGitState, repoPathSchema, type GitReport, type GitState, type Staleness } from "../git/types";
 import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryCounts, entryRange, loadHandoff } from "./store";
+import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf } from "./store";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 
@@ -16,6 +18,8 @@ export const getHandoffInput = z
     limit: wholeNumberParam("limit", 1, MAX_THREAD_LIMIT),
     /** A smaller byte budget, for a door that carries each entry twice (the thread page's HTML). */
     maxBytes: wholeNumberParam("maxBytes", 1, THREAD_ANSWER_BUDGET_BYTES),
+    /** The reader's working folder: the thread is compared with the repository there (lib/git). */
+    repoPath: repoPathSchema.optional(),
   })
   .refine((input) => input.afterSeq === undefined || input.beforeSeq === undefined || input.afterSeq < input.beforeSeq, {
     error: "before_seq must be above after_seq (together they ask for the entries between them)",
@@ -42,6 +46,8 @@ export type HandoffThread = {
   omitted: { earlier: OmittedRange | null; later: OmittedRange | null };
   /** How to fetch what was left out, in the parameter names of REST and MCP; null when nothing was. */
   hint: string | null;
+  /** How the reader's repository (`repoPath`) moved on since the thread's latest recorded git state; null without git or when current. */
+  staleness: Staleness | null;
 };
 
 /**
@@ -139,7 +145,7 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
-  return read((tx) => {
+  const thread = read((tx) => {
     const handoff = toHandoffView(loadHandoff(tx, input.id));
     const cursor = cursorOf(handoff, input.asClient);
     const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
@@ -171,6 +177,32 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
       truncated: earlier !== null || later !== null,
       omitted,
       hint: hintOf({ entries, omitted }, reason, scope, cursor),
+      recorded: recordedStateOf(tx, input.id),
     };
   });
+  const { recorded, ...rest } = thread;
+  const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, textsOf(rest)) : null;
+  return { ...rest, staleness };
+}
+
+/** The thread's latest recorded state, with the files its handoff named (an import's `files`). */
+function recordedStateOf(tx: Sql, id: string): GitState | null {
+  const raw = recordedGitOf(tx, id);
+  const latest = parseGitState(raw.latest);
+  const files = parseGitState(raw.handoff)?.files;
+  return latest && files ? { ...latest, files } : latest;
+}
+
+function textsOf(thread: Pick<HandoffThread, "handoff" | "entries">): string[] {
+  return [thread.handoff.title, ...thread.entries.map((entry) => entry.content)];
+}
+
+/**
+ * Where a thread stands in git for the dashboard: compared with the recorded repository when
+ * that folder exists on this machine, else only what the writer reported. null when nothing
+ * was recorded.
+ */
+export async function gitReportOf(thread: Pick<HandoffThread, "handoff" | "entries">): Promise<GitReport | null> {
+  const recorded = read((tx) => recordedStateOf(tx, thread.handoff.id));
+  return recorded ? reportOnThisMachine(recorded, textsOf(thread)) : null;
 }

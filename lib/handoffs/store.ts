@@ -1,7 +1,9 @@
 import "server-only";
 import { customAlphabet } from "nanoid";
 import { Conflict, NotFound } from "../errors";
+import { cleanFields, cleanText, type Redaction } from "../secrets";
 import { storedDate, type Sql } from "../sqlite";
+import type { GitState } from "../git/types";
 import { parseInput } from "../validation";
 import { NANOID_ALPHABET, titleSchema, type ClientSide, type EntryType } from "./schemas";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
@@ -16,7 +18,8 @@ const HANDOFF_COLUMNS = "id, title, project, chat_last_seen, code_last_seen, sta
 const ENTRY_COLUMNS = "seq, handoff_id, from_client, type, content, created_at";
 const newHandoffSuffix = customAlphabet(NANOID_ALPHABET, 21);
 
-export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string };
+/** `git`: where the writer's repository stood, when it could tell (stored as JSON; lib/git). */
+export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string; git?: GitState | null };
 
 export function handoffNotFound(id: string): NotFound {
   return new NotFound(`handoff ${id} not found; check the ID (it was pasted or typed wrong, or belongs to another Baton)`);
@@ -33,10 +36,14 @@ export function handoffExists(tx: Sql, id: string): boolean {
   return tx.statement("SELECT 1 FROM handoffs WHERE id = ?").get(id) !== undefined;
 }
 
+function gitJson(state: GitState | null | undefined): string | null {
+  return state ? JSON.stringify(state) : null;
+}
+
 function insertEntry(tx: Sql, handoffId: string, entry: DraftEntry, at: string): EntryView {
   const row = tx
-    .statement(`INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`)
-    .get(handoffId, entry.fromClient, entry.type, entry.content, at) as EntryRow;
+    .statement(`INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`)
+    .get(handoffId, entry.fromClient, entry.type, entry.content, at, gitJson(entry.git)) as EntryRow;
   return toEntryView(row);
 }
 
@@ -44,17 +51,25 @@ function insertEntry(tx: Sql, handoffId: string, entry: DraftEntry, at: string):
  * Starts a thread with its first entries. Each side that wrote has seen what it wrote: its
  * cursor moves to its last entry (seqs are global, so that is whatever the next seq happens to be).
  */
-export function createHandoffIn(tx: Sql, draft: { title: string; project: string | null; entries: DraftEntry[]; at?: Date }): { handoff: HandoffView; entries: EntryView[] } {
-  const title = parseInput(titleSchema, draft.title);
+export function createHandoffIn(
+  tx: Sql,
+  draft: { title: string; project: string | null; entries: DraftEntry[]; at?: Date; git?: GitState | null },
+): { handoff: HandoffView; entries: EntryView[]; redactions: Redaction[] } {
+  // Secrets are redacted (or refused) here, the one place every entry passes before it is stored.
+  const contentField = (index: number) => (draft.entries.length === 1 ? "content" : `entries[${index}].content`);
+  const fields: Record<string, string> = { title: draft.title };
+  draft.entries.forEach((entry, index) => (fields[contentField(index)] = entry.content));
+  const { texts, redactions } = cleanFields(fields);
+  const title = parseInput(titleSchema, texts.title);
   const at = storedDate(draft.at);
   const id = `hof_${newHandoffSuffix()}`;
-  tx.statement("INSERT INTO handoffs (id, title, project, created_at, updated_at) VALUES (?, ?, ?, ?, ?)").run(id, title, draft.project, at, at);
-  const entries = draft.entries.map((entry) => insertEntry(tx, id, entry, at));
+  tx.statement("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)").run(id, title, draft.project, at, at, gitJson(draft.git));
+  const entries = draft.entries.map((entry, index) => insertEntry(tx, id, { ...entry, content: texts[contentField(index)] }, at));
   const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
   const handoff = tx
     .statement(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
     .get(lastBy("chat"), lastBy("code"), id) as HandoffRow;
-  return { handoff: toHandoffView(handoff), entries };
+  return { handoff: toHandoffView(handoff), entries, redactions };
 }
 
 export function completedConflict(id: string): Conflict {
@@ -62,16 +77,17 @@ export function completedConflict(id: string): Conflict {
 }
 
 /** Appends to an active thread; the writer has seen what it wrote, so its cursor moves to it. */
-export function appendEntryIn(tx: Sql, id: string, entry: DraftEntry): { handoff: HandoffView; entry: EntryView } {
+export function appendEntryIn(tx: Sql, id: string, entry: DraftEntry): { handoff: HandoffView; entry: EntryView; redactions: Redaction[] } {
   const existing = loadHandoff(tx, id);
   if (existing.status !== "active") throw completedConflict(id);
   const at = storedDate();
-  const added = insertEntry(tx, id, entry, at);
+  const { text: content, redactions } = cleanText("content", entry.content);
+  const added = insertEntry(tx, id, { ...entry, content }, at);
   const cursor = entry.fromClient === "chat" ? "chat_last_seen" : "code_last_seen";
   const handoff = tx
     .statement(`UPDATE handoffs SET updated_at = ?, ${cursor} = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
     .get(at, added.seq, id) as HandoffRow;
-  return { handoff: toHandoffView(handoff), entry: added };
+  return { handoff: toHandoffView(handoff), entry: added, redactions };
 }
 
 /** Moves one side's cursor to the thread's highest seq; a cursor never moves backward. */
@@ -97,6 +113,18 @@ export function closeHandoffIn(tx: Sql, id: string): HandoffView {
     .statement(`UPDATE handoffs SET status = 'completed', closed_at = ?, updated_at = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`)
     .get(at, at, id) as HandoffRow;
   return toHandoffView(row);
+}
+
+/**
+ * The latest git state recorded on a thread (its newest entry that carries one, else the
+ * handoff's own) and the handoff's, whose `files` an import named. Raw JSON: lib/git parses it.
+ */
+export function recordedGitOf(tx: Sql, id: string): { latest: string | null; handoff: string | null } {
+  const handoff = (tx.statement("SELECT git FROM handoffs WHERE id = ?").get(id) as { git: string | null } | undefined)?.git ?? null;
+  const entry = tx.statement("SELECT git FROM handoff_entries WHERE handoff_id = ? AND git IS NOT NULL ORDER BY seq DESC LIMIT 1").get(id) as
+    | { git: string }
+    | undefined;
+  return { latest: entry?.git ?? handoff, handoff };
 }
 
 type SeqBounds = { gt?: number; lt?: number };

@@ -41,6 +41,8 @@ export type CreateMcpServerOptions = {
   log?: (line: string) => void;
   /** Offer resources/subscribe: only where notifications can reach the client unasked (stdio, an HTTP session's GET stream). */
   subscriptions?: boolean;
+  /** The client's working folder, for a server that runs beside its client (stdio); git state is read there. */
+  workingFolder?: string;
 };
 
 /** A Baton MCP server with every tool, prompt and resource registered; both transports (stdio, HTTP) use it. */
@@ -48,6 +50,7 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   const context: ToolContext = {
     defaultClient: options.defaultClient ?? "chat",
     log: options.log ?? ((line) => process.stderr.write(`baton mcp: ${line}\n`)),
+    workingFolder: options.workingFolder,
   };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
   registerTool(server, createHandoffTool, context);

@@ -37,7 +37,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new Error(`could not prepare the database ${databaseFile()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
   }
-  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true });
+  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true, workingFolder: process.cwd() });
   const closed = new Promise<void>((resolve) => {
     // The factory's own close handler (ending resource subscriptions) runs first.
     const previous = server.server.onclose;

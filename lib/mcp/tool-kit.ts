@@ -10,6 +10,8 @@ export type ToolContext = {
   defaultClient: ClientSide;
   /** Diagnostics; never stdout (stdout carries only MCP messages over stdio). */
   log: (line: string) => void;
+  /** The client's working folder when the server runs beside it (stdio): where its repository is read (lib/git). */
+  workingFolder?: string;
 };
 
 export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject> = {
@@ -20,6 +22,8 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   output: Output;
   annotations: ToolAnnotations;
   run: (args: z.output<Input>, context: ToolContext) => Promise<z.output<Output>>;
+  /** A short text the model should read before the JSON (e.g. a staleness warning); null for none. */
+  lead?: (result: z.output<Output>) => string | null;
 };
 
 /** Identity for typing: keeps each tool's argument and result types tied to its schemas. */
@@ -46,8 +50,11 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
 ): void {
   const handler = async (args: z.output<Input>): Promise<CallToolResult> => {
     try {
-      const result = (await tool.run(args, context)) as Record<string, unknown>;
-      return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], structuredContent: result };
+      const output = await tool.run(args, context);
+      const result = output as Record<string, unknown>;
+      const lead = tool.lead?.(output);
+      const json = { type: "text" as const, text: JSON.stringify(result, null, 2) };
+      return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
     } catch (error) {
       return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log) }], isError: true };
     }

@@ -25,6 +25,8 @@ export type StdioClientOptions = {
   env?: Record<string, string | undefined>;
   /** "bin": `node bin/baton.mjs mcp` (tsx); "launch": `node lib/mcp/launch.mjs` (the fast-start bundle). */
   entry?: "bin" | "launch";
+  /** The server's working folder (default the checkout): the client's repository, as a coding client starts it. */
+  cwd?: string;
 };
 
 /** Spawns a stdio MCP server and connects the SDK's client to it (stderr is collected, not shown). */
@@ -37,7 +39,7 @@ export async function connectStdioClient(
     command: process.execPath,
     args: [...entryArgs, ...(options.args ?? [])],
     env: stringEnv(options.env ?? {}),
-    cwd: projectRoot,
+    cwd: options.cwd ?? projectRoot,
     stderr: "pipe",
   });
   let stderr = "";

@@ -9,9 +9,11 @@ import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
 import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
 import { LiveUpdates } from "@/components/live/live-updates";
+import { GitStaleness } from "@/components/thread/git-staleness";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, isDeliveryStalled, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
 
@@ -50,7 +52,15 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 async function HandoffSection({ agent }: { agent: AgentDetail }) {
   const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath) : null;
   // The stalled-delivery flag is computed when the page renders (no timer).
-  if (agent.handoff && document) return <HandoffRecordPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />;
+  if (agent.handoff && document) {
+    const git = await shiftGitReport(agent.handoff.id, document.status === "ok" ? document.content : null);
+    return (
+      <div>
+        <GitStaleness report={git} subject="shift document" />
+        <HandoffRecordPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />
+      </div>
+    );
+  }
   return (
     <section aria-labelledby="handoff-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
       <h2 id="handoff-heading" className="mb-1 text-lg font-semibold text-slate-900">

@@ -80,7 +80,7 @@ export function registerPrompts(server: McpServer, context: ToolContext): void {
             throw new McpError(ErrorCode.InvalidParams, `${JSON.stringify(id.slice(0, 60))} holds no handoff ID: paste one such as hof_V1StGXR8Z5jdHi6BmyT2a`);
           }
           const { getHandoff } = await loadHandoffs();
-          const thread = await getHandoff({ id: handoffId, asClient: side });
+          const thread = await getHandoff({ id: handoffId, asClient: side, repoPath: context.workingFolder });
           const text = [
             `You are picking up the Baton handoff ${handoffId} as the ${side} side. Here is the thread as you should read it.`,
             "",

@@ -113,7 +113,7 @@ export function registerResources(server: McpServer, context: ToolContext, optio
           const id = String(variables.id);
           if (!HANDOFF_ID_PATTERN.test(id)) throw new McpError(ErrorCode.InvalidParams, `${uri.href} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
           const { getHandoff } = await loadHandoffs();
-          const thread = await getHandoff({ id, asClient: context.defaultClient });
+          const thread = await getHandoff({ id, asClient: context.defaultClient, repoPath: context.workingFolder });
           return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: threadMarkdown(thread, context.defaultClient) }] };
         },
         context,
@@ -132,8 +132,9 @@ export function registerResources(server: McpServer, context: ToolContext, optio
       asResourceError(
         async () => {
           const { getShiftDocument } = await loadAgents();
-          const document = await getShiftDocument({ agentId: String(variables.id) });
-          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: document.content }] };
+          const document = await getShiftDocument({ agentId: String(variables.id), repoPath: context.workingFolder });
+          const text = document.staleness ? `> ${document.staleness.block}\n\n${document.content}` : document.content;
+          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text }] };
         },
         context,
         uri.href,

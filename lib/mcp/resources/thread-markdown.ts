@@ -25,6 +25,8 @@ export function threadMarkdown(thread: HandoffThread, side: ClientSide): string 
     `- Last activity: ${handoff.updatedAt}`,
     "",
   ];
+  // Before the entries: the model weighs them against what changed in the code since.
+  if (thread.staleness) lines.push(`> ${thread.staleness.block}`, "");
   if (handoff.status === "completed") lines.push("This handoff is completed: its entries were deleted when it was closed.", "");
   if (thread.newEntries.length) {
     lines.push(`## New to ${side} (${thread.newEntries.length})`, "");

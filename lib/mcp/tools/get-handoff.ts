@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
+import { repoPathArg, repoPathOf } from "../git-args";
 import { clientOf, defineTool } from "../tool-kit";
 import { afterSeqArg, asClientArg, beforeSeqArg, handoffIdArg, handoffIdOf, limitArg } from "../tool-inputs";
+import { mcpStalenessSchema, toMcpStaleness } from "../staleness-view";
 import { mcpEntrySchema, mcpHandoffSchema, mcpOmittedRangeSchema, toMcpEntry, toMcpHandoff, toMcpOmittedRange } from "../views";
 
 export const getHandoffTool = defineTool({
@@ -14,8 +16,9 @@ export const getHandoffTool = defineTool({
     `thread comes back cut to about ${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB, new entries first: then ` +
     "truncated is true, omitted gives the seq ranges left out and hint says how to fetch them (after_seq to read on, " +
     "before_seq to read back). Reading does not move your cursor: call mark_handoff_read once you have taken all the " +
-    "new entries in. A completed handoff has no entries left.",
-  input: z.object({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg }),
+    "new entries in. A completed handoff has no entries left. When the code has moved on since the handoff was " +
+    "written (commits, another branch, files it names changed), staleness says so; read it before the entries.",
+  input: z.object({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg, repo_path: repoPathArg }),
   output: z.object({
     handoff: mcpHandoffSchema,
     entries: z.array(mcpEntrySchema).describe("The entries in this answer, oldest first: the whole thread unless truncated"),
@@ -28,6 +31,7 @@ export const getHandoffTool = defineTool({
       later: mcpOmittedRangeSchema.describe("Entries after the last one in this answer that were left out"),
     }),
     hint: z.string().nullable().describe("How to fetch what was left out; null when nothing was"),
+    staleness: mcpStalenessSchema,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, context) {
@@ -38,6 +42,7 @@ export const getHandoffTool = defineTool({
       afterSeq: args.after_seq,
       beforeSeq: args.before_seq,
       limit: args.limit,
+      repoPath: repoPathOf(args.repo_path, context),
     });
     return {
       handoff: toMcpHandoff(thread.handoff),
@@ -48,6 +53,8 @@ export const getHandoffTool = defineTool({
       truncated: thread.truncated,
       omitted: { earlier: toMcpOmittedRange(thread.omitted.earlier), later: toMcpOmittedRange(thread.omitted.later) },
       hint: thread.hint,
+      staleness: toMcpStaleness(thread.staleness),
     };
   },
+  lead: (result) => result.staleness?.block ?? null,
 });
