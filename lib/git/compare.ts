@@ -37,38 +37,34 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const reader = await readGitState(folder);
   if (!reader?.root) return null;
   const root = reader.root;
+  // Same commit, same branch, clean tree: nothing can have moved on (the common case, one git round).
+  if (recorded.head && reader.head === recorded.head && reader.branch === recorded.branch && reader.dirty === false) return null;
   if (!(await sameRepository(recorded, reader, root))) return null;
 
   let commitsSince = 0;
   let commits: string[] = [];
   let headMissing = false;
   let changedFiles: string[] = [];
-  if (recorded.head) {
-    if (!(await hasCommit(root, recorded.head))) {
-      headMissing = true;
-    } else if (reader.head && reader.head !== recorded.head) {
-      const range = `${recorded.head}..${reader.head}`;
-      const [count, log] = await Promise.all([
-        runGit(root, ["rev-list", "--count", range]),
-        runGit(root, ["log", "--no-show-signature", `--max-count=${MAX_LISTED_COMMITS}`, "--format=%h %s", range]),
-      ]);
-      commitsSince = Number(count ?? 0) || 0;
-      commits = log ? log.split("\n").filter(Boolean) : [];
-    }
-    if (!headMissing) {
-      const named = new Set([...(recorded.files ?? []), ...mentionedPaths(texts)]);
-      if (named.size > 0) {
-        const diff = await runGit(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", recorded.head, "--"]);
-        changedFiles = (diff ? diff.split("\n") : []).filter((path) => path && isNamed(path, named)).slice(0, MAX_LISTED_FILES);
-      }
-    }
+  const named = new Set([...(recorded.files ?? []), ...mentionedPaths(texts)]);
+  const moved = recorded.head !== null && reader.head !== null && reader.head !== recorded.head;
+  const range = `${recorded.head}..${reader.head}`;
+  const branchChanged = recorded.branch !== null && recorded.branch !== reader.branch;
+  // One parallel round; a recorded commit this repository lacks makes the commit queries fail.
+  const [known, count, log, diff, branchHead] = await Promise.all([
+    recorded.head ? hasCommit(root, recorded.head) : null,
+    moved ? runGit(root, ["rev-list", "--count", range]) : null,
+    moved ? runGit(root, ["log", "--no-show-signature", `--max-count=${MAX_LISTED_COMMITS}`, "--format=%h %s", range]) : null,
+    recorded.head && named.size > 0 ? runGit(root, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", recorded.head, "--"]) : null,
+    branchChanged ? runGit(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${recorded.branch}`]) : null,
+  ]);
+  if (recorded.head && !known) {
+    headMissing = true;
+  } else {
+    commitsSince = Number(count ?? 0) || 0;
+    commits = log ? log.split("\n").filter(Boolean) : [];
+    changedFiles = (diff ? diff.split("\n") : []).filter((path) => path && isNamed(path, named)).slice(0, MAX_LISTED_FILES);
   }
-
-  let branch: Staleness["branch"] = null;
-  if (recorded.branch && recorded.branch !== reader.branch) {
-    const exists = await runGit(root, ["rev-parse", "--verify", "--quiet", `refs/heads/${recorded.branch}`]);
-    branch = { from: recorded.branch, to: reader.branch, gone: exists === null };
-  }
+  const branch: Staleness["branch"] = branchChanged && recorded.branch ? { from: recorded.branch, to: reader.branch, gone: branchHead === null } : null;
 
   if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return null;
   const found = { commitsSince, commits, headMissing, branch, changedFiles };

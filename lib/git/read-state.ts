@@ -52,20 +52,23 @@ export function withoutCredentials(url: string): string {
 /** The repository state of `folder` (an absolute path), or null without git or a repository. */
 export async function readGitState(folder: string): Promise<GitState | null> {
   if (!isAbsolute(folder)) return null;
-  const root = await runGit(folder, ["rev-parse", "--show-toplevel"]);
-  if (!root) return null;
-  const [branch, head, status, remote] = await Promise.all([
-    runGit(root, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
-    runGit(root, ["rev-parse", "--verify", "--quiet", "HEAD"]),
-    runGit(root, ["status", "--porcelain", "--untracked-files=no"]),
-    runGit(root, ["config", "--get", "remote.origin.url"]),
+  // One round of three processes: `status --branch` (porcelain v2) names HEAD's commit and branch too.
+  const [root, status, remote] = await Promise.all([
+    runGit(folder, ["rev-parse", "--show-toplevel"]),
+    runGit(folder, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"]),
+    runGit(folder, ["config", "--get", "remote.origin.url"]),
   ]);
+  if (!root) return null;
+  const lines = status === null ? [] : status.split("\n");
+  const header = (key: string) => lines.find((line) => line.startsWith(`# branch.${key} `))?.slice(`# branch.${key} `.length) ?? null;
+  const head = header("oid");
+  const branch = header("head");
   return {
     root,
     remote: remote ? withoutCredentials(remote) : null,
-    branch: branch || null,
+    branch: branch && branch !== "(detached)" ? branch : null,
     head: head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
-    dirty: status === null ? null : status.length > 0,
+    dirty: status === null ? null : lines.some((line) => line !== "" && !line.startsWith("#")),
   };
 }
 
