@@ -8,7 +8,7 @@ import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, 
 async function sameRepository(recorded: GitState, reader: GitState, root: string): Promise<boolean> {
   if (recorded.remote && reader.remote) return normalizeRemote(recorded.remote) === normalizeRemote(reader.remote);
   if (recorded.root && recorded.root === reader.root) return true;
-  if (recorded.head) return (await hasCommit(root, recorded.head)) === true;
+  if (recorded.head) return hasCommit(root, recorded.head);
   // An import names only a branch and files: nothing to tell repositories apart, so trust the reader.
   return recorded.root === null;
 }
@@ -22,9 +22,8 @@ function normalizeRemote(remote: string): string {
     .toLowerCase();
 }
 
-async function hasCommit(root: string, commit: string): Promise<boolean | null> {
-  const found = await runGit(root, ["cat-file", "-t", commit]);
-  return found === null ? false : found === "commit";
+async function hasCommit(root: string, commit: string): Promise<boolean> {
+  return (await runGit(root, ["cat-file", "-t", commit])) === "commit";
 }
 
 /**
