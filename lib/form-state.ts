@@ -14,6 +14,8 @@ export type FormState = {
   values?: Record<string, string>;
   /** Changes on every success, so a form can reset itself. */
   successAt?: number;
+  /** Things the person should know about a success, e.g. secrets redacted before storing. */
+  notices?: string[];
 };
 
 export const idleFormState: FormState = { status: "idle" };

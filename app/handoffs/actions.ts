@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { NotFound } from "@/lib/errors";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
 import { addEntry, closeHandoff, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+import { redactionLines } from "@/lib/secrets";
 import { revalidateThread } from "./revalidate";
 
 // Domain field names → the form fields that show their errors.
@@ -41,6 +42,7 @@ export async function openHandoffAction(_previous: FormState, formData: FormData
 export async function createHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   let id: string;
+  let redacted: number;
   try {
     const created = await createHandoff({
       title: values.title,
@@ -49,17 +51,18 @@ export async function createHandoffAction(_previous: FormState, formData: FormDa
       asClient: values.asClient,
     });
     id = created.handoff.id;
+    redacted = created.redactions.length;
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);
   }
   revalidatePath("/");
-  redirect(`/handoffs/${id}?created=1&as=${values.asClient === "code" ? "code" : "chat"}`);
+  redirect(`/handoffs/${id}?created=1&as=${values.asClient === "code" ? "code" : "chat"}${redacted > 0 ? `&redacted=${redacted}` : ""}`);
 }
 
 export async function addEntryAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   try {
-    const { entry } = await addEntry({
+    const { entry, redactions } = await addEntry({
       id: values.id,
       type: values.type,
       content: values.content,
@@ -71,6 +74,7 @@ export async function addEntryAction(_previous: FormState, formData: FormData): 
       message: `Posted ${entry.type} #${entry.seq} as ${entry.fromClient}.`,
       values: { type: values.type, asClient: values.asClient },
       successAt: Date.now(),
+      notices: redactionLines(redactions),
     };
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);

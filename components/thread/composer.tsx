@@ -80,6 +80,16 @@ export function Composer({ handoffId, viewingAs }: { handoffId: string; viewingA
           {state.message}
         </p>
       </div>
+      {state.notices && state.notices.length > 0 && (
+        <div role="status" data-testid="redaction-notice" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+          <p className="font-medium">Secrets were redacted before the entry was stored:</p>
+          <ul className="mt-1 list-disc pl-5">
+            {state.notices.map((notice) => (
+              <li key={notice}>{notice}</li>
+            ))}
+          </ul>
+        </div>
+      )}
     </form>
   );
 }

@@ -13,6 +13,7 @@ const commands: Record<string, Command> = {
   close: { summary: "close a handoff: close <hof id> [--archive] (keep it as a context bundle first)", load: () => import("./commands/close") },
   token: { summary: "manage access tokens: token create --name NAME --role operator|agent, token list, token revoke NAME", load: () => import("./commands/token") },
   webhook: { summary: "manage webhooks: webhook add <url> --events a,b [--types question,decision], webhook list, webhook remove <id>", load: () => import("./commands/webhook") },
+  secrets: { summary: "find secrets stored before: secrets scan [--redact] (replaces them with [redacted: <kind>])", load: () => import("./commands/secrets") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };
 

@@ -1,7 +1,10 @@
 import "server-only";
+import { readGitState, reportedState } from "../git/read-state";
+import type { GitState } from "../git/types";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { createHandoffIn, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
+import type { Redaction } from "../secrets";
 import { write, type Sql } from "../sqlite";
 import { writeBlob } from "./artifact-store";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
@@ -17,28 +20,48 @@ export type ImportedHandoff = {
   parentId: string | null;
   /** A bundle's own blob in the artifact store. */
   artifactId: string | null;
+  /** Secrets replaced before anything was stored (field `text`: positions in the document). */
+  redactions: Redaction[];
 };
 
 const MAX_INT32 = 2_147_483_647;
 
 /** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
-export function importPlanIn(tx: Sql, plan: ImportPlan, artifactId: string | null, extra: { checkpoints?: number } = {}): ImportedHandoff {
+export function importPlanIn(
+  tx: Sql,
+  plan: ImportPlan,
+  artifactId: string | null,
+  extra: { checkpoints?: number; importer?: GitState | null } = {},
+): ImportedHandoff {
   const entries = plan.draft.entries.map(({ fromClient, type, content }) => ({ fromClient, type, content }));
-  const created = createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries });
+  const git = handoffGitOf(plan, extra.importer ?? null);
+  const { importer, ...counts } = extra;
+  const created = createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries, git });
   const parent = plan.draft.parent;
   insertSource(tx, {
     handoffId: created.handoff.id,
     format: plan.format,
     fileName: plan.fileName,
     document: plan.text,
-    metadata: { ...plan.draft.metadata, ...extra, importedThroughSeq: created.entries.at(-1)?.seq ?? 0 },
+    metadata: { ...plan.draft.metadata, ...counts, importedThroughSeq: created.entries.at(-1)?.seq ?? 0 },
     warnings: plan.draft.warnings,
     parentThreadId: parent?.threadId ?? null,
     parentSeq: parent && parent.seq <= MAX_INT32 ? parent.seq : null,
     artifactId,
+    git: importer,
   });
   const parentId = parent && HANDOFF_ID_PATTERN.test(parent.threadId) && handoffExists(tx, parent.threadId) ? parent.threadId : null;
-  return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId };
+  return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId, redactions: [...plan.redactions, ...created.redactions] };
+}
+
+/**
+ * Where the imported handoff stands in git: the document's branch and files (handoff.yaml and
+ * handoff.json carry them), on the importer's repository state when it is known.
+ */
+function handoffGitOf(plan: ImportPlan, importer: GitState | null): GitState | null {
+  const reported = reportedState({ branch: plan.draft.metadata.branch, files: plan.draft.metadata.files });
+  if (!importer) return reported;
+  return { ...importer, branch: reported?.branch ?? importer.branch, ...(reported?.files ? { files: reported.files } : {}) };
 }
 
 /**
@@ -47,8 +70,10 @@ export function importPlanIn(tx: Sql, plan: ImportPlan, artifactId: string | nul
  * refused with every field path before anything is written. A bundle becomes a child of its
  * source cut and is stored content-addressed.
  */
-export async function importDocument(options: ImportDocumentOptions): Promise<ImportedHandoff> {
+export async function importDocument(options: ImportDocumentOptions, where: { repoPath?: string } = {}): Promise<ImportedHandoff> {
   const plan = planImport(options);
   const artifactId = plan.canonicalBundle === null ? null : writeBlob(Buffer.from(plan.canonicalBundle, "utf8"));
-  return write((tx) => importPlanIn(tx, plan, artifactId));
+  // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
+  const importer = where.repoPath ? await readGitState(where.repoPath) : null;
+  return write((tx) => importPlanIn(tx, plan, artifactId, { importer }));
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, optionalProjectSchema } from "../handoffs/schemas";
+import { cleanText, type Redaction } from "../secrets";
 import { blankToUndefined, describeFieldErrors, parseInput } from "../validation";
 import { readBlob } from "./artifact-store";
 import { canonicalJson } from "./canonical-json";
@@ -42,6 +43,8 @@ export type ImportPlan = {
   draft: ThreadDraft;
   /** For bundles: the canonical bytes stored content-addressed. */
   canonicalBundle: string | null;
+  /** Secrets replaced in `text` before it was read, so the document kept and its entries agree. */
+  redactions: Redaction[];
 };
 
 /**
@@ -50,11 +53,12 @@ export type ImportPlan = {
  */
 export function planImport(options: ImportDocumentOptions): ImportPlan {
   const input = parseInput(importDocumentInput, options);
-  const text = input.artifactId !== undefined ? readBlob(input.artifactId).toString("utf8") : input.text!;
+  const given = input.artifactId !== undefined ? readBlob(input.artifactId).toString("utf8") : input.text!;
   const fileName = input.fileName ?? (input.artifactId ? `${input.artifactId.trim().toLowerCase()}.json` : null);
   const detection = input.format
     ? { format: formatNamed(input.format), reason: "you chose it" }
-    : detectFormat(text, fileName ?? "");
+    : detectFormat(given, fileName ?? "");
+  const { text, redactions } = cleanText("text", given, { document: detection.format === "handoff_yaml" ? "yaml" : "json" });
   const codec = FORMATS[detection.format];
   const draft = codec.toThread(codec.parse(text));
   const tooLarge: Record<string, string[]> = {};
@@ -71,5 +75,6 @@ export function planImport(options: ImportDocumentOptions): ImportPlan {
     project: input.project ?? null,
     draft,
     canonicalBundle: detection.format === "bundle" ? canonicalJson(JSON.parse(text)) : null,
+    redactions,
   };
 }

@@ -3,6 +3,7 @@ import { Conflict } from "../errors";
 import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { appendEntryIn, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
+import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
 import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
 import { importPlanIn } from "./import-document";
@@ -24,6 +25,8 @@ export type PushedCheckpoint = {
   /** True when a new thread was started (first push, or the previous thread is gone or completed). */
   created: boolean;
   entry: EntryView | null;
+  /** Secrets replaced in the checkpoint before it was stored. */
+  redactions: Redaction[];
 };
 
 function checkpointEntry(doc: HandoffYaml): string {
@@ -45,13 +48,14 @@ function checkpointEntry(doc: HandoffYaml): string {
  */
 export async function pushCheckpoint(options: PushCheckpointOptions): Promise<PushedCheckpoint> {
   const plan = planImport({ text: options.text, format: "handoff_yaml", fileName: options.fileName, project: options.project });
-  const doc = handoffYamlFormat.parse(options.text);
+  // The plan's text has its secrets redacted: the entry and the kept document are built from it.
+  const doc = handoffYamlFormat.parse(plan.text);
   return write((tx) => {
     const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && handoffExists(tx, options.handoffId) ? options.handoffId : null;
     const source = id ? sourceOf(tx, id) : undefined;
     if (!id || source?.format !== "handoff_yaml") {
       const imported = importPlanIn(tx, plan, null, { checkpoints: 1 });
-      return { handoff: imported.handoff, created: true, entry: null };
+      return { handoff: imported.handoff, created: true, entry: null, redactions: imported.redactions };
     }
     let appended;
     try {
@@ -62,11 +66,11 @@ export async function pushCheckpoint(options: PushCheckpointOptions): Promise<Pu
     }
     const previous = metadataOf(source);
     replaceSourceDocument(tx, id, {
-      document: options.text,
+      document: plan.text,
       fileName: plan.fileName,
       metadata: { ...plan.draft.metadata, checkpoints: (previous.checkpoints ?? 1) + 1, importedThroughSeq: appended.entry.seq },
       warnings: plan.draft.warnings,
     });
-    return { handoff: appended.handoff, created: false, entry: appended.entry };
+    return { handoff: appended.handoff, created: false, entry: appended.entry, redactions: [...plan.redactions, ...appended.redactions] };
   });
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { Invalid } from "../errors";
 import { describeFieldErrors } from "../validation";
+import { redactDocument } from "./documents";
 import { findSecrets, type SecretHit } from "./scan";
 
 export { findSecrets, type SecretHit } from "./scan";
@@ -38,6 +39,11 @@ export function describeRedaction(redaction: Redaction): string {
   return `${redaction.kind} at line ${redaction.line}, column ${redaction.column}`;
 }
 
+/** One line per redaction, for a terminal or a notice: `redacted a github token in content at line 2, column 11`. */
+export function redactionLines(redactions: Redaction[]): string[] {
+  return redactions.map((redaction) => `redacted a secret (${describeRedaction(redaction)}) in ${redaction.field}`);
+}
+
 function toRedactions(field: string, text: string, hits: SecretHit[]): Redaction[] {
   return hits.map((hit) => ({ field, kind: hit.kind, offset: hit.start, ...positionOf(text, hit.start) }));
 }
@@ -56,28 +62,16 @@ export function refusal(redactions: Redaction[]): Invalid {
   return new Invalid(describeFieldErrors(fieldErrors), fieldErrors);
 }
 
-/**
- * In YAML a value that starts with `[` is a list: a marker that opens a plain scalar is quoted,
- * so the redacted document still parses to the same fields.
- */
-function yamlMarker(text: string, hit: SecretHit, marker: string): string {
-  const lineStart = text.lastIndexOf("\n", hit.start - 1) + 1;
-  const before = text.slice(lineStart, hit.start);
-  const lineEnd = text.indexOf("\n", hit.end);
-  const after = text.slice(hit.end, lineEnd === -1 ? text.length : lineEnd);
-  const opensScalar = /(?:^|:|-)\s*$/.test(before) && !/["']\s*$/.test(before);
-  return opensScalar && /^\s*(?:#.*)?$/.test(after) ? `"${marker}"` : marker;
-}
-
-export type CleanOptions = { yaml?: boolean };
+/** `json` and `yaml` documents are redacted value by value, so they still parse to the same fields. */
+export type CleanOptions = { document?: "json" | "yaml" };
 
 /** `text` with every hit replaced by its marker. */
 export function redactText(text: string, hits: SecretHit[], options: CleanOptions = {}): string {
+  if (options.document) return redactDocument(text, options.document);
   let out = "";
   let from = 0;
   for (const hit of hits) {
-    const marker = redactionMarker(hit.kind);
-    out += text.slice(from, hit.start) + (options.yaml ? yamlMarker(text, hit, marker) : marker);
+    out += text.slice(from, hit.start) + redactionMarker(hit.kind);
     from = hit.end;
   }
   return out + text.slice(from);

@@ -56,7 +56,7 @@ const PLACEHOLDER = /^(?:x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[A-Z_]+%|\{\{
  * and not be a placeholder, so `TOKEN_TTL=3600` or `password: required` stay.
  */
 const ENV_ASSIGNMENT =
-  /(?:^|[\s;{,])(?:export\s+)?["']?([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*)["']?\s*[:=]\s*(["']?)([^\s"'`,;]{8,200})\2/gim;
+  /(?:^|[\s;{,])(?:export\s+)?["']?([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*)["']?\s*[:=]\s*(["']?)([^\s"'`,;\\]{8,200})\2/gim;
 
 const envAssignment: Scanner = (text, report) => {
   for (const match of text.matchAll(ENV_ASSIGNMENT)) {

@@ -4,6 +4,7 @@ import { Suspense } from "react";
 import { ThreadFormatsPanel } from "@/components/formats/thread-formats-panel";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { CreatedBanner } from "@/components/thread/created-banner";
+import { GitStaleness } from "@/components/thread/git-staleness";
 import { ThreadView } from "@/components/thread/thread-view";
 import { Skeleton } from "@/components/ui/skeleton";
 import { latestChangeSeq } from "@/lib/changes";
@@ -12,6 +13,7 @@ import { getProvenance } from "@/lib/formats/get-provenance";
 import {
   END_OF_THREAD,
   getHandoff,
+  gitReportOf,
   HANDOFF_ID_PATTERN,
   THREAD_PAGE_BUDGET_BYTES,
   THREAD_PAGE_SIZE,
@@ -23,7 +25,7 @@ export const dynamic = "force-dynamic";
 
 type Props = {
   params: Promise<{ id: string }>;
-  searchParams: Promise<{ as?: string; created?: string }>;
+  searchParams: Promise<{ as?: string; created?: string; redacted?: string }>;
 };
 
 /** The latest page of the thread, or the not-found page for an ID that is malformed or unknown. */
@@ -43,9 +45,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 async function ThreadSections({ id, viewingAs, thread }: { id: string; viewingAs: "chat" | "code"; thread: HandoffThread }) {
-  const provenance = await getProvenance({ id });
+  const [provenance, git] = await Promise.all([getProvenance({ id }), gitReportOf(thread)]);
   return (
     <>
+      <GitStaleness report={git} />
       <ThreadFormatsPanel handoffId={id} provenance={provenance} />
       <ThreadView
         handoffId={id}
@@ -70,7 +73,7 @@ export default async function ThreadPage({ params, searchParams }: Props) {
   const thread = await loadLatestPage(id, viewingAs);
   return (
     <>
-      {search.created === "1" && <CreatedBanner handoffId={id} />}
+      {search.created === "1" && <CreatedBanner handoffId={id} redacted={Number(search.redacted) || 0} />}
       <LiveUpdates scope={{ kind: "thread", handoffId: id }} since={since} />
       <Suspense fallback={<Skeleton label="the handoff" rows={5} />}>
         <ThreadSections id={id} viewingAs={viewingAs} thread={thread} />

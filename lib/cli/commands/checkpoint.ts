@@ -6,6 +6,7 @@ import { disconnectDb } from "../../db";
 import { parseCommandArgs } from "../args";
 import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
 import { ensureMigrated } from "../../migrate";
+import { redactionLines } from "../../secrets";
 
 const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
                         [--hypothesis TEXT] [--outcome TEXT] [--file PATH]... [--files A,B]
@@ -78,6 +79,7 @@ export async function run(args: string[]): Promise<number> {
     if (result.pushed) {
       const { handoff, created, entry } = result.pushed;
       process.stdout.write(created ? `pushed to new handoff ${handoff.id}\n` : `pushed to handoff ${handoff.id} as entry #${entry?.seq}\n`);
+      for (const line of redactionLines(result.pushed.redactions)) process.stderr.write(`${line}\n`);
     }
     return 0;
   } catch (error) {

@@ -5,6 +5,7 @@ import { disconnectDb } from "../../db";
 import { parseCommandArgs, usageError } from "../args";
 import { errorLines, FORMAT_LABELS, importDocument } from "../../formats";
 import { ensureMigrated } from "../../migrate";
+import { redactionLines } from "../../secrets";
 
 const USAGE = `usage: baton import <file | -> [--format bundle|json|yaml] [--project TAG]
        baton import --artifact <artifact id> [--project TAG]
@@ -45,11 +46,13 @@ export async function run(args: string[]): Promise<number> {
       fileName: file && file !== "-" ? path.basename(file) : undefined,
       format: values.format,
       project: values.project,
-    });
+      // The current folder's repository state is recorded with the handoff (lib/git).
+    }, { repoPath: process.cwd() });
     process.stdout.write(`${imported.handoff.id}\n`);
     const parent = imported.parentId ? `, child of ${imported.parentId}` : "";
     process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as "${imported.handoff.title}" (${imported.entries.length} entries${parent})\n`);
     for (const warning of imported.warnings) process.stderr.write(`warning: ${warning.field}: ${warning.message}\n`);
+    for (const line of redactionLines(imported.redactions)) process.stderr.write(`${line}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`baton import: refused${file ? ` ${file}` : ""}; nothing was stored:\n`);

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { loadHandoffs } from "../domain";
+import { repoPathArg, repoPathOf } from "../git-args";
+import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
 import { clientOf, defineTool } from "../tool-kit";
 import { asClientArg, contentArg, entryTypeArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
@@ -12,8 +14,9 @@ export const addToHandoffTool = defineTool({
     "more context, or done when the work is finished. Entries cannot be edited or deleted. Your read cursor moves " +
     "to your new entry. Fails on a completed handoff. After writing, tell the user to check the handoff in the " +
     "other client.",
-  input: z.object({ id: handoffIdArg, type: entryTypeArg, content: contentArg, as_client: asClientArg }),
-  output: z.object({ handoff: mcpHandoffSchema, entry: mcpEntrySchema }),
+  input: z.object({ id: handoffIdArg, type: entryTypeArg, content: contentArg, as_client: asClientArg, repo_path: repoPathArg }),
+  output: z.object({ handoff: mcpHandoffSchema, entry: mcpEntrySchema, redactions: mcpRedactionsSchema }),
+  lead: (result) => redactionLead(result.redactions),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const { addEntry } = await loadHandoffs();
@@ -22,7 +25,8 @@ export const addToHandoffTool = defineTool({
       type: args.type,
       content: args.content,
       asClient: clientOf(args.as_client, context),
+      repoPath: repoPathOf(args.repo_path, context),
     });
-    return { handoff: toMcpHandoff(added.handoff), entry: toMcpEntry(added.entry) };
+    return { handoff: toMcpHandoff(added.handoff), entry: toMcpEntry(added.entry), redactions: toMcpRedactions(added.redactions) };
   },
 });

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { loadHandoffs } from "../domain";
+import { repoPathArg, repoPathOf } from "../git-args";
+import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
 import { clientOf, defineTool } from "../tool-kit";
 import { asClientArg, contentArg } from "../tool-inputs";
 import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
@@ -20,8 +22,10 @@ export const createHandoffTool = defineTool({
       .optional()
       .describe("Optional project tag (lowercase letters, digits, _ or -, e.g. 'dnd', 'hlg'); informational only"),
     as_client: asClientArg,
+    repo_path: repoPathArg,
   }),
-  output: z.object({ handoff: mcpHandoffSchema, entries: z.array(mcpEntrySchema) }),
+  output: z.object({ handoff: mcpHandoffSchema, entries: z.array(mcpEntrySchema), redactions: mcpRedactionsSchema }),
+  lead: (result) => redactionLead(result.redactions),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const { createHandoff } = await loadHandoffs();
@@ -30,7 +34,8 @@ export const createHandoffTool = defineTool({
       content: args.content,
       project: args.project,
       asClient: clientOf(args.as_client, context),
+      repoPath: repoPathOf(args.repo_path, context),
     });
-    return { handoff: toMcpHandoff(created.handoff), entries: created.entries.map(toMcpEntry) };
+    return { handoff: toMcpHandoff(created.handoff), entries: created.entries.map(toMcpEntry), redactions: toMcpRedactions(created.redactions) };
   },
 });

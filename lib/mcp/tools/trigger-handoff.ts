@@ -3,6 +3,8 @@ import { SHIFT_HANDOFF_REASONS } from "../../agents/schemas";
 import { loadAgents } from "../domain";
 import { agentRefArg } from "../agent-inputs";
 import { mcpAgentSchema, mcpHandoffRecordSchema, toMcpAgent, toMcpHandoffRecord } from "../agent-views";
+import { repoPathArg, repoPathOf } from "../git-args";
+import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
 import { defineTool } from "../tool-kit";
 
 export const triggerHandoffTool = defineTool({
@@ -23,21 +25,30 @@ export const triggerHandoffTool = defineTool({
     successor_tmux_target: z.string().optional().describe("tmux pane where the successor runs; its first prompt is typed there"),
     successor_name: z.string().optional().describe("Successor's display name; defaults to yours"),
     successor_session_id: z.string().optional().describe("Successor's session UUID when already known"),
+    repo_path: repoPathArg,
   }),
   output: z.object({
     record: mcpHandoffRecordSchema,
     agent: mcpAgentSchema.describe("You, now ended"),
     successor: mcpAgentSchema,
+    redactions: mcpRedactionsSchema,
   }),
+  lead: (result) => redactionLead(result.redactions),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  async run(args) {
+  async run(args, context) {
     const { triggerHandoff } = await loadAgents();
     const handed = await triggerHandoff({
       agentId: args.agent,
       reason: args.reason,
       document: args.document,
       successor: { tmuxTarget: args.successor_tmux_target, name: args.successor_name, sessionId: args.successor_session_id },
+      repoPath: repoPathOf(args.repo_path, context),
     });
-    return { record: toMcpHandoffRecord(handed.record), agent: toMcpAgent(handed.agent), successor: toMcpAgent(handed.successor) };
+    return {
+      record: toMcpHandoffRecord(handed.record),
+      agent: toMcpAgent(handed.agent),
+      successor: toMcpAgent(handed.successor),
+      redactions: toMcpRedactions(handed.redactions),
+    };
   },
 });
