@@ -57,9 +57,10 @@ export function createHandoffIn(
 ): { handoff: HandoffView; entries: EntryView[]; redactions: Redaction[] } {
   // Secrets are redacted (or refused) here, the one place every entry passes before it is stored.
   const contentField = (index: number) => (draft.entries.length === 1 ? "content" : `entries[${index}].content`);
-  const fields: Record<string, string> = { title: draft.title };
+  const fields: Record<string, string> = { title: parseInput(titleSchema, draft.title) };
   draft.entries.forEach((entry, index) => (fields[contentField(index)] = entry.content));
   const { texts, redactions } = cleanFields(fields);
+  // Checked again: a marker can be longer than the secret it replaced.
   const title = parseInput(titleSchema, texts.title);
   const at = storedDate(draft.at);
   const id = `hof_${newHandoffSuffix()}`;

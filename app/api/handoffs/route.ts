@@ -7,7 +7,7 @@ export async function GET(request: Request) {
   return jsonRoute(() => findHandoffs(params));
 }
 
-/** Create: `{ title, content, project?, asClient? }` → `{ handoff, entries }`; fields are validated by createHandoff. */
+/** Create: `{ title, content, project?, asClient? }` → `{ handoff, entries, redactions }`; fields are validated by createHandoff. */
 export async function POST(request: Request) {
   return jsonRoute(async () => createHandoff((await readJsonBody(request)) as CreateHandoffOptions), 201);
 }

@@ -5,7 +5,7 @@ import { jsonRoute, readJsonBody } from "@/lib/http";
 
 /**
  * Import a document: `{ text | artifactId, fileName?, format?, project? }` → 201 the new thread
- * (`{ handoff, entries, format, warnings, parentId, artifactId }`), or 400 with every field
+ * (`{ handoff, entries, format, warnings, parentId, artifactId, redactions }`), or 400 with every field
  * path. `{ …, "dryRun": true }` answers the preview instead (200, `ok: false` with the errors),
  * storing nothing.
  */

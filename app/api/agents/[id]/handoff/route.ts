@@ -1,7 +1,7 @@
 import { triggerHandoff, type TriggerHandoffOptions } from "@/lib/agents";
 import { jsonRoute, readJsonBody } from "@/lib/http";
 
-/** Hand off: `{ reason, document, successor?: { tmuxTarget?, name?, sessionId? } }` → `{ record, agent, successor }`. */
+/** Hand off: `{ reason, document, successor?: { tmuxTarget?, name?, sessionId? } }` → `{ record, agent, successor, redactions }`. */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   return jsonRoute(async () => {
