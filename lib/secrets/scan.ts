@@ -18,15 +18,19 @@ function secretlintScanner(rule: SecretLintRuleCreator): Scanner {
   const kind = rule.meta.id.replace(/^@secretlint\/secretlint-rule-/, "");
   // The AWS access key ID check is off by default in the preset; a key ID is a secret here.
   const options = kind === "aws" ? { enableIDScanRule: true } : {};
+  // Created once: the handler is a closure over the rule's compiled patterns; `report` goes to
+  // the scan in progress (scans are synchronous, so there is only ever one).
+  let current: (hit: SecretHit) => void = () => {};
+  const context = {
+    sharedOptions: {},
+    // The translated message would embed the secret: only the rule's message id is kept.
+    createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
+    report: ({ range }: { range: readonly [number, number] }) => current({ kind, start: range[0], end: range[1] }),
+    ignore: () => {},
+  } as unknown as SecretLintRuleContext;
+  const handler = rule.create(context, options) as { file?: (source: { content: string; contentType: "text"; filePath: undefined; ext: string }) => unknown };
   return (text, report) => {
-    const context = {
-      sharedOptions: {},
-      // The translated message would embed the secret: only the rule's message id is kept.
-      createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
-      report: ({ range }: { range: readonly [number, number] }) => report({ kind, start: range[0], end: range[1] }),
-      ignore: () => {},
-    } as unknown as SecretLintRuleContext;
-    const handler = rule.create(context, options) as { file?: (source: { content: string; contentType: "text"; filePath: undefined; ext: string }) => unknown };
+    current = report;
     const pending = handler.file?.({ content: text, contentType: "text", filePath: undefined, ext: "" });
     // Only the binary PKCS#12 check is async, and text never reaches it.
     if (pending instanceof Promise) pending.catch(() => {});
@@ -70,7 +74,8 @@ const envAssignment: Scanner = (text, report) => {
   }
 };
 
-const ENTROPY_CANDIDATE = /[A-Za-z0-9+/_-]{32,}={0,2}/g;
+// Whole runs, filtered by length in code: `{32,}` would rescan every shorter word from each of its letters.
+const ENTROPY_CANDIDATE = /[A-Za-z0-9+/_-]+={0,2}/g;
 
 function shannonBits(text: string): number {
   const counts = new Map<string, number>();
@@ -91,6 +96,7 @@ function shannonBits(text: string): number {
 const highEntropy: Scanner = (text, report) => {
   for (const match of text.matchAll(ENTROPY_CANDIDATE)) {
     const value = match[0];
+    if (value.length < 32) continue;
     if (/^[0-9a-fA-F-]+$/.test(value) || /^sha(?:256|384|512)-/.test(value)) continue;
     if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/\d/.test(value)) continue;
     const before = text.slice(Math.max(0, match.index - 8), match.index);
