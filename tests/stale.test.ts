@@ -9,6 +9,7 @@ import { registerAgent, triggerHandoff, getShiftDocument } from "../lib/agents";
 import { importDocument } from "../lib/formats/import-document";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { compareWithRepository, readGitState, withoutCredentials } from "../lib/git";
+import { gitStateForWrite } from "../lib/git/read-state";
 import { isNamed, mentionedPaths } from "../lib/git/mentions";
 import { addEntry, createHandoff, getHandoff, gitReportOf } from "../lib/handoffs";
 import { createMcpServer } from "../lib/mcp/create-server";
@@ -249,5 +250,19 @@ describe("imports and shift documents", () => {
     expect(document.staleness).toMatchObject({ commitsSince: 3, changedFiles: ["src/auth.ts"] });
     expect((await getShiftDocument({ agentId: handed.successor.id, repoPath: tempFolder() })).staleness).toBeNull();
     expect((await getShiftDocument({ agentId: handed.successor.id })).staleness).toBeNull();
+  });
+});
+
+describe("the state a write records", () => {
+  it("is read once for a burst of writes, and a commit in between is seen at once", async () => {
+    const repo = repoAtCommitA();
+    const first = await gitStateForWrite(repo);
+    const again = await gitStateForWrite(repo);
+    // The same object: the burst's second write ran no git.
+    expect(again).toBe(first);
+    commitFile(repo, "src/next.ts", "export {};\n", "next");
+    const afterCommit = await gitStateForWrite(repo);
+    expect(afterCommit?.head).toBe(git(repo, "rev-parse", "HEAD"));
+    expect(afterCommit?.head).not.toBe(first?.head);
   });
 });

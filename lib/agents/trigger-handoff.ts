@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { isUniqueViolation, readTransaction, writeTransaction } from "../db";
-import { readGitState } from "../git/read-state";
+import { gitStateForWrite } from "../git/read-state";
 import { repoPathSchema } from "../git/types";
 import { cleanText, type Redaction } from "../secrets";
 import { parseInput } from "../validation";
@@ -85,7 +85,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document });
   const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute);
   const tmuxTarget = input.successor.tmuxTarget ?? null;
-  const git = input.repoPath ? await readGitState(input.repoPath) : null;
+  const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
 
   let committed: TriggeredHandoff;
   try {

@@ -1,5 +1,5 @@
 import "server-only";
-import { readGitState, reportedState } from "../git/read-state";
+import { gitStateForWrite, reportedState } from "../git/read-state";
 import type { GitState } from "../git/types";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { createHandoffIn, handoffExists } from "../handoffs/store";
@@ -74,6 +74,6 @@ export async function importDocument(options: ImportDocumentOptions, where: { re
   const plan = planImport(options);
   const artifactId = plan.canonicalBundle === null ? null : writeBlob(Buffer.from(plan.canonicalBundle, "utf8"));
   // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
-  const importer = where.repoPath ? await readGitState(where.repoPath) : null;
+  const importer = where.repoPath ? await gitStateForWrite(where.repoPath) : null;
   return write((tx) => importPlanIn(tx, plan, artifactId, { importer }));
 }

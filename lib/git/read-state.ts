@@ -1,6 +1,7 @@
 import "server-only";
 import { execFile } from "node:child_process";
-import { isAbsolute } from "node:path";
+import fs from "node:fs";
+import path, { isAbsolute } from "node:path";
 import { MAX_RECORDED_FILES, type GitState } from "./types";
 
 /**
@@ -49,9 +50,41 @@ export function withoutCredentials(url: string): string {
   }
 }
 
+/**
+ * A folder's state read in the last RECENT_MS, with the times of the repository's HEAD and index
+ * then: appends from one agent come many a second, and three git processes each time would cost
+ * ten times the append. A commit, checkout or `git add` touches one of those files, so it is seen
+ * at once; an edit not yet added shows as dirty within RECENT_MS.
+ */
+const RECENT_MS = 2_000;
+const MAX_REMEMBERED = 64;
+const recent = new Map<string, { at: number; key: string; state: GitState | null }>();
+
+function repositoryKey(root: string | null | undefined): string {
+  if (!root) return "";
+  try {
+    return ["HEAD", "index"].map((name) => fs.statSync(path.join(root, ".git", name)).mtimeMs).join(":");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The state to record with a write: read at most every RECENT_MS per folder (see above). Reading a
+ * handoff compares with readGitState, always current.
+ */
+export async function gitStateForWrite(folder: string): Promise<GitState | null> {
+  if (!isAbsolute(folder)) return null;
+  const remembered = recent.get(folder);
+  if (remembered && Date.now() - remembered.at < RECENT_MS && repositoryKey(remembered.state?.root) === remembered.key) return remembered.state;
+  const state = await readGitState(folder);
+  if (recent.size >= MAX_REMEMBERED) recent.clear();
+  recent.set(folder, { at: Date.now(), key: repositoryKey(state?.root), state });
+  return state;
+}
+
 /** The repository state of `folder` (an absolute path), or null without git or a repository. */
 export async function readGitState(folder: string): Promise<GitState | null> {
-  if (!isAbsolute(folder)) return null;
   // One round of three processes: `status --branch` (porcelain v2) names HEAD's commit and branch too.
   const [root, status, remote] = await Promise.all([
     runGit(folder, ["rev-parse", "--show-toplevel"]),

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { readGitState } from "../git/read-state";
+import { gitStateForWrite } from "../git/read-state";
 import { repoPathSchema } from "../git/types";
 import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
@@ -24,6 +24,6 @@ export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: R
 /** Appends an entry to an active thread (a completed one refuses with a Conflict). */
 export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   const input = parseInput(addEntryInput, options);
-  const git = input.repoPath && input.asClient === "code" ? await readGitState(input.repoPath) : null;
+  const git = input.repoPath && input.asClient === "code" ? await gitStateForWrite(input.repoPath) : null;
   return write((tx) => appendEntryIn(tx, input.id, { fromClient: input.asClient, type: input.type, content: input.content, git }));
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { readGitState } from "../git/read-state";
+import { gitStateForWrite } from "../git/read-state";
 import { repoPathSchema } from "../git/types";
 import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
@@ -24,7 +24,7 @@ export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[]; redac
 /** Starts a thread: `content` becomes its first `context` entry, seen by its creator. */
 export async function createHandoff(options: CreateHandoffOptions): Promise<CreatedHandoff> {
   const input = parseInput(createHandoffInput, options);
-  const git = input.repoPath ? await readGitState(input.repoPath) : null;
+  const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
   return write((tx) =>
     createHandoffIn(tx, {
       title: input.title,
