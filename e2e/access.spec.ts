@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
-import { rawRequest } from "./support/raw-http";
+import { rawRequest } from "../tests/support/raw-http";
 
 /**
  * Acceptance 2 of the trust work, on servers of their own (the same build, other ports and data

@@ -1,5 +1,5 @@
 import { expect, test, type Request as PageRequest } from "@playwright/test";
-import { rawRequest } from "./support/raw-http";
+import { rawRequest } from "../tests/support/raw-http";
 
 /**
  * Acceptance 1 of the trust work: every door of the served dashboard refuses a cross-site

@@ -23,6 +23,7 @@ import {
 } from "../lib/guard";
 import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
 import { createGuardedServer, startRefusal } from "../lib/server";
+import { rawRequest } from "./support/raw-http";
 
 const facts = (overrides: Partial<RequestFacts> = {}): RequestFacts => ({
   method: "POST",
@@ -131,19 +132,7 @@ describe("screenFacts (pure)", () => {
   });
 });
 
-/** A raw request with exactly the given headers (fetch would set Host, Origin and the length itself). */
-function raw(origin: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
-  const url = new URL(path, origin);
-  return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, setHost: false }, (response) => {
-      let text = "";
-      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
+const raw = rawRequest;
 
 const messageOf = (body: string) => {
   const parsed = JSON.parse(body) as { error: { message: string } };

@@ -26,6 +26,7 @@ import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, pub
 import { createGuardedServer } from "../lib/server";
 import { sql, storedDate } from "../lib/sqlite";
 import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
+import { rawRequest } from "./support/raw-http";
 
 /**
  * The connector flow of the MCP authorization specification, in process: the guard (BATON_AUTH=
@@ -70,18 +71,7 @@ const redirectUri = "http://127.0.0.1:5599/callback";
 const resource = () => `${origin}/api/mcp`;
 
 /** One request with exactly these headers (fetch sets Host itself). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  const url = new URL(path, origin);
-  return new Promise((resolve, reject) => {
-    const request = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { ...headers, ...(body !== undefined && { "content-length": String(Buffer.byteLength(body)) }) }, setHost: false }, (response) => {
-      let text = "";
-      response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
-    });
-    request.on("error", reject);
-    request.end(body);
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, body?: string) => rawRequest(origin, method, path, headers, body);
 
 const mcpCall = (token: string, init: { host?: string; query?: string } = {}) =>
   raw(

@@ -1,9 +1,7 @@
 import "server-only";
 import { createToken, listTokens, revokeToken } from "../../auth";
-import { disconnectDb } from "../../db";
-import { isDomainError } from "../../errors";
-import { ensureMigrated } from "../../migrate";
 import { parseCommandArgs, usageError } from "../args";
+import { runVerb } from "../verbs";
 
 const USAGE = `usage: baton token create --name NAME --role operator|agent
        baton token list
@@ -45,24 +43,6 @@ async function revoke(args: string[]): Promise<number> {
   return 0;
 }
 
-const verbs: Record<string, (args: string[]) => Promise<number>> = { create, list, revoke };
-
-export async function run(args: string[]): Promise<number> {
-  const [verb, ...rest] = args;
-  if (verb === "--help" || verb === "-h") {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const command = verb && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
-  if (!command) return usageError("token", verb ? `unknown verb "${verb}"` : "give create, list or revoke", USAGE);
-  try {
-    ensureMigrated();
-    return await command(rest);
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    process.stderr.write(`baton token: ${error.message}\n`);
-    return 1;
-  } finally {
-    await disconnectDb();
-  }
+export function run(args: string[]): Promise<number> {
+  return runVerb("token", USAGE, { create, list, revoke }, args);
 }

@@ -1,9 +1,7 @@
 import "server-only";
-import { isDomainError } from "../../errors";
-import { ensureMigrated } from "../../migrate";
-import { closeSqlite } from "../../sqlite";
 import { createWebhook, listWebhooks, removeWebhook, WEBHOOK_EVENTS } from "../../webhooks";
 import { parseCommandArgs, usageError } from "../args";
+import { runVerb } from "../verbs";
 
 const USAGE = `usage: baton webhook add <url> --events a,b [--types question,decision]
        baton webhook list
@@ -50,24 +48,6 @@ async function remove(args: string[]): Promise<number> {
   return 0;
 }
 
-const verbs: Record<string, (args: string[]) => Promise<number>> = { add, list: show, remove };
-
-export async function run(args: string[]): Promise<number> {
-  const [verb, ...rest] = args;
-  if (verb === "--help" || verb === "-h") {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const command = verb && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
-  if (!command) return usageError("webhook", verb ? `unknown verb "${verb}"` : "give add, list or remove", USAGE);
-  try {
-    ensureMigrated();
-    return await command(rest);
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    process.stderr.write(`baton webhook: ${error.message}\n`);
-    return 1;
-  } finally {
-    closeSqlite();
-  }
+export function run(args: string[]): Promise<number> {
+  return runVerb("webhook", USAGE, { add, list: show, remove }, args);
 }

@@ -1,0 +1,33 @@
+import "server-only";
+import { disconnectDb } from "../db";
+import { isDomainError } from "../errors";
+import { ensureMigrated } from "../migrate";
+import { closeSqlite } from "../sqlite";
+import { usageError } from "./args";
+
+export type Verbs = Record<string, (args: string[]) => Promise<number>>;
+
+/**
+ * `baton <command> <verb> …` (token, webhook): runs the verb on the migrated database. An unknown
+ * verb prints the usage (exit 2); a domain error prints its message (exit 1).
+ */
+export async function runVerb(command: string, usage: string, verbs: Verbs, args: string[]): Promise<number> {
+  const [verb, ...rest] = args;
+  if (verb === "--help" || verb === "-h") {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const run = verb && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+  if (!run) return usageError(command, verb ? `unknown verb "${verb}"` : `give ${Object.keys(verbs).join(", ")}`, usage);
+  try {
+    ensureMigrated();
+    return await run(rest);
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    process.stderr.write(`baton ${command}: ${error.message}\n`);
+    return 1;
+  } finally {
+    closeSqlite();
+    await disconnectDb();
+  }
+}
