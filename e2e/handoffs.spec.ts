@@ -86,6 +86,8 @@ test("new entries and unread counts appear on open pages without a reload", asyn
 
   await page.goto("/");
   await expect(historyRow(page, handoff.id).getByText("Chat: 0 unread")).toBeVisible();
+  // Measured from when the page is live, not from when it was served: hydration is not the subject here.
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
   const posted = await request.post(`/api/handoffs/${handoff.id}/entries`, {
     data: { type: "progress", content: "written by an agent", asClient: "code" },
   });
@@ -94,6 +96,7 @@ test("new entries and unread counts appear on open pages without a reload", asyn
 
   await page.goto(`/handoffs/${handoff.id}`);
   await expect(page.locator("li[data-seq]")).toHaveCount(2);
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
   await request.post(`/api/handoffs/${handoff.id}/entries`, { data: { type: "done", content: "second agent entry", asClient: "code" } });
   await expect(page.getByText("second agent entry")).toBeVisible({ timeout: 2_000 });
   await expect(page.getByTestId("new-count")).toHaveText("2 new for chat");

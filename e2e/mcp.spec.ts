@@ -33,6 +33,7 @@ test("entries written over MCP (stdio and the dashboard's own /api/mcp) appear o
   await page.goto(`/handoffs/${handoff.id}`);
   await expect(page.getByRole("heading", { name: "E2E: MCP live" })).toBeVisible();
   await expect(page.locator("li[data-seq]")).toHaveCount(1);
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
 
   await tool(code, "add_to_handoff", { id: handoff.id, type: "question", content: "Code asks over stdio: 7d or 30d?" });
   await expect(page.getByText("Code asks over stdio: 7d or 30d?")).toBeVisible({ timeout: 2_000 });
