@@ -57,3 +57,23 @@ describe("MCP sessions over HTTP", () => {
     expect(stateless.headers.get("mcp-session-id")).toBeNull();
   });
 });
+
+describe("repo_path over HTTP", () => {
+  const createWith = (caller: string) =>
+    post(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "create_handoff", arguments: { title: "repo path", content: "x", repo_path: process.cwd() } },
+      }),
+      { [PRINCIPAL_HEADER]: caller },
+    ).then((response) => response.json() as Promise<{ result: { isError?: boolean; content: { text: string }[] } }>);
+
+  it("is honoured for the operator at this machine's desk and refused for a remote token holder, who could point git at any folder", async () => {
+    expect((await createWith("local")).result.isError).toBeFalsy();
+    const remote = await createWith("agent:laptop");
+    expect(remote.result.isError).toBe(true);
+    expect(remote.result.content[0].text).toMatch(/repo_path is read only for callers on Baton's own machine/);
+  });
+});

@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { BODY_LIMITS } from "../guard/policy";
-import { ACT_AS_HEADER } from "../guard/stamp";
+import { ACT_AS_HEADER, PRINCIPAL_HEADER } from "../guard/stamp";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
 export function refusal(status: number, reason: string): Response {
@@ -24,13 +24,18 @@ export function identityOf(request: Request): ClientSide | "invalid" {
   return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
 }
 
+/** A caller the guard admitted as the operator at this machine's desk (loopback, no token). */
+export function isLocalCaller(request: Request): boolean {
+  return request.headers.get(PRINCIPAL_HEADER) === "local";
+}
+
 /**
- * Servers with every tool registered, waiting for their next request, per identity. Building one
+ * Servers with every tool registered, waiting for their next request, per identity and caller kind. Building one
  * (nine tools, their schemas) costs about as much as the append it serves; connecting a built one
  * to a fresh transport costs microseconds. A server serves one request at a time, so concurrent
  * requests take several; more than MAX_IDLE left over after a burst are dropped.
  */
-const idle: Record<ClientSide, McpServer[]> = { chat: [], code: [] };
+const idle = new Map<string, McpServer[]>();
 const MAX_IDLE = 16;
 
 /**
@@ -42,7 +47,10 @@ const MAX_IDLE = 16;
 export async function handleMcpHttpRequest(request: Request): Promise<Response> {
   const identity = identityOf(request);
   if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
-  const server = idle[identity].pop() ?? createMcpServer({ defaultClient: identity });
+  const local = isLocalCaller(request);
+  const pool = idle.get(`${identity}:${local}`) ?? [];
+  idle.set(`${identity}:${local}`, pool);
+  const server = pool.pop() ?? createMcpServer({ defaultClient: identity, repoPathAllowed: local });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -54,7 +62,7 @@ export async function handleMcpHttpRequest(request: Request): Promise<Response> 
     return await transport.handleRequest(request);
   } finally {
     await server.close();
-    if (idle[identity].length < MAX_IDLE) idle[identity].push(server);
+    if (pool.length < MAX_IDLE) pool.push(server);
   }
 }
 

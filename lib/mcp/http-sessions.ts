@@ -7,6 +7,7 @@ import type { ClientSide } from "../handoffs/schemas";
 import { BODY_LIMITS } from "../guard/policy";
 import { PRINCIPAL_HEADER } from "../guard/stamp";
 import { createMcpServer } from "./create-server";
+import { isLocalCaller } from "./handle-http";
 
 /**
  * Streamable HTTP sessions, for what a stateless exchange cannot carry: notifications the client
@@ -79,7 +80,7 @@ export async function handleSessionRequest(request: Request, identity: ClientSid
   }
   if (!(await initializes(request))) return null;
   await sweep();
-  const server = createMcpServer({ defaultClient: identity, subscriptions: true });
+  const server = createMcpServer({ defaultClient: identity, subscriptions: true, repoPathAllowed: isLocalCaller(request) });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
