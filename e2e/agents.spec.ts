@@ -22,6 +22,8 @@ async function registerThroughForm(page: Page, persona: string, project = "e2e")
   await page.getByRole("button", { name: "Register agent" }).click();
   await expect(page).toHaveURL(/\/agents\/\d+\?registered=1$/);
   await expect(page.getByText("Agent registered.")).toBeVisible();
+  // Next swaps the document title after a client-side navigation, once the page's metadata streams in.
+  await expect(page).toHaveTitle(/Agent .* · Baton/);
   return new URL(page.url()).pathname;
 }
 
