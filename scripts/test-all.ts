@@ -47,9 +47,16 @@ function playwright(): Tally {
   const port = process.env.BATON_E2E_PORT || "3100";
   const file = path.join(results, `e2e-${port}.json`);
   const ok = run(bin("playwright"), ["test"]);
-  const report = readJson<{ stats: { expected: number; unexpected: number; flaky: number } }>(file);
+  type Suite = { specs?: { title: string; tests: { status: string }[] }[]; suites?: Suite[] };
+  const report = readJson<{ stats: { expected: number; unexpected: number; flaky: number }; suites: Suite[] }>(file);
   if (!report) return check("e2e (no report)", false);
   const failed = report.stats.unexpected + (ok || report.stats.unexpected > 0 ? 0 : 1);
+  const flakyTitles = (suites: Suite[]): string[] =>
+    suites.flatMap((suite) => [
+      ...(suite.specs ?? []).filter((spec) => spec.tests.some((test) => test.status === "flaky")).map((spec) => spec.title),
+      ...flakyTitles(suite.suites ?? []),
+    ]);
+  for (const title of flakyTitles(report.suites)) console.log(`e2e: flaky (passed on retry): ${title}`);
   return { suite: "e2e", passed: report.stats.expected + report.stats.flaky, failed };
 }
 
