@@ -1,3 +1,10 @@
+/**
+ * lib/secrets: secrets never stored. Every text that enters Baton (titles, entries, shift
+ * documents, imports, checkpoints) passes `cleanText` / `cleanFields` (documents: documents.ts) before it is written:
+ * secretlint's recommended rules run synchronously (scan.ts) plus Baton's own tokens, JWTs, PEM
+ * keys, `.env` assignments and a high-entropy check; the policy (`BATON_SECRETS`) redacts, refuses
+ * or lets through. stored.ts scans and cleans what was stored before (`baton secrets scan`).
+ */
 import "server-only";
 import { Invalid } from "../errors";
 import { describeFieldErrors } from "../validation";
