@@ -77,3 +77,18 @@ describe("repo_path over HTTP", () => {
     expect(remote.result.content[0].text).toMatch(/repo_path is read only for callers on Baton's own machine/);
   });
 });
+
+describe("the body, read once for the whole door", () => {
+  it("answers a body that is not JSON with JSON-RPC's parse error, after the transport's Accept check, as the SDK does", async () => {
+    const notJson = await post("{not json");
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const notAccepted = await fetch(`${served.origin}/api/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "text/html" }, body: "{not json" });
+    expect(notAccepted.status).toBe(406);
+  });
+
+  it("refuses a body over the door's limit even without the guard in front", async () => {
+    const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } }));
+    expect(big.status).toBe(413);
+  });
+});

@@ -38,15 +38,36 @@ export function isLocalCaller(request: Request): boolean {
 const idle = new Map<string, McpServer[]>();
 const MAX_IDLE = 16;
 
+/** A POST's body, read once for the whole door: its JSON, "unparsable", or a refusal when too large. */
+export type McpMessage = { json: unknown } | "unparsable" | "none";
+
+/**
+ * Reads and parses a POST's JSON-RPC body once, for the session check and the transport alike.
+ * The guard already refused larger declared bodies; this bounds what is read all the same.
+ */
+export async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
+  const text = await request.text();
+  if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return "unparsable";
+  }
+}
+
+/**
+ * What the transport gets: the parsed body; or nothing, and its own read of the spent body fails
+ * into the JSON-RPC parse error (after its Accept and Content-Type checks) exactly as before.
+ */
+export const parsed = (message: McpMessage) => (typeof message === "object" ? { parsedBody: message.json } : undefined);
+
 /**
  * One stateless Streamable HTTP exchange: a fresh transport (JSON responses, no session; the SDK
  * refuses to reuse a stateless one) connected to an idle server for this POST and closed once the
  * response is made. Host, Origin, credentials and the body limit were checked by the guard
  * (lib/guard) before this runs.
  */
-export async function handleMcpHttpRequest(request: Request): Promise<Response> {
-  const identity = identityOf(request);
-  if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+export async function handleMcpHttpRequest(request: Request, identity: ClientSide, message: McpMessage): Promise<Response> {
   const local = isLocalCaller(request);
   const pool = idle.get(`${identity}:${local}`) ?? [];
   idle.set(`${identity}:${local}`, pool);
@@ -54,12 +75,10 @@ export async function handleMcpHttpRequest(request: Request): Promise<Response> 
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    // The guard already refused larger declared bodies; this bounds what the transport reads.
-    maxRequestBodySize: BODY_LIMITS.import,
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(request, parsed(message));
   } finally {
     await server.close();
     if (pool.length < MAX_IDLE) pool.push(server);

@@ -4,10 +4,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientSide } from "../handoffs/schemas";
-import { BODY_LIMITS } from "../guard/policy";
 import { PRINCIPAL_HEADER } from "../guard/stamp";
 import { createMcpServer } from "./create-server";
-import { isLocalCaller } from "./handle-http";
+import { isLocalCaller, parsed, type McpMessage } from "./handle-http";
 
 /**
  * Streamable HTTP sessions, for what a stateless exchange cannot carry: notifications the client
@@ -51,22 +50,17 @@ function unbuffered(response: Response): Response {
   return new Response(response.body, { status: response.status, headers });
 }
 
-/** A POST that initializes: parse a copy of the body (the transport reads the original). */
-async function initializes(request: Request): Promise<boolean> {
-  if (request.method !== "POST") return false;
-  try {
-    const body: unknown = await request.clone().json();
-    return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
-  } catch {
-    return false;
-  }
+/** Whether a POST's body is (or, in a batch, holds) an initialize request. */
+function initializes(message: McpMessage): boolean {
+  if (typeof message !== "object") return false;
+  return Array.isArray(message.json) ? message.json.some(isInitializeRequest) : isInitializeRequest(message.json);
 }
 
 /**
  * Serves a request that belongs to a session (it carries Mcp-Session-Id) or starts one (an
  * initialize POST); anything else returns null for the stateless path.
  */
-export async function handleSessionRequest(request: Request, identity: ClientSide): Promise<Response | null> {
+export async function handleSessionRequest(request: Request, identity: ClientSide, message: McpMessage): Promise<Response | null> {
   const caller = request.headers.get(PRINCIPAL_HEADER) ?? "anonymous";
   const id = request.headers.get(SESSION_HEADER);
   if (id !== null) {
@@ -74,22 +68,21 @@ export async function handleSessionRequest(request: Request, identity: ClientSid
     // 404 tells a client its session is gone and it should initialize again (the spec's rule).
     if (!session || session.caller !== caller) return jsonRpcError(404, "no such MCP session (it ended or expired); initialize again");
     session.lastUsed = Date.now();
-    const response = await session.transport.handleRequest(request);
+    const response = await session.transport.handleRequest(request, parsed(message));
     if (request.method === "DELETE") await closeSession(id);
     return request.method === "GET" ? unbuffered(response) : response;
   }
-  if (!(await initializes(request))) return null;
+  if (!initializes(message)) return null;
   await sweep();
   const server = createMcpServer({ defaultClient: identity, subscriptions: true, repoPathAllowed: isLocalCaller(request) });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
-    maxRequestBodySize: BODY_LIMITS.import,
     onsessioninitialized: (sessionId) => void sessions.set(sessionId, { server, transport, caller, lastUsed: Date.now() }),
     onsessionclosed: (sessionId) => void closeSession(sessionId),
   });
   await server.connect(transport);
-  return transport.handleRequest(request);
+  return transport.handleRequest(request, parsed(message));
 }
 
 /** How many sessions are open (tests and the memory figure in the bench). */

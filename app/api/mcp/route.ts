@@ -1,4 +1,4 @@
-import { handleMcpHttpRequest, identityOf, methodNotAllowed, refusal } from "@/lib/mcp/handle-http";
+import { handleMcpHttpRequest, identityOf, methodNotAllowed, readMcpMessage, refusal } from "@/lib/mcp/handle-http";
 import { handleSessionRequest } from "@/lib/mcp/http-sessions";
 
 /**
@@ -9,13 +9,15 @@ import { handleSessionRequest } from "@/lib/mcp/http-sessions";
 export async function POST(request: Request): Promise<Response> {
   const identity = identityOf(request);
   if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
-  return (await handleSessionRequest(request, identity)) ?? handleMcpHttpRequest(request);
+  const message = await readMcpMessage(request);
+  if (message instanceof Response) return message;
+  return (await handleSessionRequest(request, identity, message)) ?? handleMcpHttpRequest(request, identity, message);
 }
 
 async function sessionOnly(request: Request): Promise<Response> {
   const identity = identityOf(request);
   if (identity === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
-  return (await handleSessionRequest(request, identity)) ?? methodNotAllowed();
+  return (await handleSessionRequest(request, identity, "none")) ?? methodNotAllowed();
 }
 
 export const GET = sessionOnly;
