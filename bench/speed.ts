@@ -13,6 +13,8 @@
  * 6. `baton mcp` start-up: empty data folder → first tools/list; warm → initialize.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
+ * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, http, pages) runs only
+ * those parts, for a quick look while working; the figures of record come from a whole run.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -564,7 +566,18 @@ function printTable() {
   for (const row of rows) log(line(row));
 }
 
+const PARTS = ["stdio", "memory", "startup", "writers", "http", "pages"] as const;
+type Part = (typeof PARTS)[number];
+
+function partsWanted(): Set<Part> {
+  const named = (process.env.BATON_BENCH_ONLY ?? "").split(",").map((part) => part.trim()).filter(Boolean);
+  const unknown = named.filter((part) => !(PARTS as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`BATON_BENCH_ONLY names ${unknown.join(", ")}; the parts are ${PARTS.join(", ")}`);
+  return new Set(named.length > 0 ? (named as Part[]) : PARTS);
+}
+
 export async function run(): Promise<void> {
+  const wanted = partsWanted();
   const loadAtStart = loadAverage();
   log(`load average at start: ${loadAtStart} (${os.cpus().length} cores)`);
   const dataDir = makeTemporaryDataDir("speed");
@@ -573,22 +586,25 @@ export async function run(): Promise<void> {
   const floorHttp = await bundleWorker("floor-http");
   const reuse = process.env.BATON_BENCH_REUSE_BUILD === "1" && fs.existsSync(path.join(projectRoot, DIST_DIR, "BUILD_ID"));
   try {
-    const readThread = await withPrebuilt("stdio latency", () => stdioLatency(floorMcp));
-    await withPrebuilt("idle memory", () => idleMemory(floorMcp, readThread));
-    await withPrebuilt("start-up", () => startUp(floorMcp));
-    await withPrebuilt("writers", () => writers(floorMcp));
+    const readThread = wanted.has("stdio") ? await withPrebuilt("stdio latency", () => stdioLatency(floorMcp)) : await threadOf(THREAD_SIZE, "Baton read");
+    if (wanted.has("memory")) await withPrebuilt("idle memory", () => idleMemory(floorMcp, readThread));
+    if (wanted.has("startup")) await withPrebuilt("start-up", () => startUp(floorMcp));
+    if (wanted.has("writers")) await withPrebuilt("writers", () => writers(floorMcp));
+    if (!wanted.has("http") && !wanted.has("pages")) return;
 
     log(`\n(${reuse ? "reusing" : "building"} the dashboard into ${DIST_DIR}…)`);
     const [port, floorPort] = [await freePort(), await freePort()];
     const server = await startProductionServer(port, { distDir: DIST_DIR, build: !reuse });
     const floor = await spawnUntilReady([process.execPath, floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
     try {
-      await httpAppends(port, floorPort);
-      const dashboardMb = residentMb(server.pid);
-      const floorMb = residentMb(floor.pid);
-      log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
-      ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, null);
-      await pagesAtScale(server.baseUrl, readThread);
+      if (wanted.has("http")) {
+        await httpAppends(port, floorPort);
+        const dashboardMb = residentMb(server.pid);
+        const floorMb = residentMb(floor.pid);
+        log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
+        ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, null);
+      }
+      if (wanted.has("pages")) await pagesAtScale(server.baseUrl, readThread);
     } catch (error) {
       log(`\nthe dashboard server's last stderr:\n${server.output()}`);
       throw error;
@@ -599,7 +615,7 @@ export async function run(): Promise<void> {
     await disconnectDb();
     closeSqlite();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    printTable();
   }
-  printTable();
   log(`\nload average at start ${loadAtStart}, at end ${loadAverage()}`);
 }
