@@ -21,6 +21,8 @@ export const BUSY_TIMEOUT_MS = 10_000;
 export type Sql = {
   /** A prepared statement, compiled once per connection. */
   statement(text: string): Database.Statement;
+  /** The same, returning each row as an array of its columns: about half the cost of row objects on long reads. */
+  rawStatement(text: string): Database.Statement;
   /** The connection itself, for pragmas and the rare ad-hoc query. */
   readonly connection: Database.Database;
 };
@@ -36,6 +38,7 @@ function open(url: string): Sql {
   connection.pragma("synchronous = NORMAL");
   connection.pragma("foreign_keys = ON");
   const statements = new Map<string, Database.Statement>();
+  const rawStatements = new Map<string, Database.Statement>();
   return {
     connection,
     statement(text) {
@@ -43,6 +46,14 @@ function open(url: string): Sql {
       if (!prepared) {
         prepared = connection.prepare(text);
         statements.set(text, prepared);
+      }
+      return prepared;
+    },
+    rawStatement(text) {
+      let prepared = rawStatements.get(text);
+      if (!prepared) {
+        prepared = connection.prepare(text).raw(true);
+        rawStatements.set(text, prepared);
       }
       return prepared;
     },

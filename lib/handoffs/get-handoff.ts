@@ -50,15 +50,27 @@ export type HandoffThread = {
   staleness: Staleness | null;
 };
 
+/** Text that JSON carries as it is; anything else (quotes, controls, surrogates) is measured by escaping it. */
+const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/** UTF-8 bytes of a text inside JSON, escapes included. */
+function jsonTextBytes(text: string): number {
+  return PLAIN_JSON_TEXT.test(text) ? Buffer.byteLength(text, "utf8") + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
+}
+
 /**
- * Room for pretty-printing (the MCP text block indents every field) and snake_case keys,
- * beyond an entry's compact JSON.
+ * Bytes of an entry's JSON besides its content, at their largest: the other fields (the longest
+ * type, a 16-digit seq), snake_case keys (one byte more each) and a margin.
  */
-const ENTRY_FRAME_BYTES = 96;
+const ENTRY_FRAME_BYTES =
+  Buffer.byteLength(
+    JSON.stringify({ seq: Number.MAX_SAFE_INTEGER, handoffId: `hof_${"x".repeat(21)}`, fromClient: "chat", type: "question", content: "", createdAt: new Date(0).toISOString() }),
+    "utf8",
+  ) + 32;
 
 /** Bytes an entry adds to an answer; a new one appears twice (`entries` and `new_entries`). */
 function costOf(entry: EntryView, cursor: number): number {
-  const once = Buffer.byteLength(JSON.stringify(entry), "utf8") + ENTRY_FRAME_BYTES;
+  const once = jsonTextBytes(entry.content) - 2 + ENTRY_FRAME_BYTES;
   return entry.seq > cursor ? 2 * once : once;
 }
 

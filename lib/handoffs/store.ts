@@ -132,10 +132,13 @@ type SeqBounds = { gt?: number; lt?: number };
 
 /** Up to `limit` entries of a thread within `bounds`, in `order`. */
 export function entriesOf(tx: Sql, id: string, bounds: SeqBounds, order: "asc" | "desc", limit: number): EntryView[] {
+  // Rows as arrays (a thread is read many entries at a time; see Sql.rawStatement), in ENTRY_COLUMNS' order.
   const rows = tx
-    .statement(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT ?`)
-    .all(id, bounds.gt ?? 0, bounds.lt ?? Number.MAX_SAFE_INTEGER, limit) as EntryRow[];
-  return rows.map(toEntryView);
+    .rawStatement(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT ?`)
+    .all(id, bounds.gt ?? 0, bounds.lt ?? Number.MAX_SAFE_INTEGER, limit) as [number, string, string, string, string, string][];
+  return rows.map(([seq, handoffId, fromClient, type, content, createdAt]) =>
+    toEntryView({ seq, handoff_id: handoffId, from_client: fromClient, type, content, created_at: createdAt }),
+  );
 }
 
 /** How many entries a thread has, and how many of them are past `cursor`. */

@@ -13,7 +13,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ClientSide } from "../handoffs/schemas";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
-import { registerTool, type ToolContext } from "./tool-kit";
+import { checkOutputsSynchronously, registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
 import { createHandoffTool } from "./tools/create-handoff";
@@ -58,6 +58,7 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
     repoPathAllowed: options.repoPathAllowed ?? true,
   };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  checkOutputsSynchronously(server);
   registerTool(server, createHandoffTool, context);
   registerTool(server, getHandoffTool, context);
   registerTool(server, addToHandoffTool, context);

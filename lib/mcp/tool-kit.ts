@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { ErrorCode, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { ClientSide } from "../handoffs/schemas";
 import { toolErrorText } from "./tool-errors";
 
@@ -59,7 +59,7 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const output = await tool.run(args, context);
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
-      const json = { type: "text" as const, text: JSON.stringify(result, null, 2) };
+      const json = { type: "text" as const, text: JSON.stringify(result) };
       return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
     } catch (error) {
       return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log) }], isError: true };
@@ -78,4 +78,27 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
     // a generic `Input`; the handler's argument is exactly the parsed `tool.input`.
     handler as unknown as Parameters<McpServer["registerTool"]>[2],
   );
+}
+
+type OutputCheck = (tool: { outputSchema?: unknown }, result: CallToolResult, toolName: string) => Promise<void>;
+
+/**
+ * Checks tool results against their output schemas synchronously. The SDK's own check (McpServer's
+ * private `validateToolOutput`, replaced here on the instance) uses zod's safeParseAsync, which
+ * turns off zod's compiled object parser: 0.23 ms against 0.03 ms for a 300-entry get_handoff
+ * answer, a tenth of the whole call. Baton's output schemas have nothing asynchronous, so the
+ * verdicts are the same; tests/mcp-output-check.test.ts fails if the SDK renames the method.
+ */
+export function checkOutputsSynchronously(server: McpServer): void {
+  const check: OutputCheck = async (tool, result, toolName) => {
+    if (!(tool.outputSchema instanceof z.ZodType) || result.isError) return;
+    if (!result.structuredContent) {
+      throw new McpError(ErrorCode.InvalidParams, `Output validation error: Tool ${toolName} has an output schema but no structured content was provided`);
+    }
+    const parsed = tool.outputSchema.safeParse(result.structuredContent);
+    if (!parsed.success) {
+      throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${toolName}: ${z.prettifyError(parsed.error)}`);
+    }
+  };
+  (server as unknown as { validateToolOutput: OutputCheck }).validateToolOutput = check;
 }

@@ -18,9 +18,9 @@ export const mcpHandoffSchema = z.object({
   closed_at: z.string().nullable(),
 });
 
+/** An entry of the handoff its answer is about: the handoff's ID is said once, in `handoff`, not on every entry. */
 export const mcpEntrySchema = z.object({
   seq: z.number().int().describe("Global sequence number; increases with every entry written"),
-  handoff_id: z.string(),
   from_client: z.enum(CLIENT_SIDES).describe("Who wrote it: chat (decisions) or code (implementation)"),
   type: z.enum(ENTRY_TYPES),
   content: z.string(),
@@ -55,7 +55,6 @@ export function toMcpHandoff(view: HandoffView): McpHandoff {
 export function toMcpEntry(view: EntryView): McpEntry {
   return {
     seq: view.seq,
-    handoff_id: view.handoffId,
     from_client: view.fromClient,
     type: view.type,
     content: view.content,

@@ -1,0 +1,54 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { checkOutputsSynchronously, defineTool, registerTool } from "../lib/mcp/tool-kit";
+
+/**
+ * lib/mcp/tool-kit.ts replaces the SDK's private output check with a synchronous one (zod's
+ * compiled parser): these keep that replacement honest across SDK upgrades.
+ */
+const countTool = defineTool({
+  name: "count",
+  title: "Count",
+  description: "Answers with a count, or with a wrong shape when asked to",
+  input: z.object({ wrong: z.boolean() }),
+  output: z.object({ count: z.number().int() }),
+  annotations: { readOnlyHint: true },
+  // The wrong answer is the point of the test: the cast gets it past the type check only.
+  run: async (args) => (args.wrong ? ({ count: "three" } as unknown as { count: number }) : { count: 3 }),
+});
+
+async function connected(server: McpServer): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "output-check-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+describe("the synchronous output check", () => {
+  it("replaces a method the SDK still has", () => {
+    const sdkMethod = (McpServer.prototype as unknown as Record<string, unknown>).validateToolOutput;
+    expect(typeof sdkMethod).toBe("function");
+    const server = new McpServer({ name: "t", version: "1" });
+    checkOutputsSynchronously(server);
+    expect((server as unknown as Record<string, unknown>).validateToolOutput).not.toBe(sdkMethod);
+  });
+
+  it("passes a result that matches the output schema and refuses one that does not, naming the field", async () => {
+    const server = new McpServer({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+    checkOutputsSynchronously(server);
+    registerTool(server, countTool, { defaultClient: "chat", log: () => {}, repoPathAllowed: false });
+    const client = await connected(server);
+    const good = await client.callTool({ name: "count", arguments: { wrong: false } });
+    expect(good.isError).toBeFalsy();
+    expect(good.structuredContent).toEqual({ count: 3 });
+    // Without the client's own check, so the server's verdict is what arrives.
+    const bad = await client.callTool({ name: "count", arguments: { wrong: true } });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as { text: string }[])[0].text).toMatch(/Output validation error: Invalid structured content for tool count:[\s\S]*count/);
+    await client.close();
+  });
+});
