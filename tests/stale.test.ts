@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerAgent, triggerHandoff, getShiftDocument } from "../lib/agents";
 import { importDocument } from "../lib/formats/import-document";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
@@ -264,5 +264,27 @@ describe("the state a write records", () => {
     const afterCommit = await gitStateForWrite(repo);
     expect(afterCommit?.head).toBe(git(repo, "rev-parse", "HEAD"));
     expect(afterCommit?.head).not.toBe(first?.head);
+  });
+
+  it("is recorded at once when it is older than 2 s, and read again in the background for the writes after it", async () => {
+    const repo = repoAtCommitA();
+    const first = await gitStateForWrite(repo);
+    expect(first?.dirty).toBe(false);
+    writeFileSync(path.join(repo, "src", "auth.ts"), "export const edited = true;\n");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 2_500);
+      // No git ran for this write: it got what was remembered, and a read started behind it.
+      expect(await gitStateForWrite(repo)).toBe(first);
+      let later = first;
+      for (let tries = 0; tries < 250 && later === first; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        later = await gitStateForWrite(repo);
+      }
+      expect(later).not.toBe(first);
+      expect(later?.dirty).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

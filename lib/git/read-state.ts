@@ -51,14 +51,19 @@ export function withoutCredentials(url: string): string {
 }
 
 /**
- * A folder's state read in the last RECENT_MS, with the times of the repository's HEAD and index
- * then: appends from one agent come many a second, and three git processes each time would cost
- * ten times the append. A commit, checkout or `git add` touches one of those files, so it is seen
- * at once; an edit not yet added shows as dirty within RECENT_MS.
+ * What the writes of this process last read of each folder, with the times of the repository's
+ * HEAD and index then. Appends from one agent come many a second, and three git processes each
+ * time would cost ten times the append; so a write records the remembered state and, when that
+ * is older than RECENT_MS, starts reading it again in the background for the writes after it
+ * (a write never waits for git then: with 32 writers on two cores it did, and those waits were
+ * their slowest appends). A commit, checkout or `git add` touches HEAD or the index: the next
+ * write sees that and waits for a fresh read. An edit not yet added shows as dirty within about
+ * RECENT_MS.
  */
 const RECENT_MS = 2_000;
 const MAX_REMEMBERED = 64;
-const recent = new Map<string, { at: number; key: string; state: GitState | null }>();
+type Remembered = { at: number; key: string; state: GitState | null; refreshing: Promise<GitState | null> | null };
+const recent = new Map<string, Remembered>();
 
 function repositoryKey(root: string | null | undefined): string {
   if (!root) return "";
@@ -69,18 +74,28 @@ function repositoryKey(root: string | null | undefined): string {
   }
 }
 
+/** Reads `folder` and remembers what it read; one read at a time per folder. */
+function refresh(folder: string, remembered: Remembered | undefined): Promise<GitState | null> {
+  if (remembered?.refreshing) return remembered.refreshing;
+  const reading = readGitState(folder).then((state) => {
+    if (recent.size >= MAX_REMEMBERED && !recent.has(folder)) recent.clear();
+    recent.set(folder, { at: Date.now(), key: repositoryKey(state?.root), state, refreshing: null });
+    return state;
+  });
+  if (remembered) remembered.refreshing = reading;
+  return reading;
+}
+
 /**
- * The state to record with a write: read at most every RECENT_MS per folder (see above). Reading a
- * handoff compares with readGitState, always current.
+ * The state to record with a write (see RECENT_MS above). Reading a handoff compares with
+ * readGitState, always current.
  */
 export async function gitStateForWrite(folder: string): Promise<GitState | null> {
   if (!isAbsolute(folder)) return null;
   const remembered = recent.get(folder);
-  if (remembered && Date.now() - remembered.at < RECENT_MS && repositoryKey(remembered.state?.root) === remembered.key) return remembered.state;
-  const state = await readGitState(folder);
-  if (recent.size >= MAX_REMEMBERED) recent.clear();
-  recent.set(folder, { at: Date.now(), key: repositoryKey(state?.root), state });
-  return state;
+  if (!remembered || repositoryKey(remembered.state?.root) !== remembered.key) return refresh(folder, remembered);
+  if (Date.now() - remembered.at >= RECENT_MS) void refresh(folder, remembered);
+  return remembered.state;
 }
 
 /** The repository state of `folder` (an absolute path), or null without git or a repository. */
