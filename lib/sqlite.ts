@@ -12,11 +12,14 @@ import { databaseFile, databaseUrl } from "./config";
  * cost (~0.006 ms each against ~0.5 ms through the ORM).
  *
  * Transactions are synchronous: `write` runs its work inside BEGIN IMMEDIATE, so the write lock
- * is held for microseconds, never across an `await`, and writers of other processes queue on
- * SQLite's busy timeout instead of failing. Functions that must compose inside a caller's
- * transaction take that caller's `Sql` as their first argument (the one documented way).
+ * is held for microseconds, never across an `await`, and writers of other processes wait for it
+ * (see `write`) instead of failing. Functions that must compose inside a caller's transaction
+ * take that caller's `Sql` as their first argument (the one documented way).
  */
 export const BUSY_TIMEOUT_MS = 10_000;
+
+/** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
+const WRITE_RETRY_MAX_PAUSE_MS = 2;
 
 export type Sql = {
   /** A prepared statement, compiled once per connection. */
@@ -25,6 +28,8 @@ export type Sql = {
   rawStatement(text: string): Database.Statement;
   /** The connection itself, for pragmas and the rare ad-hoc query. */
   readonly connection: Database.Database;
+  /** Runs `work` with SQLite's busy handler off: a lock another connection holds fails at once (SQLITE_BUSY). */
+  tryingForLocks<T>(work: () => T): T;
 };
 
 type Held = { url: string; sql: Sql };
@@ -41,6 +46,16 @@ function open(url: string): Sql {
   const rawStatements = new Map<string, Database.Statement>();
   return {
     connection,
+    // Set each time with pragma(): SQLite applies busy_timeout when the statement is prepared,
+    // so a prepared one run again changes nothing. The pair costs about 8 µs.
+    tryingForLocks: (work) => {
+      connection.pragma("busy_timeout = 0");
+      try {
+        return work();
+      } finally {
+        connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+    },
     statement(text) {
       let prepared = statements.get(text);
       if (!prepared) {
@@ -71,10 +86,36 @@ export function sql(): Sql {
   return opened.sql;
 }
 
-/** Runs `work` in one write transaction (BEGIN IMMEDIATE); a throw rolls it back. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const isBusy = (error: unknown) => error instanceof Database.SqliteError && error.code.startsWith("SQLITE_BUSY");
+
+/**
+ * Runs `work` in one write transaction (BEGIN IMMEDIATE); a throw rolls it back.
+ *
+ * While another process holds the write lock, this tries again after a pause of at most
+ * WRITE_RETRY_MAX_PAUSE_MS (with jitter), for up to BUSY_TIMEOUT_MS. SQLite's own busy handler
+ * backs off to 100 ms sleeps, so a writer that lost a few times slept while newcomers took the
+ * lock: with 32 writer processes its slowest appends waited over a second. The pause blocks the
+ * thread, as SQLite's sleep did. Only BEGIN is tried again: once `work` started, the lock is held.
+ */
 export function write<T>(work: (tx: Sql) => T): T {
   const db = sql();
-  return db.connection.transaction(() => work(db)).immediate();
+  let started = false;
+  const transaction = db.connection.transaction(() => {
+    started = true;
+    return work(db);
+  });
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  return db.tryingForLocks(() => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return transaction.immediate();
+      } catch (error) {
+        if (started || !isBusy(error) || performance.now() > deadline) throw error;
+        Atomics.wait(pause, 0, 0, Math.min(WRITE_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
+      }
+    }
+  });
 }
 
 /** Runs `work` in one read transaction: a consistent snapshot across its statements. */

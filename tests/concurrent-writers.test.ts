@@ -2,8 +2,10 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
+import { databaseFile } from "../lib/config";
 import { db } from "../lib/db";
 import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
+import { BUSY_TIMEOUT_MS, sql, write } from "../lib/sqlite";
 
 const run = promisify(execFile);
 const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
@@ -50,4 +52,23 @@ it("several processes append to the same threads at once without losing or dupli
   expect(stored).toHaveLength(sides.length * PER_PROCESS);
   const threadA = await getHandoff({ id: a.handoff.id });
   expect(threadA.entries).toHaveLength(1 + (sides.length * PER_PROCESS) / 2);
+});
+
+it("a write waits for a lock another process holds, takes it once released, and leaves SQLite's busy timeout as it was", async () => {
+  const { handoff } = await createHandoff({ title: "locked", content: "start" });
+  // Another process takes the write lock, says so, and holds it for 400 ms.
+  const holder = execFile(process.execPath, [
+    "-e",
+    `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n");
+     setTimeout(() => { db.exec("COMMIT"); db.close(); }, 400);`,
+    databaseFile(),
+  ]);
+  await new Promise<void>((resolve) => holder.stdout?.once("data", () => resolve()));
+  const started = performance.now();
+  const seq = write((tx) => (tx.statement("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, 'chat', 'progress', 'after the lock', '2026-01-01T00:00:00.000+00:00') RETURNING seq").get(handoff.id) as { seq: number }).seq);
+  const waited = performance.now() - started;
+  expect(seq).toBeGreaterThan(0);
+  expect(waited).toBeGreaterThan(250);
+  expect(sql().connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
+  await new Promise((resolve) => holder.once("exit", resolve));
 });

@@ -11,11 +11,12 @@ export type ServeStdioOptions = { defaultClient: ClientSide };
 const log = (line: string) => process.stderr.write(`baton mcp: ${line}\n`);
 
 /**
- * Loads the thread tools' domain and opens its SQLite connection once the client is connected,
- * so the first call is quick. Prisma (the agent tools' layer) stays unloaded until an agent tool
- * is called: it would cost every idle server about 30 MB and a burst of CPU at start.
+ * Loads the thread tools' domain, opens its SQLite connection and starts reading the working
+ * folder's git state (what a write records) once the client is connected, so the first call is
+ * quick. Prisma (the agent tools' layer) stays unloaded until an agent tool is called: it would
+ * cost every idle server about 30 MB and a burst of CPU at start.
  */
-async function warmUp(): Promise<void> {
+async function warmUp(workingFolder: string): Promise<void> {
   try {
     await loadHandoffs();
     const { sql } = await import("../sqlite");
@@ -23,6 +24,8 @@ async function warmUp(): Promise<void> {
   } catch (error) {
     log(`could not open the database: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const { gitStateForWrite } = await import("../git/read-state");
+  void gitStateForWrite(workingFolder);
 }
 
 /**
@@ -37,7 +40,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new Error(`could not prepare the database ${databaseFile()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
   }
-  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true, workingFolder: process.cwd() });
+  const workingFolder = process.cwd();
+  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true, workingFolder });
   const closed = new Promise<void>((resolve) => {
     // The factory's own close handler (ending resource subscriptions) runs first.
     const previous = server.server.onclose;
@@ -46,7 +50,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
       resolve();
     };
   });
-  server.server.oninitialized = () => void warmUp();
+  server.server.oninitialized = () => void warmUp(workingFolder);
   const transport = new StdioServerTransport();
   await server.connect(transport);
   process.stdin.once("end", () => void server.close());
