@@ -5,12 +5,15 @@ import next from "next";
 import { hasTokens } from "../auth";
 import { oauthUrls, publicBaseUrl } from "../oauth";
 import { startWebhookDispatcher } from "../webhooks";
+import { apiRoutes, matchApiRoute, serveApiRoute } from "./api-routes";
 import { carriesOwnStamp, guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
 
 /**
  * Baton's HTTP server: Node's http server with the guard in front of Next's request handler.
  * A custom server rather than proxy.ts alone, because only the socket knows the peer's address
- * (NextRequest carries none) and only here can a body be refused before Next reads it.
+ * (NextRequest carries none) and only here can a body be refused before Next reads it. Admitted
+ * requests for the JSON API go straight to their route handlers (api-routes.ts); pages, server
+ * actions and the rest go to Next.
  */
 export type BatonServerOptions = {
   dir: string;
@@ -91,7 +94,14 @@ export async function startBatonServer(options: BatonServerOptions): Promise<Bat
   if (refusal) throw new Error(refusal);
   const app = next({ dev: options.dev ?? false, dir: options.dir, hostname: options.host, port: options.port });
   await app.prepare();
-  const server = createGuardedServer(policy, app.getRequestHandler(), options.onServerError);
+  const nextHandler = app.getRequestHandler();
+  // In development Next serves the API too, so edited handlers reload.
+  const routes = options.dev ? [] : apiRoutes(options.dir);
+  const handle: NodeHandler = async (request, response) => {
+    const match = matchApiRoute(routes, (request.url ?? "/").split("?")[0]);
+    return match ? serveApiRoute(match, request, response) : nextHandler(request, response);
+  };
+  const server = createGuardedServer(policy, handle, options.onServerError);
   if (options.dev) {
     // Hot reload's websocket: same Host rule, never beyond loopback.
     const upgrade = app.getUpgradeHandler();
