@@ -1,7 +1,7 @@
 import "server-only";
 import { Conflict } from "../errors";
 import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES } from "../handoffs/schemas";
-import { appendEntryIn, handoffExists } from "../handoffs/store";
+import { appendEntryIn, cleanEntry, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
@@ -50,6 +50,7 @@ export async function pushCheckpoint(options: PushCheckpointOptions): Promise<Pu
   const plan = planImport({ text: options.text, format: "handoff_yaml", fileName: options.fileName, project: options.project });
   // The plan's text has its secrets redacted: the entry and the kept document are built from it.
   const doc = handoffYamlFormat.parse(plan.text);
+  const entry = cleanEntry({ fromClient: "code", type: "progress", content: checkpointEntry(doc) });
   return write((tx) => {
     const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && handoffExists(tx, options.handoffId) ? options.handoffId : null;
     const source = id ? sourceOf(tx, id) : undefined;
@@ -59,7 +60,7 @@ export async function pushCheckpoint(options: PushCheckpointOptions): Promise<Pu
     }
     let appended;
     try {
-      appended = appendEntryIn(tx, id, { fromClient: "code", type: "progress", content: checkpointEntry(doc) });
+      appended = appendEntryIn(tx, id, entry);
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`${error.message}: \`baton checkpoint --push --new\` mirrors this checkpoint into a new handoff`);
       throw error;

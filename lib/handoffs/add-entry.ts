@@ -6,7 +6,7 @@ import type { Redaction } from "../secrets";
 import { write } from "../sqlite";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
-import { appendEntryIn } from "./store";
+import { appendEntryIn, cleanEntry } from "./store";
 import type { EntryView, HandoffView } from "./views";
 
 const addEntryInput = z.object({
@@ -25,5 +25,6 @@ export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: R
 export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   const input = parseInput(addEntryInput, options);
   const git = input.repoPath && input.asClient === "code" ? await gitStateForWrite(input.repoPath) : null;
-  return write((tx) => appendEntryIn(tx, input.id, { fromClient: input.asClient, type: input.type, content: input.content, git }));
+  const entry = cleanEntry({ fromClient: input.asClient, type: input.type, content: input.content, git });
+  return write((tx) => appendEntryIn(tx, input.id, entry));
 }

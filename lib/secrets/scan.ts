@@ -10,8 +10,8 @@ type Scanner = (text: string, report: (hit: SecretHit) => void) => void;
 /**
  * secretlint's recommended preset, driven synchronously: its text rules are plain regular
  * expressions in a synchronous `file` handler, while its public `lintSource` is async and
- * builds a whole linter per call. Running the rules directly keeps the scan inside the write
- * transaction of the hot path (lib/handoffs/store.ts) and about ten times cheaper.
+ * builds a whole linter per call. Running the rules directly keeps the scan synchronous (an
+ * append scans just before its write transaction, lib/handoffs/store.ts) and about ten times cheaper.
  * The preset's comment filter is left out: a secret in a comment is still a secret.
  */
 function secretlintScanner(rule: SecretLintRuleCreator): Scanner {
