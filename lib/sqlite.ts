@@ -97,15 +97,16 @@ const isBusy = (error: unknown) => error instanceof Database.SqliteError && erro
  * backs off to 100 ms sleeps, so a writer that lost a few times slept while newcomers took the
  * lock: with 32 writer processes its slowest appends waited over a second. The pause blocks the
  * thread, as SQLite's sleep did. Only BEGIN is tried again: once `work` started, the lock is held.
+ * `waitMs` shortens the wait for housekeeping that would rather skip a turn (SQLITE_BUSY).
  */
-export function write<T>(work: (tx: Sql) => T): T {
+export function write<T>(work: (tx: Sql) => T, { waitMs = BUSY_TIMEOUT_MS }: { waitMs?: number } = {}): T {
   const db = sql();
   let started = false;
   const transaction = db.connection.transaction(() => {
     started = true;
     return work(db);
   });
-  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  const deadline = performance.now() + waitMs;
   return db.tryingForLocks(() => {
     for (let attempt = 0; ; attempt++) {
       try {

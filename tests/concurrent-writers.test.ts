@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, it } from "vitest";
+import { pruneChanges } from "../lib/changes";
 import { databaseFile } from "../lib/config";
 import { db } from "../lib/db";
 import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
@@ -54,9 +55,8 @@ it("several processes append to the same threads at once without losing or dupli
   expect(threadA.entries).toHaveLength(1 + (sides.length * PER_PROCESS) / 2);
 });
 
-it("a write waits for a lock another process holds, takes it once released, and leaves SQLite's busy timeout as it was", async () => {
-  const { handoff } = await createHandoff({ title: "locked", content: "start" });
-  // Another process takes the write lock, says so, and holds it for 400 ms.
+/** Another process that takes the write lock and holds it for 400 ms; resolves once it holds it. */
+async function lockHolder() {
   const holder = execFile(process.execPath, [
     "-e",
     `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n");
@@ -64,11 +64,25 @@ it("a write waits for a lock another process holds, takes it once released, and 
     databaseFile(),
   ]);
   await new Promise<void>((resolve) => holder.stdout?.once("data", () => resolve()));
+  return { exited: new Promise((resolve) => holder.once("exit", resolve)) };
+}
+
+it("a write waits for a lock another process holds, takes it once released, and leaves SQLite's busy timeout as it was", async () => {
+  const { handoff } = await createHandoff({ title: "locked", content: "start" });
+  const holder = await lockHolder();
   const started = performance.now();
   const seq = write((tx) => (tx.statement("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, 'chat', 'progress', 'after the lock', '2026-01-01T00:00:00.000+00:00') RETURNING seq").get(handoff.id) as { seq: number }).seq);
   const waited = performance.now() - started;
   expect(seq).toBeGreaterThan(0);
   expect(waited).toBeGreaterThan(250);
   expect(sql().connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
-  await new Promise((resolve) => holder.once("exit", resolve));
+  await holder.exited;
+});
+
+it("housekeeping that waits at most 50 ms for the lock gives up with SQLITE_BUSY instead of blocking", async () => {
+  const holder = await lockHolder();
+  // The holder keeps the lock for 400 ms: a throw means the prune gave up before then.
+  expect(() => pruneChanges({ keepRows: 0, waitMs: 50 })).toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }));
+  expect(sql().connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
+  await holder.exited;
 });

@@ -158,16 +158,12 @@ function tick(state: FeedState): void {
 
 function pruneSoon(state: FeedState): void {
   state.lastPruneAt = Date.now();
-  // Pruning is housekeeping: if another process holds the write lock, skip it rather than block
-  // this server's event loop for the busy timeout.
-  const connection = sql().connection;
-  connection.pragma("busy_timeout = 50");
+  // Pruning is housekeeping: if other processes keep the write lock, skip it rather than block
+  // this server's event loop for the whole busy timeout.
   try {
-    state.stats.pruned += pruneChanges();
+    state.stats.pruned += pruneChanges({ waitMs: 50 });
   } catch (error) {
     if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
-  } finally {
-    connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }
 
@@ -237,9 +233,10 @@ function readReplay(after: number | undefined): { latest: number; changes: Chang
 
 /**
  * Deletes changes beyond the last `keepRows` or older than `keepMs`, in short write transactions.
- * The feed calls it when it starts and every ten minutes while it runs; returns how many went.
+ * The feed calls it when it starts and every ten minutes while it runs, waiting at most `waitMs`
+ * for the write lock (then SQLITE_BUSY); returns how many went.
  */
-export function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now = Date.now() } = {}): number {
+export function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now = Date.now(), waitMs = BUSY_TIMEOUT_MS } = {}): number {
   const cutoff = read((tx) => {
     const latest = latestIn(tx);
     const oldEnough = new Date(now - keepMs).toISOString().replace("T", " ").slice(0, 19);
@@ -250,7 +247,7 @@ export function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now = Dat
   let deleted = 0;
   for (;;) {
     // At most 10,000 rows per transaction, so the write lock is never held for long.
-    const batch = write((tx) => tx.statement("DELETE FROM changes WHERE seq <= min(?, (SELECT min(seq) FROM changes) + 9999)").run(cutoff).changes);
+    const batch = write((tx) => tx.statement("DELETE FROM changes WHERE seq <= min(?, (SELECT min(seq) FROM changes) + 9999)").run(cutoff).changes, { waitMs });
     deleted += batch;
     if (batch === 0) return deleted;
   }
