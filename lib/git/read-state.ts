@@ -52,12 +52,12 @@ export function withoutCredentials(url: string): string {
 
 /**
  * What the writes of this process last read of each folder, with the times of the repository's
- * HEAD and index then. Appends from one agent come many a second, and three git processes each
+ * HEAD, index and config then. Appends from one agent come many a second, and three git processes each
  * time would cost ten times the append; so a write records the remembered state and, when that
  * is older than RECENT_MS, starts reading it again in the background for the writes after it
  * (a write never waits for git then: with 32 writers on two cores it did, and those waits were
- * their slowest appends). A commit, checkout or `git add` touches HEAD or the index: the next
- * write sees that and waits for a fresh read. An edit not yet added shows as dirty within about
+ * their slowest appends). A commit, checkout, `git add` or a new remote touches HEAD, the index or
+ * the config: the next write sees that and waits for a fresh read. An edit not yet added shows as dirty within about
  * RECENT_MS.
  */
 const RECENT_MS = 2_000;
@@ -68,16 +68,22 @@ const recent = new Map<string, Remembered>();
 function repositoryKey(root: string | null | undefined): string {
   if (!root) return "";
   try {
-    return ["HEAD", "index"].map((name) => fs.statSync(path.join(root, ".git", name)).mtimeMs).join(":");
+    return ["HEAD", "index", "config"].map((name) => fs.statSync(path.join(root, ".git", name)).mtimeMs).join(":");
   } catch {
     return "";
   }
 }
 
-/** Reads `folder` and remembers what it read; one read at a time per folder. */
-function refresh(folder: string, remembered: Remembered | undefined): Promise<GitState | null> {
+/**
+ * Reads `folder` and remembers what it read; one read at a time per folder. When only time has
+ * passed (same HEAD, index and config), the root and remote stay and one `git status` says the rest.
+ */
+function refresh(folder: string, remembered: Remembered | undefined, timeOnly = false): Promise<GitState | null> {
   if (remembered?.refreshing) return remembered.refreshing;
-  const reading = readGitState(folder).then((state) => {
+  const root = timeOnly ? remembered?.state?.root : null;
+  const remote = remembered?.state?.remote ?? null;
+  const read = root ? runGit(folder, STATUS).then((status) => stateOf(root, remote, status)) : readGitState(folder);
+  const reading = read.then((state) => {
     if (recent.size >= MAX_REMEMBERED && !recent.has(folder)) recent.clear();
     recent.set(folder, { at: Date.now(), key: repositoryKey(state?.root), state, refreshing: null });
     return state;
@@ -94,30 +100,36 @@ export async function gitStateForWrite(folder: string): Promise<GitState | null>
   if (!isAbsolute(folder)) return null;
   const remembered = recent.get(folder);
   if (!remembered || repositoryKey(remembered.state?.root) !== remembered.key) return refresh(folder, remembered);
-  if (Date.now() - remembered.at >= RECENT_MS) void refresh(folder, remembered);
+  if (Date.now() - remembered.at >= RECENT_MS) void refresh(folder, remembered, true);
   return remembered.state;
 }
 
-/** The repository state of `folder` (an absolute path), or null without git or a repository. */
-export async function readGitState(folder: string): Promise<GitState | null> {
-  // One round of three processes: `status --branch` (porcelain v2) names HEAD's commit and branch too.
-  const [root, status, remote] = await Promise.all([
-    runGit(folder, ["rev-parse", "--show-toplevel"]),
-    runGit(folder, ["status", "--porcelain=v2", "--branch", "--untracked-files=no"]),
-    runGit(folder, ["config", "--get", "remote.origin.url"]),
-  ]);
-  if (!root) return null;
+/** `status --branch` (porcelain v2) names HEAD's commit and branch too. */
+const STATUS = ["status", "--porcelain=v2", "--branch", "--untracked-files=no"];
+
+function stateOf(root: string, remote: string | null, status: string | null): GitState {
   const lines = status === null ? [] : status.split("\n");
   const header = (key: string) => lines.find((line) => line.startsWith(`# branch.${key} `))?.slice(`# branch.${key} `.length) ?? null;
   const head = header("oid");
   const branch = header("head");
   return {
     root,
-    remote: remote ? withoutCredentials(remote) : null,
+    remote,
     branch: branch && branch !== "(detached)" ? branch : null,
     head: head && /^[0-9a-f]{40,64}$/.test(head) ? head : null,
     dirty: status === null ? null : lines.some((line) => line !== "" && !line.startsWith("#")),
   };
+}
+
+/** The repository state of `folder` (an absolute path), or null without git or a repository. */
+export async function readGitState(folder: string): Promise<GitState | null> {
+  // One round of three processes.
+  const [root, status, remote] = await Promise.all([
+    runGit(folder, ["rev-parse", "--show-toplevel"]),
+    runGit(folder, STATUS),
+    runGit(folder, ["config", "--get", "remote.origin.url"]),
+  ]);
+  return root ? stateOf(root, remote ? withoutCredentials(remote) : null, status) : null;
 }
 
 /** A state carrying only what a document said (an import's branch and files). */
