@@ -30,6 +30,8 @@ export type Sql = {
   readonly connection: Database.Database;
   /** Runs `work` with SQLite's busy handler off: a lock another connection holds fails at once (SQLITE_BUSY). */
   tryingForLocks<T>(work: () => T): T;
+  /** Runs its argument inside a transaction (`.immediate(work)`, `.deferred(work)`); made once, not per call. */
+  readonly inTransaction: Database.Transaction<(work: () => unknown) => unknown>;
 };
 
 type Held = { url: string; sql: Sql };
@@ -46,6 +48,7 @@ function open(url: string): Sql {
   const rawStatements = new Map<string, Database.Statement>();
   return {
     connection,
+    inTransaction: connection.transaction((work: () => unknown) => work()),
     // Set each time with pragma(): SQLite applies busy_timeout when the statement is prepared,
     // so a prepared one run again changes nothing. The pair costs about 8 µs.
     tryingForLocks: (work) => {
@@ -102,15 +105,15 @@ const isBusy = (error: unknown) => error instanceof Database.SqliteError && erro
 export function write<T>(work: (tx: Sql) => T, { waitMs = BUSY_TIMEOUT_MS }: { waitMs?: number } = {}): T {
   const db = sql();
   let started = false;
-  const transaction = db.connection.transaction(() => {
+  const inside = () => {
     started = true;
     return work(db);
-  });
+  };
   const deadline = performance.now() + waitMs;
   return db.tryingForLocks(() => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return transaction.immediate();
+        return db.inTransaction.immediate(inside) as T;
       } catch (error) {
         if (started || !isBusy(error) || performance.now() > deadline) throw error;
         Atomics.wait(pause, 0, 0, Math.min(WRITE_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
@@ -122,7 +125,7 @@ export function write<T>(work: (tx: Sql) => T, { waitMs = BUSY_TIMEOUT_MS }: { w
 /** Runs `work` in one read transaction: a consistent snapshot across its statements. */
 export function read<T>(work: (tx: Sql) => T): T {
   const db = sql();
-  return db.connection.transaction(() => work(db)).deferred();
+  return db.inTransaction.deferred(() => work(db)) as T;
 }
 
 /** Closes the connection (tests and short-lived CLI commands). */
