@@ -82,3 +82,13 @@ test("the guard refuses requests without a declared length instead of reading th
   const answer = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json", "transfer-encoding": "chunked" }, JSON.stringify({ title: "t", content: "c" }));
   expect(answer.status).toBe(411);
 });
+
+test("a path that climbs out of the route it names (dot segments, backslashes) is refused before Next could resolve it", async () => {
+  // Next would answer /api/handoffs/x/../../health as /api/health (200): the checks made for one path would guard another.
+  for (const path of ["/api/handoffs/x/../../health", "/api/handoffs/x/%2e%2e/%2e%2e/health", "/api/handoffs/x\\..\\..\\health", "/handoffs/x/../../settings/tokens"]) {
+    const answer = await rawRequest(base, "GET", path, { host });
+    expect(answer.status, path).toBe(400);
+    expect((JSON.parse(answer.body) as { error: { message: string } }).error.message).toContain(". or .. segment");
+  }
+  expect((await rawRequest(base, "GET", "/api/health", { host })).status).toBe(200);
+});

@@ -73,6 +73,15 @@ describe("screenFacts (pure)", () => {
     expect(screenFacts(open, facts({ method: "GET", path: "/agents/%E0%A4%A4" }))).toMatchObject({ ok: true });
   });
 
+  it("refuses a path with a dot segment or a backslash with 400: Next would resolve it to another route than the one checked", () => {
+    for (const path of ["/api/handoffs/x/../../session", "/api/handoffs/x/%2e%2e/%2E%2E/session", "/api/handoffs/x/..%2F..%2Fsession", "/./settings/tokens", "/api/handoffs/x\\..\\..\\session"]) {
+      expect(screenFacts(open, facts({ method: "GET", path }))).toMatchObject({ ok: false, status: 400, reason: expect.stringContaining(". or .. segment") });
+    }
+    for (const path of ["/api/handoffs/hof_a.b", "/handoffs/x/export", "/.well-known/oauth-protected-resource", "/_next/static/chunks/a...b.js"]) {
+      expect(screenFacts(open, facts({ method: "GET", path }))).toMatchObject({ ok: true });
+    }
+  });
+
   it("extends hosts and origins from the environment", () => {
     const named = guardPolicy({ BATON_ALLOWED_HOSTS: "baton.lan, Box:8443", BATON_ALLOWED_ORIGINS: "https://tools.lan/" });
     expect(screenFacts(named, facts({ host: "baton.lan:3000", origin: "http://baton.lan:3000" }))).toMatchObject({ ok: true });
@@ -295,6 +304,9 @@ describe("the guard with BATON_AUTH=required", () => {
     expect(messageOf(tokens.body)).toContain("agent role");
     const action = await raw(server.origin, "POST", "/api/handoffs", { ...bearer, "next-action": "abc", "content-type": "application/json" }, createBody);
     expect(action.status).toBe(403);
+    // A path that climbs out of /api/handoffs/ would have let Next resolve it to another route.
+    expect((await raw(server.origin, "POST", "/api/handoffs/x/../../session", { ...bearer, "content-type": "application/json" }, "{}")).status).toBe(400);
+    expect((await raw(server.origin, "GET", "/api/handoffs/x/../../../settings/tokens", bearer)).status).toBe(400);
     const operatorTokens = await raw(server.origin, "GET", "/settings/tokens", { host: server.host, authorization: `Bearer ${operator}` });
     expect(JSON.parse(operatorTokens.body)).toMatchObject({ principal: "operator:guard-operator" });
   });

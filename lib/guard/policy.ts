@@ -106,6 +106,17 @@ export function bodyClassOf(path: string): BodyClass {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/**
+ * Whether the path names itself plainly: no `.` or `..` segment (also percent-encoded) and no
+ * backslash. Next resolves those (and reads `\` as `/`), so `/api/handoffs/x/../../session` would
+ * pass the checks made for `/api/handoffs/…` (what an agent token may reach) and land on another
+ * route. Browsers resolve them before sending, so only a hand-made request carries one.
+ */
+function plainPath(path: string): boolean {
+  const decoded = decodeURIComponent(path);
+  return !decoded.includes("\\") && !decoded.split("/").some((segment) => segment === "." || segment === "..");
+}
+
 /** Whether Next can decode the path: a malformed escape would otherwise fail inside Next as a 500. */
 function decodable(path: string): boolean {
   try {
@@ -126,6 +137,9 @@ const mediaType = (contentType: string | null) => (contentType ?? "").split(";")
 export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened | Refusal {
   if (!decodable(facts.path)) {
     return { ok: false, status: 400, reason: "the request path has a malformed percent-escape (e.g. %E0%A4%A); encode it as UTF-8" };
+  }
+  if (!plainPath(facts.path)) {
+    return { ok: false, status: 400, reason: "the request path has a . or .. segment or a backslash; send the path it resolves to" };
   }
   if (!facts.host || !hostAllowed(policy, facts.host, facts.localAddress)) {
     return {
