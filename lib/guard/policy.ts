@@ -106,15 +106,17 @@ export function bodyClassOf(path: string): BodyClass {
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+/** A segment URL parsing resolves: `.` or `..`, also as `%2e` (an encoded slash inside a segment is no separator). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
 /**
- * Whether the path names itself plainly: no `.` or `..` segment (also percent-encoded) and no
- * backslash. Next resolves those (and reads `\` as `/`), so `/api/handoffs/x/../../session` would
- * pass the checks made for `/api/handoffs/…` (what an agent token may reach) and land on another
- * route. Browsers resolve them before sending, so only a hand-made request carries one.
+ * Whether the path names itself plainly: no dot segment and no backslash. Next resolves those as
+ * URL parsing does (reading `\` as `/`), so `/api/handoffs/x/../../session` would pass the checks
+ * made for `/api/handoffs/…` (what an agent token may reach) and land on another route. Browsers
+ * resolve them before sending, so only a hand-made request carries one.
  */
 function plainPath(path: string): boolean {
-  const decoded = decodeURIComponent(path);
-  return !decoded.includes("\\") && !decoded.split("/").some((segment) => segment === "." || segment === "..");
+  return !path.includes("\\") && !path.split("/").some((segment) => DOT_SEGMENT.test(segment));
 }
 
 /** Whether Next can decode the path: a malformed escape would otherwise fail inside Next as a 500. */
