@@ -5,20 +5,18 @@
  * the database: every better-sqlite3 statement the server process runs (the dashboard's own
  * connection and Prisma's) is counted while streams sit idle.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
-import readline from "node:readline";
 import Database from "better-sqlite3";
 import { disconnectDb } from "../lib/db";
 import { ensureMigrated } from "../lib/migrate";
 import { startBatonServer } from "../lib/server";
 import { closeSqlite } from "../lib/sqlite";
-import { makeTemporaryDataDir, median, ms, projectRoot } from "./support";
+import { makeTemporaryDataDir, measureEventLatency, median, ms, openEventStream, percentile, projectRoot, startLiveWriter, type EventStream } from "./support";
 
 const TARGET_P99_MS = 250;
 const WRITES = 200;
 const IDLE_MS = 3000;
-const now = () => performance.timeOrigin + performance.now();
 
 /** Counts every statement run in this process, by SQL text: Next's server bundle loads the same better-sqlite3. */
 function countStatements(): Map<string, number> {
@@ -36,79 +34,8 @@ function countStatements(): Map<string, number> {
   return counts;
 }
 
-type Stream = { close: () => void; seen: Map<number, number> };
-
-/** An SSE subscriber (what a page's EventSource does): records when each entry's change arrived. */
-async function openStream(url: string): Promise<Stream> {
-  const aborted = new AbortController();
-  const response = await fetch(url, { signal: aborted.signal });
-  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
-  const seen = new Map<number, number>();
-  let ready: () => void = () => {};
-  const isReady = new Promise<void>((resolve) => (ready = resolve));
-  void (async () => {
-    const decoder = new TextDecoder();
-    let text = "";
-    const reader = response.body!.getReader();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        const at = now();
-        text += decoder.decode(value, { stream: true });
-        const frames = text.split("\n\n");
-        text = frames.pop()!;
-        for (const frame of frames) {
-          if (frame.includes("event: ready")) ready();
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (!data || frame.includes("event: ")) continue;
-          const change = JSON.parse(data) as { subject: string; entrySeq: number | null };
-          if (change.subject === "entry" && change.entrySeq !== null) seen.set(change.entrySeq, at);
-        }
-      }
-    } catch {
-      // Aborted by close().
-    }
-  })();
-  await isReady;
-  return { seen, close: () => aborted.abort() };
-}
-
-const percentile = (samples: number[], p: number) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.ceil((p / 100) * samples.length) - 1)];
-
-async function measureLatency(writer: { write: () => Promise<{ entrySeq: number; committedAt: number }> }, stream: Stream): Promise<number[]> {
-  const samples: number[] = [];
-  for (let index = 0; index < WRITES; index++) {
-    const { entrySeq, committedAt } = await writer.write();
-    while (!stream.seen.has(entrySeq)) await new Promise((resolve) => setTimeout(resolve, 1));
-    samples.push(stream.seen.get(entrySeq)! - committedAt);
-    // Writes land at random points of the feed's 100 ms check, as real ones do.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
-  }
-  return samples;
-}
-
-function startWriter(id: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "workers", "live-writer.ts"), id], {
-    cwd: projectRoot,
-    env: process.env,
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const answers = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  let count = 0;
-  return {
-    write: async () => {
-      child.stdin!.write(`${count++}\n`);
-      const { value, done } = await answers.next();
-      if (done) throw new Error("the writer process exited");
-      return JSON.parse(value as string) as { entrySeq: number; committedAt: number };
-    },
-    stop: () => child.kill(),
-  };
-}
-
 const summary = (samples: number[]) =>
-  `p50 ${ms(median(samples))} · p99 ${ms(percentile(samples, 99))} · max ${ms(Math.max(...samples))} (${samples.length} writes)`;
+  `p50 ${ms(median(samples))} · p99 ${ms(percentile(samples, 0.99))} · max ${ms(Math.max(...samples))} (${samples.length} writes)`;
 
 export async function run() {
   const counts = countStatements();
@@ -118,7 +45,7 @@ export async function run() {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   execFileSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["build"], { cwd: projectRoot, env: process.env, stdio: "ignore" });
   const server = await startBatonServer({ dir: projectRoot, host: "127.0.0.1", port: 3903 });
-  const streams: Stream[] = [];
+  const streams: EventStream[] = [];
   const writer = { stop: () => {} };
   try {
     const created = await fetch(`${server.url}/api/handoffs`, {
@@ -127,16 +54,16 @@ export async function run() {
       body: JSON.stringify({ title: "Live bench", content: "start" }),
     });
     const { handoff } = (await created.json()) as { handoff: { id: string } };
-    const started = startWriter(handoff.id);
+    const started = startLiveWriter(handoff.id);
     writer.stop = started.stop;
     await started.write(); // the writer's start-up (tsx) is not part of the latency
 
     const threadUrl = `${server.url}/api/events?handoff=${handoff.id}`;
-    streams.push(await openStream(threadUrl));
-    const one = await measureLatency(started, streams[0]);
-    for (let index = 0; index < 19; index++) streams.push(await openStream(index % 2 ? threadUrl : `${server.url}/api/events?subject=handoff,entry`));
-    const twenty = await measureLatency(started, streams[0]);
-    const p99 = Math.max(percentile(one, 99), percentile(twenty, 99));
+    streams.push(await openEventStream(threadUrl));
+    const one = await measureEventLatency(started, streams[0], WRITES);
+    for (let index = 0; index < 19; index++) streams.push(await openEventStream(index % 2 ? threadUrl : `${server.url}/api/events?subject=handoff,entry`));
+    const twenty = await measureEventLatency(started, streams[0], WRITES);
+    const p99 = Math.max(percentile(one, 0.99), percentile(twenty, 0.99));
     console.log(`write by another process → SSE event, 1 stream open:   ${summary(one)}`);
     console.log(`write by another process → SSE event, 20 streams open: ${summary(twenty)}`);
     console.log(`target p99 ≤ ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? "met" : "NOT met"} (${ms(p99)})`);

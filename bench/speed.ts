@@ -11,9 +11,10 @@
  * 4. Resident memory of an idle `baton mcp` and of the dashboard after the HTTP run.
  * 5. 32 stdio writer processes × 500 appends on shared threads, against the floor doing the same.
  * 6. `baton mcp` start-up: empty data folder → first tools/list; warm → initialize.
+ * 7. A write by another process → its event seen by an SSE subscriber of the served dashboard.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
- * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, http, pages) runs only
+ * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, http, pages, live) runs only
  * those parts, for a quick look while working; the figures of record come from a whole run.
  */
 import { spawn } from "node:child_process";
@@ -27,13 +28,27 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import Database from "better-sqlite3";
 import { databaseFile } from "../lib/config";
 import { disconnectDb } from "../lib/db";
+import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { connectStdioClient } from "../tests/support/mcp-clients";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
 import { ensureMigrated } from "../lib/migrate";
 import { closeSqlite } from "../lib/sqlite";
-import { bundleWorker, makeTemporaryDataDir, median, percentile, projectRoot, residentMb, spawnUntilReady, startProductionServer, timeIt } from "./support";
+import {
+  bundleWorker,
+  makeTemporaryDataDir,
+  measureEventLatency,
+  median,
+  openEventStream,
+  percentile,
+  projectRoot,
+  residentMb,
+  spawnUntilReady,
+  startLiveWriter,
+  startProductionServer,
+  timeIt,
+} from "./support";
 import { openFloorStore } from "./workers/floor-store";
 
 const STDIO_CALLS = 300;
@@ -45,6 +60,7 @@ const SHARED_THREADS = 4;
 const BIG = { handoffs: 10_000, entries: 1_000_000, thread: 10_000 };
 const PAGE_RUNS = 20;
 const STARTS = 7;
+const SSE_WRITES = 200;
 const DIST_DIR = ".next-bench-speed";
 
 type Row = { what: string; baton: string; reference: string; ratio: string; target: string; met: "yes" | "NO" | "" };
@@ -566,7 +582,7 @@ function printTable() {
   for (const row of rows) log(line(row));
 }
 
-const PARTS = ["stdio", "memory", "startup", "writers", "http", "pages"] as const;
+const PARTS = ["stdio", "memory", "startup", "writers", "http", "pages", "live"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsWanted(): Set<Part> {
@@ -574,6 +590,30 @@ function partsWanted(): Set<Part> {
   const unknown = named.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0) throw new Error(`BATON_BENCH_ONLY names ${unknown.join(", ")}; the parts are ${PARTS.join(", ")}`);
   return new Set(named.length > 0 ? (named as Part[]) : PARTS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// live
+
+/** A write by another process (bench/workers/live-writer.ts) → its event on one SSE subscriber of the served dashboard. */
+async function liveEvents(baseUrl: string) {
+  log(`\n7. write by another process → SSE event, ${SSE_WRITES} writes at random points of the feed's ${CHECK_INTERVAL_MS} ms check:`);
+  const { handoff } = await createHandoff({ title: "Live", content: "start" });
+  const writer = startLiveWriter(handoff.id);
+  try {
+    await writer.write(); // the writer's start-up (tsx) is not part of the latency
+    const stream = await openEventStream(`${baseUrl}/api/events?handoff=${handoff.id}`);
+    try {
+      const samples = await measureEventLatency(writer, stream, SSE_WRITES);
+      log(`  p50 ${msOf(median(samples))} · p99 ${msOf(percentile(samples, 0.99))} · max ${msOf(Math.max(...samples))}`);
+      ceilingRow("write by another process → SSE event p50", median(samples), CHECK_INTERVAL_MS, "check interval", msOf, null);
+      ceilingRow("write by another process → SSE event p99", percentile(samples, 0.99), CHECK_INTERVAL_MS, "check interval", msOf, 250);
+    } finally {
+      stream.close();
+    }
+  } finally {
+    writer.stop();
+  }
 }
 
 export async function run(): Promise<void> {
@@ -590,7 +630,7 @@ export async function run(): Promise<void> {
     if (wanted.has("memory")) await withPrebuilt("idle memory", () => idleMemory(floorMcp, readThread));
     if (wanted.has("startup")) await withPrebuilt("start-up", () => startUp(floorMcp));
     if (wanted.has("writers")) await withPrebuilt("writers", () => writers(floorMcp));
-    if (!wanted.has("http") && !wanted.has("pages")) return;
+    if (!wanted.has("http") && !wanted.has("pages") && !wanted.has("live")) return;
 
     log(`\n(${reuse ? "reusing" : "building"} the dashboard into ${DIST_DIR}…)`);
     const [port, floorPort] = [await freePort(), await freePort()];
@@ -605,6 +645,7 @@ export async function run(): Promise<void> {
         ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, null);
       }
       if (wanted.has("pages")) await pagesAtScale(server.baseUrl, readThread);
+      if (wanted.has("live")) await liveEvents(server.baseUrl);
     } catch (error) {
       log(`\nthe dashboard server's last stderr:\n${server.output()}`);
       throw error;

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..");
 
@@ -120,4 +121,80 @@ export async function bundleWorker(name: string): Promise<string> {
     logLevel: "silent",
   });
   return outfile;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** An SSE subscriber's record: when each entry's change arrived. */
+export type EventStream = { close: () => void; seen: Map<number, number> };
+
+/** An SSE subscriber (what a page's EventSource does) of `url` (`/api/events…`), open once it saw `ready`. */
+export async function openEventStream(url: string): Promise<EventStream> {
+  const aborted = new AbortController();
+  const response = await fetch(url, { signal: aborted.signal });
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${await response.text()}`);
+  const seen = new Map<number, number>();
+  let ready: () => void = () => {};
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  void (async () => {
+    const decoder = new TextDecoder();
+    let text = "";
+    const reader = response.body!.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        const at = now();
+        text += decoder.decode(value, { stream: true });
+        const frames = text.split("\n\n");
+        text = frames.pop()!;
+        for (const frame of frames) {
+          if (frame.includes("event: ready")) ready();
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (!data || frame.includes("event: ")) continue;
+          const change = JSON.parse(data) as { subject: string; entrySeq: number | null };
+          if (change.subject === "entry" && change.entrySeq !== null) seen.set(change.entrySeq, at);
+        }
+      }
+    } catch {
+      // Aborted by close().
+    }
+  })();
+  await isReady;
+  return { seen, close: () => aborted.abort() };
+}
+
+export type LiveWriter = { write: () => Promise<{ entrySeq: number; committedAt: number }>; stop: () => void };
+
+/** Milliseconds from each of `writes` commits by `writer` to its event on `stream`. */
+export async function measureEventLatency(writer: Pick<LiveWriter, "write">, stream: EventStream, writes: number): Promise<number[]> {
+  const samples: number[] = [];
+  for (let index = 0; index < writes; index++) {
+    const { entrySeq, committedAt } = await writer.write();
+    while (!stream.seen.has(entrySeq)) await new Promise((resolve) => setTimeout(resolve, 1));
+    samples.push(stream.seen.get(entrySeq)! - committedAt);
+    // Writes land at random points of the feed's 100 ms check, as real ones do.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
+  }
+  return samples;
+}
+
+/** bench/workers/live-writer.ts in a process of its own, appending to handoff `id` on each `write`. */
+export function startLiveWriter(id: string): LiveWriter {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "workers", "live-writer.ts"), id], {
+    cwd: projectRoot,
+    env: process.env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const answers = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  let count = 0;
+  return {
+    write: async () => {
+      child.stdin!.write(`${count++}\n`);
+      const { value, done } = await answers.next();
+      if (done) throw new Error("the writer process exited");
+      return JSON.parse(value as string) as { entrySeq: number; committedAt: number };
+    },
+    stop: () => child.kill(),
+  };
 }
