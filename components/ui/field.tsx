@@ -25,9 +25,16 @@ export function Field({
           {hint}
         </p>
       )}
-      <div id={`${id}-error`} aria-live="polite" className="text-sm text-red-700">
-        {errors?.map((error) => <p key={error}>{error}</p>)}
-      </div>
+      <FieldMessages id={`${id}-error`} messages={errors} />
+    </div>
+  );
+}
+
+/** Error messages announced in an aria-live region (a field's, a group's or the form's own). */
+export function FieldMessages({ id, messages }: { id?: string; messages?: string[] }) {
+  return (
+    <div id={id} aria-live="polite" className="text-sm text-red-700">
+      {messages?.map((message) => <p key={message}>{message}</p>)}
     </div>
   );
 }

@@ -3,15 +3,11 @@
 import { useActionState } from "react";
 import { createWebhookAction, type CreateWebhookState } from "@/app/settings/webhooks/actions";
 import { buttonClass } from "@/components/ui/button";
-import { CopyButton } from "@/components/ui/copy-button";
-import { Field, inputClass } from "@/components/ui/field";
+import { Field, FieldMessages, inputClass } from "@/components/ui/field";
+import { ShownOnce } from "@/components/ui/shown-once";
 import { ENTRY_TYPES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS } from "@/lib/webhooks/schemas";
 
 const initial: CreateWebhookState = { status: "idle" };
-
-function FieldMessages({ messages }: { messages?: string[] }) {
-  return <div aria-live="polite" className="text-sm text-red-700">{messages?.map((message) => <p key={message}>{message}</p>)}</div>;
-}
 
 export function CreateWebhookForm() {
   const [state, formAction, pending] = useActionState(createWebhookAction, initial);
@@ -24,9 +20,7 @@ export function CreateWebhookForm() {
         Add a webhook
       </h2>
       <form key={state.successAt ?? 0} action={formAction} className="flex flex-col gap-4" noValidate>
-        <div aria-live="polite" className="text-sm text-red-700">
-          {state.status === "error" && state.message && <p>{state.message}</p>}
-        </div>
+        <FieldMessages messages={state.status === "error" && state.message ? [state.message] : []} />
         <Field id="webhook-url" label="URL" errors={errors.url} hint="http:// or https://; Baton never follows a redirect from it.">
           <input id="webhook-url" name="url" type="url" required defaultValue={state.values?.url} aria-describedby="webhook-url-hint webhook-url-error" className={`${inputClass} font-mono sm:w-[32rem]`} />
         </Field>
@@ -60,15 +54,12 @@ export function CreateWebhookForm() {
       </form>
       <div aria-live="polite">
         {state.status === "success" && state.secret && (
-          <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
-            <p className="font-medium">Webhook {state.webhookId} added. Its signing secret: copy it now, it is not shown again.</p>
-            <div className="mt-2 flex flex-wrap items-center gap-2">
-              <code data-testid="webhook-secret" className="break-all rounded bg-white px-2 py-1 font-mono text-xs">
-                {state.secret}
-              </code>
-              <CopyButton text={state.secret} label="Copy secret" />
-            </div>
-          </div>
+          <ShownOnce
+            message={`Webhook ${state.webhookId} added. Its signing secret: copy it now, it is not shown again.`}
+            value={state.secret}
+            testId="webhook-secret"
+            copyLabel="Copy secret"
+          />
         )}
       </div>
     </section>
