@@ -5,7 +5,8 @@ import { db } from "../lib/db";
 import { blobPath, bundleFormat, exportHandoff } from "../lib/formats";
 import { closeHandoff } from "../lib/handoffs";
 import { MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
-import { bundleBytes, summarizeHandoff } from "../lib/formats/summarize-handoff";
+import { summarizeHandoff } from "../lib/formats/summarize-handoff";
+import { jsonTextBytes } from "../lib/json-bytes";
 import { addEntry, createHandoff, getHandoff, type EntryType, type EntryView } from "../lib/handoffs";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
@@ -168,7 +169,7 @@ describe("the summary budget", () => {
         (drafts, budget) => {
           const entries = drafts.map(([type, text], index) => entryOf(index + 1, type, text));
           const summary = summarizeHandoff(handoff, entries, budget);
-          expect(bundleBytes(summary)).toBeLessThanOrEqual(budget);
+          expect(jsonTextBytes(summary)).toBeLessThanOrEqual(budget);
           expect(wellFormed(summary)).toBe(true);
           const listed = summary.match(/^- \*\*#\d+\*\*/gm)?.length ?? 0;
           expect(summary.includes("_Trimmed to fit")).toBe(listed < entries.length);

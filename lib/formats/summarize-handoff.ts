@@ -1,6 +1,7 @@
 import type { EntryType } from "../handoffs/schemas";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
+import { jsonTextBytes } from "../json-bytes";
 
 /** Most a summary may take: it becomes an entry of the thread that imports it (64 KiB). */
 export const MAX_SUMMARY_BYTES = MAX_CONTENT_BYTES;
@@ -16,15 +17,6 @@ const GROUPS: { type: EntryType; heading: string }[] = [
   { type: "question", heading: "Answered questions" },
 ];
 
-/**
- * What a piece of text costs in the bundle: its UTF-8 bytes as a JSON string (quotes, newlines
- * and control characters escaped). Never less than its plain UTF-8 bytes, so a summary within
- * budget fits an entry, and the bundle file it sits in stays within budget too.
- */
-export function bundleBytes(text: string): number {
-  return Buffer.byteLength(JSON.stringify(text), "utf8") - 2;
-}
-
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
@@ -32,11 +24,11 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
  * emoji, surrogate pair or letter with its combining marks is ever split.
  */
 function clip(text: string, maxBytes: number): string {
-  if (bundleBytes(text) <= maxBytes) return text;
+  if (jsonTextBytes(text) <= maxBytes) return text;
   let used = 0;
   let end = 0;
   for (const { segment, index } of graphemes.segment(text)) {
-    used += bundleBytes(segment);
+    used += jsonTextBytes(segment);
     if (used > maxBytes) break;
     end = index + segment.length;
   }
@@ -46,8 +38,8 @@ function clip(text: string, maxBytes: number): string {
 function excerpt(text: string, maxBytes: number): string {
   const trimmed = text.trim();
   const suffix = (more: number) => `… (${more} more bytes in the source thread)`;
-  if (bundleBytes(trimmed) <= maxBytes) return trimmed;
-  const kept = clip(trimmed, Math.max(0, maxBytes - bundleBytes(suffix(MAX_CONTENT_BYTES))));
+  if (jsonTextBytes(trimmed) <= maxBytes) return trimmed;
+  const kept = clip(trimmed, Math.max(0, maxBytes - jsonTextBytes(suffix(MAX_CONTENT_BYTES))));
   return `${kept}${suffix(Buffer.byteLength(trimmed, "utf8") - Buffer.byteLength(kept, "utf8"))}`;
 }
 
@@ -90,13 +82,13 @@ function fitToBudget(
 ): { decisionItem: string | null; questions: Map<number, string>; others: Map<number, string>; leftOut: { questions: EntryView[]; others: EntryView[] } } {
   let room = budgetBytes - fixedBytes - NOTE_RESERVE_BYTES;
   const decisionItem = latestDecision ? item(latestDecision, Math.min(EXCERPT_BYTES, Math.max(0, room - 64))) : null;
-  if (decisionItem) room -= bundleBytes(decisionItem) + 2;
+  if (decisionItem) room -= jsonTextBytes(decisionItem) + 2;
   const keepNewest = (entries: EntryView[]) => {
     const kept = new Map<number, string>();
     let index = entries.length - 1;
     for (; index >= 0; index--) {
       const text = item(entries[index]);
-      const cost = bundleBytes(text) + 2;
+      const cost = jsonTextBytes(text) + 2;
       if (cost > room) break;
       kept.set(entries[index].seq, text);
       room -= cost;
@@ -111,7 +103,7 @@ function fitToBudget(
 
 /**
  * A readable summary of a thread cut, at most `budgetBytes` (counted as the bundle stores it, see
- * `bundleBytes`): the latest decision and the questions still open come first, then every other
+ * `jsonTextBytes`): the latest decision and the questions still open come first, then every other
  * entry grouped by type, each group in seq order. When the thread is larger than the budget the
  * oldest entries are left out and a note near the top says how many and where the thread was cut.
  * It depends only on the entries and the thread's title and id, never on the clock, so the same
@@ -137,7 +129,7 @@ export function summarizeHandoff(
     }.`,
   ];
   const headings = ["Latest decision", "Open questions", ...GROUPS.map((group) => group.heading)];
-  const fixedBytes = bundleBytes(head.join("\n\n")) + headings.reduce((sum, heading) => sum + bundleBytes(`### ${heading}\nNone yet.`) + 4, 0);
+  const fixedBytes = jsonTextBytes(head.join("\n\n")) + headings.reduce((sum, heading) => sum + jsonTextBytes(`### ${heading}\nNone yet.`) + 4, 0);
   const fitted = fitToBudget(fixedBytes, budgetBytes, latestDecision, openQuestions, rest);
 
   const parts = [...head];

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
+import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, repoPathSchema, type GitReport, type GitState, type Staleness } from "../git/types";
 import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
@@ -50,14 +51,6 @@ export type HandoffThread = {
   staleness: Staleness | null;
 };
 
-/** Text that JSON carries as it is; anything else (quotes, controls, surrogates) is measured by escaping it. */
-const PLAIN_JSON_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-
-/** UTF-8 bytes of a text inside JSON, escapes included. */
-function jsonTextBytes(text: string): number {
-  return PLAIN_JSON_TEXT.test(text) ? Buffer.byteLength(text, "utf8") + 2 : Buffer.byteLength(JSON.stringify(text), "utf8");
-}
-
 /**
  * Bytes of an entry's JSON besides its content, at their largest: the other fields (the longest
  * type, a 16-digit seq), snake_case keys (one byte more each) and a margin.
@@ -70,7 +63,7 @@ const ENTRY_FRAME_BYTES =
 
 /** Bytes an entry adds to an answer; a new one appears twice (`entries` and `new_entries`). */
 function costOf(entry: EntryView, cursor: number): number {
-  const once = jsonTextBytes(entry.content) - 2 + ENTRY_FRAME_BYTES;
+  const once = jsonTextBytes(entry.content) + ENTRY_FRAME_BYTES;
   return entry.seq > cursor ? 2 * once : once;
 }
 
