@@ -77,6 +77,28 @@ describe("a request handed to its route handler", () => {
     expect(((await put.json()) as { error: { message: string } }).error.message).toMatch(/answers .*POST/);
   });
 
+  it("keeps a keep-alive connection usable after a handler that left a 120 KB body unread", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+        const request = http.request(`${origin}${path}`, { method, agent, headers }, (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        });
+        request.on("error", reject);
+        request.end(body);
+      });
+    const unread = JSON.stringify({ filler: "a".repeat(120_000) });
+    try {
+      expect(await send("PUT", "/api/handoffs/hof_x/entries", unread)).toBe(405);
+      expect(await send("POST", "/api/agents/999999/end", unread)).toBe(404);
+      expect(await send("GET", "/api/handoffs")).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it("streams server-sent events and ends the subscription when the client goes away", async () => {
     const before = changeFeedStats().subscribers;
     const aborted = new AbortController();

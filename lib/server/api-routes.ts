@@ -67,25 +67,28 @@ export function matchApiRoute(routes: ApiRoute[], pathname: string): ApiMatch | 
   return null;
 }
 
-function webRequest(incoming: http.IncomingMessage, signal: AbortSignal): Request {
+/**
+ * The Web Request for an admitted request. Its body is read whole first (the guard has already
+ * bounded it by its declared length): a handler that answers without reading it (a 405, an
+ * unknown ID) would otherwise leave the client still sending into a reset connection.
+ */
+async function webRequest(incoming: http.IncomingMessage, signal: AbortSignal): Promise<Request> {
   const headers = new Headers();
   for (const [name, values] of Object.entries(incoming.headersDistinct)) for (const value of values ?? []) headers.append(name, value);
   const method = incoming.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
+  const chunks: Buffer[] = [];
+  if (method !== "GET" && method !== "HEAD") for await (const chunk of incoming) chunks.push(chunk as Buffer);
   return new Request(new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "localhost"}`), {
     method,
     headers,
     signal,
-    body: hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : undefined,
-    // `duplex` (required for a streamed body) is in undici's RequestInit, not in the DOM lib's.
-    duplex: "half",
-  } as RequestInit);
+    body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+  });
 }
 
-function methodNotAllowed(handlers: RouteModule): Response {
-  const allowed = METHODS.filter((method) => handlers[method] || (method === "HEAD" && handlers.GET) || method === "OPTIONS");
-  if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
-  return Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: `this route answers ${allowed.join(", ")}` } }, { status: 405, headers: { allow: allowed.join(", ") } });
+/** The methods a route answers: its handlers', HEAD with GET, and OPTIONS. */
+function allowedMethods(handlers: RouteModule): string {
+  return METHODS.filter((method) => handlers[method] || (method === "HEAD" && handlers.GET) || method === "OPTIONS").join(", ");
 }
 
 /** The handler's answer for a request, with Next's rules for HEAD (GET without a body), OPTIONS and 405. */
@@ -95,8 +98,9 @@ async function answer(match: ApiMatch, request: Request): Promise<Response> {
   const method = request.method as (typeof METHODS)[number];
   const handler = handlers[method] ?? (method === "HEAD" ? handlers.GET : undefined);
   if (!handler) {
-    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow: methodNotAllowed(handlers).headers.get("allow") ?? "" } });
-    return methodNotAllowed(handlers);
+    const allow = allowedMethods(handlers);
+    if (method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
+    return Response.json({ error: { code: "METHOD_NOT_ALLOWED", message: `this route answers ${allow}` } }, { status: 405, headers: { allow } });
   }
   return handler(request, { params: Promise.resolve(match.params) });
 }
@@ -110,7 +114,7 @@ export async function serveApiRoute(match: ApiMatch, incoming: http.IncomingMess
   });
   let response: Response;
   try {
-    response = await answer(match, webRequest(incoming, aborted.signal));
+    response = await answer(match, await webRequest(incoming, aborted.signal));
   } catch (error) {
     console.error(`baton: the handler of ${match.route.pattern} failed`, error);
     response = Response.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, { status: 500 });
