@@ -106,22 +106,36 @@ async function answer(match: ApiMatch, request: Request): Promise<Response> {
 }
 
 /** Serves an admitted request with its route's handler, streaming the answer (SSE included). */
-export async function serveApiRoute(match: ApiMatch, incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+export function serveApiRoute(match: ApiMatch, incoming: http.IncomingMessage, outgoing: http.ServerResponse): Promise<void> {
+  return serveWebHandler((request) => answer(match, request), match.route.pattern, incoming, outgoing);
+}
+
+/**
+ * Answers a Node request with a Web `Request → Response` handler: the request's signal aborts
+ * when the client goes away before the answer ended, a throw becomes a logged 500, several
+ * Set-Cookie headers stay several, and the body streams as it comes. `name` names the handler in
+ * the log.
+ */
+export async function serveWebHandler(
+  handler: (request: Request) => Response | Promise<Response>,
+  name: string,
+  incoming: http.IncomingMessage,
+  outgoing: http.ServerResponse,
+): Promise<void> {
   const aborted = new AbortController();
-  // The client went away before the answer ended: streams (SSE) see the request's signal abort.
   outgoing.once("close", () => {
     if (!outgoing.writableFinished) aborted.abort();
   });
   let response: Response;
   try {
-    response = await answer(match, await webRequest(incoming, aborted.signal));
+    response = await handler(await webRequest(incoming, aborted.signal));
   } catch (error) {
-    console.error(`baton: the handler of ${match.route.pattern} failed`, error);
+    console.error(`baton: the handler of ${name} failed`, error);
     response = Response.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, { status: 500 });
   }
   const headers: http.OutgoingHttpHeaders = {};
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") headers[name] = value;
+  response.headers.forEach((value, header) => {
+    if (header !== "set-cookie") headers[header] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;

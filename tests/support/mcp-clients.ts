@@ -1,10 +1,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { serveWebHandler } from "../../lib/server/api-routes";
 
 /**
  * MCP clients of Baton's own servers, for the tests and the benchmark: the SDK's real client
@@ -62,44 +62,15 @@ export type WebHandler = (request: Request) => Promise<Response> | Response;
 
 /**
  * Serves Web `Request => Response` handlers (route handlers exported by app/api/…) from a
- * node:http server on a free loopback port, the way Next hands them requests.
+ * node:http server on a free loopback port, through the same code that hands Baton's server its
+ * API requests (lib/server/api-routes.ts), but from this fixed table and without the guard.
  */
 export async function serveHandlers(routes: Record<string, Partial<Record<string, WebHandler>>>): Promise<{ origin: string; close: () => Promise<void> }> {
-  const server = http.createServer(async (incoming, outgoing) => {
-    try {
-      const url = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "localhost"}`);
-      const handler = routes[url.pathname]?.[incoming.method ?? "GET"];
-      if (!handler) {
-        outgoing.writeHead(404).end();
-        return;
-      }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (typeof value === "string") headers.set(name, value);
-        else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      }
-      // The whole body is read first, so a handler that refuses early never resets the connection
-      // under a client still sending; it reaches the handler as a stream all the same.
-      const chunks: Buffer[] = [];
-      for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
-      const request = new Request(url, {
-        method: incoming.method,
-        headers,
-        body: hasBody ? Readable.toWeb(Readable.from([Buffer.concat(chunks)])) as ReadableStream<Uint8Array> : undefined,
-        duplex: "half",
-        // `duplex` (required for a streamed body) is in undici's RequestInit, not in the DOM lib's.
-      } as RequestInit);
-      const response = await handler(request);
-      outgoing.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) return void outgoing.end();
-      // Streamed as it comes, so an SSE answer (an MCP session's GET stream) reaches the client live.
-      const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
-      outgoing.once("close", () => body.destroy());
-      body.pipe(outgoing);
-    } catch (error) {
-      outgoing.writeHead(500).end(String(error));
-    }
+  const server = http.createServer((incoming, outgoing) => {
+    const pathname = (incoming.url ?? "/").split("?")[0];
+    const handler = routes[pathname]?.[incoming.method ?? "GET"];
+    if (!handler) return void outgoing.writeHead(404).end();
+    void serveWebHandler(handler, pathname, incoming, outgoing);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
