@@ -1,8 +1,8 @@
 import type { Metadata, Viewport } from "next";
-import { headers } from "next/headers";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { MainNav } from "@/components/main-nav";
-import { callerOf } from "@/lib/guard/stamp";
+import { currentCaller } from "@/lib/caller";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -14,7 +14,10 @@ export const metadata: Metadata = {
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const caller = callerOf(await headers());
+  // Every page renders per request: the caller differs, and the CSP nonce (lib/server) is per request.
+  await connection();
+  const who = currentCaller().who;
+  const signedInAs = who.kind === "session" || who.kind === "token" ? who.name : null;
   return (
     <html lang="en">
       <body className="min-h-screen">
@@ -25,7 +28,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers>
-          <MainNav signedInAs={caller.kind === "token" ? caller.principal.name : null} />
+          <MainNav signedInAs={signedInAs} />
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}
           </main>

@@ -3,7 +3,7 @@
  * returned form state (server actions) or an exit code (CLI); the message is always written
  * for the person or model reading it.
  */
-export type DomainErrorCode = "NOT_FOUND" | "CONFLICT" | "INVALID";
+export type DomainErrorCode = "NOT_FOUND" | "CONFLICT" | "INVALID" | "FORBIDDEN";
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -31,10 +31,23 @@ export class Invalid extends DomainError {
   }
 }
 
+/** The caller may not do this (lib/caller.ts says who may): the request was valid, the caller is wrong for it. */
+export class Forbidden extends DomainError {
+  readonly code = "FORBIDDEN" as const;
+  name = "Forbidden";
+  constructor(
+    message: string,
+    readonly fieldErrors: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+}
+
 export const httpStatusOf: Record<DomainErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   INVALID: 400,
+  FORBIDDEN: 403,
 };
 
 export function isDomainError(error: unknown): error is DomainError {

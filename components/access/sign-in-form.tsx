@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
+import { sameOriginPath } from "@/lib/same-origin-path";
 
 /** Exchanges a pasted operator token for a session cookie at /api/session, then goes on to `next`. */
 export function SignInForm({ next }: { next: string }) {
@@ -19,7 +20,8 @@ export function SignInForm({ next }: { next: string }) {
     });
     if (response.ok) {
       // A full navigation, so every server component renders with the new session.
-      window.location.assign(next);
+      // Resolved again here: the page resolved it, but only this line navigates.
+      window.location.assign(sameOriginPath(next));
       return;
     }
     const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
