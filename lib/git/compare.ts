@@ -1,5 +1,8 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import path from "node:path";
+import { locateRepository, repositoryFingerprint } from "./fingerprint";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
 import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
@@ -13,7 +16,8 @@ async function sameRepository(recorded: GitState, reader: GitState, root: string
   return recorded.root === null;
 }
 
-function normalizeRemote(remote: string): string {
+/** A remote URL in one form for comparing: no scheme, user, `.git` or case (`git@host:a/b` = `https://host/a/b`). */
+export function normalizeRemote(remote: string): string {
   return remote
     .replace(/\.git\/?$/, "")
     .replace(/^[a-z]+:\/\//i, "")
@@ -27,24 +31,81 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
 }
 
 /**
+ * Comparisons already made, per (reader's folder, recorded state, texts), with the repository's
+ * fingerprint (lib/git/fingerprint.ts) they were made at. A read of a repository that has not
+ * moved since checks the fingerprint (a few stats) and runs no git at all; any commit, checkout,
+ * `git add`, fetch, new remote or edit of a file the handoff names by its path changes the
+ * fingerprint, and that read compares in full. Most recently used last; the oldest goes first.
+ */
+const MAX_REMEMBERED = 256;
+/** How many named files are watched for edits not yet added (each is one stat per read). */
+const MAX_WATCHED_FILES = 50;
+type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
+const remembered = new Map<string, Remembered>();
+
+function keyOf(folder: string, recorded: GitState, texts: string[]): string {
+  const hash = createHash("sha1").update(folder).update("\0").update(JSON.stringify(recorded));
+  for (const text of texts) hash.update("\0").update(text);
+  return hash.digest("base64");
+}
+
+/** Work-tree files the handoff names by a path inside the repository, to notice an edit before `git add`. */
+function watchedFiles(top: string, named: Set<string>): string[] {
+  const files: string[] = [];
+  for (const name of named) {
+    if (name.split("/").includes("..")) continue;
+    files.push(path.join(top, name));
+    if (files.length >= MAX_WATCHED_FILES) break;
+  }
+  return files;
+}
+
+/**
  * How the reader's repository at `folder` has moved on from `recorded`: commits since its HEAD,
  * a changed or deleted branch, and files the handoff names (`recorded.files`, paths in `texts`)
  * that changed since. null when there is no git or repository here, when it is another
- * repository, or when nothing moved on.
+ * repository, or when nothing moved on. Remembered until the repository changes (see above).
  */
 export async function compareWithRepository(recorded: GitState, folder: string, texts: Iterable<string> = []): Promise<Staleness | null> {
+  const dirs = locateRepository(folder);
+  if (dirs === null) return null;
+  const textList = Array.from(texts);
+  const named = () => new Set([...(recorded.files ?? []), ...mentionedPaths(textList)]);
+  if (dirs === undefined) return (await computeStaleness(recorded, folder, named())).result;
+  const branches = recorded.branch ? [recorded.branch] : [];
+  const key = keyOf(folder, recorded, textList);
+  const known = remembered.get(key);
+  if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) {
+    remembered.delete(key);
+    remembered.set(key, known);
+    return known.result;
+  }
+  const names = named();
+  const files = watchedFiles(dirs.top, names);
+  // Taken before git runs: a change while it runs makes the next read compare again.
+  const fingerprint = repositoryFingerprint(dirs, branches, files);
+  const { result, complete } = await computeStaleness(recorded, folder, names);
+  if (complete) {
+    remembered.delete(key);
+    if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(key, { fingerprint, files, result });
+  }
+  return result;
+}
+
+/** The comparison itself, with git; `complete` is false when git could not read the repository (nothing to remember). */
+async function computeStaleness(recorded: GitState, folder: string, named: Set<string>): Promise<{ result: Staleness | null; complete: boolean }> {
   const reader = await readGitState(folder);
-  if (!reader?.root) return null;
+  if (!reader?.root) return { result: null, complete: false };
   const root = reader.root;
   // Same commit, same branch, clean tree: nothing can have moved on (the common case, one git round).
-  if (recorded.head && reader.head === recorded.head && reader.branch === recorded.branch && reader.dirty === false) return null;
-  if (!(await sameRepository(recorded, reader, root))) return null;
+  if (recorded.head && reader.head === recorded.head && reader.branch === recorded.branch && reader.dirty === false) return { result: null, complete: true };
+  if (!(await sameRepository(recorded, reader, root))) return { result: null, complete: true };
 
   let commitsSince = 0;
   let commits: string[] = [];
   let headMissing = false;
   let changedFiles: string[] = [];
-  const named = new Set([...(recorded.files ?? []), ...mentionedPaths(texts)]);
   const moved = recorded.head !== null && reader.head !== null && reader.head !== recorded.head;
   const range = `${recorded.head}..${reader.head}`;
   const branchChanged = recorded.branch !== null && recorded.branch !== reader.branch;
@@ -61,13 +122,13 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   } else {
     commitsSince = Number(count ?? 0) || 0;
     commits = log ? log.split("\n").filter(Boolean) : [];
-    changedFiles = (diff ? diff.split("\n") : []).filter((path) => path && isNamed(path, named)).slice(0, MAX_LISTED_FILES);
+    changedFiles = (diff ? diff.split("\n") : []).filter((file) => file && isNamed(file, named)).slice(0, MAX_LISTED_FILES);
   }
   const branch: Staleness["branch"] = branchChanged && recorded.branch ? { from: recorded.branch, to: reader.branch, gone: branchHead === null } : null;
 
-  if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return null;
+  if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return { result: null, complete: true };
   const found = { commitsSince, commits, headMissing, branch, changedFiles };
-  return { ...found, block: renderStaleness(found, recorded) };
+  return { result: { ...found, block: renderStaleness(found, recorded) }, complete: true };
 }
 
 /**

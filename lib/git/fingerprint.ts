@@ -1,0 +1,102 @@
+import "server-only";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * What git itself would look at to notice that a repository moved, read with a few `stat`s and
+ * no git process: HEAD (its text and file), the current branch's ref, the index (a `git add`
+ * rewrites it), packed-refs, the config (a new remote), FETCH_HEAD (fetched commits), plus refs
+ * and files a caller names. Two equal fingerprints mean nothing git compares has changed.
+ */
+
+/** Variables that make git look elsewhere than the folder's `.git`: then only git can say. */
+const DISCOVERY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"];
+
+export type RepositoryDirs = {
+  /** The folder holding the `.git` entry: the work tree's top. */
+  top: string;
+  /** HEAD and the index (a worktree's own folder under .git/worktrees for a linked worktree). */
+  gitDir: string;
+  /** Refs, packed-refs and config, shared by every worktree. */
+  commonDir: string;
+};
+
+function isDirectory(folder: string): boolean {
+  return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+/** A `.git` file (linked worktree, submodule) says `gitdir: <path>`, relative to its own folder. */
+function gitDirOf(dotGit: string): string | null {
+  const stat = fs.statSync(dotGit, { throwIfNoEntry: false });
+  if (!stat) return null;
+  if (stat.isDirectory()) return dotGit;
+  const line = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, "utf8"))?.[1]?.trim();
+  return line ? path.resolve(path.dirname(dotGit), line) : null;
+}
+
+/** The common folder a linked worktree's `commondir` names, else the git folder itself. */
+function commonDirOf(gitDir: string): string {
+  try {
+    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, "commondir"), "utf8").trim());
+  } catch {
+    return gitDir;
+  }
+}
+
+/**
+ * The repository git would find for `folder`, found as git finds it (the nearest `.git` up the
+ * tree), without running git. null: no repository (or no such folder), so git would find none
+ * either. undefined: the environment redirects git's discovery, or `.git` could not be read:
+ * only git can tell.
+ */
+export function locateRepository(folder: string): RepositoryDirs | null | undefined {
+  if (DISCOVERY_VARIABLES.some((name) => process.env[name])) return undefined;
+  if (!path.isAbsolute(folder) || !isDirectory(folder)) return null;
+  try {
+    for (let top = path.resolve(folder); ; top = path.dirname(top)) {
+      const gitDir = gitDirOf(path.join(top, ".git"));
+      if (gitDir) return { top, gitDir, commonDir: commonDirOf(gitDir) };
+      if (path.dirname(top) === top) return null;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** A file's identity and change times, or "-" when it is not there. */
+function stamp(file: string): string {
+  const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.ino}.${stat.size}.${stat.mtimeNs}.${stat.ctimeNs}` : "-";
+}
+
+/** A ref name that stays inside refs/ (git refuses `..` in ref names anyway). */
+const safeRef = (ref: string) => ref.startsWith("refs/") && !ref.split("/").includes("..") && !ref.includes("\0");
+
+/**
+ * The repository's fingerprint now: HEAD, the branch it points at, the index, packed-refs,
+ * config and FETCH_HEAD, the branches named in `branches` (e.g. the one a handoff was written
+ * on, to see it deleted) and the work-tree `files` (absolute paths; an edit not yet added
+ * touches no git file).
+ */
+export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] = [], files: string[] = []): string {
+  let head = "";
+  try {
+    head = fs.readFileSync(path.join(dirs.gitDir, "HEAD"), "utf8").trim();
+  } catch {
+    head = "-";
+  }
+  const refs = branches.map((branch) => `refs/heads/${branch}`);
+  const current = /^ref: (.+)$/.exec(head)?.[1];
+  if (current) refs.unshift(current);
+  const parts = [
+    head,
+    stamp(path.join(dirs.gitDir, "HEAD")),
+    stamp(path.join(dirs.gitDir, "index")),
+    stamp(path.join(dirs.gitDir, "FETCH_HEAD")),
+    stamp(path.join(dirs.commonDir, "packed-refs")),
+    stamp(path.join(dirs.commonDir, "config")),
+    ...refs.filter(safeRef).map((ref) => stamp(path.join(dirs.commonDir, ref))),
+    ...files.map(stamp),
+  ];
+  return parts.join("|");
+}

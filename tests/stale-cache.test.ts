@@ -1,0 +1,157 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHandoff, getHandoff } from "../lib/handoffs";
+
+/**
+ * Staleness at the speed of a read (issue 19, point 5): the comparison is remembered per
+ * repository and recorded state, and revalidated with what git itself would look at. Every git
+ * process Baton starts is counted by a `git` first on PATH that logs its arguments and runs the
+ * real one.
+ */
+const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+const folders: string[] = [];
+let spawnLog = "";
+let savedPath: string | undefined;
+
+function tempFolder(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-stale-cache-"));
+  folders.push(folder);
+  return folder;
+}
+
+beforeAll(() => {
+  const bin = tempFolder();
+  spawnLog = path.join(bin, "spawns.log");
+  fs.writeFileSync(path.join(bin, "git"), `#!/bin/sh\necho "$*" >> "${spawnLog}"\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+  savedPath = process.env.PATH;
+  process.env.PATH = `${bin}${path.delimiter}${savedPath}`;
+});
+
+afterAll(() => {
+  process.env.PATH = savedPath;
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+afterEach(() => fs.rmSync(spawnLog, { force: true }));
+
+/** The git processes Baton started since the last call. */
+function spawnsSinceLast(): string[] {
+  const lines = fs.existsSync(spawnLog) ? fs.readFileSync(spawnLog, "utf8").split("\n").filter(Boolean) : [];
+  fs.rmSync(spawnLog, { force: true });
+  return lines;
+}
+
+/** The test's own git, not counted. */
+function git(repo: string, ...args: string[]): string {
+  return execFileSync(realGit, ["-c", "user.name=Baton Test", "-c", "user.email=test@baton.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: repo, encoding: "utf8" }).trim();
+}
+
+function commitFile(repo: string, file: string, content: string, message: string): void {
+  fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+  fs.writeFileSync(path.join(repo, file), content);
+  git(repo, "add", file);
+  git(repo, "commit", "-q", "-m", message);
+}
+
+function repository(): string {
+  const repo = tempFolder();
+  git(repo, "init", "-q", "-b", "main");
+  commitFile(repo, "README.md", "# demo\n", "initial");
+  commitFile(repo, "src/auth.ts", "export const a = 1;\n", "auth");
+  commitFile(repo, "lib/token.ts", "export const t = 1;\n", "token");
+  return repo;
+}
+
+async function handoffIn(repo: string, content: string): Promise<string> {
+  const { handoff } = await createHandoff({ title: "Fix the login", content, asClient: "code", repoPath: repo });
+  spawnsSinceLast();
+  return handoff.id;
+}
+
+const staleness = async (id: string, repo: string) => (await getHandoff({ id, asClient: "chat", repoPath: repo })).staleness;
+
+describe("staleness is remembered until the repository changes", () => {
+  it("a second read of an unchanged repository runs no git process, moved on or current", async () => {
+    const repo = repository();
+    const current = await handoffIn(repo, "Look at src/auth.ts");
+    const moved = await handoffIn(repo, "Token refresh in src/auth.ts");
+    commitFile(repo, "src/auth.ts", "export const a = 2;\n", "Rework token refresh");
+    commitFile(repo, "docs/notes.md", "notes\n", "Add notes");
+    const fresh = await handoffIn(repo, "Look at src/auth.ts again");
+
+    const first = await staleness(moved, repo);
+    expect(first).toMatchObject({ commitsSince: 2, changedFiles: ["src/auth.ts"] });
+    expect(spawnsSinceLast().length).toBeGreaterThan(0);
+    for (let read = 0; read < 5; read++) expect(await staleness(moved, repo)).toEqual(first);
+    expect(await staleness(fresh, repo)).toBeNull();
+    spawnsSinceLast();
+    expect(await staleness(fresh, repo)).toBeNull();
+    expect(await staleness(moved, repo)).toEqual(first);
+    expect(spawnsSinceLast()).toEqual([]);
+    // The handoff recorded before both commits is stale too, and stays remembered.
+    expect((await staleness(current, repo))?.commitsSince).toBe(2);
+    await staleness(current, repo);
+    spawnsSinceLast();
+    await staleness(current, repo);
+    expect(spawnsSinceLast()).toEqual([]);
+  });
+
+  it("a commit, a checkout, a git add and an edit of a named file are each seen by the next read, in full", async () => {
+    const repo = repository();
+    const id = await handoffIn(repo, "Token refresh in src/auth.ts; see token.ts");
+    expect(await staleness(id, repo)).toBeNull();
+    expect(await staleness(id, repo)).toBeNull();
+    spawnsSinceLast();
+
+    commitFile(repo, "docs/a.md", "a\n", "Add a");
+    expect(await staleness(id, repo)).toMatchObject({ commitsSince: 1, changedFiles: [] });
+    expect(spawnsSinceLast().length).toBeGreaterThan(0);
+
+    git(repo, "checkout", "-q", "-b", "fix/y");
+    expect((await staleness(id, repo))?.branch).toEqual({ from: "main", to: "fix/y", gone: false });
+
+    // token.ts is named only by its file name: git add (the index) shows it.
+    fs.writeFileSync(path.join(repo, "lib/token.ts"), "export const t = 2;\n");
+    git(repo, "add", "lib/token.ts");
+    expect((await staleness(id, repo))?.changedFiles).toEqual(["lib/token.ts"]);
+
+    // src/auth.ts is named by its path: an edit not yet added is seen too.
+    fs.writeFileSync(path.join(repo, "src/auth.ts"), "export const a = 3;\n");
+    expect((await staleness(id, repo))?.changedFiles).toEqual(["lib/token.ts", "src/auth.ts"]);
+
+    commitFile(repo, "lib/token.ts", "export const t = 2;\n", "Token");
+    expect(await staleness(id, repo)).toMatchObject({ commitsSince: 2, branch: { from: "main", to: "fix/y" } });
+    spawnsSinceLast();
+    await staleness(id, repo);
+    expect(spawnsSinceLast()).toEqual([]);
+
+    // Deleting the branch the handoff was written on packs nothing and touches only its ref.
+    git(repo, "branch", "-q", "-D", "main");
+    expect((await staleness(id, repo))?.branch).toEqual({ from: "main", to: "fix/y", gone: true });
+  });
+
+  it("a linked worktree is followed through its .git file, and its commits are seen", async () => {
+    const repo = repository();
+    const worktree = path.join(tempFolder(), "wt");
+    git(repo, "worktree", "add", "-q", "-b", "side", worktree);
+    const { handoff } = await createHandoff({ title: "t", content: "src/auth.ts", asClient: "code", repoPath: worktree });
+    expect(await staleness(handoff.id, worktree)).toBeNull();
+    spawnsSinceLast();
+    expect(await staleness(handoff.id, worktree)).toBeNull();
+    expect(spawnsSinceLast()).toEqual([]);
+    commitFile(worktree, "src/auth.ts", "export const a = 9;\n", "In the worktree");
+    expect(await staleness(handoff.id, worktree)).toMatchObject({ commitsSince: 1, changedFiles: ["src/auth.ts"] });
+  });
+
+  it("a folder outside any repository runs no git at all", async () => {
+    const repo = repository();
+    const id = await handoffIn(repo, "src/auth.ts");
+    const outside = tempFolder();
+    expect(await staleness(id, outside)).toBeNull();
+    expect(await staleness(id, path.join(outside, "missing"))).toBeNull();
+    expect(spawnsSinceLast()).toEqual([]);
+  });
+});
