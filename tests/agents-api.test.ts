@@ -1,15 +1,35 @@
-import { describe, expect, it } from "vitest";
-import { GET as chainRoute } from "../app/api/agents/[id]/chain/route";
-import { GET as documentRoute } from "../app/api/agents/[id]/document/route";
-import { POST as endRoute } from "../app/api/agents/[id]/end/route";
-import { POST as handoffRoute } from "../app/api/agents/[id]/handoff/route";
-import { GET as getRoute, PATCH as patchRoute } from "../app/api/agents/[id]/route";
-import { GET as listRoute, POST as registerRoute } from "../app/api/agents/route";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+/** A route of the server above, looked up when called (the server starts in beforeAll). */
+const route =
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    api.route(method, pattern)(request, context);
+
+const chainRoute = route("GET", "/api/agents/:id/chain");
+const documentRoute = route("GET", "/api/agents/:id/document");
+const endRoute = route("POST", "/api/agents/:id/end");
+const handoffRoute = route("POST", "/api/agents/:id/handoff");
+const getRoute = route("GET", "/api/agents/:id");
+const patchRoute = route("PATCH", "/api/agents/:id");
+const listRoute = route("GET", "/api/agents");
+const registerRoute = route("POST", "/api/agents");
 
 const base = "http://127.0.0.1/api/agents";
 const context = (id: string | number) => ({ params: Promise.resolve({ id: String(id) }) });
+// A string body would make the request text/plain; the API takes JSON bodies as application/json only.
 const send = (method: string, url: string, body?: unknown) =>
-  new Request(url, { method, body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  new Request(url, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 type Agent = { id: number; shortId: string; status: string; contextPercent: number | null };
 

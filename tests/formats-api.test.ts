@@ -1,12 +1,30 @@
-import { describe, expect, it } from "vitest";
-import { GET as artifactRoute } from "../app/api/artifacts/[id]/route";
-import { POST as importRoute } from "../app/api/import/route";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
 import { db } from "../lib/db";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
 
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+/** A route of the server above, looked up when called (the server starts in beforeAll). */
+const route =
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    api.route(method, pattern)(request, context);
+
+const artifactRoute = route("GET", "/api/artifacts/:id");
+const importRoute = route("POST", "/api/import");
+
+// A string body would make the request text/plain; the API takes JSON bodies as application/json only.
 const post = (body: unknown) =>
-  new Request("http://127.0.0.1/api/import", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body) });
+  new Request("http://127.0.0.1/api/import", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 const context = (id: string) => ({ params: Promise.resolve({ id }) });
 
 describe("formats over HTTP", () => {

@@ -1,14 +1,33 @@
-import { describe, expect, it } from "vitest";
-import { POST as closeRoute } from "../app/api/handoffs/[id]/close/route";
-import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
-import { POST as readRoute } from "../app/api/handoffs/[id]/read/route";
-import { GET as getRoute } from "../app/api/handoffs/[id]/route";
-import { GET as listRoute, POST as createRoute } from "../app/api/handoffs/route";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+/** A route of the server above, looked up when called (the server starts in beforeAll). */
+const route =
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    api.route(method, pattern)(request, context);
+
+const closeRoute = route("POST", "/api/handoffs/:id/close");
+const entriesRoute = route("POST", "/api/handoffs/:id/entries");
+const readRoute = route("POST", "/api/handoffs/:id/read");
+const getRoute = route("GET", "/api/handoffs/:id");
+const listRoute = route("GET", "/api/handoffs");
+const createRoute = route("POST", "/api/handoffs");
 
 const base = "http://127.0.0.1/api/handoffs";
 const context = (id: string) => ({ params: Promise.resolve({ id }) });
+// A string body would make the request text/plain; the API takes JSON bodies as application/json only.
 const post = (url: string, body?: unknown) =>
-  new Request(url, { method: "POST", body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  new Request(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 async function create(title = "api thread") {
   const response = await createRoute(post(base, { title, content: "first", project: "api" }));
