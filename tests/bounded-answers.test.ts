@@ -1,10 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as getRoute } from "../app/api/handoffs/[id]/route";
 import { db } from "../lib/db";
 import { addEntry, createHandoff, getHandoff, END_OF_THREAD, THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs";
 import { createMcpServer } from "../lib/mcp/create-server";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
 
 /** The acceptance bound for one answer: REST body, MCP structuredContent, MCP text block. */
 const ANSWER_LIMIT_BYTES = 256 * 1024;
@@ -42,6 +42,8 @@ function contentOf(index: number): string {
 let id: string;
 let seqs: number[];
 let mcp: Client;
+let api: ApiServer;
+let getRoute: RouteFunction;
 
 async function rest(query: string): Promise<{ status: number; size: number; body: RestThread & { error?: { message: string } } }> {
   const response = await getRoute(new Request(`http://127.0.0.1/api/handoffs/${id}?${query}`), { params: Promise.resolve({ id }) });
@@ -78,10 +80,14 @@ beforeAll(async () => {
   await server.connect(serverSide);
   mcp = new Client({ name: "bounded-answers-test", version: "1.0.0" });
   await mcp.connect(clientSide);
+
+  api = await serveApi();
+  getRoute = api.route("GET", "/api/handoffs/:id");
 }, 120_000);
 
 afterAll(async () => {
   await mcp?.close();
+  await api?.close();
 });
 
 describe("get_handoff on a 10,000-entry thread", () => {
