@@ -184,34 +184,37 @@ describe("authorization (the consent page's checks and decision)", () => {
   it("never redirects for an unknown client or an unregistered redirect_uri, at the page or at Approve", async () => {
     const { params } = await authorizationRequest();
     const unknown = checkAuthorizationRequest({ ...params, client_id: "nope" }, resource());
-    expect(unknown).toMatchObject({ ok: false, redirect: null, message: expect.stringContaining("no client is registered") });
+    expect(unknown).toEqual({ ok: false, message: expect.stringContaining("no client is registered") });
     const badRedirect = checkAuthorizationRequest({ ...params, redirect_uri: "https://evil.example/cb" }, resource());
-    expect(badRedirect).toMatchObject({ ok: false, redirect: null, message: expect.stringContaining("is not one Claude registered") });
+    expect(badRedirect).toEqual({ ok: false, message: expect.stringContaining("is not one Claude registered") });
     const codes = count("oauth_codes");
     expect(() => approveAuthorization({ ...params, redirect_uri: "https://evil.example/cb" }, resource())).toThrow(/is not one Claude registered/);
     expect(() => denyAuthorization({ ...params, redirect_uri: "http://127.0.0.1:5599/other" }, resource())).toThrow(/is not one Claude registered/);
     expect(count("oauth_codes")).toBe(codes);
   });
 
-  it("sends later problems back to the registered redirect_uri with an OAuth error and the state", async () => {
+  it("shows later problems on the page too and redirects nowhere until the operator decides; Deny sends access_denied", async () => {
     const { params } = await authorizationRequest();
-    const cases: [AuthorizationParams, string][] = [
-      [{ ...params, response_type: "token" }, "unsupported_response_type"],
-      [{ ...params, code_challenge: undefined }, "invalid_request"],
-      [{ ...params, code_challenge_method: "plain" }, "invalid_request"],
-      [{ ...params, resource: undefined }, "invalid_target"],
-      [{ ...params, resource: "https://other.example/api/mcp" }, "invalid_target"],
+    const cases: [AuthorizationParams, RegExp][] = [
+      [{ ...params, response_type: "token" }, /asked for response_type "token"; Baton supports only "code"/],
+      [{ ...params, response_type: undefined }, /asked for no response_type/],
+      [{ ...params, code_challenge: undefined }, /sent no code_challenge/],
+      [{ ...params, code_challenge_method: "plain" }, /code_challenge_method "S256"/],
+      [{ ...params, resource: undefined }, /named no resource/],
+      [{ ...params, resource: "https://other.example/api/mcp" }, /this server's MCP endpoint is/],
     ];
-    for (const [bad, error] of cases) {
-      const checked = checkAuthorizationRequest(bad, resource());
-      expect(checked.ok).toBe(false);
-      const target = new URL((checked as { redirect: string }).redirect);
-      expect(`${target.origin}${target.pathname}`).toBe(redirectUri);
-      expect(target.searchParams.get("error")).toBe(error);
-      expect(target.searchParams.get("state")).toBe("st-1");
+    const codes = count("oauth_codes");
+    for (const [bad, message] of cases) {
+      expect(checkAuthorizationRequest(bad, resource())).toEqual({ ok: false, message: expect.stringMatching(message) });
+      // A decision on a request the page would not offer is refused, not sent to the client either.
+      expect(() => approveAuthorization({ ...bad, act_as: "chat" }, resource())).toThrow(message);
+      expect(() => denyAuthorization(bad, resource())).toThrow(message);
     }
+    expect(count("oauth_codes")).toBe(codes);
     const denied = new URL(denyAuthorization(params, resource()));
+    expect(`${denied.origin}${denied.pathname}`).toBe(redirectUri);
     expect(denied.searchParams.get("error")).toBe("access_denied");
+    expect(denied.searchParams.get("state")).toBe("st-1");
     expect(denied.searchParams.get("code")).toBeNull();
   });
 });

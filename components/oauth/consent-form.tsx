@@ -8,8 +8,12 @@ import { idleFormState } from "@/lib/form-state";
 
 const SIDE_HINTS = { chat: "decisions: creates handoffs for code to implement", code: "implementation: picks up and reports on handoffs" } as const;
 
-/** "<client> wants to act as chat": the side to grant, and Approve or Deny. */
-export function ConsentForm({ clientName, redirectHost, params }: { clientName: string; redirectHost: string; params: Record<string, string | undefined> }) {
+/**
+ * "<client> wants to act as chat": the side to grant, the full address the decision is sent to
+ * (anyone can register a client under any name; the address says who really gets the grant), and
+ * Approve or Deny.
+ */
+export function ConsentForm({ clientName, redirectUri, params }: { clientName: string; redirectUri: string; params: Record<string, string | undefined> }) {
   const [state, formAction, pending] = useActionState(decideAuthorizationAction, idleFormState);
   const [side, setSide] = useState(state.values?.act_as === "code" ? "code" : "chat");
   return (
@@ -29,9 +33,11 @@ export function ConsentForm({ clientName, redirectHost, params }: { clientName: 
           </label>
         ))}
       </fieldset>
-      <p className="text-sm text-slate-600">
-        Approving lets it call Baton&apos;s MCP tools until you revoke it under Tokens. You will be sent back to <span className="font-mono">{redirectHost}</span>.
-      </p>
+      <div className="text-sm text-slate-600">
+        <p>Whichever you choose, your browser then takes the answer to this address:</p>
+        <p className="mt-1 rounded bg-slate-100 px-2 py-1 font-mono text-slate-900 break-all">{redirectUri}</p>
+        <p className="mt-2">Approving lets {clientName} call Baton&apos;s MCP tools as {side} until you revoke it under Tokens. Approve only if you started this connection and know that address.</p>
+      </div>
       <div aria-live="polite" className="text-sm text-red-700">
         {state.status === "error" && state.message && <p>{state.message}</p>}
       </div>

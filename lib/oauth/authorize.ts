@@ -23,17 +23,15 @@ export type AuthorizationRequest = {
 
 export type AuthorizationCheck =
   | { ok: true; request: AuthorizationRequest }
-  /** Neither the client nor its redirect URI can be trusted: show the problem, never redirect. */
-  | { ok: false; redirect: null; message: string }
-  /** The client and redirect URI are known: the error goes back to the client (RFC 6749 §4.1.2.1). */
-  | { ok: false; redirect: string; message: string };
+  /** Shown to the operator on the consent page; nothing is sent anywhere. */
+  | { ok: false; message: string };
 
 /** RFC 7636 §4.1: 43-128 characters; an S256 challenge is 43 base64url characters. */
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
 const MAX_STATE_LENGTH = 2000;
 
 /** `redirect_uri?error=…&error_description=…&state=…` (state only if the client sent one). */
-export function errorRedirect(redirectUri: string, error: string, description: string, state: string | undefined): string {
+function errorRedirect(redirectUri: string, error: string, description: string, state: string | undefined): string {
   const url = new URL(redirectUri);
   url.searchParams.set("error", error);
   url.searchParams.set("error_description", description);
@@ -43,33 +41,46 @@ export function errorRedirect(redirectUri: string, error: string, description: s
 
 /**
  * Checks an authorization request against the registered client and this server's MCP resource.
- * A bad client or redirect URI is shown to the operator, never redirected to (an open
- * redirector otherwise); every later problem is sent back to the client's redirect URI.
+ * Every problem is shown to the operator and none is sent to the redirect URI: anyone can register
+ * a client, so before the operator has looked at it a redirect would make Baton an open
+ * redirector (RFC 9700 §4.11). The browser goes to the client only after Approve or Deny.
  */
 export function checkAuthorizationRequest(params: AuthorizationParams, expectedResource: string): AuthorizationCheck {
+  const fail = (message: string): AuthorizationCheck => ({ ok: false, message });
   const clientId = params.client_id ?? "";
   const client = clientId ? findClient(clientId) : null;
   if (!client) {
-    return { ok: false, redirect: null, message: clientId ? `no client is registered with client_id "${visibleControls(clientId.slice(0, 100))}"; the connector must register again` : "the request has no client_id" };
+    return fail(clientId ? `no client is registered with client_id "${visibleControls(clientId.slice(0, 100))}"; the connector must register again` : "the request has no client_id");
   }
   let redirectUri = params.redirect_uri;
   if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
-  if (redirectUri === undefined) return { ok: false, redirect: null, message: `${client.name} registered several redirect URIs; the request must name one (redirect_uri)` };
+  if (redirectUri === undefined) return fail(`${client.name} registered several redirect URIs; the request must name one (redirect_uri)`);
   if (!client.redirectUris.includes(redirectUri)) {
-    return { ok: false, redirect: null, message: `the redirect_uri "${visibleControls(redirectUri.slice(0, 300))}" is not one ${client.name} registered; nothing was sent to it` };
+    return fail(`the redirect_uri "${visibleControls(redirectUri.slice(0, 300))}" is not one ${client.name} registered; nothing was sent to it`);
   }
   const state = params.state;
-  const fail = (error: string, message: string): AuthorizationCheck => ({ ok: false, redirect: errorRedirect(redirectUri, error, message, state), message });
-  if (state !== undefined && state.length > MAX_STATE_LENGTH) return fail("invalid_request", `state is longer than ${MAX_STATE_LENGTH} characters`);
-  if (params.response_type !== "code") return fail("unsupported_response_type", 'response_type must be "code"');
-  if (!params.code_challenge) return fail("invalid_request", "code_challenge is required (PKCE with S256)");
-  if (params.code_challenge_method !== "S256") return fail("invalid_request", 'code_challenge_method must be "S256"');
-  if (!PKCE_VALUE.test(params.code_challenge)) return fail("invalid_request", "code_challenge must be 43-128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'");
-  if (!params.resource) return fail("invalid_target", `resource is required: this server's MCP resource is ${expectedResource}`);
+  if (state !== undefined && state.length > MAX_STATE_LENGTH) return fail(`${client.name} sent a state longer than ${MAX_STATE_LENGTH} characters`);
+  if (params.response_type !== "code") {
+    const asked = params.response_type === undefined ? "no response_type" : `response_type "${visibleControls(params.response_type.slice(0, 50))}"`;
+    return fail(`${client.name} asked for ${asked}; Baton supports only "code" (authorization code with PKCE)`);
+  }
+  if (!params.code_challenge) return fail(`${client.name} sent no code_challenge; Baton requires PKCE with S256`);
+  if (params.code_challenge_method !== "S256") return fail(`${client.name} must use code_challenge_method "S256" (PKCE)`);
+  if (!PKCE_VALUE.test(params.code_challenge)) return fail(`${client.name} sent a code_challenge that is not 43-128 characters of A-Z, a-z, 0-9, '-', '.', '_' or '~'`);
+  if (!params.resource) return fail(`${client.name} named no resource; this server's MCP resource is ${expectedResource}`);
   if (params.resource !== expectedResource) {
-    return fail("invalid_target", `resource must be this server's MCP endpoint, ${expectedResource} (behind a reverse proxy, set BATON_PUBLIC_URL to the public origin)`);
+    return fail(
+      `${client.name} asked for the resource "${visibleControls(params.resource.slice(0, 300))}", but this server's MCP endpoint is ${expectedResource} (behind a reverse proxy, set BATON_PUBLIC_URL to the public origin)`,
+    );
   }
   return { ok: true, request: { client, redirectUri, codeChallenge: params.code_challenge, resource: params.resource, state } };
+}
+
+/** The request as checked at the decision: a request the page would not have offered is refused, never redirected. */
+function checkedForDecision(params: AuthorizationParams, expectedResource: string): AuthorizationRequest {
+  const checked = checkAuthorizationRequest(params, expectedResource);
+  if (!checked.ok) throw new Invalid(checked.message);
+  return checked.request;
 }
 
 const decisionInput = z.object({ act_as: clientSideSchema.default("chat") });
@@ -80,12 +91,7 @@ const decisionInput = z.object({ act_as: clientSideSchema.default("chat") });
  */
 export function approveAuthorization(params: AuthorizationParams & { act_as?: string }, expectedResource: string): string {
   const { act_as: actAs } = parseInput(decisionInput, { act_as: params.act_as || undefined });
-  const checked = checkAuthorizationRequest(params, expectedResource);
-  if (!checked.ok) {
-    if (checked.redirect) return checked.redirect;
-    throw new Invalid(checked.message);
-  }
-  const { request } = checked;
+  const request = checkedForDecision(params, expectedResource);
   const code = `${CODE_PREFIX}${randomBytes(32).toString("base64url")}`;
   write((tx) => {
     const tokenId = ensureGrant(tx, request.client, actAs as ClientSide);
@@ -107,10 +113,6 @@ export function approveAuthorization(params: AuthorizationParams & { act_as?: st
 
 /** The operator refused: `access_denied` goes back to the client. */
 export function denyAuthorization(params: AuthorizationParams, expectedResource: string): string {
-  const checked = checkAuthorizationRequest(params, expectedResource);
-  if (!checked.ok) {
-    if (checked.redirect) return checked.redirect;
-    throw new Invalid(checked.message);
-  }
-  return errorRedirect(checked.request.redirectUri, "access_denied", "the operator denied the request", checked.request.state);
+  const request = checkedForDecision(params, expectedResource);
+  return errorRedirect(request.redirectUri, "access_denied", "the operator denied the request", request.state);
 }

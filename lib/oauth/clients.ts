@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidClientMetadataError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { read, storedDate, write } from "../sqlite";
+import { read, storedDate, write, type Sql } from "../sqlite";
 import { describeFieldErrors, fieldErrorsOf, visibleControls } from "../validation";
 
 /** RFC 7591 `invalid_redirect_uri` (the SDK has no class for it). */
@@ -12,14 +12,33 @@ export class InvalidRedirectUriError extends OAuthError {
 
 export type OAuthClient = { clientId: string; name: string; redirectUris: string[] };
 
-const MAX_REDIRECT_URIS = 10;
-const MAX_URI_LENGTH = 2000;
+/*
+ * Registration is open to anyone who can reach Baton (that is what dynamic registration is for),
+ * so what one registration may store is small and what nobody uses goes away. A real connector's
+ * registration is a few hundred bytes with one or two redirect URIs.
+ */
+/** The registration document as JSON, in UTF-8 bytes. */
+export const MAX_REGISTRATION_BYTES = 4096;
+export const MAX_REDIRECT_URIS = 5;
+export const MAX_REDIRECT_URI_LENGTH = 512;
 const MAX_NAME_LENGTH = 100;
+/** A client with no grant this long after registering is deleted: nobody approved it. */
+export const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60 * 1000;
+/** Beyond this many unused clients, a registration deletes the oldest unused ones (a flood from many peers stays bounded). */
+export const MAX_UNUSED_CLIENTS = 1000;
+/**
+ * For the router's per-peer rate limit of POST /oauth/register: a connector registers once per
+ * connection attempt, so a handful a minute is plenty.
+ */
+export const REGISTRATIONS_PER_PEER_PER_MINUTE = 10;
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+/** A client nobody approved: no grant (codes and tokens hang off grants, so none of those either). */
+const UNUSED = "NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.client_id = oauth_clients.client_id)";
 
 /** Why a redirect URI cannot be registered, or null: https anywhere, http only to loopback (RFC 8252), no fragment. */
 function redirectUriProblem(uri: string): string | null {
-  if (uri.length > MAX_URI_LENGTH) return `a redirect URI is longer than ${MAX_URI_LENGTH} characters`;
+  if (uri.length > MAX_REDIRECT_URI_LENGTH) return `a redirect URI is ${uri.length} characters long; at most ${MAX_REDIRECT_URI_LENGTH} are accepted`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -32,19 +51,36 @@ function redirectUriProblem(uri: string): string | null {
   return `"${visibleControls(uri)}" must use https (http is allowed only to 127.0.0.1, localhost or [::1])`;
 }
 
+/** Deletes unused clients past their day, then the oldest unused ones beyond the cap (keeping room for one more). */
+function deleteUnusedClients(tx: Sql, now: Date): void {
+  tx.statement(`DELETE FROM oauth_clients WHERE created_at < ? AND ${UNUSED}`).run(storedDate(new Date(now.getTime() - UNUSED_CLIENT_TTL_MS)));
+  const { unused } = tx.statement(`SELECT count(*) AS unused FROM oauth_clients WHERE ${UNUSED}`).get() as { unused: number };
+  const excess = unused - (MAX_UNUSED_CLIENTS - 1);
+  if (excess > 0) {
+    tx.statement(`DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients WHERE ${UNUSED} ORDER BY created_at, rowid LIMIT ?)`).run(excess);
+  }
+}
+
 /**
  * Dynamic client registration (RFC 7591) for public clients: the metadata is validated with the
- * MCP SDK's schema, the redirect URIs must be https or loopback http, and whatever the client
- * asked for, it is registered as what Baton serves (no secret, authorization code + refresh).
- * Throws the SDK's OAuth errors, which the route answers with 400 in RFC 7591's shape.
+ * MCP SDK's schema and Baton's size limits, the redirect URIs must be https or loopback http, and
+ * whatever the client asked for, it is registered as what Baton serves (no secret, authorization
+ * code + refresh). Unused clients are cleared in the same transaction, so registering is what
+ * bounds the table, without a timer. Throws the SDK's OAuth errors, which the route answers with
+ * 400 in RFC 7591's shape.
  */
 export function registerClient(body: unknown): OAuthClientInformationFull {
+  const bytes = Buffer.byteLength(JSON.stringify(body) ?? "", "utf8");
+  if (bytes > MAX_REGISTRATION_BYTES) {
+    throw new InvalidClientMetadataError(`the registration is ${bytes} bytes of JSON; at most ${MAX_REGISTRATION_BYTES} are accepted (send client_name and redirect_uris, little else)`);
+  }
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) throw new InvalidClientMetadataError(describeFieldErrors(fieldErrorsOf(parsed.error)));
   const metadata = parsed.data;
-  if (metadata.redirect_uris.length === 0) throw new InvalidRedirectUriError("redirect_uris: register at least one redirect URI");
-  if (metadata.redirect_uris.length > MAX_REDIRECT_URIS) throw new InvalidRedirectUriError(`redirect_uris: at most ${MAX_REDIRECT_URIS}`);
-  for (const uri of metadata.redirect_uris) {
+  const redirectUris = [...new Set(metadata.redirect_uris)];
+  if (redirectUris.length === 0) throw new InvalidRedirectUriError("redirect_uris: register at least one redirect URI");
+  if (redirectUris.length > MAX_REDIRECT_URIS) throw new InvalidRedirectUriError(`redirect_uris: ${redirectUris.length} given; at most ${MAX_REDIRECT_URIS} per client`);
+  for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidRedirectUriError(`redirect_uris: ${problem}`);
   }
@@ -57,12 +93,10 @@ export function registerClient(body: unknown): OAuthClientInformationFull {
   const name = visibleControls((metadata.client_name ?? "").trim()).slice(0, MAX_NAME_LENGTH) || "MCP client";
   const clientId = randomUUID();
   const issuedAt = new Date();
-  const redirectUris = [...new Set(metadata.redirect_uris)];
-  write((tx) =>
-    tx
-      .statement("INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)")
-      .run(clientId, name, JSON.stringify(redirectUris), storedDate(issuedAt)),
-  );
+  write((tx) => {
+    deleteUnusedClients(tx, issuedAt);
+    tx.statement("INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)").run(clientId, name, JSON.stringify(redirectUris), storedDate(issuedAt));
+  });
   return {
     client_id: clientId,
     client_id_issued_at: Math.floor(issuedAt.getTime() / 1000),
@@ -74,10 +108,13 @@ export function registerClient(body: unknown): OAuthClientInformationFull {
   };
 }
 
-/** A registered client, or null. */
+/** A registered client, or null; an unused one past its day is as gone as a deleted one. */
 export function findClient(clientId: string): OAuthClient | null {
   const row = read(
-    (tx) => tx.statement("SELECT client_id, name, redirect_uris FROM oauth_clients WHERE client_id = ?").get(clientId) as { client_id: string; name: string; redirect_uris: string } | undefined,
+    (tx) =>
+      tx
+        .statement(`SELECT client_id, name, redirect_uris FROM oauth_clients WHERE client_id = ? AND (created_at >= ? OR NOT ${UNUSED})`)
+        .get(clientId, storedDate(new Date(Date.now() - UNUSED_CLIENT_TTL_MS))) as { client_id: string; name: string; redirect_uris: string } | undefined,
   );
   return row ? { clientId: row.client_id, name: row.name, redirectUris: JSON.parse(row.redirect_uris) as string[] } : null;
 }

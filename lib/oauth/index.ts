@@ -9,7 +9,17 @@
  */
 export * from "./urls";
 export * from "./secrets";
-export { registerClient, findClient, type OAuthClient } from "./clients";
+export {
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_REDIRECT_URIS,
+  MAX_REGISTRATION_BYTES,
+  MAX_UNUSED_CLIENTS,
+  REGISTRATIONS_PER_PEER_PER_MINUTE,
+  UNUSED_CLIENT_TTL_MS,
+  findClient,
+  registerClient,
+  type OAuthClient,
+} from "./clients";
 export { AUTHORIZATION_PARAM_NAMES, approveAuthorization, checkAuthorizationRequest, denyAuthorization, type AuthorizationCheck, type AuthorizationParams, type AuthorizationRequest } from "./authorize";
 export { isAccessToken, revokeOAuthToken, tokenRequest, verifyAccessToken } from "./tokens";
 export { oauthErrorResponse, oauthJson } from "./http";
