@@ -1,8 +1,10 @@
 import "server-only";
 import { latestChangeSeq, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
 import { read, storedDate, write, type Sql } from "../sqlite";
+import { withoutCredentials } from "./addresses";
 import { eventsOf } from "./hooks";
 import type { WebhookEvent } from "./schemas";
+import { RefusedDestination, postOnce } from "./send";
 import { signatureHeader } from "./signature";
 
 /**
@@ -10,7 +12,9 @@ import { signatureHeader } from "./signature";
  * the seq kept in webhook_cursor and turns each change into queued rows of webhook_deliveries in
  * the same transaction that moves the cursor: a restart resumes where it stopped, losing none and
  * enqueueing none twice. A sending loop POSTs what is due, signed, never following a redirect,
- * and reschedules failures along RETRY_SCHEDULE_MS (a day in all) before giving up.
+ * and reschedules failures along RETRY_SCHEDULE_MS (a day in all) before giving up. A destination
+ * lib/webhooks/addresses refuses (a row stored before the rules, or a name that resolves to a
+ * metadata address) is not contacted: the delivery gives up at once and the hook is paused.
  */
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -138,37 +142,39 @@ type Due = { id: number; webhook_id: number; event: string; payload: string; att
 
 const clip = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text);
 
-async function attempt(due: Due, timeoutMs: number): Promise<{ status: number | null; ms: number; error: string | null }> {
+type AttemptResult = {
+  status: number | null;
+  ms: number;
+  error: string | null;
+  /** Refused before sending: no retry can help. */
+  refused?: boolean;
+};
+
+async function attempt(due: Due, timeoutMs: number): Promise<AttemptResult> {
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await fetch(due.url, {
-      method: "POST",
-      body: due.payload,
-      // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "Baton-Webhook/1",
-        "x-baton-event": due.event,
-        "x-baton-delivery": String(due.id),
-        "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
-      },
-    });
-    await response.body?.cancel();
-    const ms = Math.round(performance.now() - started);
-    const ok = response.status >= 200 && response.status < 300;
-    return { status: response.status, ms, error: ok ? null : `answered HTTP ${response.status}${response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : ""}` };
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "Baton-Webhook/1",
+      "x-baton-event": due.event,
+      "x-baton-delivery": String(due.id),
+      "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
+    };
+    // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
+    const status = await postOnce(due.url, due.payload, headers, timeoutMs);
+    const ok = status >= 200 && status < 300;
+    return { status, ms: elapsed(), error: ok ? null : `answered HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}` };
   } catch (error) {
-    const ms = Math.round(performance.now() - started);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
-    return { status: null, ms, error: clip(String(reason)) };
+    if (error instanceof RefusedDestination) return { status: null, ms: elapsed(), error: clip(`not sent: ${error.message}`), refused: true };
+    const { name, code, message } = error as NodeJS.ErrnoException;
+    const reason = name === "AbortError" ? `no answer within ${timeoutMs / 1000} s` : (code ?? message);
+    return { status: null, ms: elapsed(), error: clip(String(reason)) };
   }
 }
 
-function record(due: Due, result: { status: number | null; ms: number; error: string | null }, options: Required<DispatcherOptions>): void {
+function record(due: Due, result: AttemptResult, options: Required<DispatcherOptions>): void {
   write((tx) => {
     const now = storedDate();
     tx.statement("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, ?, ?, ?)").run(due.id, result.status, result.ms, result.error, now);
@@ -184,7 +190,7 @@ function record(due: Due, result: { status: number | null; ms: number; error: st
       tx.statement("UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?").run(due.webhook_id);
       return;
     }
-    const gaveUp = attempts > options.retryScheduleMs.length;
+    const gaveUp = result.refused === true || attempts > options.retryScheduleMs.length;
     const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
     tx.statement("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ? WHERE id = ?").run(
       gaveUp ? "failed" : "pending",
@@ -202,7 +208,7 @@ function record(due: Due, result: { status: number | null; ms: number; error: st
     if (gaveUp || hook.consecutive_failures >= options.pauseAfterFailures) tx.statement("UPDATE webhooks SET status = 'paused' WHERE id = ?").run(due.webhook_id);
     // A failure report about a failure report would chase itself.
     if (gaveUp && due.event !== "delivery.failed") {
-      enqueue(tx, [{ event: "delivery.failed", data: { delivery: { id: due.id, webhookId: due.webhook_id, url: due.url, event: due.event, attempts, lastStatus: result.status, lastError: result.error } } }], now);
+      enqueue(tx, [{ event: "delivery.failed", data: { delivery: { id: due.id, webhookId: due.webhook_id, url: withoutCredentials(due.url), event: due.event, attempts, lastStatus: result.status, lastError: result.error } } }], now);
     }
   });
 }

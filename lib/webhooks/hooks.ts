@@ -4,6 +4,7 @@ import { z } from "zod";
 import { NotFound } from "../errors";
 import { read, storedDate, write, type Sql } from "../sqlite";
 import { parseInput } from "../validation";
+import { webhookUrlProblem, withoutCredentials } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
 
 /** The operator's registered hooks and their delivery log: every read and write of webhooks, webhook_deliveries and webhook_attempts outside the dispatcher's sending loop. */
@@ -16,6 +17,11 @@ const urlSchema = z
   .max(MAX_URL_LENGTH, { error: `url must be at most ${MAX_URL_LENGTH} characters` })
   .refine((value) => URL.canParse(value) && ["http:", "https:"].includes(new URL(value).protocol), {
     error: "url must be an absolute http:// or https:// address, e.g. https://example.com/baton-hook",
+    abort: true,
+  })
+  .superRefine((value, context) => {
+    const problem = webhookUrlProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
   });
 
 const createSchema = z.object({
@@ -37,7 +43,8 @@ export function eventsOf(row: { events: string }): StoredEvents {
 
 const viewOf = (row: HookRow): WebhookView => ({
   id: row.id,
-  url: row.url,
+  // A row stored before credentials were refused still never shows them.
+  url: withoutCredentials(row.url),
   ...eventsOf(row),
   status: row.status === "paused" ? "paused" : "active",
   consecutiveFailures: row.consecutive_failures,
@@ -180,7 +187,7 @@ export function failedDeliveriesSince(after?: number): { attemptId: number; fail
          WHERE d.status = 'failed' AND attempt_id > ? ORDER BY attempt_id LIMIT ?`,
       )
       .all(after, FAILED_PAGE) as { id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }[];
-    const failed = rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: row.url, event: row.event, lastError: row.last_error }));
+    const failed = rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: withoutCredentials(row.url), event: row.event, lastError: row.last_error }));
     // A full page: resume after its last row, so none beyond it is skipped.
     const attemptId = rows.length === FAILED_PAGE ? rows[rows.length - 1].attempt_id : Math.max(latest, after);
     return { attemptId, failed };

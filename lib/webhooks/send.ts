@@ -1,0 +1,60 @@
+import "server-only";
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { addressProblem, webhookUrlProblem } from "./addresses";
+
+/** A delivery Baton will not make: retrying cannot help, the operator must change the hook. */
+export class RefusedDestination extends Error {}
+
+/**
+ * Resolves as the system does and refuses a name any of whose addresses lib/webhooks/addresses
+ * refuses. It runs inside the connection itself, so the address checked is the address connected
+ * to (no window for a DNS answer to change in between). Node skips it for IP literals, which
+ * `webhookUrlProblem` has judged already.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, "");
+    for (const { address } of addresses) {
+      const problem = addressProblem(address);
+      if (problem) return callback(new RefusedDestination(`${hostname} resolves to ${address}, ${problem}`), "");
+    }
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+/**
+ * POSTs `body` to `url` once and answers the HTTP status, never following a redirect and reading
+ * no more than the status line and headers. Throws RefusedDestination for a URL or resolved
+ * address the rules refuse, before anything is sent; otherwise the network's error. node:http
+ * rather than fetch: fetch offers no hook on the address it connects to.
+ */
+export function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+  const problem = webhookUrlProblem(url);
+  if (problem) return Promise.reject(new RefusedDestination(problem));
+  const target = new URL(url);
+  const transport = target.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(
+      target,
+      {
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        lookup: guardedLookup,
+        // A connection of its own: no pooled socket another part of the process opened unchecked.
+        agent: false,
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (response) => {
+        resolve(response.statusCode ?? 0);
+        // Only the status matters: a receiver that keeps talking keeps nothing open.
+        response.destroy();
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
