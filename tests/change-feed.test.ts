@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
-import { GET } from "../app/api/events/route";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent, updateAgent } from "../lib/agents";
 import { changeFeedStats, changeStream, latestChangeSeq, pruneChanges, subscribe, type FeedEvent, type Subscription } from "../lib/changes";
 import { addEntry, createHandoff } from "../lib/handoffs";
+import { serveApi, type ApiServer } from "./support/api-server";
 
 const run = promisify(execFile);
 const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
@@ -132,7 +132,10 @@ describe("the change feed", () => {
   });
 });
 
-/** Reads SSE frames from a response body until `done(frames)` says enough. */
+/**
+ * Reads SSE frames from a response body until `done(frames)` says enough, the stream ends, or the
+ * client aborts its request (a browser leaving): then the frames read so far.
+ */
 async function readFrames(response: Response, done: (frames: string[]) => boolean): Promise<string[]> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -143,10 +146,28 @@ async function readFrames(response: Response, done: (frames: string[]) => boolea
       await reader.cancel();
       return frames;
     }
-    const { value, done: ended } = await reader.read();
-    if (ended) return text.split("\n\n").filter(Boolean);
-    text += decoder.decode(value, { stream: true });
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      if ((error as Error).name === "AbortError") return text.split("\n\n").filter(Boolean);
+      throw error;
+    }
+    if (chunk.done) return text.split("\n\n").filter(Boolean);
+    text += decoder.decode(chunk.value, { stream: true });
   }
+}
+
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+
+/** GET /api/events on the server above, over its socket; the request's signal aborts it, as a browser leaving does. */
+function GET(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  return api.fetch(`${url.pathname}${url.search}`, { headers: request.headers, signal: request.signal });
 }
 
 describe("GET /api/events", () => {
@@ -155,7 +176,7 @@ describe("GET /api/events", () => {
     const after = latestChangeSeq();
     await addEntry({ id: handoff.id, type: "question", content: "missed while away" });
     const aborted = new AbortController();
-    const response = GET(new Request(`http://localhost/api/events?after=${after}&handoff=${handoff.id}&subject=entry`, { signal: aborted.signal }));
+    const response = await GET(new Request(`http://localhost/api/events?after=${after}&handoff=${handoff.id}&subject=entry`, { signal: aborted.signal }));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
@@ -171,29 +192,30 @@ describe("GET /api/events", () => {
     expect(ready).toMatch(/^id: \d+\nevent: ready\ndata: \{"seq":\d+\}$/);
     expect(JSON.parse(pushed.split("\ndata: ")[1])).toMatchObject({ subject: "entry", handoffId: handoff.id });
     expect(Number(/^id: (\d+)/.exec(pushed)![1])).toBeGreaterThan(Number(/^id: (\d+)/.exec(ready)![1]));
-    expect(changeFeedStats().subscribers).toBe(0);
+    // The server learns that the client cancelled when its socket closes: soon, not at once.
+    await expect.poll(() => changeFeedStats().subscribers).toBe(0);
     // An abort (the browser left) closes a stream nobody cancelled.
-    const second = GET(new Request(`http://localhost/api/events`, { signal: aborted.signal }));
+    const second = await GET(new Request(`http://localhost/api/events`, { signal: aborted.signal }));
     const reading = readFrames(second, () => false);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(changeFeedStats().subscribers).toBe(1);
     aborted.abort();
     expect((await reading).map((frame) => frame.split("\n")[1] ?? frame)).toEqual(["retry: 1000", "event: ready"]);
-    expect(changeFeedStats().subscribers).toBe(0);
+    await expect.poll(() => changeFeedStats().subscribers).toBe(0);
   });
 
   it("resumes from Last-Event-ID over the `after` in the URL, and sends a reset for a pruned seq", async () => {
     const { handoff } = await createHandoff({ title: "sse resume", content: "start" });
     const resumeFrom = latestChangeSeq();
     await addEntry({ id: handoff.id, type: "progress", content: "after the drop" });
-    const response = GET(new Request(`http://localhost/api/events?after=0&handoff=${handoff.id}`, { headers: { "last-event-id": String(resumeFrom) } }));
+    const response = await GET(new Request(`http://localhost/api/events?after=0&handoff=${handoff.id}`, { headers: { "last-event-id": String(resumeFrom) } }));
     const frames = await readFrames(response, (all) => all.some((frame) => frame.includes("event: ready")));
     const ids = frames.slice(1, -1).map((frame) => Number(/^id: (\d+)/.exec(frame)![1]));
     expect(ids.length).toBeGreaterThan(0);
     expect(ids.every((id) => id > resumeFrom)).toBe(true);
 
     pruneChanges({ keepRows: 0 });
-    const reset = await readFrames(GET(new Request(`http://localhost/api/events?after=1`)), (all) => all.some((frame) => frame.includes("event: ready")));
+    const reset = await readFrames(await GET(new Request(`http://localhost/api/events?after=1`)), (all) => all.some((frame) => frame.includes("event: ready")));
     expect(reset[1]).toMatch(/^id: \d+\nevent: reset\ndata: \{"seq":\d+,"reason":"changes up to seq \d+ are no longer kept"\}$/);
   });
 
@@ -222,7 +244,7 @@ describe("GET /api/events", () => {
     ["agent=x", "agent must be a whole number from 1"],
     ["subject=entry,comment", "subject must be a comma-separated list of handoff, entry, agent, shift_handoff"],
   ])("answers 400 with a message for ?%s", async (query, message) => {
-    const response = GET(new Request(`http://localhost/api/events?${query}`));
+    const response = await GET(new Request(`http://localhost/api/events?${query}`));
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("INVALID");
@@ -231,7 +253,7 @@ describe("GET /api/events", () => {
   });
 
   it("answers 400 for a Last-Event-ID that is not a seq", async () => {
-    const response = GET(new Request("http://localhost/api/events", { headers: { "last-event-id": "yesterday" } }));
+    const response = await GET(new Request("http://localhost/api/events", { headers: { "last-event-id": "yesterday" } }));
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain("Last-Event-ID must be a whole number");
   });
