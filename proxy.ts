@@ -1,13 +1,14 @@
-import { NextResponse, type NextRequest } from "next/server";
-import { GUARD_HEADER, guardSecret } from "./lib/guard/stamp";
+import { NextResponse } from "next/server";
+import { requestCaller } from "./lib/caller";
 
 /**
  * A tripwire, not the guard: lib/guard screens every request in Baton's own server before Next
- * sees it and stamps it. A request without the stamp reached a Next started some other way
- * (plain `next start`), where nothing checked Host, Origin or credentials: refuse it.
+ * sees it and runs Next under the caller it decided (lib/caller.ts). A request without a caller
+ * reached a Next started some other way (plain `next start`), where nothing checked Host, Origin
+ * or credentials: refuse it.
  */
-export function proxy(request: NextRequest): NextResponse {
-  if (request.headers.get(GUARD_HEADER) !== guardSecret()) {
+export function proxy(): NextResponse {
+  if (requestCaller() === null) {
     return NextResponse.json(
       { error: { code: "UNGUARDED", message: "this server was not started through Baton's guard; start it with `npm start`" } },
       { status: 503 },

@@ -1,9 +1,9 @@
 /**
  * The REST door's plumbing (app/api): reading a JSON body within its nesting limit and turning
- * the domain's typed errors into `{error: {code, message, fieldErrors?}}` with 400/404/409.
+ * the domain's typed errors into `{error: {code, message, fieldErrors?}}` with 400/403/404/409.
  */
 import "server-only";
-import { httpStatusOf, Invalid, isDomainError } from "./errors";
+import { Forbidden, httpStatusOf, Invalid, isDomainError } from "./errors";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
 
 /** The JSON body of an API error. */
@@ -16,7 +16,7 @@ export function errorResponse(error: unknown): Response {
       error: {
         code: error.code,
         message: error.message,
-        ...(error instanceof Invalid && { fieldErrors: error.fieldErrors }),
+        ...((error instanceof Invalid || error instanceof Forbidden) && { fieldErrors: error.fieldErrors }),
       },
     };
     return Response.json(body, { status: httpStatusOf[error.code] });

@@ -1,28 +1,22 @@
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as importRoute } from "../app/api/import/route";
-import { GET as listRoute, POST as createRoute } from "../app/api/handoffs/route";
-import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "../app/api/mcp/route";
-import { DELETE as signOutRoute, POST as signInRoute } from "../app/api/session/route";
 import { createToken, revokeToken, signIn, verifySession } from "../lib/auth";
 import { db } from "../lib/db";
 import {
   agentMayReach,
   BODY_LIMITS,
   bodyClassOf,
-  GUARD_HEADER,
   guardPolicy,
-  guardSecret,
   isLoopbackAddress,
   isPublicRequest,
-  PRINCIPAL_HEADER,
   screenFacts,
   type GuardPolicy,
   type RequestFacts,
 } from "../lib/guard";
-import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
-import { createGuardedServer, startRefusal } from "../lib/server";
+import { currentCaller } from "../lib/caller";
+import { connectHttpClient } from "./support/mcp-clients";
+import { createBatonHttpServer, startRefusal } from "../lib/server";
 import { rawRequest } from "./support/raw-http";
 
 const facts = (overrides: Partial<RequestFacts> = {}): RequestFacts => ({
@@ -149,32 +143,17 @@ const messageOf = (body: string) => {
   return parsed.error.message;
 };
 
-/** The guard in front of the real route handlers: the same server code `npm start` runs, with the handlers served by the test harness. */
+/**
+ * Baton's HTTP server as `npm start` builds it (lib/server: Baton's names dropped at the socket,
+ * the guard, the API router), with a probe where Next would serve pages: it answers the caller
+ * it finds current, the value pages and server actions read (lib/caller.ts).
+ */
 async function guarded(policy: GuardPolicy) {
-  const probe = (request: Request) => Response.json({ guard: request.headers.get(GUARD_HEADER), principal: request.headers.get(PRINCIPAL_HEADER) });
-  const upstream = await serveHandlers({
-    "/api/handoffs": { GET: listRoute, POST: createRoute },
-    "/api/import": { POST: importRoute },
-    "/api/mcp": { POST: mcpPost, GET: mcpGet, DELETE: mcpDelete },
-    "/api/session": { POST: signInRoute, DELETE: signOutRoute },
-    "/probe": { GET: probe, POST: probe },
-    "/settings/tokens": { GET: probe },
-  });
-  const forward = (request: http.IncomingMessage, response: http.ServerResponse) =>
-    new Promise<void>((resolve) => {
-      const onward = http.request(`${upstream.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response).on("finish", resolve);
-      });
-      // A client that drops a stream (an MCP session's GET) ends the forwarded request too.
-      onward.on("error", () => {
-        response.destroy();
-        resolve();
-      });
-      response.on("close", () => onward.destroy());
-      request.pipe(onward);
-    });
-  const server = createGuardedServer(policy, forward);
+  const pages = async (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify(currentCaller()));
+  };
+  const server = createBatonHttpServer({ policy, pages });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -183,7 +162,6 @@ async function guarded(policy: GuardPolicy) {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await upstream.close();
     },
   };
 }
@@ -244,18 +222,19 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     await client.close();
   });
 
-  it("replaces a forged stamp with its own", async () => {
-    const response = await raw(server.origin, "GET", "/probe", { host: server.host, [GUARD_HEADER]: "forged", [PRINCIPAL_HEADER]: "operator:mallory" });
-    const seen = JSON.parse(response.body) as { guard: string; principal: string };
-    expect(seen.principal).toBe("local");
-    expect(seen.guard).not.toBe("forged");
-    expect(seen.guard.length).toBeGreaterThan(20);
+  it("hands pages the caller as a value: the open desk, on this machine; Baton's header names from a client change nothing", async () => {
+    const forged = { host: server.host, "x-baton-principal": "operator:mallory", "x-baton-act-as": "code", "x-baton-guard": "forged" };
+    const seen = JSON.parse((await raw(server.origin, "GET", "/probe", forged)).body);
+    expect(seen).toEqual({ who: { kind: "desk" }, local: true });
   });
 
-  it("admits a request Next forwards to itself (it carries this process's own stamp), and only that", async () => {
-    const forwarded = { host: server.host, "x-forwarded-for": "127.0.0.1", [GUARD_HEADER]: guardSecret(), [PRINCIPAL_HEADER]: "local" };
-    expect((await raw(server.origin, "GET", "/probe", forwarded)).status).toBe(200);
-    expect((await raw(server.origin, "GET", "/probe", { ...forwarded, [GUARD_HEADER]: `${guardSecret().slice(1)}x` })).status).toBe(303);
+  it("answers a Host whose port is out of range with 400, on every route, without credentials", async () => {
+    for (const [method, path] of [["POST", "/api/session"], ["GET", "/api/handoffs"], ["GET", "/"], ["POST", "/api/mcp"]] as const) {
+      const response = await raw(server.origin, method, path, { host: "localhost:99999", "content-type": "application/json" }, method === "POST" ? "{}" : undefined);
+      expect(response.status, path).toBe(400);
+      expect(messageOf(response.body)).toMatch(/port 99999/);
+    }
+    expect((await raw(server.origin, "GET", "/api/handoffs", { host: "localhost:0" })).status).toBe(400);
   });
 
   it("refuses a request carrying forwarding headers and no token with 401 and a line on BATON_AUTH=required", async () => {
@@ -265,6 +244,29 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
       expect(response.headers["www-authenticate"]).toBe('Bearer realm="baton"');
       expect(messageOf(response.body)).toContain("BATON_AUTH=required");
     }
+  });
+
+  it("sends browser hardening on API answers and on pages", async () => {
+    for (const path of ["/api/handoffs", "/probe"]) {
+      const response = await raw(server.origin, "GET", path, { host: server.host });
+      expect(response.headers["x-frame-options"], path).toBe("DENY");
+      expect(response.headers["x-content-type-options"], path).toBe("nosniff");
+      expect(response.headers["referrer-policy"], path).toBe("same-origin");
+      expect(String(response.headers["content-security-policy"]), path).toContain("frame-ancestors 'none'");
+    }
+    const page = await raw(server.origin, "GET", "/probe", { host: server.host, "content-security-policy": "script-src *" });
+    expect(String(page.headers["content-security-policy"])).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
+  });
+
+  it("answers JSON 404 for unknown API and /.well-known/ paths, 405 with Allow for a wrong method", async () => {
+    for (const path of ["/api/nothing", "/.well-known/openid-configuration", "/.well-known/x/y"]) {
+      const response = await raw(server.origin, "GET", path, { host: server.host });
+      expect(response.status, path).toBe(404);
+      expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    }
+    const wrong = await raw(server.origin, "DELETE", "/api/handoffs", { host: server.host });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.allow).toBe("GET, POST, HEAD, OPTIONS");
   });
 });
 
@@ -290,8 +292,20 @@ describe("the guard with BATON_AUTH=required", () => {
     const page = await raw(server.origin, "GET", "/handoffs/hof_x?as=code", { host: server.host });
     expect(page.status).toBe(303);
     expect(page.headers.location).toBe(`/sign-in?next=${encodeURIComponent("/handoffs/hof_x?as=code")}`);
-    const wrong = await raw(server.origin, "GET", "/api/handoffs", { host: server.host, authorization: "Bearer baton_notarealtoken" });
-    expect(wrong.status).toBe(401);
+  });
+
+  it("says invalid_token when a presented token fails, so a client knows to authorize again", async () => {
+    for (const path of ["/api/handoffs", "/api/mcp"]) {
+      const wrong = await raw(server.origin, "POST", path, { host: server.host, authorization: "Bearer baton_notarealtoken", "content-type": "application/json" }, "{}");
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers["www-authenticate"]).toMatch(/^Bearer realm="baton", error="invalid_token", error_description="[^"]+"/);
+    }
+  });
+
+  it("answers unknown /.well-known/ paths with a JSON 404, not the sign-in page", async () => {
+    const response = await raw(server.origin, "GET", "/.well-known/openid-configuration", { host: server.host });
+    expect(response.status).toBe(404);
+    expect(JSON.parse(response.body)).toMatchObject({ error: { code: "NOT_FOUND" } });
   });
 
   it("lets an agent token use the API and MCP but not token management, pages or server actions", async () => {
@@ -308,8 +322,8 @@ describe("the guard with BATON_AUTH=required", () => {
     // A path that climbs out of /api/handoffs/ would have let Next resolve it to another route.
     expect((await raw(server.origin, "POST", "/api/handoffs/x/../../session", { ...bearer, "content-type": "application/json" }, "{}")).status).toBe(400);
     expect((await raw(server.origin, "GET", "/api/handoffs/x/../../../settings/tokens", bearer)).status).toBe(400);
-    const operatorTokens = await raw(server.origin, "GET", "/settings/tokens", { host: server.host, authorization: `Bearer ${operator}` });
-    expect(JSON.parse(operatorTokens.body)).toMatchObject({ principal: "operator:guard-operator" });
+    const operatorPage = await raw(server.origin, "GET", "/settings/tokens", { host: server.host, authorization: `Bearer ${operator}` });
+    expect(JSON.parse(operatorPage.body)).toMatchObject({ who: { kind: "token", name: "guard-operator", role: "operator" }, local: true });
   });
 
   it("stops honouring a revoked token on the next request", async () => {
@@ -331,7 +345,7 @@ describe("the guard with BATON_AUTH=required", () => {
     expect(setCookie).not.toContain("Secure");
     const cookie = setCookie.split(";")[0];
     const page = await raw(server.origin, "GET", "/probe", { host: server.host, cookie });
-    expect(JSON.parse(page.body)).toMatchObject({ principal: "operator:guard-operator" });
+    expect(JSON.parse(page.body)).toMatchObject({ who: { kind: "session", name: "guard-operator", role: "operator" } });
     expect((await raw(server.origin, "DELETE", "/api/session", { host: server.host, cookie })).status).toBe(204);
     expect((await raw(server.origin, "GET", "/probe", { host: server.host, cookie })).status).toBe(303);
   });

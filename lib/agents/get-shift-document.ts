@@ -13,6 +13,7 @@ import { readHandoffDocument } from "./read-handoff-document";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
+import { assertMayNameFolders, currentCaller } from "../caller";
 
 export const getShiftDocumentInput = z.object({
   agentId: agentRefSchema,
@@ -48,6 +49,7 @@ export function shiftDocumentUri(agentId: number): string {
  */
 export async function getShiftDocument(options: GetShiftDocumentOptions): Promise<ShiftDocument> {
   const input = parseInput(getShiftDocumentInput, options);
+  if (input.repoPath) assertMayNameFolders(currentCaller());
   const writer = await readTransaction(async (tx) => {
     const named = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     if (named.handoff) return named;

@@ -13,6 +13,7 @@ import {
   personaSlugSchema,
 } from "./schemas";
 import { toAgentView, type AgentView } from "./views";
+import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
 const registerAgentInput = z.object({
   personaSlug: personaSlugSchema,
@@ -37,6 +38,7 @@ export type RegisterAgentOptions = {
 /** Starts an active agent at the head of a new continuity chain. */
 export async function registerAgent(options: RegisterAgentOptions): Promise<AgentView> {
   const input = parseInput(registerAgentInput, options);
+  if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
   const sessionId = input.sessionId ?? randomUUID();
   try {
     const row = await writeTransaction((tx) =>

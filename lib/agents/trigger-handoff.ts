@@ -15,6 +15,7 @@ import { deliverRecord } from "./delivery";
 import { shiftDocumentUri } from "./get-shift-document";
 import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
 import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
+import { assertMayNameFolders, assertMayTypeIntoTmux, currentCaller } from "../caller";
 
 export const triggerHandoffInput = z.object({
   agentId: agentRefSchema,
@@ -72,6 +73,9 @@ export function injectionPromptFor(shortId: string, agentId: number, absolutePat
  */
 export async function triggerHandoff(options: TriggerHandoffOptions): Promise<TriggeredHandoff> {
   const input = parseInput(triggerHandoffInput, options);
+  const caller = currentCaller();
+  if (input.repoPath) assertMayNameFolders(caller);
+  if (input.successor.tmuxTarget) assertMayTypeIntoTmux(caller, "successor.tmuxTarget");
   // Refuse early, before anything is written; the transaction checks again.
   const outgoing = await readTransaction(async (tx) => loadAgent(tx, await resolveAgentIdIn(tx, input.agentId)));
   const shortId = shortIdOf(outgoing.sessionId);

@@ -9,6 +9,7 @@ import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, contextPercentSchema, nullableTmuxTargetSchema } from "./schemas";
 import { toAgentView, type AgentView } from "./views";
+import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
 export const updateAgentInput = z.object({
   agentId: agentRefSchema,
@@ -30,6 +31,7 @@ export type UpdateAgentOptions = {
  */
 export async function updateAgent(options: UpdateAgentOptions): Promise<AgentView> {
   const input = parseInput(updateAgentInput, options);
+  if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
   if (input.contextPercent === undefined && input.tmuxTarget === undefined) {
     throw new Invalid("nothing to update: give contextPercent and/or tmuxTarget", {
       contextPercent: ["give contextPercent and/or tmuxTarget"],

@@ -10,6 +10,7 @@ import { writeBlob } from "./artifact-store";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
 import { insertSource } from "./store";
 import type { QualityWarning, SourceFormat } from "./types";
+import { assertMayNameFolders, currentCaller } from "../caller";
 
 export type ImportedHandoff = {
   handoff: HandoffView;
@@ -72,6 +73,7 @@ function handoffGitOf(plan: ImportPlan, importer: GitState | null): GitState | n
  */
 export async function importDocument(options: ImportDocumentOptions, where: { repoPath?: string } = {}): Promise<ImportedHandoff> {
   const plan = planImport(options);
+  if (where.repoPath) assertMayNameFolders(currentCaller());
   const artifactId = plan.canonicalBundle === null ? null : writeBlob(Buffer.from(plan.canonicalBundle, "utf8"));
   // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
   const importer = where.repoPath ? await gitStateForWrite(where.repoPath) : null;

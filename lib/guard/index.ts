@@ -1,12 +1,12 @@
 /**
  * The guard: one module that every request passes before any route, page or server action runs.
- * Baton's HTTP server (lib/server) calls `screenRequest` for each request; it checks Host against
- * DNS rebinding, Origin and Sec-Fetch-Site against cross-site writes, body size and content type,
- * then who the caller is (lib/auth) and what that caller may reach. proxy.ts refuses anything the
- * guard did not stamp.
+ * Baton's router (lib/server) runs `guard` as its first middleware; it checks Host against DNS
+ * rebinding, Origin and Sec-Fetch-Site against cross-site writes, body size and content type,
+ * then who the caller is (lib/auth, lib/oauth) and what that caller may reach, and hands the
+ * caller on as a value (lib/caller.ts). proxy.ts refuses anything that ran without one.
  */
 import "server-only";
 
+export * from "./middleware";
 export * from "./policy";
 export * from "./screen";
-export * from "./stamp";

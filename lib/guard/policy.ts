@@ -69,11 +69,21 @@ export function guardPolicy(env: Readonly<Record<string, string | undefined>> = 
 }
 
 /** `Example.com:3000` → `{ name: "example.com", withPort: "example.com:3000" }`. */
-function splitHost(host: string): { name: string; withPort: string } | null {
+function splitHost(host: string): { name: string; withPort: string; port: number | null } | null {
   const value = host.trim().toLowerCase();
   const match = /^(\[[0-9a-f:.]+\]|[^:[\]\s/@]+)(?::(\d{1,5}))?$/.exec(value);
   if (!match) return null;
-  return { name: match[1], withPort: value };
+  return { name: match[1], withPort: value, port: match[2] === undefined ? null : Number(match[2]) };
+}
+
+/**
+ * A Host naming a port no socket can have (0, 99999) is refused with 400: no URL can be made of
+ * it, so it must be refused before anything builds one (lib/server checks it at the socket).
+ */
+export function hostPortRefusal(host: string | null): Refusal | null {
+  const port = host ? splitHost(host)?.port : null;
+  if (port === null || port === undefined || (port >= 1 && port <= 65535)) return null;
+  return { ok: false, status: 400, reason: `Host "${host}" names port ${port}; a port is 1–65535` };
 }
 
 function hostAllowed(policy: GuardPolicy, host: string, localAddress: string): boolean {
@@ -143,6 +153,8 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   if (!plainPath(facts.path)) {
     return { ok: false, status: 400, reason: "the request path has a . or .. segment or a backslash; send the path it resolves to" };
   }
+  const badPort = hostPortRefusal(facts.host);
+  if (badPort) return badPort;
   if (!facts.host || !hostAllowed(policy, facts.host, facts.localAddress)) {
     return {
       ok: false,
@@ -182,21 +194,21 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   return { ok: true, needsCredentials: policy.authRequired || facts.forwarded || !isLoopbackAddress(facts.peerAddress), bodyLimit };
 }
 
-/** OAuth discovery documents (RFC 9728, RFC 8414) a remote connector reads before it has a token. */
-const OAUTH_METADATA_PATHS = new Set(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/mcp", "/.well-known/oauth-authorization-server"]);
 /** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */
 const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token", "/oauth/revoke"]);
 
 /**
  * What is served without credentials: the sign-in page and the static assets it loads (reading
  * only: a POST there could carry any server action), the sign-in endpoint itself, and what a
- * remote connector needs before it has a token (OAuth metadata; registration, token and revocation POSTs).
+ * remote connector needs before it has a token (OAuth discovery under /.well-known/; registration,
+ * token and revocation POSTs).
  */
 export function isPublicRequest(method: string, path: string): boolean {
   if (path === "/api/session") return true;
   const reading = method === "GET" || method === "HEAD";
   if (method === "POST" && OAUTH_ENDPOINT_PATHS.has(path)) return true;
-  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico" || OAUTH_METADATA_PATHS.has(path));
+  // Any /.well-known/ path: the metadata above, and a JSON 404 for the rest (clients probe several).
+  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico" || path.startsWith("/.well-known/"));
 }
 
 /**

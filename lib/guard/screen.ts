@@ -1,11 +1,12 @@
 import "server-only";
 import type { IncomingMessage } from "node:http";
 import { SESSION_COOKIE, verifySession, verifyToken, type Principal } from "../auth";
+import type { Caller, Who } from "../caller";
 import { isAccessToken, oauthUrls, publicBaseUrl, verifyAccessToken } from "../oauth";
-import type { Caller } from "./stamp";
-import { agentMayReach, FORWARDING_HEADERS, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
+import { agentMayReach, FORWARDING_HEADERS, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
 
-export type Verdict = { ok: true; caller: Caller } | (Refusal & { signIn?: boolean });
+/** The guard's answer for one request: its caller, or a refusal (and whether a page should send the browser to sign in). */
+export type Verdict = { ok: true; caller: Caller } | (Refusal & { signIn?: boolean; invalidToken?: boolean });
 
 const header = (request: IncomingMessage, name: string): string | null => {
   const value = request.headers[name];
@@ -47,41 +48,59 @@ function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
 }
 
 /**
- * A named token (lib/auth), or an OAuth access token (lib/oauth), which is good only for this
- * server's MCP resource as the request's Host (or BATON_PUBLIC_URL) names it.
+ * Who a bearer stands for: a named token (lib/auth), or a connector's OAuth access token
+ * (lib/oauth), which is good only for this server's MCP resource as the request's Host (or
+ * BATON_PUBLIC_URL) names it.
  */
-async function verifyBearer(token: string, host: string | null): Promise<Principal | null> {
-  if (!isAccessToken(token)) return verifyToken(token);
-  return verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
+async function bearerWho(token: string, host: string | null): Promise<Who | null> {
+  if (isAccessToken(token)) {
+    const grant = verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
+    return grant && { kind: "connector", tokenId: grant.tokenId, name: grant.name, side: grant.actAs ?? "chat" };
+  }
+  const principal = await verifyToken(token);
+  return principal && { kind: "token", tokenId: principal.tokenId, name: principal.name, role: principal.role };
 }
+
+const sessionWho = (principal: Principal): Who => ({ kind: "session", tokenId: principal.tokenId, name: principal.name, role: principal.role });
 
 /** The whole guard for one request: headers first, then who the caller is and what it may reach. */
 export async function screenRequest(policy: GuardPolicy, request: IncomingMessage): Promise<Verdict> {
   const facts = factsOf(request);
   const screened = screenFacts(policy, facts);
   if (!screened.ok) return screened;
+  // On Baton's own machine: the socket's peer is loopback and no proxy stands between.
+  const local = isLoopbackAddress(facts.peerAddress) && !facts.forwarded;
 
   const authorization = header(request, "authorization");
-  let principal: Principal | null = null;
+  let who: Who | null = null;
   if (authorization !== null) {
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    principal = bearer ? await verifyBearer(bearer[1], facts.host) : null;
-    if (!principal) return { ok: false, status: 401, reason: "the bearer token is unknown, expired, revoked, for another server, or malformed; send Authorization: Bearer <token>" };
+    who = bearer ? await bearerWho(bearer[1], facts.host) : null;
+    if (!who) {
+      return {
+        ok: false,
+        status: 401,
+        invalidToken: true,
+        reason: "the bearer token is unknown, expired, revoked, for another server, or malformed; send Authorization: Bearer <token>",
+      };
+    }
   } else {
     const session = cookieValue(header(request, "cookie"), SESSION_COOKIE);
-    if (session) principal = await verifySession(session);
+    const principal = session ? await verifySession(session) : null;
+    if (principal) who = sessionWho(principal);
   }
 
-  if (principal) {
+  if (who) {
     const serverAction = request.headers["next-action"] !== undefined;
-    if (principal.role === "agent" && !agentMayReach(facts.path, serverAction) && !isPublicRequest(facts.method, facts.path)) {
-      return { ok: false, status: 403, reason: `token "${principal.name}" has the agent role, which reaches only /api/mcp and the thread and agent API` };
+    const agentLike = who.kind === "connector" || ((who.kind === "token" || who.kind === "session") && who.role === "agent");
+    if (agentLike && !agentMayReach(facts.path, serverAction) && !isPublicRequest(facts.method, facts.path)) {
+      const name = who.kind === "connector" || who.kind === "token" || who.kind === "session" ? who.name : "";
+      return { ok: false, status: 403, reason: `token "${name}" has the agent role, which reaches only /api/mcp and the thread and agent API` };
     }
-    return { ok: true, caller: { kind: "token", principal } };
+    return { ok: true, caller: { who, local } };
   }
-  if (!screened.needsCredentials) return { ok: true, caller: { kind: "local" } };
-  if (isPublicRequest(facts.method, facts.path)) return { ok: true, caller: { kind: "anonymous" } };
+  if (!screened.needsCredentials) return { ok: true, caller: { who: { kind: "desk" }, local } };
+  if (isPublicRequest(facts.method, facts.path)) return { ok: true, caller: { who: { kind: "anonymous" }, local } };
   const browserPage = !facts.path.startsWith("/api/") && (facts.method === "GET" || facts.method === "HEAD");
   return { ok: false, status: 401, reason: missingCredentials(facts, policy), signIn: browserPage };
 }
-

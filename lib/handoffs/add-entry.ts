@@ -8,6 +8,7 @@ import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
 import { appendEntryIn, cleanEntry } from "./store";
 import type { EntryView, HandoffView } from "./views";
+import { assertMayNameFolders, currentCaller } from "../caller";
 
 const addEntryInput = z.object({
   id: handoffIdSchema,
@@ -24,6 +25,7 @@ export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: R
 /** Appends an entry to an active thread (a completed one refuses with a Conflict). */
 export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   const input = parseInput(addEntryInput, options);
+  if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath && input.asClient === "code" ? await gitStateForWrite(input.repoPath) : null;
   const entry = cleanEntry({ fromClient: input.asClient, type: input.type, content: input.content, git });
   return write((tx) => appendEntryIn(tx, input.id, entry));

@@ -8,6 +8,7 @@ import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
 import { createHandoffIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
+import { assertMayNameFolders, currentCaller } from "../caller";
 
 const createHandoffInput = z.object({
   title: titleSchema,
@@ -24,6 +25,7 @@ export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[]; redac
 /** Starts a thread: `content` becomes its first `context` entry, seen by its creator. */
 export async function createHandoff(options: CreateHandoffOptions): Promise<CreatedHandoff> {
   const input = parseInput(createHandoffInput, options);
+  if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
   return write((tx) =>
     createHandoffIn(tx, {

@@ -9,6 +9,7 @@ import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./l
 import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf } from "./store";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
+import { assertMayNameFolders, currentCaller } from "../caller";
 
 export const getHandoffInput = z
   .object({
@@ -149,6 +150,7 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
  */
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
+  if (input.repoPath) assertMayNameFolders(currentCaller());
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
   const thread = read((tx) => {
     const handoff = toHandoffView(loadHandoff(tx, input.id));

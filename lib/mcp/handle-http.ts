@@ -1,51 +1,45 @@
 import "server-only";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { defaultSideOf, type Caller } from "../caller";
+import { BODY_LIMITS } from "../guard/policy";
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
-import { BODY_LIMITS } from "../guard/policy";
-import { ACT_AS_HEADER, PRINCIPAL_HEADER } from "../guard/stamp";
+import { handleSessionRequest } from "./http-sessions";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
-export function refusal(status: number, reason: string): Response {
-  return Response.json(
-    { jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null },
-    { status, headers: { "cache-control": "no-store" } },
-  );
+export function refusal(status: number, reason: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null }, { status, headers: { "cache-control": "no-store", ...headers } });
 }
 
 /**
- * `/api/mcp?as=code` gives calls without `as_client` the code identity, like `baton mcp --as code`;
- * without `?as=`, a connector's grant gives the side it was approved for (stamped by the guard).
+ * The side of calls that omit `as_client`: `/api/mcp?as=code` like `baton mcp --as code`;
+ * without `?as=`, the caller's own (a connector's approved side, else chat).
  */
-export function identityOf(request: Request): ClientSide | "invalid" {
+export function sideOf(request: Request, caller: Caller): ClientSide | "invalid" {
   const value = new URL(request.url).searchParams.get("as");
-  if (value === null || value === "") return CLIENT_SIDES.find((side) => side === request.headers.get(ACT_AS_HEADER)) ?? "chat";
+  if (value === null || value === "") return defaultSideOf(caller);
   return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
 }
 
-/** A caller the guard admitted as the operator at this machine's desk (loopback, no token). */
-export function isLocalCaller(request: Request): boolean {
-  return request.headers.get(PRINCIPAL_HEADER) === "local";
-}
-
 /**
- * Servers with every tool registered, waiting for their next request, per identity and caller kind. Building one
- * (nine tools, their schemas) costs about as much as the append it serves; connecting a built one
- * to a fresh transport costs microseconds. A server serves one request at a time, so concurrent
- * requests take several; more than MAX_IDLE left over after a burst are dropped.
+ * Servers with every tool registered, waiting for their next request, per side (the caller's
+ * rules are the domain's, read from the current caller). Building one (ten tools, their schemas) costs about as much as the
+ * append it serves; connecting a built one to a fresh transport costs microseconds. A server
+ * serves one request at a time, so concurrent requests take several; more than MAX_IDLE left
+ * over after a burst are dropped.
  */
 const idle = new Map<string, McpServer[]>();
 const MAX_IDLE = 16;
 
-/** A POST's body, read once for the whole door: its JSON, "unparsable", or a refusal when too large. */
+/** A POST's body, read once for the whole door: its JSON, "unparsable", or none (GET, DELETE). */
 export type McpMessage = { json: unknown } | "unparsable" | "none";
 
 /**
  * Reads and parses a POST's JSON-RPC body once, for the session check and the transport alike.
  * The guard already refused larger declared bodies; this bounds what is read all the same.
  */
-export async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
+async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
   const text = await request.text();
   if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
   try {
@@ -57,25 +51,20 @@ export async function readMcpMessage(request: Request): Promise<McpMessage | Res
 
 /**
  * What the transport gets: the parsed body; or nothing, and its own read of the spent body fails
- * into the JSON-RPC parse error (after its Accept and Content-Type checks) exactly as before.
+ * into the JSON-RPC parse error (after its Accept and Content-Type checks).
  */
 export const parsed = (message: McpMessage) => (typeof message === "object" ? { parsedBody: message.json } : undefined);
 
 /**
  * One stateless Streamable HTTP exchange: a fresh transport (JSON responses, no session; the SDK
  * refuses to reuse a stateless one) connected to an idle server for this POST and closed once the
- * response is made. Host, Origin, credentials and the body limit were checked by the guard
- * (lib/guard) before this runs.
+ * response is made.
  */
-export async function handleMcpHttpRequest(request: Request, identity: ClientSide, message: McpMessage): Promise<Response> {
-  const local = isLocalCaller(request);
-  const pool = idle.get(`${identity}:${local}`) ?? [];
-  idle.set(`${identity}:${local}`, pool);
-  const server = pool.pop() ?? createMcpServer({ defaultClient: identity, repoPathAllowed: local });
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
+async function handleStateless(request: Request, side: ClientSide, message: McpMessage): Promise<Response> {
+  const pool = idle.get(side) ?? [];
+  idle.set(side, pool);
+  const server = pool.pop() ?? createMcpServer({ defaultClient: side });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, parsed(message));
@@ -85,14 +74,18 @@ export async function handleMcpHttpRequest(request: Request, identity: ClientSid
   }
 }
 
-/** GET (the session's SSE stream) and DELETE (end it) need a session (lib/mcp/http-sessions.ts). */
-export function methodNotAllowed(): Response {
-  return Response.json(
-    {
-      jsonrpc: "2.0",
-      error: { code: -32000, message: "GET and DELETE need an Mcp-Session-Id from an initialize; send JSON-RPC requests with POST" },
-      id: null,
-    },
-    { status: 405, headers: { allow: "POST" } },
-  );
+/**
+ * Baton's MCP server over Streamable HTTP, for a caller the guard admitted. A client that
+ * initializes gets a session (subscriptions and their notifications ride on its GET stream); a
+ * POST without a session id is served statelessly; GET and DELETE need a session.
+ */
+export async function serveMcp(request: Request, caller: Caller): Promise<Response> {
+  const side = sideOf(request, caller);
+  if (side === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+  const message = request.method === "POST" ? await readMcpMessage(request) : "none";
+  if (message instanceof Response) return message;
+  const inSession = await handleSessionRequest(request, caller, side, message);
+  if (inSession) return inSession;
+  if (request.method === "POST") return handleStateless(request, side, message);
+  return refusal(405, "GET and DELETE need an Mcp-Session-Id from an initialize; send JSON-RPC requests with POST", { allow: "POST" });
 }

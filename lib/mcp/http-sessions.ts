@@ -3,23 +3,28 @@ import { randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { callerKey, type Caller } from "../caller";
 import type { ClientSide } from "../handoffs/schemas";
-import { PRINCIPAL_HEADER } from "../guard/stamp";
 import { createMcpServer } from "./create-server";
-import { isLocalCaller, parsed, type McpMessage } from "./handle-http";
+import { parsed, type McpMessage } from "./handle-http";
 
 /**
  * Streamable HTTP sessions, for what a stateless exchange cannot carry: notifications the client
  * did not ask for (`notifications/resources/updated` on a subscribed handoff) over the session's
  * GET stream. A client that initializes gets a session (`Mcp-Session-Id`), its own server with
  * subscriptions on, and keeps it until it sends DELETE or stays idle for IDLE_MS; requests
- * without a session id go on to the stateless path. A session answers only the caller the guard
- * admitted when it was made, so a leaked id is worth nothing to anyone else.
+ * without a session id go on to the stateless path. A session answers only the caller that
+ * opened it (lib/caller.ts's `callerKey`: the same token, grant or desk), so a leaked id is worth
+ * nothing to anyone else, and the cap on sessions is per caller, so one caller's initializes end
+ * only its own oldest sessions.
  */
-type Session = { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; caller: string; lastUsed: number };
+type Session = { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; owner: string; lastUsed: number };
 
 const IDLE_MS = 30 * 60 * 1000;
-const MAX_SESSIONS = 256;
+/** Sessions one caller may hold; its oldest ends when it opens one more. */
+export const MAX_SESSIONS_PER_CALLER = 32;
+/** Sessions in all: past this, new ones are refused (429) rather than ending anyone's. */
+export const MAX_SESSIONS = 4096;
 const sessions = new Map<string, Session>();
 
 const SESSION_HEADER = "mcp-session-id";
@@ -35,12 +40,12 @@ async function closeSession(id: string): Promise<void> {
   await session.server.close();
 }
 
-/** Ends sessions idle for too long, and the least recently used ones past the cap. */
-async function sweep(): Promise<void> {
+/** Ends sessions idle for too long, and the owner's least recently used ones past its cap. */
+async function sweep(owner: string): Promise<void> {
   const now = Date.now();
   for (const [id, session] of sessions) if (now - session.lastUsed > IDLE_MS) await closeSession(id);
-  const byAge = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-  for (const [id] of byAge.slice(0, Math.max(0, byAge.length - MAX_SESSIONS + 1))) await closeSession(id);
+  const owned = [...sessions.entries()].filter(([, session]) => session.owner === owner).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+  for (const [id] of owned.slice(0, Math.max(0, owned.length - MAX_SESSIONS_PER_CALLER + 1))) await closeSession(id);
 }
 
 /** The session's event stream, marked so that no compression between here and the client holds events back. */
@@ -60,25 +65,27 @@ function initializes(message: McpMessage): boolean {
  * Serves a request that belongs to a session (it carries Mcp-Session-Id) or starts one (an
  * initialize POST); anything else returns null for the stateless path.
  */
-export async function handleSessionRequest(request: Request, identity: ClientSide, message: McpMessage): Promise<Response | null> {
-  const caller = request.headers.get(PRINCIPAL_HEADER) ?? "anonymous";
+export async function handleSessionRequest(request: Request, caller: Caller, side: ClientSide, message: McpMessage): Promise<Response | null> {
+  const owner = callerKey(caller);
   const id = request.headers.get(SESSION_HEADER);
   if (id !== null) {
     const session = sessions.get(id);
-    // 404 tells a client its session is gone and it should initialize again (the spec's rule).
-    if (!session || session.caller !== caller) return jsonRpcError(404, "no such MCP session (it ended or expired); initialize again");
+    // 404 tells a client its session is gone and it should initialize again (the spec's rule);
+    // another caller's session looks exactly like one that does not exist.
+    if (!session || session.owner !== owner) return jsonRpcError(404, "no such MCP session (it ended or expired); initialize again");
     session.lastUsed = Date.now();
     const response = await session.transport.handleRequest(request, parsed(message));
     if (request.method === "DELETE") await closeSession(id);
     return request.method === "GET" ? unbuffered(response) : response;
   }
   if (!initializes(message)) return null;
-  await sweep();
-  const server = createMcpServer({ defaultClient: identity, subscriptions: true, repoPathAllowed: isLocalCaller(request) });
+  await sweep(owner);
+  if (sessions.size >= MAX_SESSIONS) return jsonRpcError(429, "this Baton holds as many MCP sessions as it will; try again later, or send requests without a session");
+  const server = createMcpServer({ defaultClient: side, subscriptions: true });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
-    onsessioninitialized: (sessionId) => void sessions.set(sessionId, { server, transport, caller, lastUsed: Date.now() }),
+    onsessioninitialized: (sessionId) => void sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now() }),
     onsessionclosed: (sessionId) => void closeSession(sessionId),
   });
   await server.connect(transport);

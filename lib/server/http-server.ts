@@ -1,19 +1,18 @@
 import "server-only";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { hasTokens } from "../auth";
-import { oauthUrls, publicBaseUrl } from "../oauth";
+import { markServing } from "../caller";
+import { guardPolicy, hostPortRefusal, isLoopbackAddress, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
-import { apiRoutes, matchApiRoute, serveApiRoute } from "./api-routes";
-import { carriesOwnStamp, guardPolicy, isLoopbackAddress, screenRequest, stampAdmitted, stripGuardHeaders, type GuardPolicy, type Verdict } from "../guard";
+import { createBatonApp, type PagesHandler } from "./app";
 
 /**
- * Baton's HTTP server: Node's http server with the guard in front of Next's request handler.
- * A custom server rather than proxy.ts alone, because only the socket knows the peer's address
- * (NextRequest carries none) and only here can a body be refused before Next reads it. Admitted
- * requests for the JSON API go straight to their route handlers (api-routes.ts); pages, server
- * actions and the rest go to Next.
+ * Baton's HTTP server: Node's http server, Baton's names dropped from every request at the
+ * socket, and the router (lib/server/app.ts: the guard, the API, then Next for pages) behind
+ * @hono/node-server's listener. `npm start` runs it compiled (scripts/build-server.ts).
  */
 export type BatonServerOptions = {
   dir: string;
@@ -36,55 +35,51 @@ export async function startRefusal(host: string, policy: GuardPolicy): Promise<s
   return `baton: refusing to start: ${why} and no access token exists; create one with \`npx baton token create --name NAME --role operator\``;
 }
 
-const jsonRpcPaths = new Set(["/api/mcp"]);
+/** Header names that are Baton's own: a client may send them, nothing inside Baton reads them. */
+const BATON_HEADER = /^x-baton-/i;
 
-function refuse(response: http.ServerResponse, path: string, verdict: Exclude<Verdict, { ok: true }>, url: string, host: string | null): void {
-  if (verdict.status === 401 && verdict.signIn) {
-    response.writeHead(303, { location: `/sign-in?next=${encodeURIComponent(url)}`, "cache-control": "no-store" });
-    response.end();
-    return;
+/**
+ * Drops every header with a Baton name from a request before anything reads it: from Node's
+ * parsed headers (materialized first, then edited) and from the raw list the router builds its
+ * Request from.
+ */
+export function dropBatonHeaders(incoming: http.IncomingMessage): void {
+  const { headers, headersDistinct, rawHeaders } = incoming;
+  for (const name of Object.keys(headers)) {
+    if (BATON_HEADER.test(name)) {
+      delete headers[name];
+      delete headersDistinct[name];
+    }
   }
-  const body = jsonRpcPaths.has(path)
-    ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
-    : { error: { code: verdict.status === 401 ? "UNAUTHENTICATED" : "REFUSED", message: verdict.reason } };
-  const headers: Record<string, string> = { "content-type": "application/json", "cache-control": "no-store" };
-  if (verdict.status === 401) {
-    // On the MCP endpoint, the 401 tells a connector where its OAuth discovery starts (RFC 9728 §5.1).
-    headers["www-authenticate"] = jsonRpcPaths.has(path) ? `Bearer realm="baton", resource_metadata="${oauthUrls(publicBaseUrl(host)).protectedResourceMetadata}"` : 'Bearer realm="baton"';
-  }
-  // The body was not read: close the connection rather than let the client keep sending it.
-  if (verdict.status === 413 || verdict.status === 411) headers.connection = "close";
-  response.writeHead(verdict.status, headers);
-  response.end(JSON.stringify(body));
+  const kept: string[] = [];
+  for (let index = 0; index < rawHeaders.length; index += 2) if (!BATON_HEADER.test(rawHeaders[index])) kept.push(rawHeaders[index], rawHeaders[index + 1]);
+  rawHeaders.splice(0, rawHeaders.length, ...kept);
 }
 
-type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => Promise<void>;
-
-/** An http.Server that screens every request with the guard and hands the admitted ones to `handle`. */
-export function createGuardedServer(policy: GuardPolicy, handle: NodeHandler, onServerError?: ServerErrorListener): http.Server {
-  return http.createServer(async (request, response) => {
-    if (carriesOwnStamp(request)) return handle(request, response);
-    stripGuardHeaders(request);
-    const url = request.url ?? "/";
-    const path = url.split("?")[0];
-    response.once("finish", () => {
-      if (response.statusCode < 500) return;
-      const line = `baton: answered ${response.statusCode} to ${request.method} ${path}`;
-      console.error(line);
-      onServerError?.(line);
-    });
-    let verdict: Verdict;
-    try {
-      verdict = await screenRequest(policy, request);
-    } catch (error) {
-      console.error("baton: the guard failed", error);
-      response.writeHead(503, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { code: "UNAVAILABLE", message: "Baton could not check this request; see the server log" } }));
+/** An http.Server serving Baton's router; `pages` (Next) serves what the API does not. */
+export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: PagesHandler; dev?: boolean; onServerError?: ServerErrorListener }): http.Server {
+  const app = createBatonApp(options);
+  const listener = getRequestListener(app.fetch, {
+    // Next shares this process and Node's own Request and Response.
+    overrideGlobalObjects: false,
+    // A request line Node accepted but no URL can be made of (a Host such as `localhost:99999`).
+    errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
+  });
+  return http.createServer((incoming, outgoing) => {
+    dropBatonHeaders(incoming);
+    const badPort = hostPortRefusal(incoming.headers.host ?? null);
+    if (badPort) {
+      outgoing.writeHead(badPort.status, { "content-type": "application/json", "cache-control": "no-store" });
+      outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badPort.reason } }));
       return;
     }
-    if (!verdict.ok) return refuse(response, path, verdict, url, request.headers.host ?? null);
-    stampAdmitted(request, verdict.caller);
-    await handle(request, response);
+    outgoing.once("finish", () => {
+      if (outgoing.statusCode < 500) return;
+      const line = `baton: answered ${outgoing.statusCode} to ${incoming.method} ${(incoming.url ?? "/").split("?")[0]}`;
+      console.error(line);
+      options.onServerError?.(line);
+    });
+    void listener(incoming, outgoing);
   });
 }
 
@@ -92,23 +87,18 @@ export async function startBatonServer(options: BatonServerOptions): Promise<Bat
   const policy = guardPolicy(options.env);
   const refusal = await startRefusal(options.host, policy);
   if (refusal) throw new Error(refusal);
-  const app = next({ dev: options.dev ?? false, dir: options.dir, hostname: options.host, port: options.port });
-  await app.prepare();
-  const nextHandler = app.getRequestHandler();
-  // In development Next serves the API too, so edited handlers reload.
-  const routes = options.dev ? [] : apiRoutes(options.dir);
-  const handle: NodeHandler = async (request, response) => {
-    const match = matchApiRoute(routes, (request.url ?? "/").split("?")[0]);
-    return match ? serveApiRoute(match, request, response) : nextHandler(request, response);
-  };
-  const server = createGuardedServer(policy, handle, options.onServerError);
+  const nextApp = next({ dev: options.dev ?? false, dir: options.dir, hostname: options.host, port: options.port });
+  await nextApp.prepare();
+  const server = createBatonHttpServer({ policy, pages: nextApp.getRequestHandler(), dev: options.dev, onServerError: options.onServerError });
+  // From here on, code that lost its request's caller fails instead of acting as this machine.
+  markServing();
   if (options.dev) {
-    // Hot reload's websocket: same Host rule, never beyond loopback.
-    const upgrade = app.getUpgradeHandler();
+    // Hot reload's websocket: the same guard, never beyond loopback.
+    const upgrade = nextApp.getUpgradeHandler();
     server.on("upgrade", async (request, socket, head) => {
-      stripGuardHeaders(request);
+      dropBatonHeaders(request);
       const verdict = await screenRequest(policy, request);
-      if (!verdict.ok) return socket.destroy();
+      if (!verdict.ok || !verdict.caller.local) return socket.destroy();
       await upgrade(request, socket, head);
     });
   }

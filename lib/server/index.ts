@@ -1,7 +1,10 @@
 /**
- * Serving: Baton's HTTP server, which puts the guard (lib/guard) in front of Next's handler.
- * `npm start` (scripts/serve.ts) and the end-to-end server (scripts/e2e-server.ts) use it.
+ * Serving: Baton's HTTP server (http-server.ts) and its router (app.ts: the guard, the API in
+ * api.ts, then Next for pages). `npm start` (scripts/serve.ts, compiled by
+ * scripts/build-server.ts) and the end-to-end server use it; tests serve the API alone with
+ * `createBatonHttpServer` on a real socket.
  */
 import "server-only";
 
-export { createGuardedServer, startBatonServer, startRefusal, type BatonServer, type BatonServerOptions } from "./http-server";
+export { createBatonApp, type BatonAppOptions, type PagesHandler } from "./app";
+export { createBatonHttpServer, dropBatonHeaders, startBatonServer, startRefusal, type BatonServer, type BatonServerOptions } from "./http-server";

@@ -1,10 +1,7 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { serveWebHandler } from "../../lib/server/api-routes";
 
 /**
  * MCP clients of Baton's own servers, for the tests and the benchmark: the SDK's real client
@@ -56,30 +53,4 @@ export async function connectHttpClient(url: string, headers: Record<string, str
   const client = new Client({ name: "baton-test", version: "1.0.0" });
   await client.connect(transport);
   return client;
-}
-
-export type WebHandler = (request: Request) => Promise<Response> | Response;
-
-/**
- * Serves Web `Request => Response` handlers (route handlers exported by app/api/…) from a
- * node:http server on a free loopback port, through the same code that hands Baton's server its
- * API requests (lib/server/api-routes.ts), but from this fixed table and without the guard.
- */
-export async function serveHandlers(routes: Record<string, Partial<Record<string, WebHandler>>>): Promise<{ origin: string; close: () => Promise<void> }> {
-  const server = http.createServer((incoming, outgoing) => {
-    const pathname = (incoming.url ?? "/").split("?")[0];
-    const handler = routes[pathname]?.[incoming.method ?? "GET"];
-    if (!handler) return void outgoing.writeHead(404).end();
-    void serveWebHandler(handler, pathname, incoming, outgoing);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

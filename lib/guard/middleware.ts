@@ -1,0 +1,59 @@
+import "server-only";
+import type { HttpBindings } from "@hono/node-server";
+import type { MiddlewareHandler } from "hono";
+import { withCaller, type Caller } from "../caller";
+import { oauthUrls, publicBaseUrl } from "../oauth";
+import type { GuardPolicy } from "./policy";
+import { screenRequest, type Verdict } from "./screen";
+
+/**
+ * What Baton's router knows about every request: Node's request and response (Hono's
+ * @hono/node-server bindings), and, once the guard admitted it, its caller.
+ */
+export type BatonEnv = { Bindings: HttpBindings; Variables: { caller: Caller } };
+
+const jsonRpcPaths = new Set(["/api/mcp"]);
+
+function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }>): Response {
+  if (verdict.status === 401 && verdict.signIn) {
+    return new Response(null, { status: 303, headers: { location: `/sign-in?next=${encodeURIComponent(url)}`, "cache-control": "no-store" } });
+  }
+  const body = jsonRpcPaths.has(path)
+    ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
+    : { error: { code: verdict.status === 401 ? "UNAUTHENTICATED" : "REFUSED", message: verdict.reason } };
+  const headers = new Headers({ "content-type": "application/json", "cache-control": "no-store" });
+  if (verdict.status === 401) {
+    // RFC 6750 §3: a presented token that failed is invalid_token, so a client refreshes or re-authorizes.
+    const challenge = ['Bearer realm="baton"'];
+    if (verdict.invalidToken) challenge.push('error="invalid_token"', 'error_description="the access token is unknown, expired or revoked"');
+    // On the MCP endpoint, the 401 tells a connector where its OAuth discovery starts (RFC 9728 §5.1).
+    if (jsonRpcPaths.has(path)) challenge.push(`resource_metadata="${oauthUrls(publicBaseUrl(host)).protectedResourceMetadata}"`);
+    headers.set("www-authenticate", challenge.join(", "));
+  }
+  // The body was not read: close the connection rather than let the client keep sending it.
+  if (verdict.status === 413 || verdict.status === 411) headers.set("connection", "close");
+  return new Response(JSON.stringify(body), { status: verdict.status, headers });
+}
+
+/**
+ * The guard as the router's first middleware: screens the request (lib/guard/screen.ts), refuses
+ * it, or sets its caller on the context (`c.var.caller`) and runs everything after it (routes,
+ * and Next for pages and server actions) with that caller current (lib/caller.ts), so domain
+ * functions see the same value.
+ */
+export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
+  return async (c, next) => {
+    const incoming = c.env.incoming;
+    let verdict: Verdict;
+    try {
+      verdict = await screenRequest(policy, incoming);
+    } catch (error) {
+      console.error("baton: the guard failed", error);
+      return c.json({ error: { code: "UNAVAILABLE", message: "Baton could not check this request; see the server log" } }, 503);
+    }
+    const url = incoming.url ?? "/";
+    if (!verdict.ok) return refusal(url.split("?")[0], url, incoming.headers.host ?? null, verdict);
+    c.set("caller", verdict.caller);
+    await withCaller(verdict.caller, next);
+  };
+}

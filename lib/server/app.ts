@@ -1,0 +1,45 @@
+import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { Hono } from "hono";
+import { guard, type BatonEnv, type GuardPolicy } from "../guard";
+import { apiRouter } from "./api";
+import { apiSecurityHeaders, newNonce, pageContentSecurityPolicy, pageSecurityHeaders } from "./security-headers";
+
+/** Next's request handler: pages, server actions, static files. */
+export type PagesHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+export type BatonAppOptions = {
+  policy: GuardPolicy;
+  /** Who serves everything the API does not: Next. Without it (API-only servers) other paths are 404. */
+  pages?: PagesHandler;
+  dev?: boolean;
+};
+
+/**
+ * Baton's whole HTTP surface on one Hono app: the guard first (every request, every path), then
+ * the API routes (lib/server/api.ts) with their security headers, then Next for pages and server
+ * actions, which gets Node's own request and response and writes the answer itself, under the
+ * caller the guard set (lib/caller.ts).
+ */
+export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
+  const app = new Hono<BatonEnv>();
+  app.onError((error, c) => {
+    console.error(`baton: ${c.req.method} ${c.req.path} failed`, error);
+    return c.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, 500);
+  });
+  app.use(guard(options.policy));
+  for (const prefix of ["/api/*", "/oauth/register", "/oauth/token", "/oauth/revoke", "/.well-known/*"]) app.use(prefix, apiSecurityHeaders);
+  app.route("/", apiRouter());
+  app.all("*", async (c) => {
+    if (!options.pages) return c.json({ error: { code: "NOT_FOUND", message: `nothing is served at ${c.req.path}` } }, 404);
+    const { incoming, outgoing } = c.env;
+    const policy = pageContentSecurityPolicy(newNonce(), options.dev);
+    // Next reads the nonce for its scripts from the request's CSP; whatever a client sent is replaced.
+    incoming.headers["content-security-policy"] = policy;
+    pageSecurityHeaders(outgoing, policy);
+    await options.pages(incoming, outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+  return app;
+}

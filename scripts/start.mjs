@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * `npm start`: builds when the build is missing or older than the sources (scripts/build-server.ts,
+ * through tsx, once per change), then runs the compiled server in this process: plain Node, no
+ * TypeScript loader at run time. BATON_DIST_DIR picks the build folder (default .next).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { projectRoot } from "../lib/paths.mjs";
+
+const distDir = path.join(projectRoot, process.env.BATON_DIST_DIR || ".next");
+const serverEntry = path.join(distDir, "baton-server", "server.mjs");
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+process.env.CHECKPOINT_DISABLE = "1";
+
+const SOURCES = ["app", "components", "lib", "public", "scripts", "proxy.ts", "prisma/schema.prisma", "next.config.ts", "package.json", "postcss.config.mjs"];
+
+/** @param {string} entry @returns {number} */
+function newestSourceTime(entry) {
+  if (!fs.existsSync(entry)) return 0;
+  const stat = fs.statSync(entry);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  if (entry.endsWith(path.join("lib", "generated"))) return 0;
+  return Math.max(0, ...fs.readdirSync(entry).map((name) => newestSourceTime(path.join(entry, name))));
+}
+
+function buildIsCurrent() {
+  if (!fs.existsSync(serverEntry) || !fs.existsSync(path.join(distDir, "BUILD_ID"))) return false;
+  const builtAt = fs.statSync(serverEntry).mtimeMs;
+  return SOURCES.every((source) => newestSourceTime(path.join(projectRoot, source)) <= builtAt);
+}
+
+/** The build in its own process group, so a stop signal reaches `next build`'s workers too. @returns {Promise<number>} */
+function build() {
+  return new Promise((resolve) => {
+    const child = spawn(path.join(projectRoot, "node_modules", ".bin", "tsx"), [path.join(projectRoot, "scripts", "build-server.ts")], {
+      cwd: projectRoot,
+      env: process.env,
+      stdio: "inherit",
+      detached: true,
+    });
+    /** @param {NodeJS.Signals} signal */
+    const stop = (signal) => child.pid && process.kill(-child.pid, signal);
+    process.once("SIGINT", stop).once("SIGTERM", stop);
+    child.on("exit", (code, signal) => {
+      process.off("SIGINT", stop).off("SIGTERM", stop);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+if (!buildIsCurrent()) {
+  console.log("baton: building the dashboard and the server (once per change of the sources)…");
+  const status = await build();
+  if (status !== 0) {
+    console.error("baton: the build failed (see above); nothing was started");
+    process.exit(status);
+  }
+}
+await import(pathToFileURL(serverEntry).href);

@@ -1,0 +1,51 @@
+import type { AddressInfo } from "node:net";
+import { guardPolicy } from "../../lib/guard";
+import { createBatonHttpServer } from "../../lib/server";
+
+/**
+ * Baton's own HTTP server (lib/server: the guard, the router, every API route) on a free loopback
+ * port, without Next: what `npm start` runs for every path but pages. Tests reach it over a real
+ * socket, so the caller is what the guard decides from the connection, never something a test
+ * injects. `env` sets the guard's policy (BATON_AUTH, BATON_ALLOWED_HOSTS …).
+ */
+export type ApiServer = {
+  origin: string;
+  /** fetch() against this server: `path` is joined to its origin. */
+  fetch: (path: string, init?: RequestInit) => Promise<Response>;
+  /**
+   * A route as a `(request, { params }?) => Response` function, for tests written against route
+   * handlers: the request is sent over the socket to `pattern` with its `:id` taken from `params`
+   * (else the request's own path), its query and body kept; a JSON body gets its content type.
+   */
+  route: (method: string, pattern: string) => RouteFunction;
+  close: () => Promise<void>;
+};
+export type RouteFunction = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export async function serveApi(env: Readonly<Record<string, string | undefined>> = {}): Promise<ApiServer> {
+  const server = createBatonHttpServer({ policy: guardPolicy(env) });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const send = (path: string, init?: RequestInit) => fetch(`${origin}${path}`, init);
+  const route =
+    (method: string, pattern: string): RouteFunction =>
+    async (request, context) => {
+      const url = new URL(request.url);
+      const params = context ? await context.params : null;
+      const path = params ? pattern.replace(/:([A-Za-z_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? "")) : url.pathname;
+      const body = method === "GET" || method === "HEAD" ? undefined : await request.text();
+      const headers = new Headers(request.headers);
+      if (body && !headers.has("content-type")) headers.set("content-type", "application/json");
+      return send(`${path}${url.search}`, { method, headers, body: body || undefined });
+    };
+  return {
+    origin,
+    fetch: send,
+    route,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
