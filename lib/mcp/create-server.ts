@@ -13,6 +13,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ClientSide } from "../handoffs/schemas";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
+import { advertiseSingleTypes } from "./single-type-schemas";
 import { checkOutputsSynchronously, registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
@@ -69,6 +70,7 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   registerTool(server, triggerHandoffTool, context);
   registerTool(server, getContinuityChainTool, context);
   registerTool(server, getShiftDocumentTool, context);
+  advertiseSingleTypes(server);
   registerPrompts(server, context);
   registerResources(server, context, { subscriptions: options.subscriptions ?? false });
   return server;

@@ -1,14 +1,17 @@
-import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   ErrorCode,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ListResourcesResult,
   type ReadResourceResult,
+  type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isDomainError } from "../../errors";
+import { Invalid, isDomainError, NotFound } from "../../errors";
 import { HANDOFF_ID_PATTERN } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
 import type { ToolContext } from "../tool-kit";
@@ -18,17 +21,48 @@ import { threadMarkdown } from "./thread-markdown";
  * MCP resources: each handoff as `baton://handoffs/<id>` (Markdown, entries new to the reading
  * side marked) and each shift document as `baton://agents/<id>/handoff` (reading it is the
  * successor's read, recorded on the handoff). `resources/list` pages with a cursor; with
- * `subscriptions`, `resources/subscribe` sends `notifications/resources/updated` whenever the
- * change feed (lib/changes, fed by SQLite triggers from any process) reports a write to it.
+ * `subscriptions`, `resources/subscribe` sends one `notifications/resources/updated` per write
+ * whenever the change feed (lib/changes, fed by SQLite triggers from any process) reports one.
+ * A URI that names nothing answers the spec's "Resource not found" (RESOURCE_NOT_FOUND).
+ * The handlers are set on the protocol server directly: the SDK's own resources/read answers
+ * -32602 for a URI no template matches, and its resources/list has no paging.
  */
 
 /** Resources per `resources/list` page. */
 export const RESOURCES_PAGE_SIZE = 50;
 
-const HANDOFF_URI = /^baton:\/\/handoffs\/(hof_[A-Za-z0-9_-]{21})$/;
-const SHIFT_DOCUMENT_URI = /^baton:\/\/agents\/([1-9][0-9]{0,14})\/handoff$/;
+/** What a read is dispatched on; the id in it is checked by the domain (or HANDOFF_ID_PATTERN). */
+const HANDOFF_PATH = /^baton:\/\/handoffs\/([^/]*)$/;
+const SHIFT_DOCUMENT_PATH = /^baton:\/\/agents\/([^/]*)\/handoff$/;
+/** A subscription follows the change feed, whose rows carry integer agent ids. */
+const SHIFT_DOCUMENT_BY_ID = /^baton:\/\/agents\/([1-9][0-9]{0,14})\/handoff$/;
 
 export const handoffUri = (id: string) => `baton://handoffs/${id}`;
+
+/**
+ * JSON-RPC code for "Resource not found" in MCP 2025-11-25 (the SDK's latest protocol version),
+ * server/resources#error-handling, with `data: { uri }`. The SDK has no constant for it.
+ */
+export const RESOURCE_NOT_FOUND = -32002;
+
+const resourceNotFound = (uri: string, message: string) => new McpError(RESOURCE_NOT_FOUND, message, { uri });
+
+const TEMPLATES: ResourceTemplate[] = [
+  {
+    name: "handoff",
+    title: "Handoff thread",
+    uriTemplate: "baton://handoffs/{id}",
+    description: "A handoff as Markdown, entries new to your side first and marked NEW",
+    mimeType: "text/markdown",
+  },
+  {
+    name: "shift-document",
+    title: "Shift handoff document",
+    uriTemplate: "baton://agents/{id}/handoff",
+    description: "The document an agent left its successor (id: the agent who handed off, or its successor); reading it records the successor's read",
+    mimeType: "text/markdown",
+  },
+];
 
 /** Where a listing stands: handoffs first (by page), then shift documents (after a record id). */
 type Cursor = { kind: "handoffs"; page: number } | { kind: "documents"; afterId: number };
@@ -77,24 +111,58 @@ async function listPage(cursor: Cursor): Promise<ListResourcesResult> {
   };
 }
 
+/**
+ * Domain errors as MCP errors: NotFound, and Invalid (the URI is the read's only input, so an
+ * id no record can have), mean the URI names nothing; anything else is a bug, logged.
+ */
 async function asResourceError<T>(work: () => Promise<T>, context: ToolContext, uri: string): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof McpError) throw error;
-    if (isDomainError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
+    if (error instanceof NotFound || error instanceof Invalid) throw resourceNotFound(uri, error.message);
+    if (isDomainError(error)) throw new McpError(ErrorCode.InvalidParams, error.message, { uri });
     context.log(`resource ${uri} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     throw new McpError(ErrorCode.InternalError, `Baton could not read ${uri}; check the Baton server's log`);
   }
 }
 
+async function readHandoff(uri: string, id: string, context: ToolContext): Promise<ReadResourceResult> {
+  if (!HANDOFF_ID_PATTERN.test(id)) throw resourceNotFound(uri, `${uri} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
+  const { getHandoff } = await loadHandoffs();
+  const thread = await getHandoff({ id, asClient: context.defaultClient, repoPath: context.workingFolder });
+  return { contents: [{ uri, mimeType: "text/markdown", text: threadMarkdown(thread, context.defaultClient) }] };
+}
+
+async function readShiftDocument(uri: string, agentRef: string, context: ToolContext): Promise<ReadResourceResult> {
+  const { getShiftDocument } = await loadAgents();
+  const document = await getShiftDocument({ agentId: agentRef, repoPath: context.workingFolder });
+  const text = document.staleness ? `> ${document.staleness.block}\n\n${document.content}` : document.content;
+  return { contents: [{ uri, mimeType: "text/markdown", text }] };
+}
+
+/** resources/read: a handoff or a shift document, else "Resource not found". */
+function readResource(uri: string, context: ToolContext): Promise<ReadResourceResult> {
+  return asResourceError(
+    async () => {
+      const handoff = HANDOFF_PATH.exec(uri);
+      if (handoff) return readHandoff(uri, handoff[1], context);
+      const document = SHIFT_DOCUMENT_PATH.exec(uri);
+      if (document) return readShiftDocument(uri, document[1], context);
+      throw resourceNotFound(uri, `${JSON.stringify(uri.slice(0, 100))} is not a Baton resource: read baton://handoffs/<hof_id> or baton://agents/<agent id>/handoff (resources/list names them)`);
+    },
+    context,
+    uri,
+  );
+}
+
 /** The change-feed filter a subscribed URI needs, or a refusal naming the URIs that can be subscribed. */
 function filterOf(uri: string): { handoffId: string } | { agentId: number; subjects: ["shift_handoff"] } {
-  const handoff = HANDOFF_URI.exec(uri);
-  if (handoff) return { handoffId: handoff[1] };
-  const document = SHIFT_DOCUMENT_URI.exec(uri);
+  const handoff = HANDOFF_PATH.exec(uri);
+  if (handoff && HANDOFF_ID_PATTERN.test(handoff[1])) return { handoffId: handoff[1] };
+  const document = SHIFT_DOCUMENT_BY_ID.exec(uri);
   if (document) return { agentId: Number(document[1]), subjects: ["shift_handoff"] };
-  throw new McpError(ErrorCode.InvalidParams, `cannot subscribe to ${JSON.stringify(uri.slice(0, 100))}: subscribe to baton://handoffs/<hof_id> or baton://agents/<id>/handoff`);
+  throw resourceNotFound(uri, `cannot subscribe to ${JSON.stringify(uri.slice(0, 100))}: subscribe to baton://handoffs/<hof_id> or baton://agents/<id>/handoff`);
 }
 
 export type ResourceOptions = {
@@ -103,51 +171,16 @@ export type ResourceOptions = {
 };
 
 export function registerResources(server: McpServer, context: ToolContext, options: ResourceOptions): void {
-  server.registerResource(
-    "handoff",
-    new ResourceTemplate("baton://handoffs/{id}", { list: undefined }),
-    { title: "Handoff thread", description: "A handoff as Markdown, entries new to your side first and marked NEW", mimeType: "text/markdown" },
-    async (uri, variables): Promise<ReadResourceResult> =>
-      asResourceError(
-        async () => {
-          const id = String(variables.id);
-          if (!HANDOFF_ID_PATTERN.test(id)) throw new McpError(ErrorCode.InvalidParams, `${uri.href} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
-          const { getHandoff } = await loadHandoffs();
-          const thread = await getHandoff({ id, asClient: context.defaultClient, repoPath: context.workingFolder });
-          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: threadMarkdown(thread, context.defaultClient) }] };
-        },
-        context,
-        uri.href,
-      ),
-  );
-  server.registerResource(
-    "shift-document",
-    new ResourceTemplate("baton://agents/{id}/handoff", { list: undefined }),
-    {
-      title: "Shift handoff document",
-      description: "The document an agent left its successor (id: the agent who handed off, or its successor); reading it records the successor's read",
-      mimeType: "text/markdown",
-    },
-    async (uri, variables): Promise<ReadResourceResult> =>
-      asResourceError(
-        async () => {
-          const { getShiftDocument } = await loadAgents();
-          const document = await getShiftDocument({ agentId: String(variables.id), repoPath: context.workingFolder });
-          const text = document.staleness ? `> ${document.staleness.block}\n\n${document.content}` : document.content;
-          return { contents: [{ uri: uri.href, mimeType: "text/markdown", text }] };
-        },
-        context,
-        uri.href,
-      ),
-  );
-  // The SDK's own resources/list has no paging; this one replaces it.
+  server.server.registerCapabilities({ resources: {} });
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => listPage(decodeCursor(request.params?.cursor)));
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => readResource(request.params.uri, context));
   if (options.subscriptions) registerSubscriptions(server, context);
 }
 
 /** resources/subscribe and unsubscribe, one change-feed subscription per subscribed URI, closed with the server. */
 function registerSubscriptions(server: McpServer, context: ToolContext): void {
-  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  server.server.registerCapabilities({ resources: { subscribe: true } });
   const subscribed = new Map<string, () => void>();
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
@@ -155,8 +188,17 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
     if (!subscribed.has(uri)) {
       // Loaded on the first subscription: the feed opens the direct SQLite connection.
       const { subscribe } = await import("../../changes/feed");
+      // One write is often several changes (an entry and its handoff's updated_at, a record
+      // created then stamped): the feed hands over all of a transaction's rows in one synchronous
+      // pass, so they are gathered until the next microtask and notified once.
+      let pending = false;
       const subscription = subscribe({ filter }, () => {
-        server.server.sendResourceUpdated({ uri }).catch((error: unknown) => context.log(`could not notify ${uri}: ${String(error)}`));
+        if (pending) return;
+        pending = true;
+        queueMicrotask(() => {
+          pending = false;
+          server.server.sendResourceUpdated({ uri }).catch((error: unknown) => context.log(`could not notify ${uri}: ${String(error)}`));
+        });
       });
       subscribed.set(uri, () => subscription.close());
     }

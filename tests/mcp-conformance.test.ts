@@ -1,0 +1,179 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHandoff } from "../lib/handoffs";
+import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
+import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
+
+/**
+ * What the MCP spec (2025-11-25) and JSON-RPC 2.0 ask of the stdio server, checked with the SDK's
+ * real client and with raw lines: "Resource not found" for unknown resources, one
+ * resources/updated per write, and an answer to a line that is not a JSON-RPC message.
+ */
+const projectRoot = path.resolve(import.meta.dirname, "..");
+
+type Json = Record<string, unknown>;
+
+/** The SDK's client on `baton mcp` over stdio, on this file's data folder (from process.env). */
+async function connectStdio(args: string[] = []): Promise<Client> {
+  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const transport = new StdioClientTransport({ command: process.execPath, args: ["bin/baton.mjs", "mcp", ...args], cwd: projectRoot, env, stderr: "pipe" });
+  const connected = new Client({ name: "baton-conformance", version: "1.0.0" });
+  await connected.connect(transport);
+  return connected;
+}
+
+let client: Client;
+let writer: Client;
+
+beforeAll(async () => {
+  client = await connectStdio();
+  // The writer is a process of its own, as another agent's server would be.
+  writer = await connectStdio(["--as", "code"]);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await writer?.close();
+});
+
+async function refusal(work: Promise<unknown>): Promise<McpError> {
+  const error = await work.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe("unknown resources", () => {
+  it.each([
+    ["a handoff ID of the wrong form", "baton://handoffs/hof_doesnotexist"],
+    ["a well-formed handoff ID no handoff has", "baton://handoffs/hof_AAAAAAAAAAAAAAAAAAAAA"],
+    ["an unknown agent", "baton://agents/999999/handoff"],
+    ["an agent reference of the wrong form", "baton://agents/nobody/handoff"],
+    ["a Baton URI no template matches", "baton://handoffs"],
+    ["another scheme", "file:///etc/passwd"],
+    ["text that is no URI", "not a uri"],
+  ])("%s answers -32002 (Resource not found) with data.uri", async (_, uri) => {
+    const error = await refusal(client.readResource({ uri }));
+    expect(error.code).toBe(RESOURCE_NOT_FOUND);
+    expect(RESOURCE_NOT_FOUND).toBe(-32002);
+    expect(error.data).toEqual({ uri });
+    expect(error.message).not.toMatch(/\n\s+at /);
+  });
+
+  it("a known handoff still reads, and subscribing to a URI that is no Baton resource answers -32002", async () => {
+    const { handoff } = await createHandoff({ title: "Readable", content: "here" });
+    const read = await client.readResource({ uri: `baton://handoffs/${handoff.id}` });
+    expect((read.contents[0] as { text: string }).text).toContain("# Readable");
+    const error = await refusal(client.subscribeResource({ uri: "file:///etc/passwd" }));
+    expect(error.code).toBe(RESOURCE_NOT_FOUND);
+    expect(error.data).toEqual({ uri: "file:///etc/passwd" });
+    expect(error.message).toMatch(/cannot subscribe/);
+  });
+});
+
+describe("resource subscriptions", () => {
+  /** Waits until `count()` reaches `expected`, then long enough for a second notification of the same write (the feed checks every 100 ms). */
+  async function settle(count: () => number, expected: number): Promise<number> {
+    await expect.poll(count, { timeout: 5_000, interval: 10 }).toBeGreaterThanOrEqual(expected);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    return count();
+  }
+
+  it("sends exactly one notifications/resources/updated per write to a subscribed handoff", async () => {
+    const { handoff } = await createHandoff({ title: "Counted", content: "count my notifications" });
+    const uri = `baton://handoffs/${handoff.id}`;
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await client.subscribeResource({ uri });
+    try {
+      const count = () => updates.filter((updated) => updated === uri).length;
+      // An entry (one row in handoff_entries, one update of its handoff: two changes).
+      const added = await writer.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "progress", content: "first" } });
+      expect(added.isError).not.toBe(true);
+      expect(await settle(count, 1)).toBe(1);
+      await writer.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "question", content: "second" } });
+      expect(await settle(count, 2)).toBe(2);
+      const closed = await writer.callTool({ name: "close_handoff", arguments: { id: handoff.id } });
+      expect(closed.isError).not.toBe(true);
+      expect(await settle(count, 3)).toBe(3);
+      expect(updates.every((updated) => updated === uri)).toBe(true);
+    } finally {
+      await client.unsubscribeResource({ uri });
+    }
+  }, 30_000);
+
+  it("sends exactly one per handoff of an agent's shift document", async () => {
+    const registered = await writer.callTool({ name: "register_agent", arguments: { persona: "developer" } });
+    const agentId = (registered.structuredContent as { id: number }).id;
+    const uri = `baton://agents/${agentId}/handoff`;
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await client.subscribeResource({ uri });
+    try {
+      const handed = await writer.callTool({
+        name: "trigger_handoff",
+        arguments: { agent: agentId, reason: "task_boundary", document: "# Handoff\n\nNext: the importer's tests." },
+      });
+      expect(handed.isError, JSON.stringify(handed.content)).not.toBe(true);
+      expect(await settle(() => updates.filter((updated) => updated === uri).length, 1)).toBe(1);
+    } finally {
+      await client.unsubscribeResource({ uri });
+    }
+  }, 30_000);
+});
+
+/** Spawns a stdio server and exchanges raw lines with it. */
+function rawServer(args: string[]) {
+  const child = spawn(process.execPath, args, { cwd: projectRoot, env: process.env });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  const messages = () =>
+    stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Json);
+  return {
+    write: (line: string) => child.stdin.write(`${line}\n`),
+    messages,
+    async end(): Promise<number | null> {
+      child.stdin.end();
+      return new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
+describe.each([
+  ["the sources (bin/baton.mjs)", false],
+  ["the prebuilt server (lib/mcp/launch.mjs)", true],
+])("a line that is not a JSON-RPC message, through %s", (_, prebuilt) => {
+  it("gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, and the server goes on serving", { timeout: 120_000 }, async () => {
+    if (prebuilt) await ensurePrebuiltServer();
+    const server = rawServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);
+    server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    server.write("this is not JSON {");
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    server.write(JSON.stringify({ hello: "a JSON object, but no JSON-RPC message" }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }));
+    await expect.poll(() => server.messages().some((message) => message.id === 3), { timeout: 30_000 }).toBe(true);
+    expect(await server.end()).toBe(0);
+
+    const messages = server.messages();
+    const errors = messages.filter((message) => message.id === null);
+    expect(errors).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+    ]);
+    // Answered in order: the parse error before the ping that followed it.
+    expect(messages.findIndex((message) => message.id === null)).toBeLessThan(messages.findIndex((message) => message.id === 2));
+    expect(messages.find((message) => message.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(((messages.find((message) => message.id === 3)?.result as { tools: unknown[] }).tools).length).toBe(10);
+  });
+});
