@@ -4,14 +4,6 @@ import path from "node:path";
 import fc from "fast-check";
 import { renderToString } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { PATCH as agentPatchRoute, GET as agentRoute } from "../app/api/agents/[id]/route";
-import { GET as chainRoute } from "../app/api/agents/[id]/chain/route";
-import { GET as agentListRoute, POST as agentCreateRoute } from "../app/api/agents/route";
-import { GET as artifactRoute } from "../app/api/artifacts/[id]/route";
-import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
-import { GET as handoffRoute } from "../app/api/handoffs/[id]/route";
-import { GET as historyRoute, POST as createRoute } from "../app/api/handoffs/route";
-import { POST as importRoute } from "../app/api/import/route";
 import { importAction, previewImportAction } from "../app/import/actions";
 import { Markdown } from "../components/ui/markdown";
 import { registerAgent } from "../lib/agents";
@@ -22,6 +14,7 @@ import { Invalid } from "../lib/errors";
 import { formatNamed } from "../lib/formats";
 import { createHandoff, findHandoffs } from "../lib/handoffs";
 import { jsonTooDeep, MAX_NESTING, valueTooDeep } from "../lib/nesting";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
 const deepArrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
@@ -40,6 +33,25 @@ const HOSTILE_NUMBERS = ["1e308", "-1", "99999999999999999999", "NaN", "Infinity
 /** Fixtures made before the table runs: an open thread and an agent for the inputs that need one. */
 let thread: string;
 let agent: number;
+/** Baton's HTTP server (guard and router), started before the table runs. */
+let api: ApiServer;
+
+/** A route of the server above, looked up when called (the server starts in beforeAll). */
+const route =
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    api.route(method, pattern)(request, context);
+const agentPatchRoute = route("PATCH", "/api/agents/:id");
+const agentRoute = route("GET", "/api/agents/:id");
+const chainRoute = route("GET", "/api/agents/:id/chain");
+const agentListRoute = route("GET", "/api/agents");
+const agentCreateRoute = route("POST", "/api/agents");
+const artifactRoute = route("GET", "/api/artifacts/:id");
+const entriesRoute = route("POST", "/api/handoffs/:id/entries");
+const handoffRoute = route("GET", "/api/handoffs/:id");
+const historyRoute = route("GET", "/api/handoffs");
+const createRoute = route("POST", "/api/handoffs");
+const importRoute = route("POST", "/api/import");
 
 const url = (pathAndQuery: string) => `http://127.0.0.1${pathAndQuery}`;
 const post = (pathAndQuery: string, body: unknown, method = "POST") =>
@@ -290,10 +302,12 @@ beforeAll(async () => {
   thread = (await createHandoff({ title: "Hostile fixture", content: "first" })).handoff.id;
   agent = (await registerAgent({ personaSlug: "fixture" })).id;
   mcp = await connectInProcessClient();
+  api = await serveApi();
 });
 
 afterAll(async () => {
   await mcp?.close();
+  await api?.close();
   for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
 });
 
