@@ -125,7 +125,7 @@ export function mayNameFolders(caller: Caller): boolean {
 
 export function assertMayNameFolders(caller: Caller, field = "repoPath"): void {
   if (!mayNameFolders(caller)) {
-    throw new Forbidden(`${field} is read only for callers on Baton's own machine (stdio, the CLI, or HTTP from loopback); leave it out`, {
+    throw new Forbidden(`a repository folder (repoPath, or repo_path over MCP) is read only for callers on Baton's own machine (stdio, the CLI, or HTTP from loopback); leave it out`, {
       [field]: ["is read only for callers on Baton's own machine"],
     });
   }

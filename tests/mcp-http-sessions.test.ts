@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET, POST } from "../app/api/mcp/route";
-import { PRINCIPAL_HEADER } from "../lib/guard/stamp";
-import { openSessionCount } from "../lib/mcp/http-sessions";
-import { serveHandlers } from "./support/mcp-clients";
+import { createToken } from "../lib/auth";
+import { db } from "../lib/db";
+import { MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
+import { serveApi, type ApiServer } from "./support/api-server";
 
-/** Streamable HTTP sessions (lib/mcp/http-sessions.ts) through the real route, without the guard in front. */
-let served: Awaited<ReturnType<typeof serveHandlers>>;
+/**
+ * Streamable HTTP sessions (lib/mcp/http-sessions.ts) through Baton's own server on a real
+ * socket: the guard decides each request's caller from its credentials and its peer.
+ */
+let served: ApiServer;
+let tokenA: string;
+let tokenB: string;
 beforeAll(async () => {
-  served = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+  served = await serveApi();
+  tokenA = (await createToken({ name: "sessions-a", role: "agent" })).token;
+  tokenB = (await createToken({ name: "sessions-b", role: "agent" })).token;
 });
 afterAll(() => served?.close());
 
@@ -19,10 +26,11 @@ const initialize = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "sessions-test", version: "1" } },
 });
 const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-const post = (body: string, extra: Record<string, string> = {}) => fetch(`${served.origin}/api/mcp`, { method: "POST", headers: { ...headers, ...extra }, body });
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const post = (body: string, extra: Record<string, string> = {}) => served.fetch("/api/mcp", { method: "POST", headers: { ...headers, ...extra }, body });
 
-async function openSession(caller: string): Promise<string> {
-  const response = await post(initialize, { [PRINCIPAL_HEADER]: caller });
+async function openSession(credentials: Record<string, string>): Promise<string> {
+  const response = await post(initialize, credentials);
   expect(response.status).toBe(200);
   const id = response.headers.get("mcp-session-id");
   expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -30,28 +38,43 @@ async function openSession(caller: string): Promise<string> {
 }
 
 describe("MCP sessions over HTTP", () => {
-  it("an initialize opens a session that only its caller can use; DELETE ends it", async () => {
+  it("an initialize opens a session that only its caller can use: another token and the open desk get 404 for POST, GET and DELETE", async () => {
     const before = openSessionCount();
-    const id = await openSession("agent:worker");
+    const id = await openSession(bearer(tokenA));
     expect(openSessionCount()).toBe(before + 1);
-    const listed = await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" });
+    const listed = await post(toolsList, { "mcp-session-id": id, ...bearer(tokenA) });
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThanOrEqual(10);
 
-    const stolen = await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:mallory" });
-    expect(stolen.status).toBe(404);
-    expect(((await stolen.json()) as { error: { message: string } }).error.message).toMatch(/no such MCP session/);
+    for (const other of [bearer(tokenB), {}]) {
+      const stolen = await post(toolsList, { "mcp-session-id": id, ...other });
+      expect(stolen.status).toBe(404);
+      expect(((await stolen.json()) as { error: { message: string } }).error.message).toMatch(/no such MCP session/);
+      const stream = await served.fetch("/api/mcp", { headers: { accept: "text/event-stream", "mcp-session-id": id, ...other } });
+      expect(stream.status).toBe(404);
+      expect((await served.fetch("/api/mcp", { method: "DELETE", headers: { "mcp-session-id": id, ...other } })).status).toBe(404);
+    }
+    expect(openSessionCount()).toBe(before + 1);
 
-    const ended = await fetch(`${served.origin}/api/mcp`, { method: "DELETE", headers: { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" } });
+    const ended = await served.fetch("/api/mcp", { method: "DELETE", headers: { "mcp-session-id": id, ...bearer(tokenA) } });
     expect(ended.status).toBe(200);
     expect(openSessionCount()).toBe(before);
-    expect((await post(toolsList, { "mcp-session-id": id, [PRINCIPAL_HEADER]: "agent:worker" })).status).toBe(404);
+    expect((await post(toolsList, { "mcp-session-id": id, ...bearer(tokenA) })).status).toBe(404);
+  });
+
+  it("caps sessions per caller: one caller's initializes end only its own oldest sessions", async () => {
+    const victim = await openSession(bearer(tokenB));
+    const flood: string[] = [];
+    for (let index = 0; index < MAX_SESSIONS_PER_CALLER + 8; index++) flood.push(await openSession(bearer(tokenA)));
+    expect((await post(toolsList, { "mcp-session-id": victim, ...bearer(tokenB) })).status).toBe(200);
+    expect((await post(toolsList, { "mcp-session-id": flood[0], ...bearer(tokenA) })).status).toBe(404);
+    expect((await post(toolsList, { "mcp-session-id": flood.at(-1)!, ...bearer(tokenA) })).status).toBe(200);
   });
 
   it("an unknown session id is 404, GET and DELETE without one are 405, and a request without one is served statelessly", async () => {
     expect((await post(toolsList, { "mcp-session-id": "00000000-0000-0000-0000-000000000000" })).status).toBe(404);
-    expect((await fetch(`${served.origin}/api/mcp`, { headers: { accept: "text/event-stream" } })).status).toBe(405);
-    expect((await fetch(`${served.origin}/api/mcp`, { method: "DELETE" })).status).toBe(405);
+    expect((await served.fetch("/api/mcp", { headers: { accept: "text/event-stream" } })).status).toBe(405);
+    expect((await served.fetch("/api/mcp", { method: "DELETE" })).status).toBe(405);
     const stateless = await post(toolsList);
     expect(stateless.status).toBe(200);
     expect(stateless.headers.get("mcp-session-id")).toBeNull();
@@ -59,7 +82,7 @@ describe("MCP sessions over HTTP", () => {
 });
 
 describe("repo_path over HTTP", () => {
-  const createWith = (caller: string) =>
+  const createWith = (extra: Record<string, string>) =>
     post(
       JSON.stringify({
         jsonrpc: "2.0",
@@ -67,14 +90,19 @@ describe("repo_path over HTTP", () => {
         method: "tools/call",
         params: { name: "create_handoff", arguments: { title: "repo path", content: "x", repo_path: process.cwd() } },
       }),
-      { [PRINCIPAL_HEADER]: caller },
+      extra,
     ).then((response) => response.json() as Promise<{ result: { isError?: boolean; content: { text: string }[] } }>);
 
-  it("is honoured for the operator at this machine's desk and refused for a remote token holder, who could point git at any folder", async () => {
-    expect((await createWith("local")).result.isError).toBeFalsy();
-    const remote = await createWith("agent:laptop");
+  it("is honoured for callers on this machine (the open desk, a token on loopback) and refused for a remote token holder, who could point git at any folder", async () => {
+    expect((await createWith({})).result.isError).toBeFalsy();
+    expect((await createWith(bearer(tokenA))).result.isError).toBeFalsy();
+    const handoffs = async () => (await db()).handoff.count();
+    const before = await handoffs();
+    // Behind a proxy counts as beyond loopback, whatever the socket says; Baton's own header names change nothing.
+    const remote = await createWith({ ...bearer(tokenA), "x-forwarded-for": "203.0.113.7", "x-baton-principal": "local" });
     expect(remote.result.isError).toBe(true);
-    expect(remote.result.content[0].text).toMatch(/repo_path is read only for callers on Baton's own machine/);
+    expect(remote.result.content[0].text).toMatch(/repo_path over MCP\) is read only for callers on Baton's own machine/);
+    expect(await handoffs()).toBe(before);
   });
 });
 
@@ -83,11 +111,11 @@ describe("the body, read once for the whole door", () => {
     const notJson = await post("{not json");
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { error: { code: number } }).error.code).toBe(-32700);
-    const notAccepted = await fetch(`${served.origin}/api/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "text/html" }, body: "{not json" });
+    const notAccepted = await served.fetch("/api/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "text/html" }, body: "{not json" });
     expect(notAccepted.status).toBe(406);
   });
 
-  it("refuses a body over the door's limit even without the guard in front", async () => {
+  it("refuses a body over the door's limit", async () => {
     const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } }));
     expect(big.status).toBe(413);
   });

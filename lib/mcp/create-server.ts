@@ -46,8 +46,6 @@ export type CreateMcpServerOptions = {
   subscriptions?: boolean;
   /** The client's working folder, for a server that runs beside its client (stdio); git state is read there. */
   workingFolder?: string;
-  /** Whether `repo_path` is honoured (see ToolContext); default true, as beside the client. */
-  repoPathAllowed?: boolean;
 };
 
 /** A Baton MCP server with every tool, prompt and resource registered; both transports (stdio, HTTP) use it. */
@@ -56,7 +54,6 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
     defaultClient: options.defaultClient ?? "chat",
     log: options.log ?? ((line) => process.stderr.write(`baton mcp: ${line}\n`)),
     workingFolder: options.workingFolder,
-    repoPathAllowed: options.repoPathAllowed ?? true,
   };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
   checkOutputsSynchronously(server);

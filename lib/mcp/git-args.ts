@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { Invalid } from "../errors";
 import type { ToolContext } from "./tool-kit";
 
 /** `repo_path`: the caller's repository folder, for a server that does not run beside it. */
@@ -12,12 +11,10 @@ export const repoPathArg = z
       "server's working folder is used. Ignored when the folder does not exist there.",
   );
 
-/** Where to read git for a call: its `repo_path`, else the folder of a server running beside its client. */
+/**
+ * Where to read git for a call: its `repo_path`, else the folder of a server running beside its
+ * client. Who may name a folder is the domain's rule (lib/caller.ts), for every door.
+ */
 export function repoPathOf(repoPath: string | undefined, context: ToolContext): string | undefined {
-  if (repoPath && !context.repoPathAllowed) {
-    throw new Invalid("repo_path is read only for callers on Baton's own machine (stdio, or HTTP from loopback); leave it out", {
-      repo_path: ["is read only for callers on Baton's own machine"],
-    });
-  }
   return repoPath || context.workingFolder;
 }

@@ -12,12 +12,6 @@ export type ToolContext = {
   log: (line: string) => void;
   /** The client's working folder when the server runs beside it (stdio): where its repository is read (lib/git). */
   workingFolder?: string;
-  /**
-   * Whether `repo_path` may name a folder on this machine: yes beside the client (stdio) and for
-   * an HTTP caller on this machine (the loopback desk); never for a remote token holder, who could
-   * otherwise have git read any folder of the server.
-   */
-  repoPathAllowed: boolean;
 };
 
 export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject> = {
