@@ -1,9 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { db } from "../lib/db";
 import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { serveApi } from "./support/api-server";
 
 const PER_WRITER = 500;
 
@@ -12,7 +12,7 @@ describe("two stdio servers and the HTTP endpoint writing the same two threads a
   let closeHttp: () => Promise<void>;
 
   beforeAll(async () => {
-    const http = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+    const http = await serveApi();
     closeHttp = http.close;
     const [first, second, overHttp] = await Promise.all([
       connectStdioClient(),

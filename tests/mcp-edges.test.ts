@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { db } from "../lib/db";
 import { MAX_CONTENT_BYTES } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { serveApi } from "./support/api-server";
 
 type Json = Record<string, unknown>;
 type ToolResult = { isError: boolean; text: string; data: Json };
@@ -44,7 +44,7 @@ const transports: Record<string, () => Promise<Servers>> = {
     return { plain: plain.client, asCode: asCode.client, close: async () => void (await Promise.all([plain.client.close(), asCode.client.close()])) };
   },
   http: async () => {
-    const server = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+    const server = await serveApi();
     const [plain, asCode] = await Promise.all([
       connectHttpClient(`${server.origin}/api/mcp`),
       connectHttpClient(`${server.origin}/api/mcp?as=code`),

@@ -2,9 +2,16 @@
  * The MCP HTTP door reuses built servers across requests (lib/mcp/handle-http.ts): a reused
  * server must answer each request with that request's identity and nothing of the last one's.
  */
-import { describe, expect, it } from "vitest";
-import { POST } from "../app/api/mcp/route";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
+import { serveApi, type ApiServer } from "./support/api-server";
+
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+const POST = (request: Request) => api.route("POST", "/api/mcp")(request);
 
 let requestId = 0;
 

@@ -1,9 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { addEntry, createHandoff } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { serveApi } from "./support/api-server";
 
 type TextMessage = { role: string; content: { type: string; text: string } };
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   // More than one page of resources (50 per page).
   for (let index = 0; index < 50; index++) await createHandoff({ title: `filler ${index}`, content: "filler" });
   stdio = (await connectStdioClient()).client;
-  const served = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+  const served = await serveApi();
   closeHttp = served.close;
   http = await connectHttpClient(`${served.origin}/api/mcp`);
 }, 60_000);

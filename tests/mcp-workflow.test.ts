@@ -1,8 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST, GET, DELETE } from "../app/api/mcp/route";
 import { db } from "../lib/db";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { serveApi } from "./support/api-server";
 
 type Json = Record<string, unknown>;
 type Entry = { seq: number; from_client: string; type: string; content: string; created_at: string };
@@ -40,7 +40,7 @@ const transports: Record<string, () => Promise<Sides>> = {
     return { chat: chat.client, code: code.client, close: async () => void (await Promise.all([chat.client.close(), code.client.close()])) };
   },
   http: async () => {
-    const server = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+    const server = await serveApi();
     const [chat, code] = await Promise.all([connectHttpClient(`${server.origin}/api/mcp`), connectHttpClient(`${server.origin}/api/mcp`)]);
     return {
       chat,
