@@ -44,7 +44,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
-    command: "npx tsx scripts/e2e-server.ts",
+    command: "node scripts/e2e-server.mjs",
     url: `http://127.0.0.1:${port}`,
     timeout: 300_000,
     reuseExistingServer: false,

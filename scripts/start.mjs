@@ -3,7 +3,8 @@
 /**
  * `npm start`: builds when the build is missing or older than the sources (scripts/build-server.ts,
  * through tsx, once per change), then runs the compiled server in this process: plain Node, no
- * TypeScript loader at run time. BATON_DIST_DIR picks the build folder (default .next).
+ * TypeScript loader at run time. BATON_DIST_DIR picks the build folder (default .next);
+ * BATON_SKIP_BUILD=1 serves the build as it is (a second server beside one that just built it).
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -52,7 +53,7 @@ function build() {
   });
 }
 
-if (!buildIsCurrent()) {
+if (!process.env.BATON_SKIP_BUILD && !buildIsCurrent()) {
   console.log("baton: building the dashboard and the server (once per change of the sources)…");
   const status = await build();
   if (status !== 0) {

@@ -33,10 +33,10 @@ export function startExtraServer(options: { dataDir: string; port: number; host?
     BATON_DATA_DIR: options.dataDir,
     DATABASE_URL: `file:${path.join(options.dataDir, "baton.db")}`,
     BATON_DIST_DIR: distDir,
-    BATON_E2E_SKIP_BUILD: "1",
+    BATON_SKIP_BUILD: "1",
     BATON_E2E_KEEP_DATA: "1",
   };
-  const command = [path.join(root, "node_modules", ".bin", "tsx"), "scripts/e2e-server.ts"];
+  const command = [process.execPath, "scripts/e2e-server.mjs"];
   const [file, ...args] = options.netns ? ["ip", "netns", "exec", options.netns, ...command] : command;
   const child = spawn(file, args, { cwd: root, env, detached: true, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
