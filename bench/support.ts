@@ -37,34 +37,35 @@ export function makeTemporaryDataDir(label: string): string {
 export type ProductionServer = Pick<Spawned, "pid" | "stop" | "output"> & { baseUrl: string };
 
 /**
- * A production build into its own folder (`distDir`, default .next-bench), served the way
- * `npm start` serves it: Baton's own server with the guard in front of Next (plain `next start`
- * answers 503 by design), in a child process of its own (bench/workers/dashboard-server.ts) for
- * the data folder in env. `build: false` reuses the folder's last build.
+ * A production build into its own folder (`distDir`, default .next-bench), served by
+ * `scripts/start.mjs` as `npm start` serves it (the compiled server: the guard, the API router,
+ * Next for pages), in a process group of its own, for the data folder in env. `build: false`
+ * reuses the folder's last build.
  */
 export async function startProductionServer(port: number, options: { distDir?: string; build?: boolean } = {}): Promise<ProductionServer> {
   const env = { ...process.env, BATON_DIST_DIR: options.distDir ?? ".next-bench", NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1", PORT: String(port) };
   if (options.build !== false) {
-    execFileSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["build"], { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), [path.join(projectRoot, "scripts", "build-server.ts")], { cwd: projectRoot, env, stdio: ["ignore", "ignore", "inherit"] });
   }
-  const server = await spawnUntilReady([process.execPath, "--import", "tsx", path.join(projectRoot, "bench", "workers", "dashboard-server.ts")], env);
+  // Exactly what `npm start` runs: the compiled server in plain Node, from the build just made.
+  const server = await spawnUntilReady([process.execPath, path.join(projectRoot, "scripts", "start.mjs")], { ...env, BATON_SKIP_BUILD: "1" }, 120_000, /^baton: serving /m);
   return { baseUrl: `http://127.0.0.1:${port}`, pid: server.pid, stop: server.stop, output: server.output };
 }
 
 export type Spawned = { pid: number; child: ChildProcess; stop: () => Promise<void>; /** the end of its stderr */ output: () => string };
 
 /**
- * Starts `command` in its own process group and waits for it to print a line starting with
- * "ready"; `stop` ends the whole group (Next's workers included) and waits for the process.
+ * Starts `command` in its own process group and waits for it to print a line matching `ready`
+ * (default: starting with "ready"); `stop` ends the whole group (Next's workers included) and waits for the process.
  */
-export async function spawnUntilReady(command: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<Spawned> {
+export async function spawnUntilReady(command: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000, ready = /^ready/m): Promise<Spawned> {
   const child = spawn(command[0], command.slice(1), { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command.join(" ")} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/^ready/m.test(output)) {
+      if (ready.test(output)) {
         clearTimeout(timer);
         resolve();
       }
