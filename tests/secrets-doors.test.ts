@@ -4,17 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as agentHandoffRoute } from "../app/api/agents/[id]/handoff/route";
-import { POST as entriesRoute } from "../app/api/handoffs/[id]/entries/route";
-import { POST as createRoute } from "../app/api/handoffs/route";
-import { POST as importRoute } from "../app/api/import/route";
-import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "../app/api/mcp/route";
 import { registerAgent } from "../lib/agents";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { getHandoff } from "../lib/handoffs";
 import { sql } from "../lib/sqlite";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "./support/mcp-clients";
+import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 
 /**
  * Every door Baton has for text, with the corpus of fake secrets: in the default policy every
@@ -26,10 +22,26 @@ const dataDir = process.env.BATON_DATA_DIR!;
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const temporary: string[] = [];
 const outputs: string[] = [];
+/** Baton's HTTP server (guard, REST and MCP), in this process, so BATON_SECRETS set below applies to it. */
+let api: ApiServer;
 
-afterAll(() => {
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(async () => {
+  await api?.close();
   for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** A route of the server above, looked up when called (the server starts in beforeAll). */
+const route =
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    api.route(method, pattern)(request, context);
+const agentHandoffRoute = route("POST", "/api/agents/:id/handoff");
+const entriesRoute = route("POST", "/api/handoffs/:id/entries");
+const createRoute = route("POST", "/api/handoffs");
+const importRoute = route("POST", "/api/import");
 
 /** Lines of every secret long enough to be unmistakable (a PEM key is checked line by line). */
 const needles = SECRET_SAMPLES.flatMap((sample) => secretPartOf(sample).split("\n").filter((line) => line.length >= 12 && !line.startsWith("-----")));
@@ -48,7 +60,7 @@ function baton(cwd: string, args: string[], env: Record<string, string> = {}) {
   return result;
 }
 
-const post = (url: string, body: unknown) => new Request(url, { method: "POST", body: JSON.stringify(body) });
+const post = (url: string, body: unknown) => new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const idParams = (id: string) => ({ params: Promise.resolve({ id }) });
 
 function storedEntries(id: string): string[] {
@@ -64,18 +76,15 @@ type Redactions = { field: string; kind: string; line: number; column: number }[
 const caught = { redacted: 0, refused: 0, samples: 0 };
 
 describe("secrets through every door (BATON_SECRETS=redact, the default)", () => {
-  let served: Awaited<ReturnType<typeof serveHandlers>>;
   let stdio: Awaited<ReturnType<typeof connectStdioClient>>;
   let http: Client;
   beforeAll(async () => {
-    served = await serveHandlers({ "/api/mcp": { POST: mcpPost, GET: mcpGet, DELETE: mcpDelete } });
     stdio = await connectStdioClient({ args: ["--as", "code"] });
-    http = await connectHttpClient(`${served.origin}/api/mcp`);
+    http = await connectHttpClient(`${api.origin}/api/mcp`);
   }, 60_000);
   afterAll(async () => {
     await stdio?.client.close();
     await http?.close();
-    await served?.close();
     outputs.push(stdio?.stderr() ?? "");
   });
 
