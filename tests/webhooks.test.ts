@@ -1,9 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { addEntry, closeHandoff, createHandoff } from "../lib/handoffs";
-import { GET as notificationsGET } from "../app/api/notifications/route";
 import { sql } from "../lib/sqlite";
 import {
   createWebhook,
@@ -19,6 +18,7 @@ import {
   type WebhookDispatcher,
 } from "../lib/webhooks";
 import { signPayload } from "../lib/webhooks/signature";
+import { serveApi, type ApiServer } from "./support/api-server";
 
 type Received = { headers: http.IncomingHttpHeaders; body: string };
 
@@ -44,6 +44,13 @@ async function receiver() {
 
 const receivers: Awaited<ReturnType<typeof receiver>>[] = [];
 let dispatcher: WebhookDispatcher | null = null;
+let api: ApiServer;
+
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api.close());
+const notificationsGET = (request: Request) => api.route("GET", "/api/notifications")(request);
 
 function start(options: DispatcherOptions = {}) {
   dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, ...options });
