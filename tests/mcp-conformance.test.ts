@@ -1,43 +1,43 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
+import { serveApi, type ApiServer } from "./support/api-server";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 
 /**
- * What the MCP spec (2025-11-25) and JSON-RPC 2.0 ask of the stdio server, checked with the SDK's
- * real client and with raw lines: "Resource not found" for unknown resources, one
- * resources/updated per write, and an answer to a line that is not a JSON-RPC message.
+ * What the MCP spec (2025-11-25) and JSON-RPC 2.0 ask of the server, checked with the SDK's real
+ * client over stdio and over HTTP (Baton's own server on a socket), and with raw stdio lines:
+ * "Resource not found" for unknown resources, one resources/updated per write, and an answer to
+ * a line that is not a JSON-RPC message.
  */
 const projectRoot = path.resolve(import.meta.dirname, "..");
 
 type Json = Record<string, unknown>;
 
-/** The SDK's client on `baton mcp` over stdio, on this file's data folder (from process.env). */
-async function connectStdio(args: string[] = []): Promise<Client> {
-  const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["bin/baton.mjs", "mcp", ...args], cwd: projectRoot, env, stderr: "pipe" });
-  const connected = new Client({ name: "baton-conformance", version: "1.0.0" });
-  await connected.connect(transport);
-  return connected;
-}
-
 let client: Client;
 let writer: Client;
+let api: ApiServer;
+let http: Client;
 
 beforeAll(async () => {
-  client = await connectStdio();
+  client = (await connectStdioClient()).client;
   // The writer is a process of its own, as another agent's server would be.
-  writer = await connectStdio(["--as", "code"]);
+  writer = (await connectStdioClient({ args: ["--as", "code"] })).client;
+  api = await serveApi();
+  // A session: its GET stream carries the notifications.
+  http = await connectHttpClient(`${api.origin}/api/mcp`);
 }, 60_000);
 
 afterAll(async () => {
   await client?.close();
   await writer?.close();
+  await http?.close();
+  await api?.close();
 });
 
 async function refusal(work: Promise<unknown>): Promise<McpError> {
@@ -49,7 +49,9 @@ async function refusal(work: Promise<unknown>): Promise<McpError> {
   return error as McpError;
 }
 
-describe("unknown resources", () => {
+describe.each(["stdio", "HTTP"] as const)("unknown resources over %s", (transport) => {
+  const reader = () => (transport === "stdio" ? client : http);
+
   it.each([
     ["a handoff ID of the wrong form", "baton://handoffs/hof_doesnotexist"],
     ["a well-formed handoff ID no handoff has", "baton://handoffs/hof_AAAAAAAAAAAAAAAAAAAAA"],
@@ -59,7 +61,7 @@ describe("unknown resources", () => {
     ["another scheme", "file:///etc/passwd"],
     ["text that is no URI", "not a uri"],
   ])("%s answers -32002 (Resource not found) with data.uri", async (_, uri) => {
-    const error = await refusal(client.readResource({ uri }));
+    const error = await refusal(reader().readResource({ uri }));
     expect(error.code).toBe(RESOURCE_NOT_FOUND);
     expect(RESOURCE_NOT_FOUND).toBe(-32002);
     expect(error.data).toEqual({ uri });
@@ -68,16 +70,18 @@ describe("unknown resources", () => {
 
   it("a known handoff still reads, and subscribing to a URI that is no Baton resource answers -32002", async () => {
     const { handoff } = await createHandoff({ title: "Readable", content: "here" });
-    const read = await client.readResource({ uri: `baton://handoffs/${handoff.id}` });
+    const read = await reader().readResource({ uri: `baton://handoffs/${handoff.id}` });
     expect((read.contents[0] as { text: string }).text).toContain("# Readable");
-    const error = await refusal(client.subscribeResource({ uri: "file:///etc/passwd" }));
+    const error = await refusal(reader().subscribeResource({ uri: "file:///etc/passwd" }));
     expect(error.code).toBe(RESOURCE_NOT_FOUND);
     expect(error.data).toEqual({ uri: "file:///etc/passwd" });
     expect(error.message).toMatch(/cannot subscribe/);
   });
 });
 
-describe("resource subscriptions", () => {
+describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (transport) => {
+  const subscriber = () => (transport === "stdio" ? client : http);
+
   /** Waits until `count()` reaches `expected`, then long enough for a second notification of the same write (the feed checks every 100 ms). */
   async function settle(count: () => number, expected: number): Promise<number> {
     await expect.poll(count, { timeout: 5_000, interval: 10 }).toBeGreaterThanOrEqual(expected);
@@ -89,8 +93,8 @@ describe("resource subscriptions", () => {
     const { handoff } = await createHandoff({ title: "Counted", content: "count my notifications" });
     const uri = `baton://handoffs/${handoff.id}`;
     const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
-    await client.subscribeResource({ uri });
+    subscriber().setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await subscriber().subscribeResource({ uri });
     try {
       const count = () => updates.filter((updated) => updated === uri).length;
       // An entry (one row in handoff_entries, one update of its handoff: two changes).
@@ -104,7 +108,7 @@ describe("resource subscriptions", () => {
       expect(await settle(count, 3)).toBe(3);
       expect(updates.every((updated) => updated === uri)).toBe(true);
     } finally {
-      await client.unsubscribeResource({ uri });
+      await subscriber().unsubscribeResource({ uri });
     }
   }, 30_000);
 
@@ -113,8 +117,8 @@ describe("resource subscriptions", () => {
     const agentId = (registered.structuredContent as { id: number }).id;
     const uri = `baton://agents/${agentId}/handoff`;
     const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
-    await client.subscribeResource({ uri });
+    subscriber().setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await subscriber().subscribeResource({ uri });
     try {
       const handed = await writer.callTool({
         name: "trigger_handoff",
@@ -123,7 +127,7 @@ describe("resource subscriptions", () => {
       expect(handed.isError, JSON.stringify(handed.content)).not.toBe(true);
       expect(await settle(() => updates.filter((updated) => updated === uri).length, 1)).toBe(1);
     } finally {
-      await client.unsubscribeResource({ uri });
+      await subscriber().unsubscribeResource({ uri });
     }
   }, 30_000);
 });
