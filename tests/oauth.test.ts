@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   discoverAuthorizationServerMetadata,
@@ -12,60 +11,32 @@ import {
   startAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { OAuthMetadataSchema, type AuthorizationServerMetadata, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { GET as protectedResourceRoute } from "../app/.well-known/oauth-protected-resource/route";
-import { GET as protectedResourceSuffixedRoute } from "../app/.well-known/oauth-protected-resource/api/mcp/route";
-import { GET as authorizationServerRoute } from "../app/.well-known/oauth-authorization-server/route";
-import { POST as registerRoute } from "../app/oauth/register/route";
-import { POST as tokenRoute } from "../app/oauth/token/route";
-import { POST as revokeRoute } from "../app/oauth/revoke/route";
-import { POST as mcpPost } from "../app/api/mcp/route";
 import { createToken, listTokens, revokeToken } from "../lib/auth";
 import { databaseFile, databaseUrl } from "../lib/config";
-import { guardPolicy, isPublicRequest } from "../lib/guard";
+import { isPublicRequest } from "../lib/guard";
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
-import { createGuardedServer } from "../lib/server";
+import { REGISTRATIONS_PER_PEER_PER_MINUTE } from "../lib/server/api";
 import { sql, storedDate } from "../lib/sqlite";
-import { connectHttpClient, serveHandlers } from "./support/mcp-clients";
+import { serveApi, type ApiServer } from "./support/api-server";
+import { connectHttpClient } from "./support/mcp-clients";
 import { rawRequest } from "./support/raw-http";
 
 /**
- * The connector flow of the MCP authorization specification, in process: the guard (BATON_AUTH=
- * required) in front of the real route handlers, driven by the MCP SDK's own client functions.
- * The consent page's decision is the domain function its server action calls.
+ * The connector flow of the MCP authorization specification against Baton's real server (the
+ * guard with BATON_AUTH=required, and the router's OAuth and MCP routes), over a socket, driven by
+ * the MCP SDK's own client functions. The consent page's decision is the domain function its
+ * server action calls.
  */
+let api: ApiServer;
 let origin: string;
-let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const upstream = await serveHandlers({
-    "/.well-known/oauth-protected-resource": { GET: protectedResourceRoute },
-    "/.well-known/oauth-protected-resource/api/mcp": { GET: protectedResourceSuffixedRoute },
-    "/.well-known/oauth-authorization-server": { GET: authorizationServerRoute },
-    "/oauth/register": { POST: registerRoute },
-    "/oauth/token": { POST: tokenRoute },
-    "/oauth/revoke": { POST: revokeRoute },
-    "/api/mcp": { POST: mcpPost },
-  });
-  const forward = (request: http.IncomingMessage, response: http.ServerResponse) =>
-    new Promise<void>((resolve) => {
-      const onward = http.request(`${upstream.origin}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response).on("finish", resolve);
-      });
-      request.pipe(onward);
-    });
-  const server = createGuardedServer(guardPolicy({ BATON_AUTH: "required" }), forward);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await upstream.close();
-  };
+  api = await serveApi({ BATON_AUTH: "required" });
+  origin = api.origin;
   // BATON_AUTH=required: the operator has a token, as `npm start` insists.
   await createToken({ name: "desk", role: "operator" });
 });
-afterAll(() => close());
+afterAll(() => api.close());
 
 const redirectUri = "http://127.0.0.1:5599/callback";
 const resource = () => `${origin}/api/mcp`;
@@ -80,6 +51,26 @@ const mcpCall = (token: string, init: { host?: string; query?: string } = {}) =>
     { host: init.host ?? new URL(origin).host, authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
   );
+
+/**
+ * A registration POST from a loopback address of our choosing (127.0.0.0/8 is all loopback), so
+ * the per-peer limit on registrations applies per address as it would to distinct machines.
+ */
+function registerFrom(peer: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: hostname, port, path: "/oauth/register", method: "POST", localAddress: peer, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) as Record<string, unknown> }));
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
 
 const tokenPost = (fields: Record<string, string>) =>
   fetch(`${origin}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
@@ -171,12 +162,24 @@ describe("discovery and registration", () => {
       [JSON.stringify({ redirect_uris: ["https://claude.ai/cb"], grant_types: ["client_credentials"] }), "invalid_client_metadata"],
       [`${"[".repeat(100)}${"]".repeat(100)}`, "invalid_client_metadata"],
     ];
-    for (const [body, error] of cases) {
-      const response = await fetch(`${origin}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    // Each from its own address: more than one address may register in a minute.
+    for (const [index, [body, error]] of cases.entries()) {
+      const response = await registerFrom(`127.0.1.${index + 1}`, body);
       expect(response.status, body).toBe(400);
-      expect(await response.json(), body).toMatchObject({ error, error_description: expect.any(String) });
+      expect(response.json, body).toMatchObject({ error, error_description: expect.any(String) });
     }
     expect(count("oauth_clients")).toBe(before);
+  });
+
+  it(`limits registrations to ${REGISTRATIONS_PER_PEER_PER_MINUTE} a minute per peer address (429 slow_down, nothing stored); other addresses still register`, async () => {
+    const body = JSON.stringify({ client_name: "Flood", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+    for (let index = 0; index < REGISTRATIONS_PER_PEER_PER_MINUTE; index++) expect((await registerFrom("127.0.2.1", body)).status).toBe(201);
+    const before = count("oauth_clients");
+    const refused = await registerFrom("127.0.2.1", body);
+    expect(refused.status).toBe(429);
+    expect(refused.json).toMatchObject({ error: "slow_down", error_description: expect.stringContaining(`at most ${REGISTRATIONS_PER_PEER_PER_MINUTE}`) });
+    expect(count("oauth_clients")).toBe(before);
+    expect((await registerFrom("127.0.2.2", body)).status).toBe(201);
   });
 });
 
@@ -260,6 +263,18 @@ describe("tokens", () => {
     await asChat.close();
     expect((chat.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("chat");
     expect((await listTokens()).map((token) => token.name)).toContain("claude-connector-code");
+  });
+
+  it("a connector is not the operator: naming a tmux target is a tool error and registers nothing", async () => {
+    const { code, codeVerifier } = await approvedCode("code");
+    const tokens = await exchange(code, codeVerifier);
+    const agents = count("agents");
+    const mcp = await connectHttpClient(`${origin}/api/mcp`, { authorization: `Bearer ${tokens.access_token}` });
+    const typed = await mcp.callTool({ name: "register_agent", arguments: { persona: "connector-dev", tmux_target: "work:1.0" } });
+    await mcp.close();
+    expect(typed.isError).toBe(true);
+    expect((typed.content as { text: string }[])[0].text).toMatch(/connector "claude-connector-code" may not name a tmux target/);
+    expect(count("agents")).toBe(agents);
   });
 
   it("refuses a wrong PKCE verifier, a wrong redirect_uri, client or resource with invalid_grant / invalid_target; the code still works after", async () => {
