@@ -6,7 +6,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerKey, type Caller } from "../caller";
 import type { ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
-import { parsed, type McpMessage } from "./handle-http";
+import { parsed, type McpMessage } from "./http-message";
 
 /**
  * Streamable HTTP sessions, for what a stateless exchange cannot carry: notifications the client

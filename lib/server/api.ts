@@ -222,7 +222,7 @@ function oauthRoutes(api: Hono<BatonEnv>): void {
       windowMs: 60_000,
       limit: REGISTRATIONS_PER_PEER_PER_MINUTE,
       keyGenerator: (c) => c.env.incoming.socket.remoteAddress ?? "unknown",
-      handler: (c) =>
+      handler: () =>
         oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_PEER_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
     }),
     async (c) => {

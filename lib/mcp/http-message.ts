@@ -1,0 +1,34 @@
+/**
+ * The MCP HTTP door's plumbing, shared by the stateless path (handle-http.ts) and sessions
+ * (http-sessions.ts): the refusal shape and the POST body, read once.
+ */
+import "server-only";
+import { BODY_LIMITS } from "../guard/policy";
+
+/** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
+export function refusal(status: number, reason: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message: reason }, id: null }, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+/** A POST's body, read once for the whole door: its JSON, "unparsable", or none (GET, DELETE). */
+export type McpMessage = { json: unknown } | "unparsable" | "none";
+
+/**
+ * Reads and parses a POST's JSON-RPC body once, for the session check and the transport alike.
+ * The guard already refused larger declared bodies; this bounds what is read all the same.
+ */
+export async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
+  const text = await request.text();
+  if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return "unparsable";
+  }
+}
+
+/**
+ * What the transport gets: the parsed body; or nothing, and its own read of the spent body fails
+ * into the JSON-RPC parse error (after its Accept and Content-Type checks).
+ */
+export const parsed = (message: McpMessage) => (typeof message === "object" ? { parsedBody: message.json } : undefined);
