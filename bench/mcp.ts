@@ -2,16 +2,16 @@
  * MCP door (issue 4, acceptance 6): stdio cold start (spawn → `initialize` answered) through the
  * prebuilt server and through tsx, against a bare `node` that answers one line (this machine's
  * floor at this moment), and the median latency of add_to_handoff and get_handoff on a
- * 300-entry thread over stdio and over HTTP (the real /api/mcp route handler behind node:http).
+ * 300-entry thread over stdio and over HTTP (Baton's own server, the guard and the router, without Next).
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { DELETE, GET, POST } from "../app/api/mcp/route";
 import { disconnectDb } from "../lib/db";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
-import { connectHttpClient, connectStdioClient, serveHandlers } from "../tests/support/mcp-clients";
+import { serveApi } from "../tests/support/api-server";
+import { connectHttpClient, connectStdioClient } from "../tests/support/mcp-clients";
 import { ensureMigrated } from "../lib/migrate";
 import { median, ms, projectRoot, timeIt, makeTemporaryDataDir } from "./support";
 
@@ -83,7 +83,7 @@ export async function run(): Promise<void> {
 
   const readThread = await threadOf(THREAD_SIZE);
   const writeThread = await threadOf(THREAD_SIZE);
-  const http = await serveHandlers({ "/api/mcp": { POST, GET, DELETE } });
+  const http = await serveApi();
   const stdio = await connectStdioClient({ entry: "launch" });
   const overHttp = await connectHttpClient(`${http.origin}/api/mcp`);
   try {
