@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Entry point of `npx baton …`, pointed at the default data folder (lib/paths.mjs) unless BATON_DATA_DIR /
-// DATABASE_URL say otherwise. `baton mcp` goes straight to its fast-start launcher (plain Node,
-// prebuilt bundle) because MCP clients wait on it; every other command runs the TypeScript CLI
-// through tsx's loader.
+// DATABASE_URL say otherwise. `baton mcp` and `baton hook` go straight to their fast-start
+// launchers (plain Node, prebuilt bundles) because MCP clients and Claude Code's hooks wait on
+// them; every other command runs the TypeScript CLI through tsx's loader.
 import { fileURLToPath } from "node:url";
 import { defaultDataDir } from "../lib/paths.mjs";
 
@@ -12,6 +12,9 @@ const [command, ...args] = process.argv.slice(2);
 if (command === "mcp") {
   const { launch } = await import("../lib/mcp/launch.mjs");
   process.exitCode = await launch(args);
+} else if (command === "hook") {
+  const { launchHook } = await import("../lib/hooks/launch.mjs");
+  process.exitCode = await launchHook(args);
 } else {
   const { register } = await import("tsx/esm/api");
   // The checkout's tsconfig, whatever the current folder: its paths resolve "server-only".

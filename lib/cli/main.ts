@@ -14,6 +14,9 @@ const commands: Record<string, Command> = {
   token: { summary: "manage access tokens: token create --name NAME --role operator|agent, token list, token revoke NAME", load: () => import("./commands/token") },
   webhook: { summary: "manage webhooks: webhook add <url> --events a,b [--types question,decision], webhook list, webhook remove <id>", load: () => import("./commands/webhook") },
   secrets: { summary: "find secrets stored before: secrets scan [--redact] (replaces them with [redacted: <kind>])", load: () => import("./commands/secrets") },
+  hook: { summary: "Claude Code's hooks: hook session-start|stop (reads the hook's JSON on stdin; see baton setup claude-code)", load: () => import("./commands/hook") },
+  setup: { summary: "set Claude Code up to pick up handoffs: setup claude-code [--user] [--print] [--remove]", load: () => import("./commands/setup") },
+  link: { summary: "tie this repository to a project's handoffs: link [--project NAME | --unlink | --list]", load: () => import("./commands/link") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };
 

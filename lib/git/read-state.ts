@@ -132,6 +132,16 @@ export async function readGitState(folder: string): Promise<GitState | null> {
   return root ? stateOf(root, remote ? withoutCredentials(remote) : null, status) : null;
 }
 
+/** Which repository a folder is in: its top folder and `origin` (credentials removed). */
+export type RepositoryIdentity = { root: string; remote: string | null };
+
+/** The repository of `folder` (an absolute path) without its status: two processes, one round. null without git or a repository. */
+export async function readRepositoryIdentity(folder: string): Promise<RepositoryIdentity | null> {
+  if (!isAbsolute(folder)) return null;
+  const [root, remote] = await Promise.all([runGit(folder, ["rev-parse", "--show-toplevel"]), runGit(folder, ["config", "--get", "remote.origin.url"])]);
+  return root ? { root, remote: remote ? withoutCredentials(remote) : null } : null;
+}
+
 /** A state carrying only what a document said (an import's branch and files). */
 export function reportedState(reported: { branch?: string | null; files?: string[] | null }): GitState | null {
   const files = (reported.files ?? []).filter((file) => file.length > 0 && file.length <= 1024).slice(0, MAX_RECORDED_FILES);

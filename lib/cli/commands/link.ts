@@ -1,0 +1,53 @@
+import "server-only";
+import { disconnectDb } from "../../db";
+import { isDomainError } from "../../errors";
+import { ensureMigrated } from "../../migrate";
+import { linkRepository, listRepositoryLinks, repositoryLinkOf, unlinkRepository } from "../../pickup";
+import { closeSqlite } from "../../sqlite";
+import { parseCommandArgs, usageError } from "../args";
+
+const USAGE = `usage: baton link [--project NAME | --unlink | --list]
+
+Ties the git repository around the current folder to a project tag: a Claude Code session that
+starts in it (baton hook session-start) also picks up that project's handoffs, those with no
+recorded repository too (written on claude.ai, say). The link is kept under the repository's
+origin URL, so every clone shares it (a repository without origin: its top folder).
+  baton link                  show this repository's link
+  baton link --project NAME   link it to NAME (replaces a previous link)
+  baton link --unlink         remove its link
+  baton link --list           every link`;
+
+export async function run(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs("link", USAGE, args, { options: { project: { type: "string" }, unlink: { type: "boolean" }, list: { type: "boolean" } } });
+  if (typeof parsed === "number") return parsed;
+  const { project, unlink, list } = parsed.values;
+  if ([project !== undefined, unlink, list].filter(Boolean).length > 1) return usageError("link", "give one of --project, --unlink, --list", USAGE);
+  const folder = process.cwd();
+  try {
+    ensureMigrated();
+    if (list) {
+      const links = listRepositoryLinks();
+      if (links.length === 0) process.stderr.write("no links; add one with `baton link --project NAME` in a repository\n");
+      for (const link of links) process.stdout.write(`${link.repository}\t${link.project}\n`);
+    } else if (unlink) {
+      const { repository, link } = await unlinkRepository({ folder });
+      process.stdout.write(`unlinked ${repository.key} from project ${link.project}\n`);
+    } else if (project !== undefined) {
+      const { repository, link, previous } = await linkRepository({ folder, project });
+      const was = previous && previous !== link.project ? ` (was ${previous})` : "";
+      process.stdout.write(`linked ${repository.key} to project ${link.project}${was}\n`);
+    } else {
+      const { repository, link } = await repositoryLinkOf({ folder });
+      if (link) process.stdout.write(`${repository.key}\t${link.project}\n`);
+      else process.stderr.write(`${repository.key} is not linked to a project; \`baton link --project NAME\` links it\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    process.stderr.write(`baton link: ${error.message}\n`);
+    return 1;
+  } finally {
+    closeSqlite();
+    await disconnectDb();
+  }
+}

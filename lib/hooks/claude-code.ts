@@ -1,0 +1,84 @@
+import "server-only";
+import fs from "node:fs";
+import { z } from "zod";
+import { databaseFile } from "../config";
+import { repoPathSchema } from "../git/types";
+import { ensureMigrated } from "../migrate";
+import { sessionStartPickup, stopReminder } from "../pickup";
+import { describeFieldErrors, fieldErrorsOf } from "../validation";
+
+/**
+ * Claude Code's hooks as a door to lib/pickup: the hook's JSON from standard input in, what
+ * Claude Code reads on standard output out. A hook never stands in a session's way: whatever
+ * goes wrong (malformed input, no database or an unusable one, a folder without git) ends with
+ * nothing on stdout and one line for stderr, and the command exits 0.
+ */
+export const HOOK_EVENTS = ["session-start", "stop"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** What the command prints: `stdout` for Claude Code (may be empty), `note` one line for stderr (or none). */
+export type HookOutcome = { stdout: string; note: string | null };
+
+const sessionStartInput = z.looseObject({
+  cwd: repoPathSchema,
+  source: z.string().max(64).optional(),
+  session_id: z.string().max(256).optional(),
+});
+const stopInput = z.looseObject({
+  cwd: repoPathSchema,
+  session_id: z.string({ error: "session_id is required" }).min(1).max(256),
+  stop_hook_active: z.boolean().optional(),
+});
+
+function parseHookInput<Schema extends z.ZodType>(schema: Schema, text: string): z.output<Schema> | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return "standard input is not JSON (a Claude Code hook's input is one JSON object)";
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? parsed.data : `the hook input is not usable: ${describeFieldErrors(fieldErrorsOf(parsed.error))}`;
+}
+
+const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note });
+
+/** The database must exist already: a hook never creates one (nothing can be waiting in it). */
+function databaseProblem(): string | null {
+  const file = databaseFile();
+  if (!fs.existsSync(file)) return `no Baton database at ${file} yet, so nothing waits`;
+  ensureMigrated();
+  return null;
+}
+
+async function sessionStart(text: string): Promise<HookOutcome> {
+  const input = parseHookInput(sessionStartInput, text);
+  if (typeof input === "string") return silent(input);
+  const problem = databaseProblem();
+  if (problem) return silent(problem);
+  const pickup = await sessionStartPickup({ folder: input.cwd, source: input.source });
+  if (!pickup) return silent(`${input.cwd} is not inside a git repository (or git is not installed): nothing to pick up`);
+  if (!pickup.context) return silent();
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: pickup.context } })}\n`, note: null };
+}
+
+async function stop(text: string): Promise<HookOutcome> {
+  const input = parseHookInput(stopInput, text);
+  if (typeof input === "string") return silent(input);
+  const problem = databaseProblem();
+  if (problem) return silent(problem);
+  const { inRepository, reminder } = await stopReminder({ folder: input.cwd, sessionId: input.session_id, stopHookActive: input.stop_hook_active === true });
+  if (!inRepository) return silent(`${input.cwd} is not inside a git repository (or git is not installed): no handoffs to remind of`);
+  if (!reminder) return silent();
+  return { stdout: `${JSON.stringify({ decision: "block", reason: reminder })}\n`, note: null };
+}
+
+/** Runs one hook on its input text; never throws. */
+export async function runHook(event: HookEvent, text: string): Promise<HookOutcome> {
+  try {
+    return await (event === "session-start" ? sessionStart(text) : stop(text));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return silent(`could not use the Baton database (${reason}); check BATON_DATA_DIR / DATABASE_URL`);
+  }
+}

@@ -1,0 +1,97 @@
+import "server-only";
+import { findHandoffsNewTo, type HandoffNewToSide } from "../handoffs/attention";
+import { getHandoff } from "../handoffs/get-handoff";
+import { THREAD_ANSWER_BUDGET_BYTES } from "../handoffs/limits";
+import type { EntryView } from "../handoffs/views";
+import { read } from "../sqlite";
+import { linkedProjectIn } from "./links";
+import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
+import { belongsTo, describeRepository, repositoryAt, type Repository } from "./repository";
+
+/** Handoffs whose new entries are quoted in full (newest activity first); the others are only named. */
+export const MAX_QUOTED_HANDOFFS = 3;
+/** Below this much of the budget left, a handoff is named rather than quoted. */
+const MIN_ROOM_BYTES = 4 * 1024;
+
+export type PickedHandoff = HandoffNewToSide & {
+  /** The new entries quoted in the note (oldest first); empty when the handoff is only named. */
+  quoted: EntryView[];
+  /** New entries left out of the note for its budget. */
+  leftOut: number;
+  /** What moved on in the repository since the handoff's recorded state (lib/git), when it did. */
+  staleBlock: string | null;
+};
+
+export type SessionPickup = {
+  repository: Repository;
+  /** Handoffs of this repository with entries new to the code side, newest activity first. */
+  handoffs: PickedHandoff[];
+  /** The note for the session's context; null when nothing waits. */
+  context: string | null;
+};
+
+/** The handoffs of `repository` with entries new to the code side: by its recorded git state or its linked project. */
+export function handoffsWaitingIn(repository: Repository): HandoffNewToSide[] {
+  const linked = read((tx) => linkedProjectIn(tx, repository));
+  return findHandoffsNewTo("code").filter((candidate) => belongsTo({ project: candidate.handoff.project, recorded: candidate.recorded }, repository, linked));
+}
+
+const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+const plural = (count: number, word: string, words = `${word}s`) => `${count} ${count === 1 ? word : words}`;
+
+/**
+ * What a Claude Code session starting in `folder` should know (its SessionStart hook): the
+ * handoffs waiting for the code side in that repository, with their new entries quoted (within
+ * the answer budget of `get_handoff`, newest handoff first, at most MAX_QUOTED_HANDOFFS), the
+ * staleness block when the repository moved on, and what to do. null outside a repository.
+ */
+export async function sessionStartPickup(options: { folder: string; source?: string }): Promise<SessionPickup | null> {
+  const repository = await repositoryAt(options.folder);
+  if (!repository) return null;
+  const waiting = handoffsWaitingIn(repository);
+  let room = THREAD_ANSWER_BUDGET_BYTES;
+  const handoffs: PickedHandoff[] = [];
+  for (const [index, candidate] of waiting.entries()) {
+    if (index >= MAX_QUOTED_HANDOFFS || room < MIN_ROOM_BYTES) {
+      handoffs.push({ ...candidate, quoted: [], leftOut: candidate.newCount, staleBlock: null });
+      continue;
+    }
+    const thread = await getHandoff({ id: candidate.handoff.id, asClient: "code", afterSeq: candidate.handoff.codeLastSeen, maxBytes: room, repoPath: options.folder });
+    room -= thread.entries.reduce((sum, entry) => sum + Buffer.byteLength(entry.content, "utf8"), 0);
+    handoffs.push({ ...candidate, quoted: thread.entries, leftOut: candidate.newCount - thread.entries.length, staleBlock: thread.staleness?.block ?? null });
+  }
+  return { repository, handoffs, context: handoffs.length ? render(repository, handoffs, options.source) : null };
+}
+
+function render(repository: Repository, handoffs: PickedHandoff[], source: string | undefined): string {
+  const fence = fenceFor(handoffs.flatMap((picked) => [picked.handoff.title, ...picked.quoted.map((entry) => entry.content)]));
+  const sourceNote = source ? `, session source: ${JSON.stringify(source)}` : "";
+  const lines = [
+    `Baton (automatic pickup): ${plural(handoffs.length, "handoff")} wait${handoffs.length === 1 ? "s" : ""} for the code side in this repository, ${describeRepository(repository)}.`,
+    `This note was added by Baton's SessionStart hook (\`baton hook session-start\`${sourceNote}), not typed by the user.`,
+    quotingNotice(fence),
+  ];
+  for (const picked of handoffs.filter((item) => item.quoted.length > 0)) {
+    const { handoff } = picked;
+    const project = handoff.project ? ` (project ${handoff.project})` : "";
+    lines.push(
+      "",
+      `Handoff ${handoff.id} ${quotedTitle(handoff.title)}${project}: ${plural(picked.newCount, "entry", "entries")} new to you (code); the latest entry is by ${picked.lastWriter}, last activity ${when(handoff.updatedAt)}.`,
+    );
+    if (picked.staleBlock) lines.push(picked.staleBlock);
+    for (const entry of picked.quoted) lines.push(quoteEntry(entry, fence));
+    if (picked.leftOut > 0) lines.push(`(${plural(picked.leftOut, "later new entry", "later new entries")} left out to keep this note short: get_handoff reads them.)`);
+  }
+  const named = handoffs.filter((item) => item.quoted.length === 0);
+  if (named.length > 0) {
+    lines.push("", "Also waiting (not quoted here):");
+    for (const picked of named) lines.push(`- ${picked.handoff.id} ${quotedTitle(picked.handoff.title)}: ${plural(picked.newCount, "new entry", "new entries")}, the latest by ${picked.lastWriter}.`);
+  }
+  lines.push(
+    "",
+    "What to do: tell the user which handoffs are waiting before acting on them. Read each with the Baton MCP tool get_handoff " +
+      '(id as above, as_client "code"); once you have read every new entry, call mark_handoff_read (same id, as_client "code") ' +
+      'so the next session does not bring them again. Reply or ask in the handoff with add_to_handoff (as_client "code").',
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,54 @@
+import "server-only";
+import { findUnansweredQuestions, type UnansweredQuestion } from "../handoffs/attention";
+import { read } from "../sqlite";
+import { linkedProjectIn } from "./links";
+import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
+import { belongsTo, repositoryAt } from "./repository";
+import { readSessionState, writeSessionState } from "./session-state";
+
+/** How much of a question the reminder quotes; get_handoff has the rest. */
+const QUOTED_CHARS = 2000;
+
+/** `inRepository` false: the folder is in no git repository (or git is missing). */
+export type StopReminder = { inRepository: boolean; reminder: string | null };
+
+/**
+ * What a Claude Code session is told when it is about to stop (its Stop hook) while a question
+ * from the chat side is still unanswered in a handoff of its repository: one reminder per
+ * question and session, never on a stop that follows a blocked one (`stopHookActive`, or Baton's
+ * own previous reminder), so it can never loop. `reminder` null: nothing to say, let it stop.
+ */
+export async function stopReminder(options: { folder: string; sessionId: string; stopHookActive: boolean }): Promise<StopReminder> {
+  const state = readSessionState(options.sessionId);
+  if (options.stopHookActive || state.blockedLast) {
+    if (state.blockedLast) writeSessionState(options.sessionId, { ...state, blockedLast: false });
+    return { inRepository: true, reminder: null };
+  }
+  const repository = await repositoryAt(options.folder);
+  if (!repository) return { inRepository: false, reminder: null };
+  const linked = read((tx) => linkedProjectIn(tx, repository));
+  const open = findUnansweredQuestions("chat").filter(
+    (item) => !state.reminded.includes(item.question.seq) && belongsTo({ project: item.handoff.project, recorded: item.recorded }, repository, linked),
+  );
+  if (open.length === 0) return { inRepository: true, reminder: null };
+  writeSessionState(options.sessionId, { reminded: [...state.reminded, ...open.map((item) => item.question.seq)], blockedLast: true });
+  return { inRepository: true, reminder: render(open) };
+}
+
+function render(open: UnansweredQuestion[]): string {
+  const fence = fenceFor(open.flatMap((item) => [item.handoff.title, item.question.content]));
+  const lines = [
+    `Before you stop: ${open.length === 1 ? "a question from the chat side is" : `${open.length} questions from the chat side are`} still unanswered in Baton ` +
+      "handoffs of this repository. (This reminder comes from Baton's Stop hook, `baton hook stop`, once per question; it is not from the user.)",
+    quotingNotice(fence),
+  ];
+  for (const { handoff, question } of open) {
+    lines.push("", `Handoff ${handoff.id} ${quotedTitle(handoff.title)}, question #${question.seq}:`, quoteEntry(question, fence, QUOTED_CHARS));
+  }
+  lines.push(
+    "",
+    'If your work answers it, reply in the handoff with the Baton MCP tool add_to_handoff (its id, type "decision" or "progress", as_client "code"). ' +
+      "If you cannot answer it, or the user asked you not to, tell the user it is waiting and stop.",
+  );
+  return lines.join("\n");
+}
