@@ -1,25 +1,48 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { MainNav } from "@/components/main-nav";
-import { currentCaller } from "@/lib/caller";
+import { currentCaller, isOperator } from "@/lib/caller";
+import { attentionOfRequest } from "./attention";
 import "./globals.css";
 import { Providers } from "./providers";
 
-export const metadata: Metadata = {
-  title: { default: "Baton", template: "%s · Baton" },
-  description: "Handoffs between AI agents: threads, continuity chains and the formats other tools write.",
-};
+/** Every tab's title starts with what needs the operator, e.g. "(3) Agents · Baton". */
+export async function generateMetadata(): Promise<Metadata> {
+  await connection();
+  const count = (await attentionOfRequest())?.count ?? 0;
+  const prefix = count > 0 ? `(${count}) ` : "";
+  return {
+    title: { default: `${prefix}Baton`, template: `${prefix}%s · Baton` },
+    description: "Handoffs between AI agents: threads, continuity chains and the formats other tools write.",
+  };
+}
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+/**
+ * The nonce of this response's Content-Security-Policy, for the one inline script the page
+ * needs (next-themes sets the theme before the first paint). Baton's server puts it on the
+ * request, as Next reads it for its own scripts.
+ */
+async function cspNonce(): Promise<string | undefined> {
+  const request = await headers();
+  return request.get("content-security-policy")?.match(/'nonce-([^']+)'/)?.[1] ?? request.get("x-nonce") ?? undefined;
+}
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // Every page renders per request: the caller differs, and the CSP nonce (lib/server) is per request.
   await connection();
-  const who = currentCaller().who;
+  const caller = currentCaller();
+  const who = caller.who;
   const signedInAs = who.kind === "session" || who.kind === "token" ? who.name : null;
+  const operator = isOperator(caller);
+  const [attention, nonce] = await Promise.all([attentionOfRequest(), cspNonce()]);
   return (
-    <html lang="en">
+    // next-themes sets the theme's class on <html> before React hydrates.
+    <html lang="en" suppressHydrationWarning>
       <body className="min-h-screen">
         <a
           href="#main"
@@ -27,8 +50,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         >
           Skip to content
         </a>
-        <Providers>
-          <MainNav signedInAs={signedInAs} />
+        <Providers nonce={nonce}>
+          <MainNav operator={operator} signedInAs={signedInAs} attentionCount={attention?.count ?? 0} />
+          {operator && <KeyboardShortcuts />}
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}
           </main>

@@ -71,7 +71,7 @@ export async function addEntryAction(_previous: FormState, formData: FormData): 
     revalidateThread(values.id);
     return {
       status: "success",
-      message: `Posted ${entry.type} #${entry.seq} as ${entry.fromClient}.`,
+      message: `Posted ${entry.type} as ${entry.fromClient}.`,
       values: { type: values.type, asClient: values.asClient },
       successAt: Date.now(),
       notices: redactionLines(redactions),

@@ -48,12 +48,12 @@ export async function importAction(_previous: FormState, formData: FormData): Pr
   redirect(`/handoffs/${id}`);
 }
 
-/** "Continue in a new thread" from a stored bundle (e.g. the one kept when a thread closed). */
+/** "Continue in a new thread" from a stored bundle (e.g. the one kept when a thread closed), with the title and project tag the operator gave. */
 export async function importArtifactAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   let id: string;
   try {
-    id = (await importDocument({ artifactId: values.artifactId, format: "bundle" })).handoff.id;
+    id = (await importDocument({ artifactId: values.artifactId, format: "bundle", title: values.title, project: values.project })).handoff.id;
   } catch (error) {
     return importFailure(error, values);
   }

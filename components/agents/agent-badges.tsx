@@ -1,5 +1,6 @@
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import type { AgentStatus, DeliveryOutcome, ShiftHandoffReason } from "@/lib/agents";
+import { CONTEXT_NEAR_LIMIT_PERCENT } from "@/lib/dashboard/thresholds";
 
 const REASON_LABELS: Record<ShiftHandoffReason, string> = {
   context_limit: "Context limit",
@@ -35,7 +36,7 @@ export function DeliveryBadge({ delivery }: { delivery: DeliveryOutcome | null }
 /** Context use as a small meter, colour rising with the number. */
 export function ContextMeter({ percent }: { percent: number | null }) {
   if (percent === null) return <span className="text-xs text-slate-600">context not reported</span>;
-  const color = percent >= 85 ? "bg-red-600" : percent >= 60 ? "bg-amber-500" : "bg-emerald-600";
+  const color = percent >= CONTEXT_NEAR_LIMIT_PERCENT ? "bg-red-600" : percent >= 60 ? "bg-amber-500" : "bg-emerald-600";
   return (
     <span className="inline-flex items-center gap-2 text-xs text-slate-700">
       <span

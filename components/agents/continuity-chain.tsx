@@ -20,7 +20,7 @@ function Node({ node, current }: { node: ChainNode; current: boolean }) {
     >
       <span
         aria-hidden
-        className={`absolute -left-[7px] top-1 h-3 w-3 rounded-full ring-2 ring-white ${current ? "bg-indigo-600" : node.status === "active" ? "bg-emerald-600" : "bg-slate-400"}`}
+        className={`absolute -left-[7px] top-1 h-3 w-3 rounded-full ring-2 ring-slate-50 ${current ? "bg-indigo-600" : node.status === "active" ? "bg-emerald-600" : "bg-slate-400"}`}
       />
       <div className={`rounded-md border p-3 ${current ? "border-indigo-300 bg-indigo-50" : "border-slate-200 bg-white"}`}>
         <div className="flex flex-wrap items-center gap-2">

@@ -24,7 +24,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
       <dialog
         {...modal.dialogProps}
         aria-labelledby="end-shift-heading"
-        className="m-auto max-h-[calc(100vh-2rem)] w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
+        className="m-auto max-h-[calc(100vh-2rem)] w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
       >
         <form action={formAction} noValidate className="flex flex-col gap-4 p-4 sm:p-5">
           <input type="hidden" name="agentId" value={agentId} />

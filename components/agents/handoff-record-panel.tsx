@@ -47,7 +47,7 @@ export function HandoffRecordPanel({ record, document, stalled }: { record: Hand
         <div className="flex flex-col gap-2">
           <h3 className="text-sm font-semibold text-slate-800">Injection prompt</h3>
           <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-            <pre data-testid="injection-prompt" className="min-w-0 flex-1 whitespace-pre-wrap break-words rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100">
+            <pre data-testid="injection-prompt" className="code-block min-w-0 flex-1">
               {record.injectionPrompt}
             </pre>
             <CopyButton text={record.injectionPrompt} label="Copy prompt" />

@@ -10,12 +10,15 @@ import { FALLBACK_POLL_MS, useLiveChanges, type LiveFilter, type LivePath } from
 export type LiveScope =
   | { kind: "thread"; handoffId: string }
   | { kind: "history" }
+  /** The desk (the home page): the history, and what needs the operator (server-rendered, re-rendered on any change). */
+  | { kind: "desk" }
   /** The agents list and an agent's page: server-rendered, re-rendered when an agent or shift handoff changes. */
   | { kind: "agents" };
 
 function filterOf(scope: LiveScope): LiveFilter {
   if (scope.kind === "thread") return { handoff: scope.handoffId };
   if (scope.kind === "history") return { subjects: ["handoff", "entry"] };
+  if (scope.kind === "desk") return { subjects: ["handoff", "entry", "agent", "shift_handoff"] };
   return { subjects: ["agent", "shift_handoff"] };
 }
 
@@ -60,6 +63,31 @@ function usePageRefresh(): () => void {
 }
 
 /**
+ * The desk re-renders its attention view at most this often: a busy server writes many entries a
+ * second, and each re-render reads the attention queries again (git for staleness included).
+ */
+const DESK_REFRESH_MS = 2000;
+
+/** `run`, at most once per `ms`: a call within the window runs once at its end. */
+function useThrottled(run: () => void, ms: number): () => void {
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const last = useRef(0);
+  useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
+  return useMemo(
+    () => () => {
+      if (timer.current) return;
+      const wait = Math.max(0, last.current + ms - Date.now());
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        last.current = Date.now();
+        run();
+      }, wait);
+    },
+    [run, ms],
+  );
+}
+
+/**
  * The one mechanism that keeps a dashboard page live: the page's change stream (use-live-changes)
  * and what it refetches on a change. Shows a small status saying how the page is kept current;
  * `data-live-path` and `data-live-seq` say the same to tests.
@@ -67,6 +95,7 @@ function usePageRefresh(): () => void {
 export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number }) {
   const queryClient = useQueryClient();
   const refreshPage = usePageRefresh();
+  const refreshPageSoon = useThrottled(refreshPage, DESK_REFRESH_MS);
   const scopeKey = scope.kind === "thread" ? `thread:${scope.handoffId}` : scope.kind;
   // eslint-disable-next-line react-hooks/exhaustive-deps -- scopeKey is the scope's identity; a new object with the same key is the same scope.
   const filter = useMemo(() => filterOf(scope), [scopeKey]);
@@ -76,7 +105,10 @@ export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number 
     onUpdate: () => {
       if (scope.kind === "thread") void queryClient.invalidateQueries({ queryKey: threadKeys(scope.handoffId) });
       else if (scope.kind === "history") void queryClient.invalidateQueries({ queryKey: historyKeys });
-      else refreshPage();
+      else if (scope.kind === "desk") {
+        void queryClient.invalidateQueries({ queryKey: historyKeys });
+        refreshPageSoon();
+      } else refreshPage();
     },
   });
   return (

@@ -20,7 +20,7 @@ export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entr
       <dialog
         {...modal.dialogProps}
         aria-labelledby="close-heading"
-        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 p-0 shadow-xl backdrop:bg-slate-900/40"
+        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
       >
         <form action={formAction} className="flex flex-col gap-3 p-5">
           <input type="hidden" name="id" value={handoffId} />

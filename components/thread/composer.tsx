@@ -1,22 +1,41 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState, type KeyboardEvent } from "react";
 import { addEntryAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
-import { idleFormState } from "@/lib/form-state";
+import { Markdown } from "@/components/ui/markdown";
+import { idleFormState, type FormState } from "@/lib/form-state";
 import { ENTRY_TYPES, type ClientSide } from "@/lib/handoffs/schemas";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
-/** Post an entry as either side. Field errors show beside their fields; success clears the text. */
+/** Ctrl+Enter (⌘+Enter on a Mac) posts from the text box, as in chat and issue trackers. */
+function postOnModEnter(event: KeyboardEvent<HTMLTextAreaElement>) {
+  if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.nativeEvent.isComposing) return;
+  event.preventDefault();
+  event.currentTarget.form?.requestSubmit();
+}
+
+/**
+ * Post an entry as either side, with a preview of its Markdown as the thread will show it. Field
+ * errors show beside their fields; success clears the text.
+ */
 export function Composer({ handoffId, viewingAs }: { handoffId: string; viewingAs: ClientSide }) {
   const [state, formAction, pending] = useActionState(addEntryAction, idleFormState);
   useRefreshAfterSuccess(state, handoffId);
+  // A new form after each success: the text empties and the preview closes.
+  return <ComposerForm key={state.successAt ?? "composer"} handoffId={handoffId} viewingAs={viewingAs} state={state} formAction={formAction} pending={pending} />;
+}
+
+type FormProps = { handoffId: string; viewingAs: ClientSide; state: FormState; formAction: (formData: FormData) => void; pending: boolean };
+
+function ComposerForm({ handoffId, viewingAs, state, formAction, pending }: FormProps) {
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
+  const [text, setText] = useState("");
+  const [previewing, setPreviewing] = useState(false);
   return (
     <form
-      key={state.successAt ?? "composer"}
       action={formAction}
       aria-labelledby="composer-heading"
       className="mt-6 flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
@@ -55,19 +74,46 @@ export function Composer({ handoffId, viewingAs }: { handoffId: string; viewingA
         </fieldset>
       </div>
       <div className="flex flex-col gap-1">
-        <label htmlFor="entry-content" className="text-sm font-medium text-slate-800">
-          Content
-        </label>
+        <div className="flex flex-wrap items-end justify-between gap-2">
+          <label htmlFor="entry-content" className="text-sm font-medium text-slate-800">
+            Content
+          </label>
+          <div role="group" aria-label="Content view" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs">
+            {[false, true].map((preview) => (
+              <button
+                key={String(preview)}
+                type="button"
+                aria-pressed={previewing === preview}
+                onClick={() => setPreviewing(preview)}
+                className={`rounded px-2 py-0.5 font-medium ${previewing === preview ? "bg-slate-200 text-slate-900" : "text-slate-700 hover:bg-slate-100"}`}
+              >
+                {preview ? "Preview" : "Write"}
+              </button>
+            ))}
+          </div>
+        </div>
+        {/* The text box stays in the form while previewing (hidden), so what is posted is what was written. */}
         <textarea
           id="entry-content"
           name="content"
           rows={4}
-          defaultValue={state.status === "error" ? values.content : ""}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={postOnModEnter}
+          hidden={previewing}
           aria-invalid={errors.content ? true : undefined}
-          aria-describedby="entry-content-error"
+          aria-describedby="entry-content-hint entry-content-error"
           placeholder="Markdown works. Up to 64 KiB."
           className={`${inputClass} font-mono`}
         />
+        {previewing && (
+          <div data-testid="entry-preview" className="min-h-24 rounded-md border border-dashed border-slate-300 p-3">
+            {text.trim() ? <Markdown>{text}</Markdown> : <p className="text-sm text-slate-600">Nothing to preview yet.</p>}
+          </div>
+        )}
+        <p id="entry-content-hint" className="text-xs text-slate-600">
+          Ctrl+Enter (⌘+Enter on a Mac) posts.
+        </p>
         <div id="entry-content-error" aria-live="polite" className="text-sm text-red-700">
           {errors.content?.map((error) => <p key={error}>{error}</p>)}
         </div>

@@ -1,22 +1,27 @@
+import type { ReactNode } from "react";
 import { SourceBadge, StatusBadge } from "@/components/handoffs/handoff-badges";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffView } from "@/lib/handoffs/views";
 
-export function ThreadHeader({ handoff, sourceFormat }: { handoff: HandoffView; sourceFormat?: string | null }) {
+/** Title and status first; the ID to paste into the other client; the source and export menu (`menu`) to the side. */
+export function ThreadHeader({ handoff, sourceFormat, menu }: { handoff: HandoffView; sourceFormat?: string | null; menu?: ReactNode }) {
   return (
-    <header className="mb-4">
-      <div className="flex flex-wrap items-center gap-2">
+    <header className="mb-4 flex flex-col gap-2">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <h1 className="min-w-0 flex-1 text-2xl font-bold tracking-tight text-slate-900 break-words">{handoff.title}</h1>
+        {menu}
+      </div>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2 text-sm">
         <StatusBadge status={handoff.status} />
         <SourceBadge format={sourceFormat ?? null} />
-        {handoff.project && <span className="text-sm text-slate-600">project {handoff.project}</span>}
-      </div>
-      <h1 className="mt-2 text-2xl font-bold tracking-tight text-slate-900 break-words">{handoff.title}</h1>
-      <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-        <code data-testid="handoff-id" className="rounded bg-slate-100 px-2 py-1 font-mono text-slate-800 break-all">
-          {handoff.id}
-        </code>
-        <CopyButton text={handoff.id} label="Copy ID" />
+        {handoff.project && <span className="text-slate-600">project {handoff.project}</span>}
+        <span className="flex min-w-0 items-center gap-2">
+          <code data-testid="handoff-id" className="rounded bg-slate-100 px-2 py-1 font-mono text-slate-800 break-all">
+            {handoff.id}
+          </code>
+          <CopyButton text={handoff.id} label="Copy ID" />
+        </span>
         <span className="text-slate-600">
           started <RelativeTime iso={handoff.createdAt} /> · last activity <RelativeTime iso={handoff.updatedAt} />
         </span>

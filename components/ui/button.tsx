@@ -1,9 +1,9 @@
 import type { ButtonHTMLAttributes } from "react";
 
 const VARIANTS = {
-  primary: "bg-indigo-600 text-white hover:bg-indigo-700 disabled:bg-indigo-300",
+  primary: "bg-indigo-600 text-on-accent hover:bg-indigo-700 dark:hover:bg-indigo-500 disabled:bg-indigo-300",
   secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50 disabled:text-slate-400",
-  danger: "bg-red-600 text-white hover:bg-red-700 disabled:bg-red-300",
+  danger: "bg-red-600 text-on-accent hover:bg-red-700 dark:hover:bg-red-500 disabled:bg-red-300",
   ghost: "text-slate-700 hover:bg-slate-100 disabled:text-slate-400",
 } as const;
 

@@ -1,9 +1,8 @@
 "use client";
 
-import { useState, useSyncExternalStore } from "react";
+import { useState } from "react";
 import { buttonClass } from "./button";
-
-const subscribeToNothing = () => () => {};
+import { useHydrated } from "./use-hydrated";
 
 /**
  * Copies `text` and says so in a live region, so screen readers hear it too. Disabled until the
@@ -11,11 +10,7 @@ const subscribeToNothing = () => () => {};
  */
 export function CopyButton({ text, label = "Copy", className = "" }: { text: string; label?: string; className?: string }) {
   const [status, setStatus] = useState<"idle" | "copied" | "failed">("idle");
-  const hydrated = useSyncExternalStore(
-    subscribeToNothing,
-    () => true,
-    () => false,
-  );
+  const hydrated = useHydrated();
 
   async function copy() {
     try {

@@ -38,6 +38,11 @@ export function Markdown({ children }: { children: string }) {
               {label}
             </a>
           ),
+          // GFM task lists ("- [x] done"): a read-only box that says what it shows (an unlabelled one fails axe).
+          input: ({ type, checked }) =>
+            type === "checkbox" ? (
+              <input type="checkbox" checked={Boolean(checked)} readOnly disabled aria-label={checked ? "Done" : "Not done"} className="mr-1.5 align-middle" />
+            ) : null,
           img: ({ alt }) => <span className="italic text-slate-600">[image: {alt || "no description"}]</span>,
           // Headings written by agents are styled, not added to the page's outline: an entry's
           // "# Plan" must not break the heading order of the page around it.

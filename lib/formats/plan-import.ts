@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { contentSchema, optionalProjectSchema } from "../handoffs/schemas";
+import { contentSchema, optionalProjectSchema, titleSchema } from "../handoffs/schemas";
 import { cleanText, type Redaction } from "../secrets";
 import { blankToUndefined, describeFieldErrors, parseInput } from "../validation";
 import { readBlob } from "./artifact-store";
@@ -17,6 +17,7 @@ export const importDocumentInput = z
     fileName: z.preprocess(blankToUndefined, z.string().max(255, { error: "must be at most 255 characters" }).optional()),
     format: z.preprocess(blankToUndefined, z.string().optional()),
     project: optionalProjectSchema,
+    title: z.preprocess(blankToUndefined, titleSchema.optional()),
   })
   .refine((input) => input.text !== undefined || input.artifactId !== undefined, {
     error: "paste a document, choose a file or give an artifact ID",
@@ -32,6 +33,8 @@ export type ImportDocumentOptions = {
   /** bundle | json | yaml (aliases allowed); detected when absent. */
   format?: string;
   project?: string;
+  /** The new thread's title instead of the one the document gives (e.g. "Continue in a new thread"). */
+  title?: string;
 };
 
 export type ImportPlan = {
@@ -60,7 +63,8 @@ export function planImport(options: ImportDocumentOptions): ImportPlan {
     : detectFormat(given, fileName ?? "");
   const { text, redactions } = cleanText("text", given, { document: detection.format === "handoff_yaml" ? "yaml" : "json" });
   const codec = FORMATS[detection.format];
-  const draft = codec.toThread(codec.parse(text));
+  const read = codec.toThread(codec.parse(text));
+  const draft = input.title === undefined ? read : { ...read, title: input.title };
   const tooLarge: Record<string, string[]> = {};
   for (const entry of draft.entries) {
     const checked = contentSchema.safeParse(entry.content);

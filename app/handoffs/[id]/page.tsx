@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { Suspense } from "react";
-import { ThreadFormatsPanel } from "@/components/formats/thread-formats-panel";
+import { cache, Suspense } from "react";
+import { SourceMenu, ThreadLinks } from "@/components/formats/source-menu";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { CreatedBanner } from "@/components/thread/created-banner";
 import { GitStaleness } from "@/components/thread/git-staleness";
+import { KeptBundle } from "@/components/thread/kept-bundle";
 import { ThreadView } from "@/components/thread/thread-view";
-import { Skeleton } from "@/components/ui/skeleton";
 import { latestChangeSeq } from "@/lib/changes";
+import { readBundle } from "@/lib/dashboard/read-kept-bundle";
 import { NotFound } from "@/lib/errors";
 import { getProvenance } from "@/lib/formats/get-provenance";
 import {
@@ -28,8 +29,13 @@ type Props = {
   searchParams: Promise<{ as?: string; created?: string; redacted?: string }>;
 };
 
-/** The latest page of the thread, or the not-found page for an ID that is malformed or unknown. */
-async function loadLatestPage(id: string, asClient: "chat" | "code"): Promise<HandoffThread> {
+const sideOf = (as: string | undefined) => (as === "code" ? "code" : "chat");
+
+/**
+ * The latest page of the thread, or the not-found page for an ID that is malformed or unknown.
+ * Read once per request: the tab title and the page both ask.
+ */
+const loadLatestPage = cache(async (id: string, asClient: "chat" | "code"): Promise<HandoffThread> => {
   if (!HANDOFF_ID_PATTERN.test(id)) notFound();
   try {
     return await getHandoff({ id, asClient, beforeSeq: END_OF_THREAD, limit: THREAD_PAGE_SIZE, maxBytes: THREAD_PAGE_BUDGET_BYTES });
@@ -37,47 +43,50 @@ async function loadLatestPage(id: string, asClient: "chat" | "code"): Promise<Ha
     if (error instanceof NotFound) notFound();
     throw error;
   }
+});
+
+/** The tab names the thread. */
+export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
+  const [{ id }, search] = await Promise.all([params, searchParams]);
+  return { title: (await loadLatestPage(id, sideOf(search.as))).handoff.title };
 }
 
-export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const { id } = await params;
-  return { title: id };
+/** Where the thread stands in git: runs git on this machine, so it streams in after the entries. */
+async function ThreadGit({ thread }: { thread: HandoffThread }) {
+  return <GitStaleness report={await gitReportOf(thread)} />;
 }
 
-async function ThreadSections({ id, viewingAs, thread }: { id: string; viewingAs: "chat" | "code"; thread: HandoffThread }) {
-  const [provenance, git] = await Promise.all([getProvenance({ id }), gitReportOf(thread)]);
+/**
+ * No loading.tsx above this page (here, in app/handoffs or at the root): the thread's latest page
+ * is loaded before anything streams, so an unknown ID answers 404, not a streamed 200. Git (the
+ * slow part) streams in behind a Suspense boundary below that check.
+ */
+export default async function ThreadPage({ params, searchParams }: Props) {
+  const [{ id }, search] = await Promise.all([params, searchParams]);
+  const viewingAs = sideOf(search.as);
+  // Read before the thread: a change written while the page renders is then replayed to it.
+  const since = latestChangeSeq();
+  const thread = await loadLatestPage(id, viewingAs);
+  const provenance = await getProvenance({ id });
+  const kept = provenance.keptBundle ? readBundle(provenance.keptBundle.id) : null;
   return (
     <>
-      <GitStaleness report={git} />
-      <ThreadFormatsPanel handoffId={id} provenance={provenance} />
+      {search.created === "1" && <CreatedBanner handoffId={id} redacted={Number(search.redacted) || 0} />}
+      <LiveUpdates scope={{ kind: "thread", handoffId: id }} since={since} />
       <ThreadView
         handoffId={id}
         viewingAs={viewingAs}
         sourceFormat={provenance.source?.format ?? null}
         initial={threadStateOf(thread)}
+        menu={<SourceMenu handoffId={id} provenance={provenance} />}
+        links={<ThreadLinks provenance={provenance} />}
+        notices={
+          <Suspense fallback={null}>
+            <ThreadGit thread={thread} />
+          </Suspense>
+        }
+        closed={kept && <KeptBundle reading={kept} handoff={thread.handoff} />}
       />
-    </>
-  );
-}
-
-/**
- * No loading.tsx above this page (here, in app/handoffs or at the root): the thread's latest page
- * is loaded before anything streams, so an unknown ID answers 404, not a streamed 200. The rest
- * streams in behind a Suspense boundary below that check.
- */
-export default async function ThreadPage({ params, searchParams }: Props) {
-  const [{ id }, search] = await Promise.all([params, searchParams]);
-  const viewingAs = search.as === "code" ? "code" : "chat";
-  // Read before the thread: a change written while the page renders is then replayed to it.
-  const since = latestChangeSeq();
-  const thread = await loadLatestPage(id, viewingAs);
-  return (
-    <>
-      {search.created === "1" && <CreatedBanner handoffId={id} redacted={Number(search.redacted) || 0} />}
-      <LiveUpdates scope={{ kind: "thread", handoffId: id }} since={since} />
-      <Suspense fallback={<Skeleton label="the handoff" rows={5} />}>
-        <ThreadSections id={id} viewingAs={viewingAs} thread={thread} />
-      </Suspense>
     </>
   );
 }

@@ -1,0 +1,10 @@
+import "server-only";
+import { cache } from "react";
+import { currentCaller, isOperator } from "@/lib/caller";
+import { findAttention, type Attention } from "@/lib/dashboard/find-attention";
+
+/**
+ * What needs the operator, read once per request however many parts of the page ask (the
+ * navigation, the tab title, the desk). Nobody else sees it: the sign-in page gets null.
+ */
+export const attentionOfRequest = cache(async (): Promise<Attention | null> => (isOperator(currentCaller()) ? findAttention() : null));

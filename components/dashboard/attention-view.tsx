@@ -1,0 +1,115 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ContextMeter } from "@/components/agents/agent-badges";
+import { RetryDeliveryButton } from "@/components/agents/retry-delivery-button";
+import { Badge } from "@/components/ui/badge";
+import { RelativeTime } from "@/components/ui/relative-time";
+import type { Attention } from "@/lib/dashboard/find-attention";
+
+function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
+  if (count === 0) return null;
+  return (
+    <section aria-labelledby={`${id}-heading`} data-testid={`attention-${id}`} className="flex min-w-0 flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+      <h3 id={`${id}-heading`} className="text-sm font-semibold text-slate-900">
+        {title} <span className="font-normal text-slate-600">({count})</span>
+      </h3>
+      <ul className="flex flex-col divide-y divide-slate-100">{children}</ul>
+    </section>
+  );
+}
+
+const itemClass = "flex min-w-0 flex-col gap-1 py-2 first:pt-0 last:pb-0";
+const linkClass = "font-medium text-indigo-700 break-words hover:underline";
+
+/**
+ * The top of the desk: what needs the operator now, each item linking to where to act (the
+ * thread opened as the side that must answer, the agent whose delivery failed, …).
+ */
+export function AttentionView({ attention }: { attention: Attention }) {
+  const { questions, deliveries, stale, nearLimit, count } = attention;
+  return (
+    <section id="attention" aria-labelledby="attention-heading" className="mb-8 scroll-mt-4">
+      <h2 id="attention-heading" className="mb-3 text-base font-semibold text-slate-900">
+        Needs you now{count > 0 && <span className="font-normal text-slate-600"> ({count})</span>}
+      </h2>
+      {count === 0 ? (
+        <p data-testid="attention-clear" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
+          Nothing waits for you: no question unseen by the side it is for, every shift prompt delivered, no handoff behind its
+          repository, no agent near its context limit.
+        </p>
+      ) : (
+        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+          <Group id="questions" title="Questions waiting for an answer" count={questions.length}>
+            {questions.map((question) => (
+              <li key={question.seq} className={itemClass}>
+                <Link href={`/handoffs/${question.handoffId}?as=${question.waitingFor}`} className={linkClass}>
+                  {question.title}
+                </Link>
+                <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600">
+                  <Badge tone="amber">for {question.waitingFor}</Badge>
+                  <span>entry #{question.number}</span>
+                  {question.project && <span>project {question.project}</span>}
+                  <span>
+                    asked <RelativeTime iso={question.askedAt} />
+                  </span>
+                </p>
+                <p className="text-sm text-slate-700 break-words">{question.excerpt}</p>
+              </li>
+            ))}
+          </Group>
+          <Group id="deliveries" title="Shift prompts that did not arrive" count={deliveries.length}>
+            {deliveries.map(({ agent, record, successor }) => (
+              <li key={record.id} className={itemClass}>
+                <p className="text-sm text-slate-800">
+                  <Link href={`/agents/${agent.id}`} className={linkClass}>
+                    {agent.name} {agent.shortId}
+                  </Link>{" "}
+                  handed off
+                  {successor && (
+                    <>
+                      {" "}
+                      to{" "}
+                      <Link href={`/agents/${successor.id}`} className={linkClass}>
+                        {successor.name} {successor.shortId}
+                      </Link>
+                    </>
+                  )}{" "}
+                  <RelativeTime iso={record.createdAt} />.
+                </p>
+                <p className="text-sm break-words text-red-800">
+                  {record.deliveryState === "failed"
+                    ? `tmux refused the prompt: ${record.delivery?.replace(/^failed: /, "") ?? "no reason given"}`
+                    : "The prompt has not been seen entered in the successor's pane."}
+                </p>
+                <RetryDeliveryButton agentId={record.agentId} />
+              </li>
+            ))}
+          </Group>
+          <Group id="stale" title="Handoffs behind their repository" count={stale.length}>
+            {stale.map((handoff) => (
+              <li key={handoff.handoffId} className={itemClass}>
+                <Link href={`/handoffs/${handoff.handoffId}`} className={linkClass}>
+                  {handoff.title}
+                </Link>
+                <p className="text-sm text-slate-700 break-words">{handoff.block}</p>
+              </li>
+            ))}
+          </Group>
+          <Group id="context" title="Agents near their context limit" count={nearLimit.length}>
+            {nearLimit.map((agent) => (
+              <li key={agent.id} className={`${itemClass} sm:flex-row sm:items-center sm:justify-between`}>
+                <span className="min-w-0">
+                  <Link href={`/agents/${agent.id}`} className={linkClass}>
+                    {agent.name}
+                  </Link>{" "}
+                  <code className="font-mono text-xs text-slate-600">{agent.shortId}</code>
+                </span>
+                <ContextMeter percent={agent.contextPercent} />
+              </li>
+            ))}
+          </Group>
+        </div>
+      )}
+    </section>
+  );
+}
