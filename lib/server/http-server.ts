@@ -1,6 +1,7 @@
 import "server-only";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { hasTokens } from "../auth";
@@ -65,7 +66,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     // A request line Node accepted but no URL can be made of (a Host such as `localhost:99999`).
     errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
   });
-  return http.createServer((incoming, outgoing) => {
+  const server = http.createServer((incoming, outgoing) => {
     dropBatonHeaders(incoming);
     const badPort = hostPortRefusal(incoming.headers.host ?? null);
     if (badPort) {
@@ -81,6 +82,25 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     });
     void listener(incoming, outgoing);
   });
+  server.on("clientError", answerClientError);
+  return server;
+}
+
+/**
+ * What Node's own parser refuses before any handler runs (a request line and headers over its
+ * 16 KiB limit, a malformed request), answered in Baton's JSON shape instead of an empty body.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large", "the request line and headers are over 16 KiB; send a shorter URL (IDs and filters are short)"]
+      : [400, "Bad Request", "the request could not be parsed as HTTP/1.1"];
+  const body = JSON.stringify({ error: { code: "REFUSED", message } });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 export async function startBatonServer(options: BatonServerOptions): Promise<BatonServer> {
