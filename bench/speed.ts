@@ -472,9 +472,11 @@ async function httpAppends(port: number, floorPort: number): Promise<Map<string,
   for (const clients of [1, 16]) {
     const rate = (label: string) => results.get(`${label}/${clients}`)!.perSecond;
     const enforced = clients === 16;
+    // Issue 16's targets, against the bare node:http + better-sqlite3 floor: REST ≥ 35 %, MCP ≥ 25 %.
+    const floorShare: Record<string, number> = { REST: 0.35, MCP: 0.25 };
     for (const door of ["REST", "MCP"]) {
-      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs trivial`, rate(door), rate("trivial"), "trivial", enforced ? 0.6 : null);
-      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs bare floor`, rate(door), rate("floor"), "floor", enforced ? 0.15 : null);
+      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs trivial`, rate(door), rate("trivial"), "trivial", null);
+      shareRow(`HTTP ${door} appends, ${clients} client${clients > 1 ? "s" : ""}, vs bare floor`, rate(door), rate("floor"), "floor", enforced ? floorShare[door] : null);
     }
   }
   const failures = [...results.values()].reduce((sum, load) => sum + load.failures, 0);
@@ -642,7 +644,7 @@ export async function run(): Promise<void> {
         const dashboardMb = residentMb(server.pid);
         const floorMb = residentMb(floor.pid);
         log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
-        ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, null);
+        ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, 300);
       }
       if (wanted.has("pages")) await pagesAtScale(server.baseUrl, readThread);
       if (wanted.has("live")) await liveEvents(server.baseUrl);
