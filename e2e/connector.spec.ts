@@ -93,10 +93,20 @@ test("a connector discovers, registers, is approved in Chromium, calls a tool, r
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(authorizationUrl.href);
   await expect(page.getByRole("heading", { name: "Claude wants to act as chat" })).toBeVisible();
+  // The full address Approve or Deny sends the browser to, not just its host.
+  await expect(page.getByText(redirectUri, { exact: true })).toBeVisible();
 
   await page.goto(tampered.href);
   await expect(page.getByText("is not one Claude registered; nothing was sent to it")).toBeVisible();
   await expect(page).toHaveURL(tampered.href);
+  expect(callback).toBeUndefined();
+
+  // An implicit-flow request from a registered client is an error page too: no redirect before consent.
+  const implicit = new URL(authorizationUrl);
+  implicit.searchParams.set("response_type", "token");
+  await page.goto(implicit.href);
+  await expect(page.getByText('Claude asked for response_type "token"; Baton supports only "code"')).toBeVisible();
+  await expect(page).toHaveURL(implicit.href);
   expect(callback).toBeUndefined();
 
   await page.goto(authorizationUrl.href);
