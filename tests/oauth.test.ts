@@ -15,7 +15,7 @@ import { createToken, listTokens, revokeToken } from "../lib/auth";
 import { databaseFile, databaseUrl } from "../lib/config";
 import { isPublicRequest } from "../lib/guard";
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
-import { REGISTRATIONS_PER_PEER_PER_MINUTE } from "../lib/server/api";
+import { REGISTRATIONS_PER_PEER_PER_MINUTE } from "../lib/oauth";
 import { sql, storedDate } from "../lib/sqlite";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient } from "./support/mcp-clients";

@@ -24,6 +24,7 @@ import {
   protectedResourceMetadata,
   publicBaseUrl,
   registerClient,
+  REGISTRATIONS_PER_PEER_PER_MINUTE,
   revokeOAuthToken,
   tokenRequest,
 } from "../oauth";
@@ -41,9 +42,6 @@ import { z } from "zod";
 type Ctx = Context<BatonEnv>;
 
 const query = (c: Ctx) => Object.fromEntries(new URL(c.req.url).searchParams);
-
-/** Registrations a peer may make per minute: connectors register once, a flood is refused. */
-export const REGISTRATIONS_PER_PEER_PER_MINUTE = 10;
 
 function handoffRoutes(api: Hono<BatonEnv>): void {
   /** History: `?status=&project=&q=&source=&page=&perPage=`. */
