@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, triggerHandoff } from "../lib/agents";
@@ -152,5 +153,126 @@ describe("tmux bridge delivers only to the exact target the operator named", () 
     expect((await getAgent({ agentId: agent.id })).handoff?.delivery).toBe(record.delivery);
     expect(record.injectionPrompt).toContain(agent.shortId);
     await expectNowhere(record.injectionPrompt ?? "");
+  });
+});
+
+describe("tmux bridge types only into a pane at rest", () => {
+  // A program in raw mode (as Claude Code is) that first shows a dialog waiting for one keypress
+  // ("Press any key to continue"), optionally after a spinner that says it is working, then reads
+  // lines at a prompt. It logs every key the dialog took and every line the prompt took.
+  const paneScript = `
+import fs from "node:fs";
+const [out, spinnerMs] = [process.argv[2], Number(process.argv[3] ?? 0)];
+const log = (record) => fs.appendFileSync(out, JSON.stringify({ ...record, at: Date.now() }) + "\\n");
+process.stdin.setRawMode(true);
+let phase = "spinner";
+let line = "";
+const frames = "|/-\\\\";
+let frame = 0;
+const spin = setInterval(() => process.stdout.write("\\r" + frames[frame++ % 4] + " Working... (esc to interrupt)"), 50);
+setTimeout(() => {
+  clearInterval(spin);
+  log({ kind: "spinner-done" });
+  phase = "dialog";
+  process.stdout.write("\\r\\x1b[2KPress any key to continue...");
+}, spinnerMs);
+process.stdin.on("data", (chunk) => {
+  const text = chunk.toString("utf8");
+  if (phase !== "prompt") {
+    log({ kind: phase, key: text });
+    if (phase === "dialog") {
+      phase = "prompt";
+      process.stdout.write("\\r\\x1b[2K> ");
+    }
+    return;
+  }
+  process.stdout.write(text.replace(/\\r/g, "\\r\\n"));
+  for (const char of text) {
+    if (char !== "\\r") { line += char; continue; }
+    log({ kind: "line", line });
+    line = "";
+  }
+});
+`;
+  let folder = "";
+  type Logged = { kind: string; key?: string; line?: string; at: number };
+  const logged = (out: string): Logged[] =>
+    fs.existsSync(out) ? fs.readFileSync(out, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Logged) : [];
+  /** What the pane took from its keyboard (the dialog's key, the prompt's lines). */
+  const keysTaken = (out: string) => logged(out).filter((record) => record.kind !== "spinner-done");
+
+  beforeAll(() => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-rest-"));
+    fs.writeFileSync(path.join(folder, "pane.mjs"), paneScript);
+  });
+
+  afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+  /** A window running the pane program, once its dialog shows (after `spinnerMs` of spinning). */
+  async function paneWith(name: string, spinnerMs: number): Promise<{ target: string; out: string }> {
+    const out = path.join(folder, `${name}.jsonl`);
+    tmux("new-window", "-d", "-t", "baton:", "-n", name, `${process.execPath} ${path.join(folder, "pane.mjs")} ${out} ${spinnerMs}`);
+    const target = `baton:${name}.0`;
+    await waitFor(() => screen(target).includes(spinnerMs > 0 ? "Working..." : "Press any key"), `the ${name} pane to start`);
+    return { target, out };
+  }
+
+  it("a pane showing a prompt that waits for a keypress receives nothing until it is at rest, then the whole prompt", async () => {
+    const { target, out } = await paneWith("keypress", 0);
+    const prompt = "Continuing from Agent 4b6f8a2c. Read the handoff document to pick up context.";
+    let outcome: string | null = null;
+    const delivery = deliverPrompt(target, prompt, { restWaitMs: 20_000 }).then((result) => (outcome = result));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Still waiting: the dialog has taken no key, and nothing of the prompt is on the pane.
+    expect(outcome).toBeNull();
+    expect(keysTaken(out)).toEqual([]);
+    expect(screen(target)).not.toContain("Continuing");
+
+    // The person answers the dialog; the pane comes to rest at its prompt.
+    tmux("send-keys", "-t", target, "-l", "x");
+    expect(await delivery).toBe("delivered");
+    const records = keysTaken(out);
+    expect(records.map(({ kind, key, line }) => ({ kind, key, line }))).toEqual([
+      { kind: "dialog", key: "x", line: undefined },
+      { kind: "line", key: undefined, line: prompt },
+    ]);
+  });
+
+  it("waits while a command is at work (a spinner, \"esc to interrupt\"), and gives up when the pane never comes to rest, typing nothing", async () => {
+    const { target, out } = await paneWith("busy", 1_500);
+    const started = Date.now();
+    // Busy for 1.5 s, then the keypress dialog: with 4 s to wait, it never comes to rest.
+    const outcome = await deliverPrompt(target, "typed too early", { restWaitMs: 4_000 });
+    expect(outcome).toMatch(/^failed: the pane "baton:busy\.0" did not come to rest within 4 s \(it waits for a keypress: "Press any key to continue\.\.\.", which typed text would answer\); nothing was typed/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+    expect(logged(out).map((record) => record.kind)).toEqual(["spinner-done"]);
+
+    tmux("send-keys", "-t", target, "-l", "y");
+    expect(await deliverPrompt(target, "now at rest", { restWaitMs: 4_000 })).toBe("delivered");
+    expect(logged(out).map(({ kind, key, line }) => ({ kind, key, line }))).toEqual([
+      { kind: "spinner-done", key: undefined, line: undefined },
+      { kind: "dialog", key: "y", line: undefined },
+      { kind: "line", key: undefined, line: "now at rest" },
+    ]);
+  });
+
+  it("a spinner that stops in time: the prompt is typed after it, into the prompt", async () => {
+    tmux("new-window", "-d", "-t", "baton:", "-n", "spin", `sh -c 'i=0; while [ $i -lt 15 ]; do printf "\\r%s Working... (esc to interrupt)" $i; i=$((i+1)); sleep 0.1; done; printf "\\r\\033[2Kdone\\n"; exec cat'`);
+    await waitFor(() => screen("baton:spin.0").includes("Working"), "the spinner");
+    expect(await deliverPrompt("baton:spin.0", "after the spinner", { restWaitMs: 10_000 })).toBe("delivered");
+    const shown = screen("baton:spin.0");
+    expect(shown).toContain("done");
+    expect(shown.indexOf("after the spinner")).toBeGreaterThan(shown.indexOf("done"));
+  });
+
+  it("a pane in copy mode waits until copy mode ends", async () => {
+    tmux("new-window", "-d", "-t", "baton:", "-n", "copy", "cat");
+    tmux("copy-mode", "-t", "baton:copy.0");
+    const delivery = deliverPrompt("baton:copy.0", "after copy mode", { restWaitMs: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(screen("baton:copy.0")).not.toContain("after copy mode");
+    tmux("send-keys", "-t", "baton:copy.0", "-X", "cancel");
+    expect(await delivery).toBe("delivered");
+    await waitFor(() => screen("baton:copy.0").includes("after copy mode"), "the prompt after copy mode");
   });
 });

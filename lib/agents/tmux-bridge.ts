@@ -1,5 +1,6 @@
 import "server-only";
 import { execFile } from "node:child_process";
+import { visibleControls } from "../validation";
 import { TMUX_TARGET_PATTERN } from "./schemas";
 import type { DeliveryOutcome } from "./views";
 
@@ -89,6 +90,64 @@ async function paneShows(exact: string, tail: string): Promise<boolean> {
   return squeezed(shown).includes(tail);
 }
 
+/**
+ * A pane takes typed text only when it is at rest: typed into a dialog, the text would answer it
+ * (a keypress prompt takes the first character, a menu the Enter), and typed while a command
+ * runs it lands in that command's input. So before typing, the pane is read (its mode, and the
+ * last lines of its screen) until it is at rest, for at most REST_WAIT_MS:
+ * - not in a mode (copy mode, a choose-tree, …);
+ * - no dialog on the last lines: a keypress prompt, a yes/no question, a numbered menu (`❯ 1.`),
+ *   "Enter to confirm / Esc to cancel" (Claude Code's permission and trust dialogs), a password
+ *   prompt; a question in a model's last answer is no dialog (the successor is at its prompt);
+ * - no command at work: Claude Code's "esc to interrupt", or a screen still changing between two
+ *   reads REST_POLL_MS apart (output arriving, a spinner).
+ */
+export const REST_WAIT_MS = 15_000;
+const REST_POLL_MS = 200;
+/** Lines of the visible screen, from the bottom, where a dialog or a busy indicator is looked for. */
+const REST_LINES = 10;
+
+const DIALOGS: [RegExp, string][] = [
+  [/\b(?:press|hit) any key\b|\bany key to continue\b|\bpress (?:enter|return) to (?:continue|proceed)\b/i, "waits for a keypress"],
+  [/\[y\/n\]|\(y\/n\)|\[yes\/no\]|\(yes\/no\)/i, "asks yes or no"],
+  [/\b(?:enter|return) to (?:confirm|select)\b|\besc(?:ape)? to (?:cancel|exit|go back|close)\b/i, "shows a dialog"],
+  [/^\s*[❯›]\s*\d+\.\s/, "shows a numbered menu"],
+  [/\b(?:password|passphrase)\b[^:]*:\s*$/i, "asks for a password"],
+];
+const BUSY: [RegExp, string][] = [[/\besc to interrupt\b/i, "is working (it shows \"esc to interrupt\")"]];
+
+/** Why the pane is not at rest, from its state and screen; null when nothing holds it. */
+function heldBy(state: string, screen: string): string | null {
+  const [inMode, mode, dead] = state.trim().split("\t");
+  if (dead === "1") return "its program has exited";
+  if (inMode === "1") return `it is in ${mode || "a"} mode`;
+  const lines = screen.split("\n").filter((line) => line.trim() !== "").slice(-REST_LINES);
+  for (const [patterns, kind] of [[DIALOGS, "dialog"], [BUSY, "busy"]] as const) {
+    for (const [pattern, what] of patterns) {
+      const line = lines.find((text) => pattern.test(text));
+      if (line) return `it ${what}: ${JSON.stringify(visibleControls(line.trim()).slice(0, 80))}${kind === "dialog" ? ", which typed text would answer" : ""}`;
+    }
+  }
+  return null;
+}
+
+/** Waits until the pane is at rest; null then, else why it still was not when `waitMs` ran out. */
+async function waitForRest(exact: string, waitMs: number): Promise<string | null> {
+  const deadline = Date.now() + waitMs;
+  let previous: string | null = null;
+  for (;;) {
+    const [state, screen] = await Promise.all([
+      runTmux(["display-message", "-p", "-t", exact, "#{pane_in_mode}\t#{pane_mode}\t#{pane_dead}"]),
+      runTmux(["capture-pane", "-p", "-t", exact]),
+    ]);
+    const held = heldBy(state, screen) ?? (previous !== null && previous !== screen ? "its screen is still changing (a command at work)" : null);
+    if (!held && previous !== null) return null;
+    if (Date.now() >= deadline) return held ?? "its screen kept changing";
+    previous = screen;
+    await new Promise((resolve) => setTimeout(resolve, REST_POLL_MS));
+  }
+}
+
 /** Where one delivery attempt got: the step reached and when, or tmux's reason for failing. */
 export type PromptDelivery =
   | { step: "no target" }
@@ -96,20 +155,33 @@ export type PromptDelivery =
   | { step: "typed"; typedAt: Date; reason: string }
   | { step: "submitted"; typedAt: Date; submittedAt: Date };
 
+export type SendOptions = { /** How long to wait for the pane to come to rest (default REST_WAIT_MS). */ restWaitMs?: number };
+
 /**
  * Types `prompt` into exactly the pane `target` names (`send-keys -t =<session>:=<window>.<pane>
- * -l -- <text>`, literal so nothing in it is read as a key name, in pieces of SEND_CHUNK_CHARS),
- * presses Enter, then reads the pane back (`capture-pane`) until the prompt's end shows. A target
- * that does not exist is a failure naming tmux's reason, never a delivery to a pane whose name
- * merely starts the same. `onTyped` runs once the whole text was accepted, before Enter. Never
- * throws: the outcome is what the record stores.
+ * -l -- <text>`, literal so nothing in it is read as a key name, in pieces of SEND_CHUNK_CHARS)
+ * once the pane is at rest (see REST_WAIT_MS), presses Enter, then reads the pane back
+ * (`capture-pane`) until the prompt's end shows. A target that does not exist, or a pane that
+ * does not come to rest in time, is a failure with its reason and nothing typed, never a delivery
+ * to a pane whose name merely starts the same. `onTyped` runs once the whole text was accepted,
+ * before Enter. Never throws: the outcome is what the record stores.
  */
-export async function sendPrompt(target: string | null, prompt: string, onTyped?: (at: Date) => Promise<void>): Promise<PromptDelivery> {
+export async function sendPrompt(
+  target: string | null,
+  prompt: string,
+  onTyped?: (at: Date) => Promise<void>,
+  options: SendOptions = {},
+): Promise<PromptDelivery> {
   if (!target) return { step: "no target" };
   if (!TMUX_TARGET_PATTERN.test(target)) return { step: "failed", reason: `refused tmux target ${JSON.stringify(target.slice(0, 60))}` };
   const exact = exactTarget(target);
+  const restWaitMs = options.restWaitMs ?? REST_WAIT_MS;
   let typedAt: Date;
   try {
+    const held = await waitForRest(exact, restWaitMs);
+    if (held) {
+      return { step: "failed", reason: `the pane ${JSON.stringify(target)} did not come to rest within ${restWaitMs / 1000} s (${held}); nothing was typed: retry once it is free` };
+    }
     for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(chunk)]);
     typedAt = new Date();
     await onTyped?.(typedAt);
@@ -146,6 +218,6 @@ export function outcomeOf(delivery: PromptDelivery): DeliveryOutcome {
 }
 
 /** sendPrompt's outcome in words: "delivered", "typed: …", "failed: …" or "no target". */
-export async function deliverPrompt(target: string | null, prompt: string): Promise<DeliveryOutcome> {
-  return outcomeOf(await sendPrompt(target, prompt));
+export async function deliverPrompt(target: string | null, prompt: string, options: SendOptions = {}): Promise<DeliveryOutcome> {
+  return outcomeOf(await sendPrompt(target, prompt, undefined, options));
 }
