@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
 import { db } from "../lib/db";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
-import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+import { apiServerForFile } from "./support/api-server";
 
-let api: ApiServer;
-beforeAll(async () => {
-  api = await serveApi();
-});
-afterAll(() => api.close());
-/** A route of the server above, looked up when called (the server starts in beforeAll). */
-const route =
-  (method: string, pattern: string): RouteFunction =>
-  (request, context) =>
-    api.route(method, pattern)(request, context);
+const api = apiServerForFile();
+const route = api.route;
 
 const artifactRoute = route("GET", "/api/artifacts/:id");
 const importRoute = route("POST", "/api/import");

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+import { describe, expect, it } from "vitest";
+import { apiServerForFile } from "./support/api-server";
 
-let api: ApiServer;
-beforeAll(async () => {
-  api = await serveApi();
-});
-afterAll(() => api.close());
-/** A route of the server above, looked up when called (the server starts in beforeAll). */
-const route =
-  (method: string, pattern: string): RouteFunction =>
-  (request, context) =>
-    api.route(method, pattern)(request, context);
+const api = apiServerForFile();
+const route = api.route;
 
 const closeRoute = route("POST", "/api/handoffs/:id/close");
 const entriesRoute = route("POST", "/api/handoffs/:id/entries");

@@ -14,7 +14,7 @@ import { Invalid } from "../lib/errors";
 import { formatNamed } from "../lib/formats";
 import { createHandoff, findHandoffs } from "../lib/handoffs";
 import { jsonTooDeep, MAX_NESTING, valueTooDeep } from "../lib/nesting";
-import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
 const deepArrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
@@ -36,11 +36,8 @@ let agent: number;
 /** Baton's HTTP server (guard and router), started before the table runs. */
 let api: ApiServer;
 
-/** A route of the server above, looked up when called (the server starts in beforeAll). */
-const route =
-  (method: string, pattern: string): RouteFunction =>
-  (request, context) =>
-    api.route(method, pattern)(request, context);
+/** Routes of the server above, looked up when called (the server starts in beforeAll). */
+const route = lazyRoutes(() => api);
 const agentPatchRoute = route("PATCH", "/api/agents/:id");
 const agentRoute = route("GET", "/api/agents/:id");
 const chainRoute = route("GET", "/api/agents/:id/chain");

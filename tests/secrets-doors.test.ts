@@ -9,7 +9,7 @@ import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { getHandoff } from "../lib/handoffs";
 import { sql } from "../lib/sqlite";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
-import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
+import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 
 /**
@@ -33,11 +33,8 @@ afterAll(async () => {
   for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A route of the server above, looked up when called (the server starts in beforeAll). */
-const route =
-  (method: string, pattern: string): RouteFunction =>
-  (request, context) =>
-    api.route(method, pattern)(request, context);
+/** Routes of the server above, looked up when called (the server starts in beforeAll). */
+const route = lazyRoutes(() => api);
 const agentHandoffRoute = route("POST", "/api/agents/:id/handoff");
 const entriesRoute = route("POST", "/api/handoffs/:id/entries");
 const createRoute = route("POST", "/api/handoffs");

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 import { guardPolicy } from "../../lib/guard";
 import { createBatonHttpServer } from "../../lib/server";
 
@@ -49,5 +50,32 @@ export async function serveApi(env: Readonly<Record<string, string | undefined>>
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** Routes of a server that starts later (in beforeAll): each is looked up when called. */
+export const lazyRoutes =
+  (server: () => ApiServer) =>
+  (method: string, pattern: string): RouteFunction =>
+  (request, context) =>
+    server().route(method, pattern)(request, context);
+
+/** One server for the whole test file: started in beforeAll, closed in afterAll, usable from the file's top level. */
+export function apiServerForFile(env: Readonly<Record<string, string | undefined>> = {}): Omit<ApiServer, "close"> {
+  let server: ApiServer | undefined;
+  beforeAll(async () => {
+    server = await serveApi(env);
+  });
+  afterAll(() => server?.close());
+  const live = () => {
+    if (!server) throw new Error("the API server starts in beforeAll");
+    return server;
+  };
+  return {
+    get origin() {
+      return live().origin;
+    },
+    fetch: (path, init) => live().fetch(path, init),
+    route: lazyRoutes(live),
   };
 }
