@@ -19,10 +19,8 @@ export class Conflict extends DomainError {
   name = "Conflict";
 }
 
-/** Bad input. `fieldErrors` maps a field path (`current_story.progress_percent`) to its messages. */
-export class Invalid extends DomainError {
-  readonly code = "INVALID" as const;
-  name = "Invalid";
+/** An error about particular fields: `fieldErrors` maps a field path (`current_story.progress_percent`) to its messages. */
+export abstract class FieldsError extends DomainError {
   constructor(
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
@@ -31,16 +29,16 @@ export class Invalid extends DomainError {
   }
 }
 
+/** Bad input. */
+export class Invalid extends FieldsError {
+  readonly code = "INVALID" as const;
+  name = "Invalid";
+}
+
 /** The caller may not do this (lib/caller.ts says who may): the request was valid, the caller is wrong for it. */
-export class Forbidden extends DomainError {
+export class Forbidden extends FieldsError {
   readonly code = "FORBIDDEN" as const;
   name = "Forbidden";
-  constructor(
-    message: string,
-    readonly fieldErrors: Record<string, string[]> = {},
-  ) {
-    super(message);
-  }
 }
 
 export const httpStatusOf: Record<DomainErrorCode, number> = {

@@ -3,7 +3,7 @@
  * the domain's typed errors into `{error: {code, message, fieldErrors?}}` with 400/403/404/409.
  */
 import "server-only";
-import { Forbidden, httpStatusOf, Invalid, isDomainError } from "./errors";
+import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
 
 /** The JSON body of an API error. */
@@ -16,7 +16,7 @@ export function errorResponse(error: unknown): Response {
       error: {
         code: error.code,
         message: error.message,
-        ...((error instanceof Invalid || error instanceof Forbidden) && { fieldErrors: error.fieldErrors }),
+        ...(error instanceof FieldsError && { fieldErrors: error.fieldErrors }),
       },
     };
     return Response.json(body, { status: httpStatusOf[error.code] });
