@@ -2,10 +2,10 @@ import "server-only";
 import { latestChangeSeq, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
 import { read, storedDate, write, type Sql } from "../sqlite";
 import { withoutCredentials } from "./addresses";
-import { eventsOf } from "./hooks";
-import type { WebhookEvent } from "./schemas";
+import { enqueue, type Queued } from "./enqueue";
 import { RefusedDestination, postOnce } from "./send";
 import { signatureHeader } from "./signature";
+import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
 
 /**
  * The webhook dispatcher, running inside Baton's server process. It follows the change feed from
@@ -33,10 +33,10 @@ export type DispatcherOptions = {
   pauseAfterFailures?: number;
   timeoutMs?: number;
   sendIntervalMs?: number;
+  /** How often handoffs left unread are looked for (handoff.waiting, lib/webhooks/waiting.ts). */
+  waitingCheckMs?: number;
 };
 export type WebhookDispatcher = { stop: () => Promise<void>; /** Sends what is due now (tests; the loop does it every second). */ sendDue: () => Promise<void> };
-
-type Queued = { event: WebhookEvent; entryType?: string; data: Record<string, unknown> };
 
 function cursorIn(tx: Sql): number {
   const row = tx.statement("SELECT seq FROM webhook_cursor WHERE id = 1").get() as { seq: number } | undefined;
@@ -90,31 +90,6 @@ function eventsOfChange(tx: Sql, change: Change): Queued[] {
     ];
   }
   return [];
-}
-
-/** Queues `queued` for every hook that wants it; returns how many rows were added. */
-function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
-  if (queued.length === 0) return 0;
-  const hooks = tx.statement("SELECT id, events FROM webhooks").all() as { id: number; events: string }[];
-  const now = storedDate();
-  let added = 0;
-  for (const hook of hooks) {
-    const wanted = eventsOf(hook);
-    for (const item of queued) {
-      if (!wanted.events.includes(item.event)) continue;
-      if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
-      const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
-      tx.statement("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)").run(
-        hook.id,
-        item.event,
-        payload,
-        now,
-        now,
-      );
-      added++;
-    }
-  }
-  return added;
 }
 
 /** Whether a change can make a delivery; the others (most: a handoff's updated_at moving) cost no write at all. */
@@ -220,6 +195,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     pauseAfterFailures: overrides.pauseAfterFailures ?? PAUSE_AFTER_FAILURES,
     timeoutMs: overrides.timeoutMs ?? DELIVERY_TIMEOUT_MS,
     sendIntervalMs: overrides.sendIntervalMs ?? SEND_INTERVAL_MS,
+    waitingCheckMs: overrides.waitingCheckMs ?? WAITING_CHECK_MS,
   };
   const inFlight = new Map<number, Promise<void>>();
   let stopped = false;
@@ -270,6 +246,9 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
   const subscription: Subscription = subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, onFeed);
   const timer = setInterval(() => void sendDue(), options.sendIntervalMs);
   timer.unref?.();
+  const waiting = startWaitingWatch(options.waitingCheckMs, () => {
+    if (!stopped) kick ??= setImmediate(() => ((kick = null), void sendDue()));
+  });
   void sendDue();
 
   return {
@@ -278,6 +257,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
       stopped = true;
       subscription.close();
       clearInterval(timer);
+      waiting.stop();
       if (kick) clearImmediate(kick);
       await Promise.all(inFlight.values());
     },

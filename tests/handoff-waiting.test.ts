@@ -1,0 +1,124 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_WAITING_AFTER_MS, findWaitingHandoffs, waitingAfterMs } from "../lib/handoffs/attention";
+import { addEntry, createHandoff, markRead } from "../lib/handoffs";
+import { write } from "../lib/sqlite";
+import { createWebhook, startWebhookDispatcher, WEBHOOK_EVENTS, type WebhookDispatcher } from "../lib/webhooks";
+import { HANDOFF_WAITING, raiseWaitingEvents } from "../lib/webhooks/waiting";
+
+const MINUTE = 60_000;
+const later = (minutes: number) => new Date(Date.now() + minutes * MINUTE);
+
+describe("findWaitingHandoffs", () => {
+  it("lists a handoff whose new entries stay unread by the other side past the threshold, per side, until that side reads", async () => {
+    const { handoff, entries } = await createHandoff({ title: "Waiting for code", content: "Plan", asClient: "chat" });
+    await addEntry({ id: handoff.id, type: "task", content: "Do it", asClient: "chat" });
+    const mine = async (options: Parameters<typeof findWaitingHandoffs>[0]) => (await findWaitingHandoffs(options)).filter((item) => item.handoff.id === handoff.id);
+
+    expect(await mine({})).toEqual([]); // written just now: not waiting yet
+    const waiting = await mine({ now: later(31) });
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]).toMatchObject({ waitingFor: "code", firstUnreadSeq: entries[0].seq, unreadCount: 2, since: entries[0].createdAt });
+    expect(waiting[0].handoff).toMatchObject({ id: handoff.id, title: "Waiting for code" });
+    expect(await mine({ now: later(31), olderThanMs: 60 * MINUTE })).toEqual([]);
+
+    await markRead({ id: handoff.id, asClient: "code" });
+    expect(await mine({ now: later(31) })).toEqual([]);
+    // Code writes: now chat has not read it.
+    const { entry } = await addEntry({ id: handoff.id, type: "question", content: "7 or 30 days?", asClient: "code" });
+    expect(await mine({ now: later(31) })).toMatchObject([{ waitingFor: "chat", firstUnreadSeq: entry.seq, unreadCount: 1 }]);
+    await expect(findWaitingHandoffs({ olderThanMs: -1 })).rejects.toThrow(/olderThanMs must be a whole number/);
+  });
+
+  it("reads BATON_WAITING_AFTER as 45s, 30m, 2h, 500ms or minutes, and a wrong value as the default with one warning", () => {
+    expect(waitingAfterMs(undefined)).toBe(DEFAULT_WAITING_AFTER_MS);
+    expect(waitingAfterMs("45s")).toBe(45_000);
+    expect(waitingAfterMs("2h")).toBe(2 * 60 * MINUTE);
+    expect(waitingAfterMs("500ms")).toBe(500);
+    expect(waitingAfterMs("10")).toBe(10 * MINUTE);
+    const warn = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      expect(waitingAfterMs("soon")).toBe(DEFAULT_WAITING_AFTER_MS);
+      expect(waitingAfterMs("soon")).toBe(DEFAULT_WAITING_AFTER_MS);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toMatch(/BATON_WAITING_AFTER="soon" is not a duration/);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
+describe("handoff.waiting webhook", () => {
+  let dispatcher: WebhookDispatcher | null = null;
+  const servers: http.Server[] = [];
+  afterEach(async () => {
+    await dispatcher?.stop();
+    dispatcher = null;
+    delete process.env.BATON_WAITING_AFTER;
+    for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+    write((tx) => tx.statement("DELETE FROM webhooks").run());
+  });
+
+  async function receiver(): Promise<{ url: string; bodies: { event: string; data: Record<string, unknown> }[] }> {
+    const bodies: { event: string; data: Record<string, unknown> }[] = [];
+    const server = http.createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        bodies.push(JSON.parse(body));
+        response.writeHead(200).end();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
+  }
+
+  /** A hook subscribed to handoff.waiting (through the database while lib/webhooks/schemas.ts does not list the event yet). */
+  function subscribe(url: string) {
+    if ((WEBHOOK_EVENTS as readonly string[]).includes(HANDOFF_WAITING)) return createWebhook({ url, events: [HANDOFF_WAITING] });
+    const created = createWebhook({ url, events: ["handoff.closed"] });
+    write((tx) => tx.statement("UPDATE webhooks SET events = ? WHERE id = ?").run(JSON.stringify({ events: [HANDOFF_WAITING], types: [] }), created.webhook.id));
+    return created;
+  }
+
+  it("is raised once per waiting episode, by the running server, and again after the side read and something new waited", async () => {
+    process.env.BATON_WAITING_AFTER = "300ms";
+    const { url, bodies: all } = await receiver();
+    const { handoff, entries } = await createHandoff({ title: "Left unread", content: "Please review", project: "shop", asClient: "chat" });
+    // Other tests' handoffs wait too: these are this one's events.
+    const ours = () => all.filter((body) => (body.data.handoff as { id: string }).id === handoff.id);
+    expect(raiseWaitingEvents()).toBe(0); // no hook wants it: nothing looked at, nothing kept
+    subscribe(url);
+    dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, waitingCheckMs: 100 });
+
+    const deadline = Date.now() + 5_000;
+    while (ours().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ours().length).toBe(1);
+    expect(ours()[0]).toMatchObject({
+      event: "handoff.waiting",
+      data: { handoff: { id: handoff.id, title: "Left unread", project: "shop" }, waitingFor: "code", firstUnreadSeq: entries[0].seq, unreadCount: 1, since: entries[0].createdAt },
+    });
+
+    // More entries while code still has not read: the same episode, not raised again.
+    await addEntry({ id: handoff.id, type: "task", content: "And the tests", asClient: "chat" });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(ours().length).toBe(1);
+    expect(raiseWaitingEvents()).toBe(0);
+
+    // Code reads, chat writes again and it waits again: a new episode.
+    await markRead({ id: handoff.id, asClient: "code" });
+    const { entry } = await addEntry({ id: handoff.id, type: "question", content: "Any news?", asClient: "chat" });
+    const again = Date.now() + 5_000;
+    while (ours().length < 2 && Date.now() < again) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ours().length).toBe(2);
+    expect(ours()[1].data).toMatchObject({ waitingFor: "code", firstUnreadSeq: entry.seq, unreadCount: 1 });
+
+    // A restarted server raises none of these again.
+    await dispatcher.stop();
+    dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, waitingCheckMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(ours().length).toBe(2);
+  });
+});
