@@ -12,12 +12,16 @@
  * 5. 32 stdio writer processes × 500 appends on shared threads, against the floor doing the same.
  * 6. `baton mcp` start-up: empty data folder → first tools/list; warm → initialize.
  * 7. A write by another process → its event seen by an SSE subscriber of the served dashboard.
+ * 8. stdio get_handoff (300 entries) with the server's working folder inside the git repository
+ *    the thread was recorded in, against the same server outside any repository (issue 19).
+ * 9. `baton hook session-start` (Claude Code's SessionStart hook) spawn → exit, against bare
+ *    `node -e ''`, with a handoff waiting and with none.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
- * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, http, pages, live) runs only
+ * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live) runs only
  * those parts, for a quick look while working; the figures of record come from a whole run.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,6 +35,8 @@ import { disconnectDb } from "../lib/db";
 import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { connectStdioClient } from "../tests/support/mcp-clients";
+import { ensurePrebuiltHook } from "../lib/hooks/prebuild";
+import { freshHookEntry } from "../lib/hooks/prebuilt.mjs";
 import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
 import { ensureMigrated } from "../lib/migrate";
@@ -82,6 +88,12 @@ function ceilingRow(what: string, baton: number, reference: number, referenceLab
   });
 }
 
+/** A row whose target is a ceiling on the ratio of Baton's time to the reference's. */
+function ratioRow(what: string, baton: number, reference: number, referenceLabel: string, maxRatio: number) {
+  const ratio = baton / reference;
+  rows.push({ what, baton: msOf(baton), reference: `${msOf(reference)} ${referenceLabel}`, ratio: `×${f2(ratio)}`, target: `≤ ×${f2(maxRatio)}`, met: ratio <= maxRatio ? "yes" : "NO" });
+}
+
 /** A row whose target is a floor on Baton's share of the reference's rate. */
 function shareRow(what: string, baton: number, reference: number, referenceLabel: string, share: number | null) {
   const ratio = baton / reference;
@@ -120,9 +132,9 @@ async function freePort(): Promise<number> {
 
 const contentOf = (index: number) => `entry ${index} `.repeat(10);
 
-/** A thread of `size` entries written through the domain, read to the end by chat. */
-async function threadOf(size: number, title: string): Promise<string> {
-  const { handoff } = await createHandoff({ title, content: contentOf(0) });
+/** A thread of `size` entries written through the domain, read to the end by chat; recorded in `repoPath`'s repository when given. */
+async function threadOf(size: number, title: string, repoPath?: string): Promise<string> {
+  const { handoff } = await createHandoff({ title, content: contentOf(0), repoPath });
   for (let index = 1; index < size; index++) {
     await addEntry({ id: handoff.id, type: index % 2 ? "progress" : "question", content: contentOf(index), asClient: index % 2 ? "code" : "chat" });
   }
@@ -584,7 +596,7 @@ function printTable() {
   for (const row of rows) log(line(row));
 }
 
-const PARTS = ["stdio", "memory", "startup", "writers", "http", "pages", "live"] as const;
+const PARTS = ["stdio", "memory", "startup", "writers", "repo", "hook", "http", "pages", "live"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsWanted(): Set<Part> {
@@ -592,6 +604,86 @@ function partsWanted(): Set<Part> {
   const unknown = named.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0) throw new Error(`BATON_BENCH_ONLY names ${unknown.join(", ")}; the parts are ${PARTS.join(", ")}`);
   return new Set(named.length > 0 ? (named as Part[]) : PARTS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// a git repository around the reader; the pickup hook
+
+/** A repository of 20 committed files with `origin` set, in a temporary folder. */
+function benchRepository(origin: string): string {
+  const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-repo-")));
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@baton.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: repo });
+  git("init", "-q", "-b", "main");
+  git("remote", "add", "origin", origin);
+  fs.mkdirSync(path.join(repo, "src"));
+  for (let index = 0; index < 20; index++) fs.writeFileSync(path.join(repo, "src", `module${index}.ts`), `export const v = ${index};\n`);
+  git("add", ".");
+  git("commit", "-q", "-m", "initial");
+  return repo;
+}
+
+async function readInRepository() {
+  log(`\n8. stdio get_handoff (${THREAD_SIZE} entries), ${STDIO_CALLS} calls each (interleaved rounds of 30): the server's working folder inside the git repository the thread was recorded in, and outside any:`);
+  const repo = benchRepository("git@github.com:bench/read.git");
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-outside-"));
+  const id = await threadOf(THREAD_SIZE, "Recorded in a repository (see src/module3.ts)", repo);
+  const inside = await connectStdioClient({ entry: "bin", cwd: repo });
+  const away = await connectStdioClient({ entry: "bin", cwd: outside });
+  try {
+    for (const client of [inside.client, away.client]) {
+      const answer = (await call(client, "get_handoff", { id })).structuredContent as { entries: unknown[]; staleness: unknown };
+      if (answer.entries.length !== THREAD_SIZE || answer.staleness !== null) throw new Error("get_handoff did not carry the whole, current thread");
+    }
+    const [inRepo, outRepo] = await interleaved([inside.client, away.client], "get_handoff", () => ({ id }), STDIO_CALLS);
+    log(`  inside the repository p50 ${msOf(median(inRepo))} p99 ${msOf(percentile(inRepo, 0.99))} · outside p50 ${msOf(median(outRepo))} p99 ${msOf(percentile(outRepo, 0.99))} · ×${f2(median(inRepo) / median(outRepo))}`);
+    ratioRow("stdio get_handoff 300 entries p50, in its git repository", median(inRepo), median(outRepo), "outside one", 1.3);
+  } finally {
+    await Promise.all([inside.client.close(), away.client.close()]);
+    fs.rmSync(repo, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  }
+}
+
+/** Milliseconds from spawning `args` (with `input` on stdin) to its exit, and what it printed. */
+function runToExit(args: string[], input: string, cwd: string): Promise<{ ms: number; stdout: string }> {
+  const start = performance.now();
+  const child = spawn(process.execPath, args, { cwd, env: process.env, stdio: ["pipe", "pipe", "ignore"] });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", () => resolve({ ms: performance.now() - start, stdout }));
+  });
+}
+
+async function hookStartUp() {
+  log(`\n9. baton hook session-start, spawn → exit (median of ${STARTS}, interleaved with bare node -e ''):`);
+  await ensurePrebuiltHook();
+  const waitingRepo = benchRepository("git@github.com:bench/waiting.git");
+  const quietRepo = benchRepository("git@github.com:bench/quiet.git");
+  const { handoff } = await createHandoff({ title: "Waiting for code", content: "We decided on JWT; start in src/module1.ts.", asClient: "chat", repoPath: waitingRepo });
+  await addEntry({ id: handoff.id, type: "task", content: "Refresh tokens for 30 days.", asClient: "chat" });
+  const hook = [path.join(projectRoot, "bin", "baton.mjs"), "hook", "session-start"];
+  const inputOf = (cwd: string) => JSON.stringify({ session_id: "bench", transcript_path: "/tmp/bench.jsonl", cwd, hook_event_name: "SessionStart", source: "startup" });
+  try {
+    const picked = await runToExit(hook, inputOf(waitingRepo), waitingRepo);
+    if (!picked.stdout.includes(handoff.id)) throw new Error(`the hook did not bring the waiting handoff: ${picked.stdout.slice(0, 300)}`);
+    if ((await runToExit(hook, inputOf(quietRepo), quietRepo)).stdout !== "") throw new Error("the hook printed something with nothing waiting");
+    const samples = { waiting: [] as number[], quiet: [] as number[], node: [] as number[] };
+    for (let round = 0; round < STARTS; round++) {
+      samples.waiting.push((await runToExit(hook, inputOf(waitingRepo), waitingRepo)).ms);
+      samples.quiet.push((await runToExit(hook, inputOf(quietRepo), quietRepo)).ms);
+      samples.node.push((await runToExit(["-e", ""], "", quietRepo)).ms);
+    }
+    if (!freshHookEntry()) log("  WARNING: a source changed meanwhile: some hooks may have run through tsx, not the prebuilt hook");
+    log(`  a handoff waiting ${msOf(median(samples.waiting))} · nothing waiting ${msOf(median(samples.quiet))} · bare node -e '' ${msOf(median(samples.node))}`);
+    ratioRow("hook session-start, a handoff waiting, start → exit", median(samples.waiting), median(samples.node), "bare node", 4);
+    ratioRow("hook session-start, nothing waiting, start → exit", median(samples.quiet), median(samples.node), "bare node", 4);
+  } finally {
+    fs.rmSync(waitingRepo, { recursive: true, force: true });
+    fs.rmSync(quietRepo, { recursive: true, force: true });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -632,6 +724,8 @@ export async function run(): Promise<void> {
     if (wanted.has("memory")) await withPrebuilt("idle memory", () => idleMemory(floorMcp, readThread));
     if (wanted.has("startup")) await withPrebuilt("start-up", () => startUp(floorMcp));
     if (wanted.has("writers")) await withPrebuilt("writers", () => writers(floorMcp));
+    if (wanted.has("repo")) await withPrebuilt("get_handoff in a repository", () => readInRepository());
+    if (wanted.has("hook")) await hookStartUp();
     if (!wanted.has("http") && !wanted.has("pages") && !wanted.has("live")) return;
 
     log(`\n(${reuse ? "reusing" : "building"} the dashboard into ${DIST_DIR}…)`);
