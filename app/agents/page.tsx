@@ -7,8 +7,9 @@ import { buttonClass } from "@/components/ui/button";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { agentFiltersFrom, findAgentFacets, findAgents } from "@/lib/agents";
+import { agentFiltersFrom, findAgentFacets } from "@/lib/agents";
 import { latestChangeSeq } from "@/lib/changes";
+import { findAgentChains } from "@/lib/dashboard/find-agent-chains";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Agents" };
@@ -26,7 +27,7 @@ export default function AgentsPage({ searchParams }: { searchParams: SearchParam
     <>
       <PageHeader
         title="Agents"
-        description="Every agent, its continuity chain and its handoff. Active agents first."
+        description="Every agent by continuity chain: the latest of each first, its predecessors folded under it. Active chains first."
         actions={
           <Link href="/agents/new" className={buttonClass("primary")}>
             Register agent
@@ -43,7 +44,7 @@ export default function AgentsPage({ searchParams }: { searchParams: SearchParam
 
 async function Agents({ searchParams }: { searchParams: SearchParams }) {
   const filters = agentFiltersFrom(await searchParams);
-  const [page, facets] = await Promise.all([findAgents(filters), findAgentFacets()]);
+  const [page, facets] = await Promise.all([findAgentChains(filters), findAgentFacets()]);
   return (
     <>
       <AgentFiltersForm filters={filters} personas={facets.personas} projects={facets.projects} />

@@ -1,24 +1,26 @@
 "use client";
 
-import { useActionState } from "react";
 import { revokeTokenAction } from "@/app/settings/tokens/actions";
-import { buttonClass } from "@/components/ui/button";
+import { ConfirmAction } from "@/components/ui/confirm-action";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { TokenView } from "@/lib/auth/tokens";
-import { idleFormState } from "@/lib/form-state";
 
-function RevokeButton({ name }: { name: string }) {
-  const [state, formAction, pending] = useActionState(revokeTokenAction, idleFormState);
+/** Revoking asks first: whatever uses the token (an agent, a connector, a signed-in browser) stops on its next request. */
+function RevokeButton({ token }: { token: TokenView }) {
   return (
-    <form action={formAction}>
-      <input type="hidden" name="name" value={name} />
-      <button type="submit" disabled={pending} className={buttonClass("danger")} aria-label={`Revoke ${name}`}>
-        {pending ? "Revoking…" : "Revoke"}
-      </button>
-      <span aria-live="polite" className="text-sm text-red-700">
-        {state.status === "error" && state.message}
-      </span>
-    </form>
+    <ConfirmAction
+      action={revokeTokenAction}
+      fields={{ name: token.name }}
+      label="Revoke"
+      describe={`Revoke ${token.name}`}
+      title={`Revoke ${token.name}?`}
+      confirmLabel="Revoke token"
+      busyLabel="Revoking…"
+    >
+      {token.connector
+        ? `${token.connector.label} loses access on its next request, with every token issued to it. Connecting it again needs a new approval.`
+        : `Whatever uses this ${token.role} token stops working on its next request${token.role === "operator" ? ", and browsers signed in with it are signed out" : ""}. This cannot be undone: a new token is a new secret.`}
+    </ConfirmAction>
   );
 }
 
@@ -33,8 +35,8 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
         <tr className="border-b border-slate-200 text-slate-600">
           <th className="py-2 pr-3 font-medium">Name</th>
           <th className="py-2 pr-3 font-medium">Role</th>
-          <th className="py-2 pr-3 font-medium">Created</th>
-          <th className="py-2 pr-3 font-medium">Last used</th>
+          <th className="hidden py-2 pr-3 font-medium sm:table-cell">Created</th>
+          <th className="hidden py-2 pr-3 font-medium sm:table-cell">Last used</th>
           <th className="py-2 font-medium">
             <span className="sr-only">Actions</span>
           </th>
@@ -44,16 +46,20 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
         {tokens.map((token) => (
           <tr key={token.name} className="border-b border-slate-100">
             <td className="py-2 pr-3">
-              <span className="font-mono">{token.name}</span>
+              <span className="font-mono break-all">{token.name}</span>
               {token.connector && <span className="block text-xs text-slate-600">{token.connector.label}</span>}
+              {/* On phones the two date columns fold under the name. */}
+              <span className="block text-xs text-slate-600 sm:hidden">
+                created <RelativeTime iso={token.createdAt} /> · last used {token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}
+              </span>
             </td>
             <td className="py-2 pr-3">{token.role}</td>
-            <td className="py-2 pr-3">
+            <td className="hidden py-2 pr-3 sm:table-cell">
               <RelativeTime iso={token.createdAt} />
             </td>
-            <td className="py-2 pr-3">{token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}</td>
+            <td className="hidden py-2 pr-3 sm:table-cell">{token.lastUsedAt ? <RelativeTime iso={token.lastUsedAt} /> : "never"}</td>
             <td className="py-2">
-              <RevokeButton name={token.name} />
+              <RevokeButton token={token} />
             </td>
           </tr>
         ))}

@@ -30,7 +30,11 @@ export function DeliveryBadge({ delivery }: { delivery: DeliveryOutcome | null }
   if (delivery === "delivered") [tone, label] = ["green", "Delivered to tmux"];
   else if (delivery === "no target") [tone, label] = ["slate", "No tmux target: paste the prompt yourself"];
   else if (delivery) [tone, label] = ["red", `tmux delivery ${delivery}`];
-  return <Badge tone={tone}>{label}</Badge>;
+  return (
+    <Badge tone={tone} wrap>
+      {label}
+    </Badge>
+  );
 }
 
 /** Context use as a small meter, colour rising with the number. */

@@ -1,12 +1,12 @@
 import Link from "next/link";
+import { Badge } from "@/components/ui/badge";
+import { RelativeTime } from "@/components/ui/relative-time";
 import type { ChainNode, ContinuityChain } from "@/lib/agents";
+import { isDeliveryStalled } from "@/lib/agents/delivery-states";
 import { reasonLabel, StatusBadge } from "./agent-badges";
 
-function day(iso: string): string {
-  return new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
-}
-
-function Node({ node, current }: { node: ChainNode; current: boolean }) {
+function Node({ node, current, arrivalStalled }: { node: ChainNode; current: boolean; arrivalStalled: boolean }) {
+  const deliveryStalled = node.handoff !== null && isDeliveryStalled(node.handoff);
   const label = (
     <>
       <span className="font-semibold">{node.name}</span> <code className="font-mono text-xs">{node.shortId}</code>
@@ -34,14 +34,29 @@ function Node({ node, current }: { node: ChainNode; current: boolean }) {
             </Link>
           )}
           <StatusBadge status={node.status} />
+          {deliveryStalled && (
+            <Badge tone="red" wrap>
+              Prompt not delivered
+            </Badge>
+          )}
+          {arrivalStalled && (
+            <Badge tone="red" wrap>
+              Prompt did not arrive
+            </Badge>
+          )}
         </div>
         <p className="mt-1 text-xs text-slate-700">
-          <span className="font-mono">{node.personaSlug}</span> · started {day(node.startedAt)}
-          {node.endedAt && <> · ended {day(node.endedAt)}</>}
+          <span className="font-mono">{node.personaSlug}</span> · started <RelativeTime iso={node.startedAt} />
+          {node.endedAt && (
+            <>
+              {" "}
+              · ended <RelativeTime iso={node.endedAt} />
+            </>
+          )}
         </p>
         {node.handoff && (
           <p className="mt-1 text-xs text-violet-800">
-            Handed off: {reasonLabel(node.handoff.reason)}, {day(node.handoff.createdAt)}
+            Handed off: {reasonLabel(node.handoff.reason)}, <RelativeTime iso={node.handoff.createdAt} />
           </p>
         )}
       </div>
@@ -51,6 +66,13 @@ function Node({ node, current }: { node: ChainNode; current: boolean }) {
 
 /** The continuity chain as a timeline: predecessors (oldest first), this agent, successors. */
 export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
+  const nodes = [...chain.predecessors, chain.agent, ...chain.successors];
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  // A shift prompt that did not arrive is flagged on both ends: the agent that handed off and its successor.
+  const arrivalStalled = (node: ChainNode) => {
+    const record = node.previousAgentId === null ? null : (byId.get(node.previousAgentId)?.handoff ?? null);
+    return record !== null && isDeliveryStalled(record);
+  };
   return (
     <section aria-labelledby="chain-heading" className="flex flex-col gap-3">
       <h2 id="chain-heading" className="text-lg font-semibold text-slate-900">
@@ -58,12 +80,8 @@ export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
       </h2>
       {chain.length === 1 && <p className="text-sm text-slate-600">No predecessor or successor yet: the chain grows when this agent hands off.</p>}
       <ol aria-label="Agents in order, oldest first" className="ml-2">
-        {chain.predecessors.map((node) => (
-          <Node key={node.id} node={node} current={false} />
-        ))}
-        <Node node={chain.agent} current />
-        {chain.successors.map((node) => (
-          <Node key={node.id} node={node} current={false} />
+        {nodes.map((node) => (
+          <Node key={node.id} node={node} current={node.id === chain.agent.id} arrivalStalled={arrivalStalled(node)} />
         ))}
       </ol>
     </section>

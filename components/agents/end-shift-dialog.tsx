@@ -9,7 +9,11 @@ import { idleFormState } from "@/lib/form-state";
 
 type Props = { agentId: number; shortId: string; template: string; tmuxTarget: string | null };
 
-/** "End shift": the operator writes the handoff document and the successor starts. */
+/**
+ * "End shift": the operator writes the handoff document and the successor starts. The
+ * successor's tmux target starts empty: typing the prompt into this agent's own pane would hand
+ * the work to the agent that is leaving.
+ */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props) {
   const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(endShiftAction, idleFormState);
@@ -58,12 +62,12 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
             id="tmuxTarget"
             label="Successor's tmux target (optional)"
             errors={errors.tmuxTarget}
-            hint="Where the successor runs, e.g. work:2.0. The prompt is typed there; leave blank to paste it yourself."
+            hint={`Where the successor runs, e.g. work:3.0: its own pane${tmuxTarget ? `, not this agent's (${tmuxTarget})` : ""}. The prompt is typed there; leave blank to paste it yourself.`}
           >
             <input
               id="tmuxTarget"
               name="tmuxTarget"
-              defaultValue={values.tmuxTarget ?? tmuxTarget ?? ""}
+              defaultValue={values.tmuxTarget ?? ""}
               maxLength={140}
               autoComplete="off"
               spellCheck={false}

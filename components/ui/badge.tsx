@@ -12,11 +12,14 @@ const TONES = {
 
 export type BadgeTone = keyof typeof TONES;
 
-export function Badge({ tone = "slate", children, title }: { tone?: BadgeTone; children: ReactNode; title?: string }) {
+/** `wrap`: a badge that carries a sentence (a delivery's failure reason) wraps instead of widening the page. */
+export function Badge({ tone = "slate", children, title, wrap = false }: { tone?: BadgeTone; children: ReactNode; title?: string; wrap?: boolean }) {
   return (
     <span
       title={title}
-      className={`inline-flex items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${TONES[tone]}`}
+      className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${
+        wrap ? "max-w-full break-words whitespace-normal" : "whitespace-nowrap"
+      } ${TONES[tone]}`}
     >
       {children}
     </span>

@@ -3,18 +3,19 @@
 import { useActionState } from "react";
 import { pauseWebhookAction, redeliverAction, removeWebhookAction, resumeWebhookAction } from "@/app/settings/webhooks/actions";
 import { buttonClass } from "@/components/ui/button";
+import { ConfirmAction } from "@/components/ui/confirm-action";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { idleFormState, type FormState } from "@/lib/form-state";
 import type { DeliveryView, WebhookView } from "@/lib/webhooks/schemas";
 
 type Action = (previous: FormState, formData: FormData) => Promise<FormState>;
 
-function ActionButton({ action, id, label, busy, variant = "secondary", describe }: { action: Action; id: number; label: string; busy: string; variant?: "secondary" | "danger"; describe: string }) {
+function ActionButton({ action, id, label, busy, describe }: { action: Action; id: number; label: string; busy: string; describe: string }) {
   const [state, formAction, pending] = useActionState(action, idleFormState);
   return (
     <form action={formAction} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={id} />
-      <button type="submit" disabled={pending} className={buttonClass(variant)} aria-label={describe}>
+      <button type="submit" disabled={pending} className={buttonClass("secondary")} aria-label={describe}>
         {pending ? busy : label}
       </button>
       <span aria-live="polite" className="text-sm text-red-700">
@@ -30,60 +31,52 @@ const STATUS_STYLE: Record<DeliveryView["status"], string> = {
   failed: "bg-red-50 text-red-800",
 };
 
+/** The latest deliveries, one line each that wraps on a phone (a seven-column table did not fit 390 px). */
 function Deliveries({ deliveries }: { deliveries: DeliveryView[] }) {
   if (deliveries.length === 0) return <p className="text-sm text-slate-600">No deliveries yet.</p>;
   return (
-    <table className="w-full border-collapse text-left text-sm">
-      <caption className="sr-only">Recent deliveries</caption>
-      <thead>
-        <tr className="border-b border-slate-200 text-slate-600">
-          <th className="py-1.5 pr-3 font-medium">#</th>
-          <th className="py-1.5 pr-3 font-medium">Event</th>
-          <th className="py-1.5 pr-3 font-medium">Status</th>
-          <th className="py-1.5 pr-3 font-medium">Last answer</th>
-          <th className="py-1.5 pr-3 font-medium">Attempts</th>
-          <th className="py-1.5 pr-3 font-medium">Queued</th>
-          <th className="py-1.5 font-medium">
-            <span className="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
+    <div>
+      <h3 className="mb-1 text-sm font-medium text-slate-700">Recent deliveries</h3>
+      <ul className="flex flex-col divide-y divide-slate-100 text-sm">
         {deliveries.map((delivery) => (
-          <tr key={delivery.id} className="border-b border-slate-100" data-testid="webhook-delivery">
-            <td className="py-1.5 pr-3 font-mono">{delivery.id}</td>
-            <td className="py-1.5 pr-3 font-mono">{delivery.event}</td>
-            <td className="py-1.5 pr-3">
-              <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[delivery.status]}`}>{delivery.status}</span>
-            </td>
-            <td className="py-1.5 pr-3">
-              {delivery.lastStatus ?? (delivery.lastError ? "no answer" : "–")}
-              {delivery.lastResponseMs !== null && <span className="text-slate-600"> in {delivery.lastResponseMs} ms</span>}
+          <li key={delivery.id} data-testid="webhook-delivery" className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2">
+            <span className="font-mono text-xs text-slate-600">#{delivery.id}</span>
+            <span className="font-mono break-all">{delivery.event}</span>
+            <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLE[delivery.status]}`}>{delivery.status}</span>
+            <span className="min-w-0 break-words">
+              <span>
+                {delivery.lastStatus ?? (delivery.lastError ? "no answer" : "not sent yet")}
+                {delivery.lastResponseMs !== null && <span className="text-slate-600"> in {delivery.lastResponseMs} ms</span>}
+              </span>
               {delivery.lastError && <span className="block text-xs text-red-700">{delivery.lastError}</span>}
-            </td>
-            <td className="py-1.5 pr-3">
-              {delivery.attempts}
+            </span>
+            <span className="text-xs text-slate-600">
+              {delivery.attempts} {delivery.attempts === 1 ? "attempt" : "attempts"}
               {delivery.status === "pending" && delivery.attempts > 0 && (
-                <span className="block text-xs text-slate-600">
-                  next <RelativeTime iso={delivery.nextAttemptAt} />
-                </span>
+                <>
+                  , next <RelativeTime iso={delivery.nextAttemptAt} />
+                </>
               )}
-            </td>
-            <td className="py-1.5 pr-3">
-              <RelativeTime iso={delivery.createdAt} />
-            </td>
-            <td className="py-1.5">
+              , queued <RelativeTime iso={delivery.createdAt} />
+            </span>
+            <span className="ml-auto">
               <ActionButton action={redeliverAction} id={delivery.id} label="Redeliver" busy="Queueing…" describe={`Redeliver delivery ${delivery.id}`} />
-            </td>
-          </tr>
+            </span>
+          </li>
         ))}
-      </tbody>
-    </table>
+      </ul>
+    </div>
   );
 }
 
 export function WebhookList({ hooks }: { hooks: { hook: WebhookView; deliveries: DeliveryView[] }[] }) {
-  if (hooks.length === 0) return <p className="text-sm text-slate-600">No webhooks yet. Add one above, or with `npx baton webhook add &lt;url&gt; --events question.asked`.</p>;
+  if (hooks.length === 0) {
+    return (
+      <p className="text-sm text-slate-600">
+        No webhooks yet. Add one above, or on the server with <code className="font-mono">npx baton webhook add URL --events question.asked</code>.
+      </p>
+    );
+  }
   return (
     <ul className="flex flex-col gap-4">
       {hooks.map(({ hook, deliveries }) => (
@@ -105,7 +98,18 @@ export function WebhookList({ hooks }: { hooks: { hook: WebhookView; deliveries:
               ) : (
                 <ActionButton action={pauseWebhookAction} id={hook.id} label="Pause" busy="Pausing…" describe={`Pause ${hook.url}`} />
               )}
-              <ActionButton action={removeWebhookAction} id={hook.id} label="Delete" busy="Deleting…" variant="danger" describe={`Delete ${hook.url}`} />
+              <ConfirmAction
+                action={removeWebhookAction}
+                fields={{ id: hook.id }}
+                label="Delete"
+                describe={`Delete ${hook.url}`}
+                title="Delete this webhook?"
+                confirmLabel="Delete webhook"
+                busyLabel="Deleting…"
+              >
+                <span className="font-mono break-all">{hook.url}</span> gets no more events, and its delivery log goes with it. Pause it
+                instead to keep both.
+              </ConfirmAction>
             </div>
           </div>
           <Deliveries deliveries={deliveries} />

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Suspense } from "react";
+import { cache, Suspense } from "react";
 import { AgentBanners } from "@/components/agents/agent-banners";
+import { ArrivalProblem } from "@/components/agents/arrival-problem";
 import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
 import { ContinuityChainView } from "@/components/agents/continuity-chain";
@@ -43,9 +44,13 @@ async function agentIdFrom(ref: string): Promise<number> {
   }
 }
 
+/** The agent's chain, read once per request (the tab title and the page both need it). */
+const chainOf = cache(async (ref: string) => getContinuityChain({ agentId: await agentIdFrom(ref) }));
+
+/** The tab names the agent: its name and short id. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const { id } = await params;
-  return { title: `Agent ${decoded(id).slice(0, 36)}` };
+  const { agent } = await chainOf((await params).id);
+  return { title: `${agent.name} ${agent.shortId}` };
 }
 
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
@@ -82,8 +87,10 @@ export default async function AgentPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   // Read before the chain: a change written while the page renders is then replayed to it.
   const since = latestChangeSeq();
-  const chain = await getContinuityChain({ agentId: await agentIdFrom(id) });
+  const chain = await chainOf(id);
   const agent = chain.agent;
+  const predecessor = chain.predecessors.at(-1);
+  const arrival = predecessor?.handoff && isDeliveryStalled(predecessor.handoff) ? predecessor.handoff : null;
   return (
     <>
       <AgentBanners registered={search.registered === "1"} handedOff={search.handedOff === "1"} successor={chain.successors[0]} />
@@ -102,6 +109,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
       />
       <LiveUpdates scope={{ kind: "agents" }} since={since} />
+      {predecessor && arrival && <ArrivalProblem predecessor={predecessor} record={arrival} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <div className="flex flex-col gap-6">
           <AgentOverview agent={agent} />

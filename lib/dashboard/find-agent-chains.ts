@@ -1,0 +1,149 @@
+import "server-only";
+import { readTransaction, type Tx } from "../db";
+import type { AgentFilters } from "../agents/agent-filters";
+import { isDeliveryStalled } from "../agents/delivery-states";
+import { toAgentDetail, type AgentDetail, type HandoffRecordView } from "../agents/views";
+
+export const CHAINS_PAGE_SIZE = 50;
+/** Predecessors shown folded under a chain's latest agent; the agent's own page shows the whole chain. */
+export const MAX_FOLDED_PREDECESSORS = 20;
+
+/** An agent as /agents lists it: the shift handoff that started it (its predecessor's), and whether its prompt stalled. */
+export type ListedAgent = AgentDetail & {
+  /** Its own handoff's prompt did not reach its successor (failed, or not seen entered in time). */
+  deliveryStalled: boolean;
+  /** The handoff it was started by, when its prompt did not reach this agent's pane. */
+  stalledArrival: HandoffRecordView | null;
+};
+
+/** One continuity chain as /agents shows it: its latest agent (among those the filters keep), predecessors folded. */
+export type AgentChain = {
+  latest: ListedAgent;
+  /** Newest first, at most MAX_FOLDED_PREDECESSORS. */
+  predecessors: ListedAgent[];
+  /** Every agent of the chain (predecessors and successors, however many). */
+  length: number;
+};
+
+export type AgentChainPage = { chains: AgentChain[]; total: number; page: number; pageCount: number; perPage: number };
+
+type IdRow = { id: bigint | number };
+type LinkRow = { id: bigint | number; previous_agent_id: bigint | number | null };
+
+/** The filters as SQL on an alias (`a` or `s`): the same conditions for an agent and for its successor. */
+function filterSql(alias: string, filters: AgentFilters): { sql: string; args: string[] } {
+  const parts: string[] = [];
+  const args: string[] = [];
+  for (const [column, value] of [
+    ["status", filters.status],
+    ["persona_slug", filters.persona],
+    ["project", filters.project],
+  ] as const) {
+    if (value === undefined) continue;
+    parts.push(`${alias}.${column} = ?`);
+    args.push(value);
+  }
+  return { sql: parts.length ? parts.join(" AND ") : "1", args };
+}
+
+/** Ids and links of every agent connected to `ids` (both directions; UNION, so a cycle written by hand ends). */
+async function connectedLinks(tx: Tx, ids: number[]): Promise<Map<number, number | null>> {
+  const placeholders = ids.map(() => "?").join(", ");
+  const rows = await tx.$queryRawUnsafe<LinkRow[]>(
+    `WITH RECURSIVE connected(id) AS (
+       SELECT id FROM agents WHERE id IN (${placeholders})
+       UNION
+       SELECT a.previous_agent_id FROM agents a JOIN connected c ON a.id = c.id WHERE a.previous_agent_id IS NOT NULL
+       UNION
+       SELECT a.id FROM agents a JOIN connected c ON a.previous_agent_id = c.id
+     )
+     SELECT a.id AS id, a.previous_agent_id AS previous_agent_id FROM connected c JOIN agents a ON a.id = c.id`,
+    ...ids,
+  );
+  return new Map(rows.map((row) => [Number(row.id), row.previous_agent_id === null ? null : Number(row.previous_agent_id)]));
+}
+
+/** The chain's size from one member, counted as getContinuityChain counts it: each agent once, a gap ends it. */
+function chainLength(id: number, previousOf: Map<number, number | null>, childrenOf: Map<number, number[]>): number {
+  const seen = new Set([id]);
+  for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); cursor = previousOf.get(cursor) ?? null) {
+    seen.add(cursor);
+  }
+  const queue = [id];
+  while (queue.length > 0) {
+    for (const child of childrenOf.get(queue.pop()!) ?? []) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      queue.push(child);
+    }
+  }
+  return seen.size;
+}
+
+/**
+ * /agents grouped by continuity chain. A chain is listed by its latest agent among those the
+ * filters keep (an agent none of whose successors the filters keep), active chains first, newest
+ * first; its predecessors come folded under it, each marked when its shift prompt did not arrive.
+ * Pages count chains.
+ */
+export async function findAgentChains(filters: AgentFilters): Promise<AgentChainPage> {
+  const page = filters.page ?? 1;
+  const perPage = CHAINS_PAGE_SIZE;
+  const own = filterSql("a", filters);
+  const successor = filterSql("s", filters);
+  const latestSql = `FROM agents a WHERE ${own.sql} AND NOT EXISTS (SELECT 1 FROM agents s WHERE s.previous_agent_id = a.id AND ${successor.sql})`;
+  return readTransaction(async (tx) => {
+    const [[{ total }], latestRows] = await Promise.all([
+      tx.$queryRawUnsafe<{ total: bigint | number }[]>(`SELECT COUNT(*) AS total ${latestSql}`, ...own.args, ...successor.args),
+      tx.$queryRawUnsafe<IdRow[]>(
+        `SELECT a.id AS id ${latestSql} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`,
+        ...own.args,
+        ...successor.args,
+        perPage,
+        (page - 1) * perPage,
+      ),
+    ]);
+    const latestIds = latestRows.map((row) => Number(row.id));
+    const previousOf = latestIds.length ? await connectedLinks(tx, latestIds) : new Map<number, number | null>();
+    const childrenOf = new Map<number, number[]>();
+    for (const [id, previous] of previousOf) if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
+
+    // Each chain's shown predecessors, newest first, and the one before the oldest shown (its handoff started that agent).
+    const shownOf = new Map<number, number[]>();
+    const needed = new Set<number>(latestIds);
+    for (const id of latestIds) {
+      const chain: number[] = [];
+      const seen = new Set([id]);
+      for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); cursor = previousOf.get(cursor) ?? null) {
+        seen.add(cursor);
+        needed.add(cursor);
+        if (chain.length === MAX_FOLDED_PREDECESSORS) break;
+        chain.push(cursor);
+      }
+      shownOf.set(id, chain);
+    }
+    const rows = await tx.agent.findMany({ where: { id: { in: [...needed] } }, include: { handoff: true } });
+    const byId = new Map(rows.map((row) => [row.id, toAgentDetail(row)]));
+    const listed = (id: number): ListedAgent => {
+      const agent = byId.get(id)!;
+      const arrival = agent.previousAgentId === null ? null : (byId.get(agent.previousAgentId)?.handoff ?? null);
+      return {
+        ...agent,
+        deliveryStalled: agent.handoff !== null && isDeliveryStalled(agent.handoff),
+        stalledArrival: arrival && isDeliveryStalled(arrival) ? arrival : null,
+      };
+    };
+    const count = Number(total);
+    return {
+      chains: latestIds.map((id) => ({
+        latest: listed(id),
+        predecessors: shownOf.get(id)!.map(listed),
+        length: chainLength(id, previousOf, childrenOf),
+      })),
+      total: count,
+      page,
+      perPage,
+      pageCount: Math.max(1, Math.ceil(count / perPage)),
+    };
+  });
+}
