@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { databaseFile, dataDir } from "../config";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
 import { defaultDataDir, projectRoot } from "../paths.mjs";
@@ -40,9 +41,11 @@ const shellQuoted = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'
  */
 function pinnedEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
-  const dataDir = process.env.BATON_DATA_DIR;
-  if (dataDir && path.resolve(dataDir) !== defaultDataDir()) env.BATON_DATA_DIR = path.resolve(dataDir);
-  if (process.env.DATABASE_URL) env.DATABASE_URL = process.env.DATABASE_URL;
+  const folder = dataDir();
+  if (folder !== defaultDataDir()) env.BATON_DATA_DIR = folder;
+  // Only a database moved away from its data folder; a relative URL is pinned as absolute.
+  const database = databaseFile();
+  if (database !== path.join(folder, "baton.db")) env.DATABASE_URL = `file:${database}`;
   return env;
 }
 

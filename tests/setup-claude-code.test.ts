@@ -1,0 +1,183 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { dataDir } from "../lib/config";
+import { createHandoff } from "../lib/handoffs";
+
+/**
+ * Issue 19, acceptance 2: `baton setup claude-code` on a repository that already has Claude Code
+ * settings, checked with Claude Code's own CLI (@anthropic-ai/claude-code, a devDependency; only
+ * its non-model commands, with a throwaway HOME).
+ */
+const projectRoot = path.resolve(import.meta.dirname, "..");
+const claudeBin = path.join(projectRoot, "node_modules", ".bin", "claude");
+const folders: string[] = [];
+
+function tempFolder(): string {
+  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-setup-")));
+  folders.push(folder);
+  return folder;
+}
+
+afterAll(() => {
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+function repository(): string {
+  const repo = tempFolder();
+  execFileSync("git", ["init", "-q", "-b", "main"], { cwd: repo });
+  execFileSync("git", ["remote", "add", "origin", "git@github.com:acme/setup.git"], { cwd: repo });
+  return repo;
+}
+
+function baton(cwd: string, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Claude Code's CLI, as its user would run it in `cwd`, with `home` as HOME and nothing from this machine's own setup. */
+function claude(cwd: string, home: string, ...args: string[]): string {
+  const run = spawnSync(claudeBin, args, {
+    cwd,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { PATH: process.env.PATH ?? "", HOME: home, BATON_DATA_DIR: dataDir(), DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+  });
+  return `${run.stdout}${run.stderr}`;
+}
+
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+const write = (file: string, json: unknown) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+};
+
+const EXISTING_SETTINGS = {
+  $schema: "https://json.schemastore.org/claude-code-settings.json",
+  permissions: { allow: ["Bash(npm test)"], deny: ["Read(./.env)"] },
+  env: { FOO: "bar" },
+  hooks: {
+    PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: "npx prettier --write" }] }],
+    SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo welcome" }] }],
+    Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+  },
+};
+const EXISTING_SERVERS = { mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } };
+
+describe("baton setup claude-code", () => {
+  it("keeps existing settings, adds both hooks, the checkpoint and the MCP server, and a second run changes nothing", async () => {
+    const repo = repository();
+    write(path.join(repo, ".claude", "settings.json"), EXISTING_SETTINGS);
+    write(path.join(repo, ".mcp.json"), EXISTING_SERVERS);
+    fs.mkdirSync(path.join(repo, "src"));
+
+    // --print shows the result and writes nothing.
+    const printed = baton(path.join(repo, "src"), ["setup", "claude-code", "--print"]);
+    expect(printed.status).toBe(0);
+    expect(printed.stdout).toContain("hook session-start");
+    expect(readJson(path.join(repo, ".claude", "settings.json"))).toEqual(EXISTING_SETTINGS);
+
+    const first = baton(path.join(repo, "src"), ["setup", "claude-code"]);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain('.mcp.json: added the MCP server "baton"');
+    expect(first.stdout).toContain("added the SessionStart hook");
+    expect(first.stdout).toContain("claude mcp list");
+
+    const settings = readJson(path.join(repo, ".claude", "settings.json")) as typeof EXISTING_SETTINGS & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    // Everything that was there is still there, unchanged and first.
+    expect(settings.$schema).toBe(EXISTING_SETTINGS.$schema);
+    expect(settings.permissions).toEqual(EXISTING_SETTINGS.permissions);
+    expect(settings.env).toEqual(EXISTING_SETTINGS.env);
+    expect(settings.hooks.PostToolUse).toEqual(EXISTING_SETTINGS.hooks.PostToolUse);
+    expect(settings.hooks.SessionStart[0]).toEqual(EXISTING_SETTINGS.hooks.SessionStart[0]);
+    expect(settings.hooks.Stop[0]).toEqual(EXISTING_SETTINGS.hooks.Stop[0]);
+    // And Baton's are added.
+    const bin = path.join(projectRoot, "bin", "baton.mjs");
+    const pinned = `BATON_DATA_DIR=${dataDir()} `;
+    expect(settings.hooks.SessionStart[1]).toEqual({
+      matcher: "startup|resume|clear|compact",
+      hooks: [{ type: "command", command: `${pinned}node ${bin} hook session-start`, timeout: 30 }],
+    });
+    expect(settings.hooks.Stop[1]).toEqual({ hooks: [{ type: "command", command: `${pinned}node ${bin} hook stop`, timeout: 30 }] });
+    expect(settings.hooks.PreCompact).toEqual([{ matcher: "manual|auto", hooks: [{ type: "command", command: `${pinned}node ${bin} checkpoint --hook --push`, timeout: 60 }] }]);
+    expect(readJson(path.join(repo, ".mcp.json"))).toEqual({
+      mcpServers: { ...EXISTING_SERVERS.mcpServers, baton: { type: "stdio", command: "node", args: [bin, "mcp", "--as", "code"], env: { BATON_DATA_DIR: dataDir() } } },
+    });
+
+    const before = ["settings.json", "../.mcp.json"].map((file) => fs.readFileSync(path.join(repo, ".claude", file), "utf8"));
+    const second = baton(repo, ["setup", "claude-code"]);
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain(".mcp.json: already set up, nothing to change");
+    expect(second.stdout).toContain(".claude/settings.json: already set up, nothing to change");
+    expect(["settings.json", "../.mcp.json"].map((file) => fs.readFileSync(path.join(repo, ".claude", file), "utf8"))).toEqual(before);
+
+    // The registered SessionStart command is the one Claude Code will run: through a shell, JSON on stdin.
+    const { handoff } = await createHandoff({ title: "Set up", content: "Picked up by the registered hook", asClient: "chat", repoPath: repo });
+    const command = settings.hooks.SessionStart[1].hooks[0].command;
+    const ran = spawnSync("sh", ["-c", command], { cwd: repo, encoding: "utf8", input: JSON.stringify({ session_id: "s", cwd: repo, hook_event_name: "SessionStart", source: "startup" }) });
+    expect(ran.status).toBe(0);
+    expect(JSON.parse(ran.stdout).hookSpecificOutput.additionalContext).toContain(handoff.id);
+
+    // --remove takes out Baton's entries and nothing else.
+    const removed = baton(repo, ["setup", "claude-code", "--remove"]);
+    expect(removed.status).toBe(0);
+    expect(readJson(path.join(repo, ".claude", "settings.json"))).toEqual(EXISTING_SETTINGS);
+    expect(readJson(path.join(repo, ".mcp.json"))).toEqual(EXISTING_SERVERS);
+  });
+
+  it("Claude Code's own CLI lists the project server as connected once it is approved where Claude Code asks", () => {
+    const repo = repository();
+    const home = tempFolder();
+    write(path.join(repo, ".claude", "settings.json"), EXISTING_SETTINGS);
+    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+
+    // A project's .mcp.json server waits for the person's approval.
+    expect(claude(repo, home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - ⏸ Pending approval/);
+
+    // What Claude Code writes when the person trusts the folder and chooses "Use this MCP server".
+    const state = path.join(home, ".claude.json");
+    const config = readJson(state);
+    write(state, { ...config, projects: { [repo]: { hasTrustDialogAccepted: true } } });
+    write(path.join(repo, ".claude", "settings.local.json"), { enabledMcpjsonServers: ["baton"] });
+
+    const listed = claude(repo, home, "mcp", "list");
+    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
+    expect(listed).not.toContain("Failed");
+    const details = claude(repo, home, "mcp", "get", "baton");
+    expect(details).toContain("Scope: Project config (shared via .mcp.json)");
+    expect(details).toMatch(/Status: .*Connected/);
+  }, 120_000);
+
+  it("--user registers the server for every folder in ~/.claude.json and the hooks in ~/.claude/settings.json, keeping Claude Code's own state", () => {
+    const home = tempFolder();
+    const folder = tempFolder();
+    claude(folder, home, "mcp", "list"); // Claude Code writes its state file first
+    const state = readJson(path.join(home, ".claude.json"));
+    expect(state.userID).toBeTruthy();
+
+    const setup = baton(folder, ["setup", "claude-code", "--user"], { HOME: home });
+    expect(setup.status).toBe(0);
+    const after = readJson(path.join(home, ".claude.json"));
+    expect(after).toMatchObject({ ...state, mcpServers: { baton: { command: "node" } } });
+    expect(Object.keys(readJson(path.join(home, ".claude", "settings.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
+    expect(claude(folder, home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
+    expect(baton(folder, ["setup", "claude-code", "--user"], { HOME: home }).stdout).toContain("already set up, nothing to change");
+  }, 120_000);
+
+  it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
+    const repo = repository();
+    fs.mkdirSync(path.join(repo, ".claude"));
+    fs.writeFileSync(path.join(repo, ".claude", "settings.json"), "{ not json");
+    const refused = baton(repo, ["setup", "claude-code"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/settings\.json is not valid JSON .*nothing was written/);
+    expect(fs.readFileSync(path.join(repo, ".claude", "settings.json"), "utf8")).toBe("{ not json");
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+
+    const outside = baton(tempFolder(), ["setup", "claude-code"]);
+    expect(outside.status).toBe(1);
+    expect(outside.stderr).toMatch(/is not inside a git repository/);
+  });
+});
