@@ -43,7 +43,14 @@ function claude(cwd: string, home: string, ...args: string[]): string {
     cwd,
     encoding: "utf8",
     timeout: 60_000,
-    env: { PATH: process.env.PATH ?? "", HOME: home, BATON_DATA_DIR: dataDir(), DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    env: {
+      NODE_ENV: process.env.NODE_ENV,
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      BATON_DATA_DIR: dataDir(),
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    },
   });
   return `${run.stdout}${run.stderr}`;
 }
