@@ -3,16 +3,18 @@ import { z } from "zod";
 import type { EntryView, HandoffPage, HandoffThread, HandoffView } from "./handoffs";
 import { SOURCE_FILTERS } from "./formats/types";
 import { END_OF_THREAD, THREAD_PAGE_SIZE } from "./handoffs/limits";
-import { handoffStatusSchema, projectTagSchema } from "./handoffs/schemas";
+import { CLIENT_SIDES, handoffStatusSchema, projectTagSchema } from "./handoffs/schemas";
 import type { ApiError } from "./http";
+import { MAX_SEARCH_LENGTH } from "./search/query";
 import { urlFilters, type UrlFilters } from "./url-filters";
 import { MAX_PAGE, wholeNumberParam } from "./validation";
 
 const historyFilterFields = {
   status: handoffStatusSchema,
   project: projectTagSchema,
-  q: z.string().trim().min(1).max(200),
+  q: z.string().trim().min(1).max(MAX_SEARCH_LENGTH),
   source: z.enum(SOURCE_FILTERS),
+  unread: z.enum(CLIENT_SIDES),
   page: wholeNumberParam("page", 1, MAX_PAGE),
 };
 const historyFilters = urlFilters(historyFilterFields);

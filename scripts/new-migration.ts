@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -22,6 +23,22 @@ const prismaBin = path.join(root, "node_modules", ".bin", "prisma");
 const env = { ...process.env, DATABASE_URL: `file:${path.join(scratch, "base.db")}`, CHECKPOINT_DISABLE: "1" };
 const prisma = (...args: string[]) => execFileSync(prismaBin, args, { cwd: root, env, encoding: "utf8" });
 
+/**
+ * The pulled schema without virtual tables (the FTS5 search index) and the shadow tables SQLite
+ * keeps for them: migrations create those by hand, Prisma models none of them, and a diff from a
+ * schema that has them would drop them.
+ */
+function withoutVirtualTables(schema: string, databaseFile: string): string {
+  const sqlite = new Database(databaseFile, { readonly: true });
+  try {
+    const rows = sqlite.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('virtual', 'shadow')").all() as { name: string }[];
+    const skipped = new Set(rows.map((row) => row.name));
+    return schema.replace(/(?:^\/\/\/.*\n)*^model (\w+) \{\n[\s\S]*?^\}\n?/gm, (block, name: string) => (skipped.has(name) ? "" : block));
+  } finally {
+    sqlite.close();
+  }
+}
+
 try {
   const existing = fs.existsSync(migrationsDir)
     ? fs.readdirSync(migrationsDir).filter((entry) => fs.statSync(path.join(migrationsDir, entry)).isDirectory())
@@ -32,7 +49,7 @@ try {
     // db pull prints a banner before the schema; the schema starts at its first block.
     const pulled = prisma("db", "pull", "--print");
     const baseSchema = path.join(scratch, "base.prisma");
-    fs.writeFileSync(baseSchema, pulled.slice(pulled.search(/^(generator|datasource) /m)));
+    fs.writeFileSync(baseSchema, withoutVirtualTables(pulled.slice(pulled.search(/^(generator|datasource) /m)), path.join(scratch, "base.db")));
     from = ["--from-schema-datamodel", baseSchema];
   }
   const sql = prisma("migrate", "diff", ...from, "--to-schema-datamodel", "prisma/schema.prisma", "--script");
@@ -47,12 +64,12 @@ try {
   const lock = path.join(migrationsDir, "migration_lock.toml");
   if (!fs.existsSync(lock)) fs.writeFileSync(lock, 'provider = "sqlite"\n');
   console.log(`wrote ${path.relative(root, target)}/migration.sql`);
-  // Prisma redefines a SQLite table by dropping it, and its triggers (the change feed's) go with it.
+  // Prisma redefines a SQLite table by dropping it, and its triggers (the change feed's, the search index's) go with it.
   const dropped = [...sql.matchAll(/DROP TABLE "([^"]+)"/g)].map((match) => match[1]);
   if (dropped.length > 0) {
     console.warn(
-      `note: it redefines ${dropped.join(", ")}; recreate their change-feed triggers at the end of the migration ` +
-        "(see prisma/migrations/*_change_feed; tests/migrations.test.ts checks)",
+      `note: it redefines ${dropped.join(", ")}; recreate their change-feed and search triggers at the end of the migration ` +
+        "(see prisma/migrations/*_change_feed and *_full_text_search; tests/migrations.test.ts checks)",
     );
   }
 } finally {

@@ -276,8 +276,10 @@ describe("findHandoffs", () => {
     expect(page.items[0]).toMatchObject({ entryCount: 0, status: "completed" });
 
     expect((await findHandoffs({ project: "listing", status: "active" })).total).toBe(2);
-    expect((await findHandoffs({ q: "search tar" })).items.map((item) => item.id)).toEqual([first.handoff.id]);
+    expect((await findHandoffs({ q: "search tar*" })).items.map((item) => item.id)).toEqual([first.handoff.id]);
     expect((await findHandoffs({ q: "SEARCH" })).total).toBe(1);
+    // Whole words: a search is full-text (tests/search.test.ts), no longer a substring of titles.
+    expect((await findHandoffs({ q: "search tar" })).total).toBe(0);
     const paged = await findHandoffs({ project: "listing", perPage: 2, page: 2 });
     expect(paged).toMatchObject({ total: 3, pageCount: 2, page: 2 });
     expect(paged.items.map((item) => item.id)).toEqual([second.handoff.id]);
@@ -287,6 +289,8 @@ describe("findHandoffs", () => {
   it("refuses bad filters", async () => {
     await expectError(findHandoffs({ status: "open" }), Invalid, /status must be "active" or "completed"/);
     await expectError(findHandoffs({ page: 0 }), Invalid, /page must be a whole number from 1/);
+    await expectError(findHandoffs({ unread: "yes" }), Invalid, /unread must be "chat" or "code"/);
+    await expectError(findHandoffs({ q: "x".repeat(201) }), Invalid, /search must be at most 200 characters/);
   });
 });
 

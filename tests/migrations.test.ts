@@ -1,15 +1,19 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { databaseFile } from "../lib/config";
-import { pendingMigrations } from "../lib/migrate";
+import { ensureMigrated, pendingMigrations } from "../lib/migrate";
 
 /**
- * The migrated schema keeps what Prisma cannot see: the change feed's triggers. Prisma redefines a
- * SQLite table by copying it and dropping the old one, which drops its triggers too; a migration
- * that does so must create them again, and this test says when one did not.
+ * The migrated schema keeps what Prisma cannot see: the change feed's and the search index's
+ * triggers. Prisma redefines a SQLite table by copying it and dropping the old one, which drops
+ * its triggers too; a migration that does so must create them again, and this test says when one
+ * did not.
  */
 describe("the migrated database", () => {
-  it("has every migration applied and a change-feed trigger for each write that feeds it", () => {
+  it("has every migration applied and every trigger that feeds the change feed and the search index", () => {
     expect(pendingMigrations()).toEqual([]);
     const sqlite = new Database(databaseFile(), { readonly: true });
     try {
@@ -22,9 +26,66 @@ describe("the migrated database", () => {
         { name: "changes_handoff_updated", tableName: "handoffs" },
         { name: "changes_shift_handoff_created", tableName: "handoff_records" },
         { name: "changes_shift_handoff_updated", tableName: "handoff_records" },
+        { name: "search_entry_created", tableName: "handoff_entries" },
+        { name: "search_entry_deleted", tableName: "handoff_entries" },
+        { name: "search_entry_updated", tableName: "handoff_entries" },
+        { name: "search_handoff_created", tableName: "handoffs" },
+        { name: "search_handoff_retitled", tableName: "handoffs" },
+        { name: "search_text_created", tableName: "handoff_search_texts" },
+        { name: "search_text_deleted", tableName: "handoff_search_texts" },
+        { name: "search_text_updated", tableName: "handoff_search_texts" },
       ]);
     } finally {
       sqlite.close();
+    }
+  });
+});
+
+/** The migrations folder up to (not including) the first whose name ends with `name`, copied. */
+function migrationsBefore(name: string): string {
+  const source = path.resolve(import.meta.dirname, "..", "prisma", "migrations");
+  const target = fs.mkdtempSync(path.join(os.tmpdir(), "baton-migrations-"));
+  const names = fs.readdirSync(source).filter((entry) => fs.statSync(path.join(source, entry)).isDirectory()).sort();
+  const stop = names.findIndex((entry) => entry.endsWith(name));
+  for (const entry of names.slice(0, stop)) fs.cpSync(path.join(source, entry), path.join(target, entry), { recursive: true });
+  return target;
+}
+
+describe("the full-text search migration", () => {
+  it("builds the index for the handoffs and entries that existed before it", () => {
+    // A database as it stood before the migration, with rows in it, then every migration applied.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-before-search-"));
+    const url = `file:${path.join(folder, "baton.db")}`;
+    const earlier = migrationsBefore("_full_text_search");
+    const sqlite = new Database(databaseFile(url));
+    try {
+      for (const name of fs.readdirSync(earlier).sort()) sqlite.exec(fs.readFileSync(path.join(earlier, name, "migration.sql"), "utf8"));
+      sqlite.exec(`CREATE TABLE "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
+        "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
+        "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
+      const record = sqlite.prepare("INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name) VALUES (?, '', current_timestamp, ?)");
+      for (const name of fs.readdirSync(earlier)) record.run(name, name);
+      sqlite.prepare("INSERT INTO handoffs (id, title) VALUES ('hof_BeforeSearch0000000001', 'Kinkajou rollout'), ('hof_BeforeSearch0000000002', 'Other')").run();
+      sqlite
+        .prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content) VALUES ('hof_BeforeSearch0000000002', 'chat', 'context', ?)")
+        .run("the capybara schema moves first");
+    } finally {
+      sqlite.close();
+    }
+
+    ensureMigrated(url);
+
+    const migrated = new Database(databaseFile(url), { readonly: true });
+    try {
+      const find = (table: string, query: string) =>
+        migrated.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`).all(query).length;
+      expect(find("handoff_search", "kinkajou")).toBe(1);
+      expect(find("entry_search", "capybara")).toBe(1);
+      expect(migrated.prepare("SELECT COUNT(*) AS owners FROM entry_search_owners").get()).toEqual({ owners: 1 });
+    } finally {
+      migrated.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+      fs.rmSync(earlier, { recursive: true, force: true });
     }
   });
 });

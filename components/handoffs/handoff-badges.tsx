@@ -33,11 +33,12 @@ export function SourceBadge({ format }: { format: string | null }) {
   );
 }
 
-/** "Chat: 2 unread": loud when there is something to read, quiet when not. */
+/** "Chat: 2 unread", only when there is something to read: a row of zeros says nothing. */
 export function UnreadBadge({ side, count }: { side: "chat" | "code"; count: number }) {
+  if (count === 0) return null;
   const label = side === "chat" ? "Chat" : "Code";
   return (
-    <Badge tone={count > 0 ? "amber" : "slate"} title={`${count} entries past ${side}'s cursor`}>
+    <Badge tone="amber" title={`${count} ${count === 1 ? "entry" : "entries"} past ${side}'s cursor`}>
       {label}: {count} unread
     </Badge>
   );

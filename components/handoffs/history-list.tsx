@@ -5,7 +5,31 @@ import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffSummary } from "@/lib/handoffs";
 import { historyQuery, historySearch, type HistoryFilters } from "@/lib/queries";
+import type { HighlightedText, SearchExcerpt } from "@/lib/search/types";
 import { SourceBadge, StatusBadge, UnreadBadge } from "./handoff-badges";
+
+/** Text with the search's matching words marked; plain text nodes only, never markup. */
+function Highlighted({ text }: { text: HighlightedText }) {
+  return text.map((segment, index) =>
+    segment.match ? (
+      <mark key={index} className="rounded-sm bg-amber-100 px-0.5 font-semibold text-slate-900">
+        {segment.text}
+      </mark>
+    ) : (
+      <span key={index}>{segment.text}</span>
+    ),
+  );
+}
+
+function ExcerptLine({ excerpt }: { excerpt: SearchExcerpt }) {
+  const where = excerpt.in === "entry" ? `${excerpt.type} from ${excerpt.fromClient}` : "kept summary";
+  return (
+    <p data-testid="search-excerpt" className="mt-1.5 text-sm break-words text-slate-700">
+      <span className="mr-1.5 text-xs font-medium text-slate-600">{where}:</span>
+      <Highlighted text={excerpt.text} />
+    </p>
+  );
+}
 
 function HistoryItem({ item }: { item: HandoffSummary }) {
   return (
@@ -15,8 +39,9 @@ function HistoryItem({ item }: { item: HandoffSummary }) {
           href={`/handoffs/${item.id}`}
           className="font-semibold text-slate-900 break-words hover:text-indigo-700 hover:underline"
         >
-          {item.title}
+          {item.match ? <Highlighted text={item.match.title} /> : item.title}
         </Link>
+        {item.match?.excerpt && <ExcerptLine excerpt={item.match.excerpt} />}
         <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600">
           <span className="font-mono">{item.id}</span>
           {item.project && <span>project {item.project}</span>}
@@ -38,7 +63,7 @@ function HistoryItem({ item }: { item: HandoffSummary }) {
   );
 }
 
-/** Every handoff, most recent activity first, refreshed while the page is open. */
+/** Every handoff (or a search's matches, best first), refreshed while the page is open. */
 export function HistoryList({ filters }: { filters: HistoryFilters }) {
   const { data, error } = useQuery(historyQuery(filters));
   if (!data) {
@@ -48,16 +73,17 @@ export function HistoryList({ filters }: { filters: HistoryFilters }) {
       </p>
     );
   }
-  const filtered = Boolean(filters.status || filters.project || filters.q || filters.source);
+  const filtered = Object.entries(filters).some(([key, value]) => key !== "page" && value !== undefined);
   return (
     <section aria-labelledby="history-heading">
       <div className="mb-2 flex items-baseline justify-between gap-2">
         <h2 id="history-heading" className="text-base font-semibold text-slate-900">
-          History
+          {filters.q ? "Search results" : "History"}
         </h2>
         <p className="text-sm text-slate-600" aria-live="polite">
           {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"}
           {filtered ? " match" : ""}
+          {filters.q && data.total > 1 ? ", best match first" : ""}
         </p>
       </div>
       {data.items.length === 0 ? (
@@ -82,7 +108,7 @@ export function HistoryList({ filters }: { filters: HistoryFilters }) {
         <nav aria-label="Pages" className="mt-4 flex items-center justify-between text-sm">
           {data.page > 1 ? (
             <Link href={`/${historySearch(filters, data.page - 1)}`} className="text-indigo-700 hover:underline" rel="prev">
-              ← Newer
+              {filters.q ? "← Better matches" : "← Newer"}
             </Link>
           ) : (
             <span />
@@ -92,7 +118,7 @@ export function HistoryList({ filters }: { filters: HistoryFilters }) {
           </span>
           {data.page < data.pageCount ? (
             <Link href={`/${historySearch(filters, data.page + 1)}`} className="text-indigo-700 hover:underline" rel="next">
-              Older →
+              {filters.q ? "More matches →" : "Older →"}
             </Link>
           ) : (
             <span />

@@ -1,7 +1,9 @@
 import "server-only";
 import { closeHandoffIn } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
+import { keepSummaryFindableIn } from "../search";
 import type { Sql } from "../sqlite";
+import type { Bundle } from "./bundle";
 import { renderSnapshot, storeBundleIn } from "./export-handoff";
 import { loadSnapshot } from "./load-snapshot";
 import { keptBundleOf } from "./store";
@@ -20,6 +22,10 @@ export function closeKeepingBundleIn(tx: Sql, id: string): ClosedWithBundle {
   if (snapshot.handoff.status === "completed") return { handoff: snapshot.handoff, artifactId: keptBundleOf(tx, id) };
   // The archive names this thread as its source cut, even for a child that added nothing to its bundle.
   const archive = { ...snapshot, reuseSourceDocument: false };
-  const artifactId = snapshot.entries.length > 0 ? storeBundleIn(tx, id, renderSnapshot(archive, "bundle"), "close_archive") : null;
+  if (snapshot.entries.length === 0) return { handoff: closeHandoffIn(tx, id), artifactId: null };
+  const rendered = renderSnapshot(archive, "bundle");
+  const artifactId = storeBundleIn(tx, id, rendered, "close_archive");
+  // The entries go; what the kept bundle says of them stays findable.
+  keepSummaryFindableIn(tx, id, (JSON.parse(rendered.text) as Bundle).summary_markdown);
   return { handoff: closeHandoffIn(tx, id), artifactId };
 }

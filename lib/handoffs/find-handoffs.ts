@@ -1,20 +1,28 @@
 import "server-only";
 import { z } from "zod";
-import { read } from "../sqlite";
 import { SOURCE_FILTERS } from "../formats/types";
+import { fts5QueryOf, MAX_SEARCH_LENGTH, parseSearchQuery, SEARCH_HITS_CTE, searchMatchesIn, type SearchMatch } from "../search";
+import { read, type Sql } from "../sqlite";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
-import { handoffStatusSchema, optionalProjectSchema } from "./schemas";
+import { CLIENT_SIDES, handoffStatusSchema, optionalProjectSchema } from "./schemas";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
 
 export const HISTORY_PAGE_SIZE = 50;
+
 const findHandoffsInput = z.object({
   status: z.preprocess(blankToUndefined, handoffStatusSchema.optional()),
   project: optionalProjectSchema,
-  q: z.preprocess(blankToUndefined, z.string().trim().max(200, { error: "search must be at most 200 characters" }).optional()),
+  /** Words, "phrases" and prefix* over titles, entries and kept summaries (lib/search/query.ts). */
+  q: z.preprocess(
+    blankToUndefined,
+    z.string({ error: "search must be text" }).trim().max(MAX_SEARCH_LENGTH, { error: `search must be at most ${MAX_SEARCH_LENGTH} characters` }).optional(),
+  ),
   source: z.preprocess(
     blankToUndefined,
     z.enum(SOURCE_FILTERS, { error: `source must be one of ${SOURCE_FILTERS.join(", ")}` }).optional(),
   ),
+  /** Only handoffs with entries that side has not read. */
+  unread: z.preprocess(blankToUndefined, z.enum(CLIENT_SIDES, { error: 'unread must be "chat" or "code"' }).optional()),
   page: wholeNumberParam("page", 1, MAX_PAGE).transform((page) => page ?? 1),
   perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? HISTORY_PAGE_SIZE),
 });
@@ -29,6 +37,8 @@ export type HandoffSummary = HandoffView & {
   codeUnread: number;
   /** Format the thread was imported from; null for threads started in Baton. */
   sourceFormat: string | null;
+  /** With a search (`q`): the title with the matching words marked and where they were found. */
+  match: SearchMatch | null;
 };
 
 export type HandoffPage = {
@@ -41,47 +51,101 @@ export type HandoffPage = {
 
 type SummaryRow = HandoffRow & { source_format: string | null; entry_count: number; chat_unread: number; code_unread: number };
 
-/**
- * History, most recent activity first. Counts come from covering-index range scans on
- * (handoff_id, seq) for the visible page only, never from loading entries.
- */
-export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<HandoffPage> {
-  const input = parseInput(findHandoffsInput, options);
+const SUMMARY_COLUMNS = `h.id, h.title, h.project, h.chat_last_seen, h.code_last_seen, h.status, h.created_at, h.updated_at, h.closed_at,
+  s.format AS source_format,
+  (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id) AS entry_count,
+  (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen) AS chat_unread,
+  (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_unread`;
+
+const UNREAD_BY = {
+  chat: "EXISTS (SELECT 1 FROM handoff_entries u WHERE u.handoff_id = h.id AND u.seq > h.chat_last_seen)",
+  code: "EXISTS (SELECT 1 FROM handoff_entries u WHERE u.handoff_id = h.id AND u.seq > h.code_last_seen)",
+};
+
+type Input = z.output<typeof findHandoffsInput>;
+type Filters = { where: string; params: Record<string, string> };
+
+function filtersOf(input: Input): Filters {
   const conditions: string[] = [];
-  const params: Record<string, string | number> = {};
+  const params: Record<string, string> = {};
   const filter = (condition: string, name?: string, value?: string) => {
     conditions.push(condition);
     if (name && value !== undefined) params[name] = value;
   };
   if (input.status) filter("h.status = @status", "status", input.status);
   if (input.project) filter("h.project = @project", "project", input.project);
-  // instr() rather than LIKE: a title search for "50%" or "a_b" means those characters.
-  if (input.q) filter("instr(lower(h.title), lower(@q)) > 0", "q", input.q);
   if (input.source === "native") filter("s.handoff_id IS NULL");
   else if (input.source) filter("s.format = @source", "source", input.source);
-  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
-  return read((tx) => {
-    const { total } = tx.statement(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`).get(params) as { total: number };
-    const rows = tx
-      .statement(
-        `SELECT h.id, h.title, h.project, h.chat_last_seen, h.code_last_seen, h.status, h.created_at, h.updated_at, h.closed_at,
-           s.format AS source_format,
-           (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id) AS entry_count,
-           (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen) AS chat_unread,
-           (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_unread
-         FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
-         ORDER BY h.updated_at DESC, h.id ASC LIMIT @limit OFFSET @offset`,
-      )
-      .all({ ...params, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as SummaryRow[];
-    const items = rows.map((row) => ({
-      ...toHandoffView(row),
-      entryCount: row.entry_count,
-      chatUnread: row.chat_unread,
-      codeUnread: row.code_unread,
-      sourceFormat: row.source_format,
-    }));
-    return { items, total, page: input.page, perPage: input.perPage, pageCount: Math.max(1, Math.ceil(total / input.perPage)) };
-  });
+  if (input.unread) filter(UNREAD_BY[input.unread]);
+  return { where: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
+}
+
+const summaryOf = (row: SummaryRow, match: SearchMatch | null): HandoffSummary => ({
+  ...toHandoffView(row),
+  entryCount: row.entry_count,
+  chatUnread: row.chat_unread,
+  codeUnread: row.code_unread,
+  sourceFormat: row.source_format,
+  match,
+});
+
+const pageOf = (input: Input, items: HandoffSummary[], total: number): HandoffPage => ({
+  items,
+  total,
+  page: input.page,
+  perPage: input.perPage,
+  pageCount: Math.max(1, Math.ceil(total / input.perPage)),
+});
+
+/**
+ * History, most recent activity first. Counts come from covering-index range scans on
+ * (handoff_id, seq) for the visible page only, never from loading entries.
+ */
+function recentIn(tx: Sql, input: Input, { where, params }: Filters): HandoffPage {
+  const { total } = tx.statement(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`).get(params) as { total: number };
+  const rows = tx
+    .statement(
+      `SELECT ${SUMMARY_COLUMNS} FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
+       ORDER BY h.updated_at DESC, h.id ASC LIMIT @limit OFFSET @offset`,
+    )
+    .all({ ...params, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as SummaryRow[];
+  return pageOf(input, rows.map((row) => summaryOf(row, null)), total);
+}
+
+/**
+ * A search: the best match first (the search index's score), then the most recent. The page is
+ * cut before its counts and excerpts are computed, so they cost the same at any scale.
+ */
+function searchIn(tx: Sql, input: Input, { where, params }: Filters, match: string): HandoffPage {
+  const hits = `search_hits hits JOIN handoffs h ON h.id = hits.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`;
+  const rows = tx
+    .statement(
+      `WITH ${SEARCH_HITS_CTE},
+       page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
+                ORDER BY hits.score, h.updated_at DESC, h.id LIMIT @limit OFFSET @offset)
+       SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total
+         FROM page JOIN handoffs h ON h.id = page.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id
+         ORDER BY page.score, page.updated_at DESC, h.id`,
+    )
+    .all({ ...params, match, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as (SummaryRow & { hit_seq: number | null; total: number })[];
+  // Past the last page there is no row to carry the total: count it.
+  const total = rows[0]?.total ?? (input.page > 1 ? (tx.statement(`WITH ${SEARCH_HITS_CTE} SELECT COUNT(*) AS total FROM ${hits}`).get({ ...params, match }) as { total: number }).total : 0);
+  const matches = searchMatchesIn(tx, match, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
+  return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), total);
+}
+
+/**
+ * The history: every handoff, or those matching `q` (titles, entries and kept summaries, best
+ * match first), filtered by status, project, source and unread side, a page at a time.
+ */
+export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<HandoffPage> {
+  const input = parseInput(findHandoffsInput, options);
+  const filters = filtersOf(input);
+  if (input.q === undefined) return read((tx) => recentIn(tx, input, filters));
+  const match = fts5QueryOf(parseSearchQuery(input.q));
+  // Only punctuation: nothing to look for, so nothing matches.
+  if (match === null) return pageOf(input, [], 0);
+  return read((tx) => searchIn(tx, input, filters, match));
 }
 
 /** Every project tag in use, for the history filter. */

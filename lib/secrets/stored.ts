@@ -4,6 +4,7 @@ import path from "node:path";
 import { dataDir } from "../config";
 import { artifactIdOf, blobPath, writeBlob } from "../formats/artifact-store";
 import { canonicalJson } from "../formats/canonical-json";
+import { compactSearchIndexIn, keepSummaryFindableIn, keptSummariesIn } from "../search";
 import { read, sql, write, type Sql } from "../sqlite";
 import { findSecrets, redactText, type SecretHit } from "./index";
 
@@ -52,6 +53,14 @@ export function scanStored(options: { redact: boolean }): StoredScan {
     if (options.redact) {
       for (const [content, seq] of entryUpdates) tx.statement("UPDATE handoff_entries SET content = ? WHERE seq = ?").run(content, seq);
       cleaned += entryUpdates.length;
+    }
+    for (const { handoffId, summary } of keptSummariesIn(tx)) {
+      const hits = findSecrets(summary);
+      if (hits.length === 0) continue;
+      note(`kept summary of ${handoffId}`, summary, hits);
+      if (!options.redact) continue;
+      keepSummaryFindableIn(tx, handoffId, redactText(summary, hits));
+      cleaned += 1;
     }
     const sources = tx.statement("SELECT handoff_id, format, document FROM handoff_sources").all() as { handoff_id: string; format: string; document: string }[];
     for (const { handoff_id, format, document } of sources) {
@@ -110,8 +119,10 @@ export function scanStored(options: { redact: boolean }): StoredScan {
     cleaned += 1;
   }
 
-  // Updated rows leave their old text in free pages (and the WAL) until the file is rebuilt.
+  // Updated rows leave their old text in free pages (and the WAL) until the file is rebuilt, and
+  // their old words in the search index until it is rewritten.
   if (options.redact && cleaned > 0) {
+    write(compactSearchIndexIn);
     const { connection } = sql();
     connection.exec("VACUUM");
     connection.pragma("wal_checkpoint(TRUNCATE)");

@@ -1,0 +1,61 @@
+/**
+ * What a person typed into a search box, read as search terms, independent of the engine:
+ * lib/search/fts5.ts writes them as an SQLite FTS5 query (a PostgreSQL index would write the
+ * same terms as a tsquery). Reading never fails: any text gives terms or none.
+ *
+ * - words: every one must be found (`jwt refresh`)
+ * - `"…"`: a phrase, its words next to each other in that order (`"refresh token"`); an
+ *   unclosed quote runs to the end
+ * - a trailing `*`: a prefix (`migr*`, `"refresh tok"*`)
+ *
+ * Everything else is text: `AND`, `OR`, `NEAR`, `-`, `:`, `(` mean nothing special.
+ */
+
+export type SearchTerm = {
+  /** The term's text as typed (without quotes or star); the index splits it into words. */
+  text: string;
+  /** Its last word matches any word it starts (`migr*` finds "migration"). */
+  prefix: boolean;
+};
+
+/** Longest search a door accepts, in characters. */
+export const MAX_SEARCH_LENGTH = 200;
+
+/** Most terms a query keeps: every term costs the index a lookup; people type a handful. */
+export const MAX_SEARCH_TERMS = 16;
+
+// Letters, digits, marks and private-use characters are what the index keeps as words;
+// a term made of none of them (`!!`, `-`) would ask for nothing.
+const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+// Control characters (NUL included) separate terms like spaces: none of them is part of a word.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+export function parseSearchQuery(input: string): SearchTerm[] {
+  const text = input.replace(CONTROL, " ");
+  const terms: SearchTerm[] = [];
+  const add = (raw: string, prefix: boolean) => {
+    if (WORD_CHARACTER.test(raw) && terms.length < MAX_SEARCH_TERMS) terms.push({ text: raw, prefix });
+  };
+  let at = 0;
+  while (at < text.length) {
+    const char = text[at];
+    if (/\s/.test(char)) {
+      at++;
+    } else if (char === '"') {
+      const close = text.indexOf('"', at + 1);
+      const end = close === -1 ? text.length : close;
+      const starred = close !== -1 && text[close + 1] === "*";
+      add(text.slice(at + 1, end), starred);
+      at = end + 1 + (starred ? 1 : 0);
+    } else {
+      // A word runs to the next space or quote; stars at its end make it a prefix.
+      let end = at;
+      while (end < text.length && !/\s/.test(text[end]) && text[end] !== '"') end++;
+      const word = text.slice(at, end);
+      const stem = word.replace(/\*+$/, "");
+      add(stem, stem.length < word.length);
+      at = end;
+    }
+  }
+  return terms;
+}

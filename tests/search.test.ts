@@ -1,0 +1,273 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Invalid } from "../lib/errors";
+import { addEntry, closeHandoff, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
+import { fts5QueryOf, parseSearchQuery } from "../lib/search";
+import { scanStored } from "../lib/secrets/stored";
+import type { HighlightedText } from "../lib/search/types";
+import { read, write } from "../lib/sqlite";
+import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
+
+/**
+ * Full-text search through findHandoffs (the query behind the home page and
+ * GET /api/handoffs?q=): titles, entries and kept summaries, ranked, with marked excerpts.
+ * Every test uses words of its own, so tests in this file never see each other's handoffs.
+ */
+
+const ids = (items: HandoffSummary[]) => items.map((item) => item.id);
+const marked = (text: HighlightedText | undefined) => (text ?? []).filter((segment) => segment.match).map((segment) => segment.text);
+const plain = (text: HighlightedText | undefined) => (text ?? []).map((segment) => segment.text).join("");
+
+describe("search", () => {
+  it("finds a word that is only in an entry, and marks it in an excerpt of that entry", async () => {
+    const { handoff } = await createHandoff({ title: "Implement auth", content: "We decided on JWT." });
+    const { entry } = await addEntry({ id: handoff.id, type: "question", content: "Should the zanzibar tokens expire after 7d?", asClient: "code" });
+    await createHandoff({ title: "Unrelated", content: "nothing to see" });
+
+    const page = await findHandoffs({ q: "zanzibar" });
+    expect(page.total).toBe(1);
+    expect(ids(page.items)).toEqual([handoff.id]);
+    const { match } = page.items[0];
+    expect(match?.title).toEqual([{ text: "Implement auth", match: false }]);
+    expect(match?.excerpt).toMatchObject({ in: "entry", seq: entry.seq, type: "question", fromClient: "code" });
+    expect(marked(match?.excerpt?.text)).toEqual(["zanzibar"]);
+    expect(plain(match?.excerpt?.text)).toBe("Should the zanzibar tokens expire after 7d?");
+  });
+
+  it("marks the title's words, and matches stems and folded accents", async () => {
+    const { handoff } = await createHandoff({ title: "Refreshing the Café quokka menu", content: "x" });
+    for (const q of ["quokka refresh", "QUOKKA cafe", "quokkas"]) {
+      const page = await findHandoffs({ q });
+      expect(ids(page.items), q).toEqual([handoff.id]);
+    }
+    const [item] = (await findHandoffs({ q: "quokka cafe" })).items;
+    expect(marked(item.match?.title)).toEqual(["Café", "quokka"]);
+    expect(item.match?.excerpt).toBeNull();
+  });
+
+  it("a phrase needs its words next to each other, in order", async () => {
+    const together = await createHandoff({ title: "t", content: "rotate the wombat key every week" });
+    await createHandoff({ title: "t", content: "the key of the wombat is somewhere else" });
+    expect(ids((await findHandoffs({ q: '"wombat key"' })).items)).toEqual([together.handoff.id]);
+    expect((await findHandoffs({ q: "wombat key" })).total).toBe(2);
+    const [item] = (await findHandoffs({ q: '"wombat key"' })).items;
+    expect(marked(item.match?.excerpt?.text)).toEqual(["wombat key"]);
+  });
+
+  it("a trailing * is a prefix; without it a word is whole", async () => {
+    const { handoff } = await createHandoff({ title: "t", content: "the okapimigration ran twice" });
+    expect((await findHandoffs({ q: "okapimig" })).total).toBe(0);
+    expect(ids((await findHandoffs({ q: "okapimig*" })).items)).toEqual([handoff.id]);
+    expect(ids((await findHandoffs({ q: '"the okapimig"*' })).items)).toEqual([handoff.id]);
+  });
+
+  it("every word must be in one entry (or the title)", async () => {
+    const { handoff } = await createHandoff({ title: "t", content: "lemur first" });
+    await addEntry({ id: handoff.id, type: "progress", content: "gecko second" });
+    expect((await findHandoffs({ q: "lemur gecko" })).total).toBe(0);
+    expect((await findHandoffs({ q: "lemur first" })).total).toBe(1);
+  });
+
+  it("ranks the best match first, not the most recent", async () => {
+    const dense = await createHandoff({ title: "t", content: "axolotl axolotl axolotl: the axolotl plan" });
+    const passing = await createHandoff({
+      title: "t",
+      content: `A long note about many things, ${"of which most are not about it at all, ".repeat(20)}and once the axolotl.`,
+    });
+    const titled = await createHandoff({ title: "The axolotl tank", content: "filters and pumps" });
+    const page = await findHandoffs({ q: "axolotl" });
+    // The titled thread and the dense one lead; the most recent (titled) is not first by recency
+    // alone: the passing mention, written in between, comes last.
+    expect(ids(page.items)).toHaveLength(3);
+    expect(ids(page.items).at(-1)).toBe(passing.handoff.id);
+    expect(ids(page.items).slice(0, 2).sort()).toEqual([dense.handoff.id, titled.handoff.id].sort());
+    // A thread's best entry gives its excerpt, whichever entry came last.
+    await addEntry({ id: passing.handoff.id, type: "progress", content: `later, ${"filler words here ".repeat(30)} axolotl` });
+    await addEntry({ id: passing.handoff.id, type: "decision", content: "axolotl axolotl axolotl axolotl" });
+    await addEntry({ id: passing.handoff.id, type: "progress", content: `much later, ${"more filler words ".repeat(30)} axolotl` });
+    const again = await findHandoffs({ q: "axolotl" });
+    const best = again.items.find((item) => item.id === passing.handoff.id);
+    expect(best?.match?.excerpt).toMatchObject({ in: "entry", type: "decision" });
+    // Its best entry now beats the dense one's: a handoff ranks by its best match.
+    expect(ids(again.items).indexOf(passing.handoff.id)).toBeLessThan(ids(again.items).indexOf(dense.handoff.id));
+  });
+
+  it("cuts a long entry to a passage around the match", async () => {
+    const long = `${"lorem ipsum dolor sit amet ".repeat(40)}the narwhal appears here ${"consectetur adipiscing elit ".repeat(40)}`;
+    await createHandoff({ title: "t", content: long });
+    const [item] = (await findHandoffs({ q: "narwhal" })).items;
+    const text = plain(item.match?.excerpt?.text);
+    expect(text.length).toBeLessThan(300);
+    expect(text.startsWith("…")).toBe(true);
+    expect(text.endsWith("…")).toBe(true);
+    expect(marked(item.match?.excerpt?.text)).toEqual(["narwhal"]);
+    expect(text).not.toMatch(/[\uE000\uE001]/);
+  });
+
+  it("pages through matches with the same total on every page", async () => {
+    for (let index = 0; index < 5; index++) await createHandoff({ title: `pangolin ${index}`, content: "x", project: "paging" });
+    const first = await findHandoffs({ q: "pangolin", perPage: 2 });
+    const third = await findHandoffs({ q: "pangolin", perPage: 2, page: 3 });
+    const past = await findHandoffs({ q: "pangolin", perPage: 2, page: 9 });
+    expect(first).toMatchObject({ total: 5, pageCount: 3, page: 1 });
+    expect(third).toMatchObject({ total: 5, pageCount: 3, page: 3 });
+    expect(third.items).toHaveLength(1);
+    expect(past).toMatchObject({ total: 5, items: [] });
+    const second = await findHandoffs({ q: "pangolin", perPage: 2, page: 2 });
+    expect(new Set([...ids(first.items), ...ids(second.items), ...ids(third.items)]).size).toBe(5);
+  });
+
+  it("combines with status, project and unread filters", async () => {
+    const open = await createHandoff({ title: "t", content: "the ibex report", project: "ibex" });
+    const closed = await createHandoff({ title: "ibex closed", content: "x", project: "ibex" });
+    await closeHandoff({ id: closed.handoff.id });
+    expect(ids((await findHandoffs({ q: "ibex", status: "active" })).items)).toEqual([open.handoff.id]);
+    expect(ids((await findHandoffs({ q: "ibex", status: "completed" })).items)).toEqual([closed.handoff.id]);
+    expect((await findHandoffs({ q: "ibex", project: "other" })).total).toBe(0);
+    expect((await findHandoffs({ q: "ibex", unread: "chat" })).total).toBe(0);
+    await addEntry({ id: open.handoff.id, type: "question", content: "ready?", asClient: "code" });
+    expect(ids((await findHandoffs({ q: "ibex", unread: "chat" })).items)).toEqual([open.handoff.id]);
+  });
+
+  it("a closed thread is found by its title, by its kept bundle's summary, never by its wiped entries", async () => {
+    const wiped = await createHandoff({ title: "Quetzal migration", content: "the tapir schema moved" });
+    const kept = await createHandoff({ title: "Quetzal rollout", content: "we chose the serval plan" });
+    await closeHandoff({ id: wiped.handoff.id });
+    await closeHandoff({ id: kept.handoff.id, archive: true });
+
+    expect((await findHandoffs({ q: "tapir" })).total).toBe(0);
+    expect((await findHandoffs({ q: "quetzal" })).total).toBe(2);
+    const [item] = (await findHandoffs({ q: "serval" })).items;
+    expect(item.id).toBe(kept.handoff.id);
+    expect(item.match?.excerpt).toMatchObject({ in: "kept_summary" });
+    expect(marked(item.match?.excerpt?.text)).toEqual(["serval"]);
+  });
+});
+
+describe("unread filter", () => {
+  it("lists only handoffs with entries that side has not read", async () => {
+    const forChat = await createHandoff({ title: "t", content: "c", project: "unread-filter" });
+    await addEntry({ id: forChat.handoff.id, type: "question", content: "?", asClient: "code" });
+    const forCode = await createHandoff({ title: "t", content: "c", project: "unread-filter" });
+    const none = await createHandoff({ title: "t", content: "c", project: "unread-filter" });
+    await markRead({ id: none.handoff.id, asClient: "code" });
+
+    expect(ids((await findHandoffs({ project: "unread-filter", unread: "chat" })).items)).toEqual([forChat.handoff.id]);
+    expect(ids((await findHandoffs({ project: "unread-filter", unread: "code" })).items)).toEqual([forCode.handoff.id]);
+    await markRead({ id: forChat.handoff.id, asClient: "chat" });
+    expect((await findHandoffs({ project: "unread-filter", unread: "chat" })).total).toBe(0);
+    await expect(findHandoffs({ unread: "both" })).rejects.toThrow(/unread must be "chat" or "code"/);
+  });
+});
+
+describe("what people type", () => {
+  it.each([
+    ['"refresh token" migr*', [{ text: "refresh token", prefix: false }, { text: "migr", prefix: true }]],
+    ['"unclosed phrase', [{ text: "unclosed phrase", prefix: false }]],
+    ["a AND b OR NOT c", ["a", "AND", "b", "OR", "NOT", "c"].map((text) => ({ text, prefix: false }))],
+    ["!! -- ** \u0000", []],
+    ['say "x""y"', [{ text: "say", prefix: false }, { text: "x", prefix: false }, { text: "y", prefix: false }]],
+  ])("reads %j as terms", (input, terms) => {
+    expect(parseSearchQuery(input)).toEqual(terms);
+  });
+
+  it("quotes every term, so nothing typed is FTS5 syntax", () => {
+    expect(fts5QueryOf(parseSearchQuery('title:x NEAR(a b) c* "d"*'))).toBe('"title:x" "NEAR(a" "b)" "c" * "d" *');
+    expect(fts5QueryOf([])).toBeNull();
+  });
+
+  it("never fails on any text: an answer, or Invalid (400) when it is too long", async () => {
+    await createHandoff({ title: "Hostile search target", content: "ordinary words for the property test" });
+    const syntax = fc.constantFrom('"', "*", "(", ")", ":", "^", "-", "+", "AND", "OR", "NOT", "NEAR", "{", "}", "title:", " ", "\u0000", "\uE000", "é", "ordinary", "words", "\\", "'", "%", "_");
+    const hostile = fc.oneof(
+      fc.string({ maxLength: 220 }),
+      fc.string({ unit: "grapheme", maxLength: 60 }),
+      fc.string({ unit: "binary", maxLength: 120 }),
+      fc.array(syntax, { maxLength: 40 }).map((parts) => parts.join("")),
+    );
+    await fc.assert(
+      fc.asyncProperty(hostile, async (q) => {
+        try {
+          const page = await findHandoffs({ q });
+          expect(page.total).toBeGreaterThanOrEqual(page.items.length);
+          // Blank is no search (the whole history); anything else is a search's answer.
+          if (q.trim() !== "") for (const item of page.items) expect(item.match).not.toBeNull();
+        } catch (error) {
+          expect(error).toBeInstanceOf(Invalid);
+          expect(q.trim().length).toBeGreaterThan(200);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("the index", () => {
+  const integrityOf = () =>
+    read((tx) => {
+      // FTS5's own check: every term in the index is in the rows it points at, and back.
+      tx.statement("INSERT INTO entry_search (entry_search, rank) VALUES ('integrity-check', 1)").run();
+      tx.statement("INSERT INTO handoff_search (handoff_search, rank) VALUES ('integrity-check', 1)").run();
+      return tx
+        .statement(
+          `SELECT (SELECT COUNT(*) FROM handoff_entries) AS entries, (SELECT COUNT(*) FROM entry_search_owners) AS owners,
+                  (SELECT COUNT(*) FROM handoffs) AS handoffs, (SELECT COUNT(*) FROM handoff_search_texts) AS texts`,
+        )
+        .get() as { entries: number; owners: number; handoffs: number; texts: number };
+    });
+
+  it("follows every write the triggers see: create, append, close, retitle, rewrite, delete", async () => {
+    const { handoff } = await createHandoff({ title: "Dingo before", content: "the dingo entry" });
+    await addEntry({ id: handoff.id, type: "progress", content: "another dingo line" });
+    const gone = await createHandoff({ title: "Numbat thread", content: "numbat words" });
+    await closeHandoff({ id: gone.handoff.id, archive: true });
+    // What lib/secrets/stored.ts does when it redacts stored secrets.
+    write((tx) => {
+      tx.statement("UPDATE handoffs SET title = 'Dingo after' WHERE id = ?").run(handoff.id);
+      tx.statement("UPDATE handoff_entries SET content = 'rewritten wallaby' WHERE handoff_id = ? AND type = 'progress'").run(handoff.id);
+    });
+    expect(ids((await findHandoffs({ q: "after" })).items)).toContain(handoff.id);
+    expect((await findHandoffs({ q: "before" })).total).toBe(0);
+    expect(ids((await findHandoffs({ q: "wallaby" })).items)).toEqual([handoff.id]);
+    expect((await findHandoffs({ q: '"another dingo"' })).total).toBe(0);
+
+    const counts = integrityOf();
+    expect(counts.owners).toBe(counts.entries);
+    expect(counts.texts).toBe(counts.handoffs);
+
+    write((tx) => tx.statement("DELETE FROM handoffs WHERE id IN (?, ?)").run(handoff.id, gone.handoff.id));
+    expect((await findHandoffs({ q: "dingo" })).total).toBe(0);
+    expect((await findHandoffs({ q: "numbat" })).total).toBe(0);
+    const after = integrityOf();
+    expect(after.owners).toBe(after.entries);
+    expect(after.texts).toBe(after.handoffs);
+  });
+});
+
+describe("stored secrets", () => {
+  it("a kept summary is scanned and redacted, and the secret's words leave the index", async () => {
+    const secret = SECRET_SAMPLES.find((sample) => sample.name === "Databricks token")!.value;
+    process.env.BATON_SECRETS = "off";
+    let id: string;
+    try {
+      ({ handoff: { id } } = await createHandoff({ title: "t", content: `run the job with ${secret} today` }));
+      await closeHandoff({ id, archive: true });
+    } finally {
+      delete process.env.BATON_SECRETS;
+    }
+    expect(ids((await findHandoffs({ q: secret })).items)).toEqual([id]);
+
+    const scan = scanStored({ redact: true });
+    expect(scan.findings.map((finding) => finding.place)).toContain(`kept summary of ${id}`);
+    expect((await findHandoffs({ q: secret })).total).toBe(0);
+    // Not even in the index's pages: a delete only records that the words are gone, until the
+    // segments that hold them are merged (terms share prefixes, so look for the token's tail).
+    const tail = Buffer.from(secret.toLowerCase().slice(-24));
+    const pages = read((tx) =>
+      ["entry_search_data", "handoff_search_data"].map(
+        (table) => (tx.statement(`SELECT COUNT(*) AS pages FROM ${table} WHERE instr(block, ?) > 0`).get(tail) as { pages: number }).pages,
+      ),
+    );
+    expect(pages).toEqual([0, 0]);
+  });
+});
