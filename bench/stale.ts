@@ -1,7 +1,9 @@
 /**
  * What staleness costs a reader (issue 12): get_handoff's domain call on a handoff recorded in a
  * git repository, without a reader's folder, with it when the repository is current, and with it
- * 3 commits later with a named file changed; plus readGitState alone (what a write adds).
+ * 3 commits later with a named file changed; plus readGitState alone (what a write adds). Since
+ * issue 19 a comparison is remembered until the repository changes: the repeated reads above run
+ * no git, and the first read after each commit (measured last) compares in full.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -37,9 +39,17 @@ export async function run(): Promise<void> {
     const upToDate = median(await timeIt(30, () => getHandoff({ id: fresh.handoff.id, repoPath: repo })));
     const moved = median(await timeIt(30, () => getHandoff({ id: stale.handoff.id, repoPath: repo })));
     const state = median(await timeIt(30, () => readGitState(repo)));
+    const afterCommit: number[] = [];
+    for (let index = 0; index < 10; index++) {
+      commit(`docs/c${index}.md`, `${index}\n`);
+      const start = performance.now();
+      await getHandoff({ id: stale.handoff.id, repoPath: repo });
+      afterCommit.push(performance.now() - start);
+    }
     console.log(`get_handoff without a folder: ${ms(plain)}`);
     console.log(`get_handoff, repository current: ${ms(upToDate)} (+${ms(upToDate - plain)})`);
     console.log(`get_handoff, 3 commits and a named file later: ${ms(moved)} (+${ms(moved - plain)})`);
+    console.log(`get_handoff, the first read after a commit (compared in full): ${ms(median(afterCommit))} (+${ms(median(afterCommit) - plain)})`);
     console.log(`readGitState (what a recorded write adds): ${ms(state)}`);
   } finally {
     rmSync(repo, { recursive: true, force: true });
