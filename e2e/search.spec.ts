@@ -1,0 +1,83 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+
+/** Issue 17, point 4: search over titles and entries, from the home page and the API. */
+
+async function handoffWithEntry(request: APIRequestContext, title: string, entry: string, project = "e2e-search") {
+  const created = await request.post("/api/handoffs", { data: { title, content: "First context, nothing special.", project } });
+  expect(created.status()).toBe(201);
+  const { handoff } = await created.json();
+  const added = await request.post(`/api/handoffs/${handoff.id}/entries`, { data: { type: "decision", content: entry, asClient: "code" } });
+  expect(added.status()).toBe(201);
+  return handoff.id as string;
+}
+
+test("a word only in an entry is found from the home page and from the API", async ({ page, request }) => {
+  const id = await handoffWithEntry(request, "E2E search: a plain title", "We picked the xylophonist approach for retries, with backoff.");
+  await handoffWithEntry(request, "E2E search: another thread", "Nothing to find in here.");
+
+  const answer = await request.get("/api/handoffs?q=xylophonist");
+  expect(answer.status()).toBe(200);
+  const found = await answer.json();
+  expect(found.total).toBe(1);
+  expect(found.items[0]).toMatchObject({ id, match: { excerpt: { in: "entry", type: "decision", fromClient: "code" } } });
+  expect(found.items[0].match.excerpt.text).toContainEqual({ text: "xylophonist", match: true });
+  // Phrases and prefixes through the API too; what people type never breaks the query.
+  expect((await (await request.get(`/api/handoffs?q=${encodeURIComponent('"xylophonist approach"')}`)).json()).total).toBe(1);
+  expect((await (await request.get("/api/handoffs?q=xylophon*")).json()).total).toBe(1);
+  for (const hostile of ['"', "NEAR(", "*", 'title:"x', "AND OR NOT", "(((", "\u0000"]) {
+    const response = await request.get(`/api/handoffs?q=${encodeURIComponent(hostile)}`);
+    expect(response.status(), hostile).toBe(200);
+  }
+  const tooLong = await request.get(`/api/handoffs?q=${"x".repeat(201)}`);
+  expect(tooLong.status()).toBe(400);
+  expect((await tooLong.json()).error.message).toMatch(/search must be at most 200 characters/);
+
+  await page.goto("/");
+  await page.getByLabel("Search titles and entries").fill("xylophonist");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/[?&]q=xylophonist/);
+  const rows = page.locator("li[data-handoff-id]");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute("data-handoff-id", id);
+  const excerpt = rows.first().getByTestId("search-excerpt");
+  await expect(excerpt).toContainText("decision from code:");
+  await expect(excerpt.locator("mark")).toHaveText("xylophonist");
+  // The marked excerpt is text: no markup from the index reaches the page.
+  expect(await excerpt.locator("mark").evaluate((mark) => mark.innerHTML)).toBe("xylophonist");
+
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+});
+
+test("filters survive paging", async ({ page, request }) => {
+  // 55 matches: two pages of 50. Chat creates each, so each is unread for code.
+  for (let index = 0; index < 55; index++) {
+    const created = await request.post("/api/handoffs", { data: { title: `E2E marmoset ${index}`, content: "paging through search", project: "e2e-paging" } });
+    expect(created.status()).toBe(201);
+  }
+  await page.goto("/?q=marmoset&project=e2e-paging&unread=code");
+  await expect(page.getByText("55 handoffs match")).toBeVisible();
+  await expect(page.locator("li[data-handoff-id]")).toHaveCount(50);
+
+  await page.getByRole("link", { name: "More matches →" }).click();
+  await expect(page).toHaveURL(/page=2/);
+  const url = new URL(page.url());
+  expect(Object.fromEntries(url.searchParams)).toEqual({ q: "marmoset", project: "e2e-paging", unread: "code", page: "2" });
+  await expect(page.getByText("Page 2 of 2")).toBeVisible();
+  await expect(page.locator("li[data-handoff-id]")).toHaveCount(5);
+  // The form shows the filters the page was reached with.
+  await expect(page.getByLabel("Search titles and entries")).toHaveValue("marmoset");
+  await expect(page.getByLabel("Project")).toHaveValue("e2e-paging");
+  await expect(page.getByLabel("Unread")).toHaveValue("code");
+
+  await page.getByRole("link", { name: "← Better matches" }).click();
+  await expect(page).not.toHaveURL(/page=/);
+  expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ q: "marmoset", project: "e2e-paging", unread: "code" });
+  await expect(page.locator("li[data-handoff-id]")).toHaveCount(50);
+
+  // Unread for chat: none (chat wrote every one of them).
+  await page.getByLabel("Unread").selectOption("chat");
+  await expect(page).toHaveURL(/unread=chat/);
+  await expect(page.getByText("No handoff matches these filters.")).toBeVisible();
+});
