@@ -11,7 +11,8 @@ const LOCK_STALE_MS = 60_000;
 /**
  * Prebuilds `baton hook` (lib/cli/commands/hook.ts with the pickup domain, zod and SQLite's
  * statements) into one CommonJS file under node_modules/.cache/baton-hook, which
- * lib/hooks/launch.mjs runs with plain Node: Claude Code waits for a SessionStart hook before the
+ * lib/hooks/launch.mjs compiles with V8's code cache (CommonJS: only a classic script can use one
+ * on Node 20) and runs with plain Node: Claude Code waits for a SessionStart hook before the
  * session starts, and tsx alone costs 250–400 ms. Each build goes to its own folder and is
  * switched to by renaming the manifest, so hooks starting meanwhile never see half a build.
  */
@@ -28,6 +29,8 @@ export async function prebuildHook(): Promise<string> {
     target: "node20",
     outExtension: { ".js": ".cjs" },
     external: EXTERNAL,
+    // A script compiled from a code cache on Node 20 has no working import(): lowered to require.
+    supported: { "dynamic-import": false },
     plugins: [keepImportMeta],
     tsconfig: path.join(projectRoot, "tsconfig.json"),
     metafile: true,
