@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { SOURCE_FILTERS } from "../formats/types";
-import { fts5QueryOf, MAX_SEARCH_LENGTH, parseSearchQuery, SEARCH_HITS_CTE, searchMatchesIn, type SearchMatch } from "../search";
+import { engine, MAX_SEARCH_LENGTH, parseSearchQuery, type SearchMatch } from "../search";
 import { read, type Sql } from "../sqlite";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { CLIENT_SIDES, handoffStatusSchema, optionalProjectSchema } from "./schemas";
@@ -120,7 +120,7 @@ function searchIn(tx: Sql, input: Input, { where, params }: Filters, match: stri
   const hits = `search_hits hits JOIN handoffs h ON h.id = hits.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`;
   const rows = tx
     .statement(
-      `WITH ${SEARCH_HITS_CTE},
+      `WITH ${engine.hitsCte},
        page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
                 ORDER BY hits.score, h.updated_at DESC, h.id LIMIT @limit OFFSET @offset)
        SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total
@@ -129,8 +129,8 @@ function searchIn(tx: Sql, input: Input, { where, params }: Filters, match: stri
     )
     .all({ ...params, match, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as (SummaryRow & { hit_seq: number | null; total: number })[];
   // Past the last page there is no row to carry the total: count it.
-  const total = rows[0]?.total ?? (input.page > 1 ? (tx.statement(`WITH ${SEARCH_HITS_CTE} SELECT COUNT(*) AS total FROM ${hits}`).get({ ...params, match }) as { total: number }).total : 0);
-  const matches = searchMatchesIn(tx, match, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
+  const total = rows[0]?.total ?? (input.page > 1 ? (tx.statement(`WITH ${engine.hitsCte} SELECT COUNT(*) AS total FROM ${hits}`).get({ ...params, match }) as { total: number }).total : 0);
+  const matches = engine.matchesIn(tx, match, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
   return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), total);
 }
 
@@ -142,7 +142,7 @@ export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<H
   const input = parseInput(findHandoffsInput, options);
   const filters = filtersOf(input);
   if (input.q === undefined) return read((tx) => recentIn(tx, input, filters));
-  const match = fts5QueryOf(parseSearchQuery(input.q));
+  const match = engine.queryOf(parseSearchQuery(input.q));
   // Only punctuation: nothing to look for, so nothing matches.
   if (match === null) return pageOf(input, [], 0);
   return read((tx) => searchIn(tx, input, filters, match));
