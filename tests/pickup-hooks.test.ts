@@ -158,6 +158,15 @@ describe("baton hook session-start", () => {
     expect(context).toMatch(/Stale: 1 commit on main since this handoff was written \([0-9a-f]+ Rework token refresh\); changed since: src\/auth\.ts\./);
   });
 
+  it("a handoff created elsewhere belongs to the repository its code side wrote from", async () => {
+    const repo = repository("git@github.com:acme/written.git");
+    const { handoff } = await createHandoff({ title: "From Claude Desktop", content: "Plan", asClient: "chat", repoPath: tempFolder() });
+    await addEntry({ id: handoff.id, type: "progress", content: "Started", asClient: "code", repoPath: repo });
+    expect((await sessionStart(repo)).stdout).toBe("");
+    await addEntry({ id: handoff.id, type: "decision", content: "Go on", asClient: "chat" });
+    expect(quotedBlocks(contextOf(await sessionStart(repo))).blocks.map((block) => block.text)).toEqual(["Go on"]);
+  });
+
   it("a handoff with no recorded repository comes once the repository is linked to its project (baton link)", async () => {
     const repo = repository("git@github.com:acme/linked.git");
     const { handoff } = await createHandoff({ title: "From claude.ai", content: "Plan for the importer.", project: "importer", asClient: "chat" });

@@ -4,21 +4,43 @@ import { parseGitState, type GitState } from "../git/types";
 import { read, storedDate, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam } from "../validation";
 import type { ClientSide } from "./schemas";
-import { toEntryView, toHandoffView, type EntryView, type HandoffRow, type HandoffView } from "./views";
+import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
 
 /**
  * Handoffs that wait for someone, found without loading threads: those with entries new to a
  * side (what a coding session picks up when it starts), those whose latest question from one
  * side has no later entry from the other (what a session is reminded of when it stops), and
  * those whose new entries have stayed unread for a while (the attention list, `handoff.waiting`).
- * Only active handoffs wait.
+ * Only active handoffs wait. The first two run in Claude Code's hooks, so their work is bounded
+ * whatever the database holds: the most recently active handoffs, the latest entries of each.
  */
 const HANDOFF_COLUMNS = "h.id, h.title, h.project, h.chat_last_seen, h.code_last_seen, h.status, h.created_at, h.updated_at, h.closed_at";
 const cursorColumn = (side: ClientSide) => (side === "chat" ? "h.chat_last_seen" : "h.code_last_seen");
-const otherSide = (side: ClientSide): ClientSide => (side === "chat" ? "code" : "chat");
+const cursorOf = (row: HandoffRow, side: ClientSide) => (side === "chat" ? row.chat_last_seen : row.code_last_seen);
 
-/** The thread's latest recorded git state (its newest entry that carries one, else the handoff's own), as SQL. */
-const RECORDED_GIT = `COALESCE((SELECT e.git FROM handoff_entries e WHERE e.handoff_id = h.id AND e.git IS NOT NULL ORDER BY e.seq DESC LIMIT 1), h.git)`;
+/** The hooks look at this many of the most recently active handoffs (an index range, then a few statements each). */
+export const PICKUP_SCAN_HANDOFFS = 200;
+/** …and at this many of each one's latest entries, for a recorded git state or a question. */
+export const PICKUP_SCAN_ENTRIES = 20;
+
+type ActiveRow = HandoffRow & { git: string | null };
+type RecentEntry = { seq: number; from_client: ClientSide; type: string; git: string | null };
+
+function recentActive(tx: Sql, limit: number): ActiveRow[] {
+  return tx.statement(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`).all(limit) as ActiveRow[];
+}
+
+function recentEntries(tx: Sql, handoffId: string): RecentEntry[] {
+  return tx
+    .statement("SELECT seq, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?")
+    .all(handoffId, PICKUP_SCAN_ENTRIES) as RecentEntry[];
+}
+
+/** The git states a handoff recorded: its own (at creation) and the latest of its recent entries' (a code side's write). */
+function recordedStates(row: ActiveRow, recent: RecentEntry[]): GitState[] {
+  const states = [parseGitState(recent.find((entry) => entry.git !== null)?.git), parseGitState(row.git)];
+  return states.filter((state): state is GitState => state !== null);
+}
 
 export type HandoffNewToSide = {
   handoff: HandoffView;
@@ -26,25 +48,21 @@ export type HandoffNewToSide = {
   newCount: number;
   /** Who wrote the thread's latest entry. */
   lastWriter: ClientSide;
-  /** Where the latest writer's repository stood (lib/git): which repository the thread belongs to. */
-  recorded: GitState | null;
+  /** Where writers' repositories stood (lib/git): the latest an entry recorded, then the handoff's own. */
+  recorded: GitState[];
 };
 
-/** Active handoffs with entries new to `side`, latest activity first. */
+/** Among the most recently active handoffs, those with entries new to `side`, latest activity first. */
 export function findHandoffsNewTo(side: ClientSide): HandoffNewToSide[] {
-  const cursor = cursorColumn(side);
   return read((tx) => {
-    const rows = tx
-      .statement(
-        `SELECT ${HANDOFF_COLUMNS}, ${RECORDED_GIT} AS recorded,
-           (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS new_count,
-           (SELECT e.from_client FROM handoff_entries e WHERE e.handoff_id = h.id ORDER BY e.seq DESC LIMIT 1) AS last_writer
-         FROM handoffs h
-         WHERE h.status = 'active' AND EXISTS (SELECT 1 FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor})
-         ORDER BY h.updated_at DESC, h.id ASC`,
-      )
-      .all() as (HandoffRow & { recorded: string | null; new_count: number; last_writer: ClientSide })[];
-    return rows.map((row) => ({ handoff: toHandoffView(row), newCount: row.new_count, lastWriter: row.last_writer, recorded: parseGitState(row.recorded) }));
+    const found: HandoffNewToSide[] = [];
+    for (const row of recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
+      const { count } = tx.statement("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ? AND seq > ?").get(row.id, cursorOf(row, side)) as { count: number };
+      if (count === 0) continue;
+      const recent = recentEntries(tx, row.id);
+      found.push({ handoff: toHandoffView(row), newCount: count, lastWriter: recent[0].from_client, recorded: recordedStates(row, recent) });
+    }
+    return found;
   });
 }
 
@@ -52,37 +70,25 @@ export type UnansweredQuestion = {
   handoff: HandoffView;
   /** The latest question the asking side wrote; the other side has written nothing since. */
   question: EntryView;
-  recorded: GitState | null;
+  recorded: GitState[];
 };
 
-type QuestionRow = HandoffRow & {
-  recorded: string | null;
-  q_seq: number;
-  q_from_client: string;
-  q_type: string;
-  q_content: string;
-  q_created_at: string;
-};
-
-/** Active handoffs whose latest question from `askedBy` has no later entry from the other side, latest question first. */
+/**
+ * Among the most recently active handoffs, those whose latest entries (PICKUP_SCAN_ENTRIES) hold
+ * a question from `askedBy` with no later entry from the other side, latest question first.
+ */
 export function findUnansweredQuestions(askedBy: ClientSide): UnansweredQuestion[] {
   return read((tx) => {
-    const rows = tx
-      .statement(
-        `SELECT ${HANDOFF_COLUMNS}, ${RECORDED_GIT} AS recorded,
-           q.seq AS q_seq, q.from_client AS q_from_client, q.type AS q_type, q.content AS q_content, q.created_at AS q_created_at
-         FROM handoffs h
-         JOIN handoff_entries q ON q.seq = (SELECT MAX(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.from_client = @askedBy AND e.type = 'question')
-         WHERE h.status = 'active'
-           AND NOT EXISTS (SELECT 1 FROM handoff_entries a WHERE a.handoff_id = h.id AND a.from_client = @answeredBy AND a.seq > q.seq)
-         ORDER BY q.seq DESC`,
-      )
-      .all({ askedBy, answeredBy: otherSide(askedBy) }) as QuestionRow[];
-    return rows.map((row) => ({
-      handoff: toHandoffView(row),
-      question: toEntryView({ seq: row.q_seq, handoff_id: row.id, from_client: row.q_from_client, type: row.q_type, content: row.q_content, created_at: row.q_created_at }),
-      recorded: parseGitState(row.recorded),
-    }));
+    const found: UnansweredQuestion[] = [];
+    for (const row of recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
+      const recent = recentEntries(tx, row.id);
+      const answered = recent.findIndex((entry) => entry.from_client !== askedBy);
+      const question = recent.slice(0, answered === -1 ? undefined : answered).find((entry) => entry.type === "question");
+      if (!question) continue;
+      const entry = tx.statement("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE seq = ?").get(question.seq) as EntryRow;
+      found.push({ handoff: toHandoffView(row), question: toEntryView(entry), recorded: recordedStates(row, recent) });
+    }
+    return found.sort((a, b) => b.question.seq - a.question.seq);
   });
 }
 
@@ -116,7 +122,7 @@ export type WaitingHandoff = {
   handoff: HandoffView;
   /** The side that has not read the new entries. */
   waitingFor: ClientSide;
-  /** The first entry that side has not read (written by the other side): it names the waiting episode. */
+  /** The first entry that side has not read: it names the waiting episode. */
   firstUnreadSeq: number;
   /** When that entry was written (ISO-8601): the handoff has waited since then. */
   since: string;
@@ -128,27 +134,37 @@ const findWaitingInput = z.object({
   /** Only handoffs waiting at least this long; default BATON_WAITING_AFTER (30 min). */
   olderThanMs: wholeNumberParam("olderThanMs", 0, Number.MAX_SAFE_INTEGER),
   /** At most this many, longest waiting first. */
-  limit: wholeNumberParam("limit", 1, 1000),
+  limit: wholeNumberParam("limit", 1, 10_000),
 });
 
-/** One side's waiting handoffs, read inside the caller's transaction (the webhook watcher's). */
+/**
+ * One side's waiting handoffs, longest waiting first, in the caller's transaction (the webhook
+ * watch's). The first unread entry is one index seek per active handoff; the unread count is
+ * counted only for the `limit` kept.
+ */
 export function waitingIn(tx: Sql, side: ClientSide, cutoff: string, limit: number): WaitingHandoff[] {
   const cursor = cursorColumn(side);
   const rows = tx
     .statement(
-      `SELECT ${HANDOFF_COLUMNS}, f.seq AS first_seq, f.created_at AS since,
+      `SELECT ${HANDOFF_COLUMNS}, w.first_seq, w.since,
          (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS unread
-       FROM handoffs h
-       JOIN handoff_entries f ON f.seq = (
-         SELECT e.seq FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor} AND e.from_client <> @side ORDER BY e.seq LIMIT 1)
-       WHERE h.status = 'active' AND f.created_at <= @cutoff
-       ORDER BY f.created_at ASC, h.id ASC LIMIT @limit`,
+       FROM (
+         SELECT h.id, f.seq AS first_seq, f.created_at AS since
+         FROM handoffs h
+         JOIN handoff_entries f ON f.seq = (SELECT MIN(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor})
+         WHERE h.status = 'active' AND f.created_at <= @cutoff
+         ORDER BY f.created_at ASC, h.id ASC LIMIT @limit
+       ) w JOIN handoffs h ON h.id = w.id
+       ORDER BY w.since ASC, h.id ASC`,
     )
-    .all({ side, cutoff, limit }) as (HandoffRow & { first_seq: number; since: string; unread: number })[];
-  return rows.map((row) => {
-    const handoff = toHandoffView(row);
-    return { handoff, waitingFor: side, firstUnreadSeq: row.first_seq, since: new Date(row.since).toISOString(), unreadCount: row.unread };
-  });
+    .all({ cutoff, limit }) as (HandoffRow & { first_seq: number; since: string; unread: number })[];
+  return rows.map((row) => ({
+    handoff: toHandoffView(row),
+    waitingFor: side,
+    firstUnreadSeq: row.first_seq,
+    since: new Date(row.since).toISOString(),
+    unreadCount: row.unread,
+  }));
 }
 
 /**

@@ -19,15 +19,15 @@ export async function repositoryAt(folder: string): Promise<Repository | null> {
 
 /**
  * Whether a handoff belongs to `repository`: its project is the one the repository is linked to,
- * or its latest recorded git state names the same `origin`, or, when either has no origin, the
- * same top folder.
+ * or a git state it recorded (its own, or its latest entry's) names the same `origin`, or, when
+ * either has no origin, the same top folder.
  */
-export function belongsTo(handoff: { project: string | null; recorded: GitState | null }, repository: Repository, linkedProject: string | null): boolean {
+export function belongsTo(handoff: { project: string | null; recorded: GitState[] }, repository: Repository, linkedProject: string | null): boolean {
   if (linkedProject !== null && handoff.project === linkedProject) return true;
-  const recorded = handoff.recorded;
-  if (!recorded) return false;
-  if (recorded.remote && repository.remote) return normalizeRemote(recorded.remote) === normalizeRemote(repository.remote);
-  return recorded.root !== null && recorded.root === repository.root;
+  return handoff.recorded.some((recorded) => {
+    if (recorded.remote && repository.remote) return normalizeRemote(recorded.remote) === normalizeRemote(repository.remote);
+    return recorded.root !== null && recorded.root === repository.root;
+  });
 }
 
 /** How a session's repository is named in what Baton tells it. */
