@@ -8,3 +8,9 @@ import { findAttention, type Attention } from "@/lib/dashboard/find-attention";
  * navigation, the tab title, the desk). Nobody else sees it: the sign-in page gets null.
  */
 export const attentionOfRequest = cache(async (): Promise<Attention | null> => (isOperator(currentCaller()) ? findAttention() : null));
+
+/** What every tab title starts with: the count of what needs the operator, e.g. "(3) ". */
+export async function attentionTitlePrefix(): Promise<string> {
+  const count = (await attentionOfRequest())?.count ?? 0;
+  return count > 0 ? `(${count}) ` : "";
+}

@@ -5,15 +5,14 @@ import type { ReactNode } from "react";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
-import { attentionOfRequest } from "./attention";
+import { attentionOfRequest, attentionTitlePrefix } from "./attention";
 import "./globals.css";
 import { Providers } from "./providers";
 
 /** Every tab's title starts with what needs the operator, e.g. "(3) Agents · Baton". */
 export async function generateMetadata(): Promise<Metadata> {
   await connection();
-  const count = (await attentionOfRequest())?.count ?? 0;
-  const prefix = count > 0 ? `(${count}) ` : "";
+  const prefix = await attentionTitlePrefix();
   return {
     title: { default: `${prefix}Baton`, template: `${prefix}%s · Baton` },
     description: "Handoffs between AI agents: threads, continuity chains and the formats other tools write.",

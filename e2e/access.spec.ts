@@ -45,6 +45,9 @@ test.describe("BATON_AUTH=required on loopback", () => {
   test("the operator signs in, creates and revokes a token, and signs out in Chromium", async ({ page }) => {
     await page.goto(`${origin}/agents`);
     await expect(page).toHaveURL(/\/sign-in\?next=%2Fagents$/);
+    // Someone signed out sees the name and the theme, not the desk's navigation.
+    await expect(page.getByRole("navigation", { name: "Main" })).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "Tokens" })).toHaveCount(0);
     await page.getByLabel("Token").fill("baton_not-a-real-token-at-all-not-a-real-token-x");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByText("that token is not valid (unknown or revoked)")).toBeVisible();
@@ -63,6 +66,7 @@ test.describe("BATON_AUTH=required on loopback", () => {
     const bearer = { host: `127.0.0.1:${port}`, authorization: `Bearer ${shown}` };
     expect((await rawRequest(origin, "GET", "/api/handoffs", bearer)).status).toBe(200);
     await page.getByRole("button", { name: "Revoke laptop" }).click();
+    await page.getByRole("dialog", { name: "Revoke laptop?" }).getByRole("button", { name: "Revoke token" }).click();
     await expect(page.getByRole("button", { name: "Revoke laptop" })).toHaveCount(0);
     expect((await rawRequest(origin, "GET", "/api/handoffs", bearer)).status).toBe(401);
 

@@ -23,7 +23,8 @@ async function registerThroughForm(page: Page, persona: string, project = "e2e")
   await expect(page).toHaveURL(/\/agents\/\d+\?registered=1$/);
   await expect(page.getByText("Agent registered.")).toBeVisible();
   // Next swaps the document title after a client-side navigation, once the page's metadata streams in.
-  await expect(page).toHaveTitle(/Agent .* · Baton/);
+  // The tab names the agent (its name and short id), after the count of what needs the operator.
+  await expect(page).toHaveTitle(new RegExp(`^(\\(\\d+\\) )?${persona} [0-9a-f]{8} · Baton$`));
   return new URL(page.url()).pathname;
 }
 
@@ -106,14 +107,18 @@ test("register, end a shift with a document, see the successor, record, document
   await expect(page).toHaveURL(new RegExp(`${agentPath}$`));
 
   // The list shows both, with the chain length and the reason; filters live in the URL.
+  // Listed by chain: the ended agent alone under status=ended; without the filter its active
+  // successor leads the chain and it is folded under it.
   await page.goto("/agents?persona=e2e-dev&status=ended");
   await expect(page.locator("li[data-agent-id]")).toHaveCount(1);
   await expect(page.locator("li[data-agent-id]")).toContainText("Handed off: Shift end");
-  await expect(page.locator("li[data-agent-id]")).toContainText("2 agents");
+  await expect(page.locator("li[data-agent-id]")).toContainText("Chain: 2 agents");
   await expect(page.getByLabel("Status")).toHaveValue("ended");
   await page.getByLabel("Status").selectOption("");
   await expect(page).toHaveURL(/\/agents\?(?!.*status=ended)/);
-  await expect(page.locator("li[data-agent-id]")).toHaveCount(2);
+  await expect(page.locator("li[data-agent-id]:not([data-predecessor])")).toHaveCount(1);
+  await expect(page.locator("li[data-agent-id][data-predecessor]")).toHaveCount(1);
+  await expect(page.locator("li[data-agent-id][data-predecessor]")).toContainText(shortId);
   await expectNoAxeViolations(page);
 });
 

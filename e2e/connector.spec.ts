@@ -128,6 +128,7 @@ test("a connector discovers, registers, is approved in Chromium, calls a tool, r
   await page.goto(`${origin}/settings/tokens`);
   await expect(page.getByText("Claude (connector, acts as chat)")).toBeVisible();
   await page.getByRole("button", { name: "Revoke claude-connector-chat" }).click();
+  await page.getByRole("dialog", { name: "Revoke claude-connector-chat?" }).getByRole("button", { name: "Revoke token" }).click();
   await expect(page.getByRole("button", { name: "Revoke claude-connector-chat" })).toHaveCount(0);
   expect(await mcpStatus(refreshed.access_token)).toBe(401);
   const refreshAfterRevoke = fetch(`${origin}/oauth/token`, {

@@ -38,6 +38,11 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")})`);
 }
 
+/** Waits until the page is hydrated and kept live (pages with a change stream: the desk, agents, threads). */
+async function waitUntilLive(page: Page) {
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+}
+
 const bodyBackground = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
 test("dark mode follows the system, the toggle changes the background and is remembered", async ({ browser }) => {
@@ -50,7 +55,7 @@ test("dark mode follows the system, the toggle changes the background and is rem
   const context = await browser.newContext({ baseURL, colorScheme: "light" });
   const page = await context.newPage();
   await page.goto("/agents");
-  await waitForHydration(page);
+  await waitUntilLive(page);
   await expect(page.locator("html")).not.toHaveClass(/dark/);
   const light = await bodyBackground(page);
   const toggle = page.getByTestId("theme-toggle");
@@ -71,7 +76,7 @@ test("dark mode follows the system, the toggle changes the background and is rem
 
 test("keyboard shortcuts: / focuses search from anywhere, ? lists them, g a, c", async ({ page }) => {
   await page.goto("/agents");
-  await waitForHydration(page);
+  await waitUntilLive(page);
   await page.keyboard.press("/");
   await expect(page).toHaveURL(/\/$/);
   await expect(page.locator('input[name="q"]')).toBeFocused();
@@ -106,7 +111,7 @@ test("Ctrl+Enter posts; the composer previews Markdown; entries are numbered wit
   await box.fill("Ship **today** with\n\n- [x] tests\n- [ ] docs");
   await page.getByRole("button", { name: "Preview" }).click();
   await expect(page.getByTestId("entry-preview").locator("strong")).toHaveText("today");
-  await expect(page.getByTestId("entry-preview").getByRole("checkbox", { name: "Done" })).toBeChecked();
+  await expect(page.getByTestId("entry-preview").getByRole("checkbox", { name: "Done", exact: true })).toBeChecked();
   await page.getByRole("button", { name: "Write" }).click();
   await box.press("Control+Enter");
   await expect(page.locator("li[data-seq]")).toHaveCount(2);
@@ -284,8 +289,7 @@ test.describe("a first run on an empty server", () => {
     await expect(page.getByText("Check it worked:")).toHaveCount(5);
     // What is copied is what is shown, without Markdown's backticks.
     expect(await page.locator("main").textContent()).not.toContain("`");
-    await waitForHydration(page).catch(() => undefined);
-    await page.getByTestId("connect-code-http").getByRole("button", { name: "Copy command" }).click();
+    await page.getByTestId("connect-step-code-http").getByRole("button", { name: "Copy command" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(http);
   });
 });
@@ -319,8 +323,8 @@ test("every page fits 390 px without scrolling sideways, and axe finds nothing c
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 844 });
       for (const path of pages) {
+        // Server-rendered markup is what axe and the width check need; the page's scripts have loaded by the load event.
         await page.goto(path);
-        await waitForHydration(page).catch(() => undefined);
         if (width === 390) {
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           if (overflow > 0) problems.push(`${path} (${colorScheme}) scrolls sideways by ${overflow} px at 390 px`);

@@ -95,8 +95,8 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   const parentId = await nativeThread(request, "E2E: parent thread");
   await page.goto(`/handoffs/${parentId}`);
 
-  // Downloads in each format.
-  await page.getByText("Export", { exact: true }).click();
+  // Downloads in each format, from the source and export menu beside the title.
+  await page.getByText("Source & export").click();
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download handoff.json" }).click()]);
   const json = JSON.parse(fs.readFileSync((await download.path())!, "utf8"));
   expect(json.current_story).toMatchObject({ id: parentId, title: "E2E: parent thread" });
@@ -144,7 +144,8 @@ test("closes with “keep a context bundle” and opens the kept bundle from the
   await expect(page.locator("li[data-seq]")).toHaveCount(0);
   await expectNoAxeViolations(page);
 
-  await kept.getByRole("link", { name: "Open the kept bundle" }).click();
+  // The kept bundle reads as text on the page (e2e/desk.spec.ts); its raw JSON is one link away.
+  await kept.getByRole("link", { name: "Raw JSON" }).click();
   await expect(page).toHaveURL(/\/api\/artifacts\/[0-9a-f]{64}$/);
   const bundle = JSON.parse((await page.locator("body").textContent())!);
   expect(bundle.schema).toBe("rip.handoff_context_bundle.v1");

@@ -110,6 +110,7 @@ test("a webhook added in the dashboard receives a signed delivery from the serve
     await hook.getByRole("button", { name: /^Pause/ }).click();
     await expect(hook.getByText("paused")).toBeVisible();
     await hook.getByRole("button", { name: /^Delete/ }).click();
+    await page.getByRole("dialog", { name: "Delete this webhook?" }).getByRole("button", { name: "Delete webhook" }).click();
     await expect(page.getByTestId("webhook").filter({ hasText: hookUrl })).toHaveCount(0);
   } finally {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));

@@ -14,7 +14,7 @@ type HeadingTag = "h2" | "h3";
 
 function Step({ id, title, lead, check, heading: Heading, children }: { id: string; title: string; lead: ReactNode; check: ReactNode; heading: HeadingTag; children: ReactNode }) {
   return (
-    <section aria-labelledby={`${id}-heading`} data-testid={`connect-${id}`} className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
+    <section aria-labelledby={`${id}-heading`} data-testid={`connect-step-${id}`} className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-5">
       <Heading id={`${id}-heading`} className="text-base font-semibold text-slate-900">
         {title}
       </Heading>

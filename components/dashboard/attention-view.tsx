@@ -26,7 +26,7 @@ const linkClass = "font-medium text-indigo-700 break-words hover:underline";
  * thread opened as the side that must answer, the agent whose delivery failed, …).
  */
 export function AttentionView({ attention }: { attention: Attention }) {
-  const { questions, deliveries, stale, nearLimit, count } = attention;
+  const { questions, waiting, deliveries, stale, nearLimit, count } = attention;
   return (
     <section id="attention" aria-labelledby="attention-heading" className="mb-8 scroll-mt-4">
       <h2 id="attention-heading" className="mb-3 text-base font-semibold text-slate-900">
@@ -34,8 +34,8 @@ export function AttentionView({ attention }: { attention: Attention }) {
       </h2>
       {count === 0 ? (
         <p data-testid="attention-clear" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
-          Nothing waits for you: no question unseen by the side it is for, every shift prompt delivered, no handoff behind its
-          repository, no agent near its context limit.
+          Nothing waits for you: no question unseen by the side it is for, no new entry left unread for long, every shift prompt
+          delivered, no handoff behind its repository, no agent near its context limit.
         </p>
       ) : (
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
@@ -54,6 +54,24 @@ export function AttentionView({ attention }: { attention: Attention }) {
                   </span>
                 </p>
                 <p className="text-sm text-slate-700 break-words">{question.excerpt}</p>
+              </li>
+            ))}
+          </Group>
+          <Group id="waiting" title="New entries unread for a while" count={waiting.length}>
+            {waiting.map((item) => (
+              <li key={`${item.handoff.id}-${item.waitingFor}`} className={itemClass}>
+                <Link href={`/handoffs/${item.handoff.id}?as=${item.waitingFor}`} className={linkClass}>
+                  {item.handoff.title}
+                </Link>
+                <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600">
+                  <Badge tone="amber">
+                    {item.unreadCount} unread by {item.waitingFor}
+                  </Badge>
+                  {item.handoff.project && <span>project {item.handoff.project}</span>}
+                  <span>
+                    waiting since <RelativeTime iso={item.since} />
+                  </span>
+                </p>
               </li>
             ))}
           </Group>

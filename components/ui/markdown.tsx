@@ -38,6 +38,8 @@ export function Markdown({ children }: { children: string }) {
               {label}
             </a>
           ),
+          // A code block scrolls sideways inside itself: focusable, so the keyboard can scroll it too.
+          pre: ({ children: code }) => <pre tabIndex={0}>{code}</pre>,
           // GFM task lists ("- [x] done"): a read-only box that says what it shows (an unlabelled one fails axe).
           input: ({ type, checked }) =>
             type === "checkbox" ? (

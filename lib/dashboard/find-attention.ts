@@ -2,6 +2,7 @@ import "server-only";
 import { readTransaction } from "../db";
 import { isDeliveryStalled } from "../agents/delivery-states";
 import { toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "../agents/views";
+import { findWaitingHandoffs, type WaitingHandoff } from "../handoffs/attention";
 import { gitReportOf } from "../handoffs/get-handoff";
 import type { ClientSide } from "../handoffs/schemas";
 import { toHandoffView, type HandoffRow } from "../handoffs/views";
@@ -10,11 +11,12 @@ import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
 
 /**
  * What needs the operator now, for the home page and the count in the navigation: each item
- * names the place to act. Handoffs waiting unread too long (`handoff.waiting`) join here as a
- * section of their own once lib/handoffs has that query.
+ * names the place to act.
  */
 export type Attention = {
   questions: WaitingQuestion[];
+  /** Handoffs whose new entries stayed unread by a side too long (lib/handoffs, as `handoff.waiting` raises them), less those a question already lists. */
+  waiting: WaitingHandoff[];
   deliveries: StalledDelivery[];
   stale: StaleHandoff[];
   nearLimit: AgentView[];
@@ -57,6 +59,7 @@ export const STALE_SCAN_HANDOFFS = 30;
 /** A handoff's staleness is read from git again after this long (commits do not change handoffs). */
 const STALE_TTL_MS = 15_000;
 const MAX_QUESTIONS = 50;
+const MAX_WAITING = 50;
 const EXCERPT_CHARACTERS = 160;
 
 type QuestionRow = {
@@ -165,13 +168,20 @@ async function staleHandoffs(): Promise<StaleHandoff[]> {
 /** Everything that needs the operator now. Read-only; git runs only for recently active handoffs with a recorded repository. */
 export async function findAttention(): Promise<Attention> {
   const questions = waitingQuestions();
-  const [{ deliveries, nearLimit }, stale] = await Promise.all([stalledDeliveries(), staleHandoffs()]);
+  const asked = new Set(questions.map((question) => `${question.handoffId} ${question.waitingFor}`));
+  const [unread, { deliveries, nearLimit }, stale] = await Promise.all([
+    findWaitingHandoffs({ limit: MAX_WAITING }),
+    stalledDeliveries(),
+    staleHandoffs(),
+  ]);
+  const waiting = unread.filter((item) => !asked.has(`${item.handoff.id} ${item.waitingFor}`));
   return {
     questions,
+    waiting,
     deliveries,
     stale,
     nearLimit,
-    count: questions.length + deliveries.length + stale.length + nearLimit.length,
+    count: questions.length + waiting.length + deliveries.length + stale.length + nearLimit.length,
     scope: { questionHandoffs: QUESTION_SCAN_HANDOFFS, staleHandoffs: STALE_SCAN_HANDOFFS },
   };
 }
