@@ -34,8 +34,8 @@ export function HistoryFiltersForm({ filters, projects }: { filters: HistoryFilt
           className={inputClass}
         />
       </div>
-      {/* Its own line under the row, so the fields stay aligned. */}
-      <p id="filter-q-help" className="order-last w-full text-xs text-slate-600">
+      {/* Under the search box on a phone; on a wider screen a line of its own under the row, so the fields stay aligned. */}
+      <p id="filter-q-help" className="w-full text-xs text-slate-600 sm:order-last">
         Search finds every word in one entry or in the title: &quot;quotes&quot; for a phrase, a * after a word for a prefix.
       </p>
       <FilterSelect

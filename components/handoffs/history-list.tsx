@@ -82,7 +82,7 @@ export function HistoryList({ filters }: { filters: HistoryFilters }) {
         </h2>
         <p className="text-sm text-slate-600" aria-live="polite">
           {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"}
-          {filtered ? " match" : ""}
+          {filtered ? (data.total === 1 ? " matches" : " match") : ""}
           {filters.q && data.total > 1 ? ", best match first" : ""}
         </p>
       </div>
