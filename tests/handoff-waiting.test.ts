@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_WAITING_AFTER_MS, findWaitingHandoffs, waitingAfterMs } from "../lib/handoffs/attention";
 import { addEntry, createHandoff, markRead } from "../lib/handoffs";
 import { write } from "../lib/sqlite";
-import { createWebhook, startWebhookDispatcher, WEBHOOK_EVENTS, type WebhookDispatcher } from "../lib/webhooks";
+import { createWebhook, startWebhookDispatcher, type WebhookDispatcher } from "../lib/webhooks";
 import { HANDOFF_WAITING, raiseWaitingEvents } from "../lib/webhooks/waiting";
 
 const MINUTE = 60_000;
@@ -75,13 +75,8 @@ describe("handoff.waiting webhook", () => {
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
   }
 
-  /** A hook subscribed to handoff.waiting (through the database while lib/webhooks/schemas.ts does not list the event yet). */
-  function subscribe(url: string) {
-    if ((WEBHOOK_EVENTS as readonly string[]).includes(HANDOFF_WAITING)) return createWebhook({ url, events: [HANDOFF_WAITING] });
-    const created = createWebhook({ url, events: ["handoff.closed"] });
-    write((tx) => tx.statement("UPDATE webhooks SET events = ? WHERE id = ?").run(JSON.stringify({ events: [HANDOFF_WAITING], types: [] }), created.webhook.id));
-    return created;
-  }
+  /** A hook subscribed to handoff.waiting, as the form, the CLI and the API subscribe one. */
+  const subscribe = (url: string) => createWebhook({ url, events: [HANDOFF_WAITING] });
 
   it("is raised once per waiting episode, by the running server, and again after the side read and something new waited", async () => {
     process.env.BATON_WAITING_AFTER = "300ms";

@@ -2,14 +2,13 @@ import "server-only";
 import { storedDate, type Sql } from "../sqlite";
 import { eventsOf } from "./hooks";
 import type { WebhookEvent } from "./schemas";
-import type { HANDOFF_WAITING } from "./waiting-event";
 
 /**
  * Queueing an event for the hooks that want it: the one way rows enter webhook_deliveries, for
  * events the change feed brings (lib/webhooks/dispatcher.ts) and those time brings
  * (lib/webhooks/waiting.ts).
  */
-export type Queued = { event: WebhookEvent | typeof HANDOFF_WAITING; entryType?: string; data: Record<string, unknown> };
+export type Queued = { event: WebhookEvent; entryType?: string; data: Record<string, unknown> };
 
 /** Queues `queued` for every hook that wants it, in the caller's transaction; returns how many rows were added. */
 export function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {

@@ -3,12 +3,13 @@
  */
 import { ENTRY_TYPES, type EntryType } from "../handoffs/schemas";
 
-export const WEBHOOK_EVENTS = ["entry.created", "question.asked", "handoff.closed", "agent.handed_off", "delivery.failed"] as const;
+export const WEBHOOK_EVENTS = ["entry.created", "question.asked", "handoff.waiting", "handoff.closed", "agent.handed_off", "delivery.failed"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const WEBHOOK_EVENT_LABELS: Record<WebhookEvent, string> = {
   "entry.created": "entry.created: any new entry (optionally only some types)",
   "question.asked": "question.asked: a question entry",
+  "handoff.waiting": "handoff.waiting: new entries stayed unread by the other side for BATON_WAITING_AFTER",
   "handoff.closed": "handoff.closed: a handoff was closed",
   "agent.handed_off": "agent.handed_off: an agent wrote its shift handoff",
   "delivery.failed": "delivery.failed: another delivery gave up after a day of retries",

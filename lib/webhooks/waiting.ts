@@ -1,9 +1,9 @@
 import "server-only";
+import type { WebhookEvent } from "./schemas";
 import { waitingAfterMs, waitingIn, type WaitingHandoff } from "../handoffs/attention";
 import { CLIENT_SIDES } from "../handoffs/schemas";
 import { read, storedDate, write, type Sql } from "../sqlite";
 import { anyHookWants, enqueue } from "./enqueue";
-import { HANDOFF_WAITING } from "./waiting-event";
 
 /**
  * `handoff.waiting`: a handoff whose new entries have stayed unread by the other side for
@@ -18,7 +18,8 @@ export const WAITING_CHECK_MS = 30_000;
 /** Waiting handoffs looked at per check and side, longest waiting first. */
 const MAX_WAITING = 10_000;
 
-export { HANDOFF_WAITING };
+/** The event this module raises (lib/webhooks/schemas.ts lists it with the others). */
+export const HANDOFF_WAITING = "handoff.waiting" satisfies WebhookEvent;
 
 function lastRaised(tx: Sql, handoffId: string, side: string): number | null {
   const row = tx.statement("SELECT first_seq FROM webhook_waiting WHERE handoff_id = ? AND side = ?").get(handoffId, side) as { first_seq: number } | undefined;
