@@ -149,9 +149,16 @@ const messageOf = (body: string) => {
  * it finds current, the value pages and server actions read (lib/caller.ts).
  */
 async function guarded(policy: GuardPolicy) {
-  const pages = async (_request: http.IncomingMessage, response: http.ServerResponse) => {
+  const pages = async (request: http.IncomingMessage, response: http.ServerResponse) => {
+    let body = JSON.stringify(currentCaller());
+    if (request.url === "/reenter") {
+      // As Next renders a server action's redirect target: a fetch back to this server with the
+      // request's headers, to which Next has added x-forwarded-*.
+      const headers = { ...(request.headers as Record<string, string>), "x-forwarded-for": "127.0.0.1", "x-forwarded-host": String(request.headers.host) };
+      body = await (await fetch(`${origin}/probe`, { headers, redirect: "manual" })).text();
+    }
     response.writeHead(200, { "content-type": "application/json" });
-    response.end(JSON.stringify(currentCaller()));
+    response.end(body);
   };
   const server = createBatonHttpServer({ policy, pages });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -226,6 +233,13 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     const forged = { host: server.host, "x-baton-principal": "operator:mallory", "x-baton-act-as": "code", "x-baton-guard": "forged" };
     const seen = JSON.parse((await raw(server.origin, "GET", "/probe", forged)).body);
     expect(seen).toEqual({ who: { kind: "desk" }, local: true });
+  });
+
+  it("gives a page's re-entry (Next rendering a redirect target by fetching this server, x-forwarded-* added) the page's own caller; a guessed ticket gives nothing", async () => {
+    const reentered = await raw(server.origin, "GET", "/reenter", { host: server.host });
+    expect(JSON.parse(reentered.body)).toEqual({ who: { kind: "desk" }, local: true });
+    const guessed = await raw(server.origin, "GET", "/probe", { host: server.host, "x-forwarded-for": "127.0.0.1", "x-baton-reentry": "A".repeat(32) });
+    expect(guessed.status).toBe(303);
   });
 
   it("answers a Host whose port is out of range with 400, on every route, without credentials", async () => {

@@ -9,4 +9,5 @@ import "server-only";
 
 export * from "./middleware";
 export * from "./policy";
+export * from "./reentry";
 export * from "./screen";

@@ -4,6 +4,7 @@ import type { MiddlewareHandler } from "hono";
 import { withCaller, type Caller } from "../caller";
 import { oauthUrls, publicBaseUrl } from "../oauth";
 import type { GuardPolicy } from "./policy";
+import { reentryCallerOf } from "./reentry";
 import { screenRequest, type Verdict } from "./screen";
 
 /**
@@ -44,6 +45,11 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
 export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
   return async (c, next) => {
     const incoming = c.env.incoming;
+    const reentry = reentryCallerOf(incoming);
+    if (reentry) {
+      c.set("caller", reentry);
+      return withCaller(reentry, next);
+    }
     let verdict: Verdict;
     try {
       verdict = await screenRequest(policy, incoming);

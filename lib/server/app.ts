@@ -2,7 +2,7 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
-import { guard, type BatonEnv, type GuardPolicy } from "../guard";
+import { guard, issueReentryTicket, type BatonEnv, type GuardPolicy } from "../guard";
 import { apiRouter } from "./api";
 import { apiSecurityHeaders, newNonce, pageContentSecurityPolicy, pageSecurityHeaders } from "./security-headers";
 
@@ -38,6 +38,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     // Next reads the nonce for its scripts from the request's CSP; whatever a client sent is replaced.
     incoming.headers["content-security-policy"] = policy;
     pageSecurityHeaders(outgoing, policy);
+    issueReentryTicket(incoming, outgoing, c.var.caller);
     await options.pages(incoming, outgoing);
     return RESPONSE_ALREADY_SENT;
   });

@@ -6,7 +6,7 @@ import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { hasTokens } from "../auth";
 import { markServing } from "../caller";
-import { guardPolicy, hostPortRefusal, isLoopbackAddress, screenRequest, type GuardPolicy } from "../guard";
+import { guardPolicy, hostPortRefusal, isLoopbackAddress, noteReentry, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
 
@@ -67,6 +67,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
   });
   const server = http.createServer((incoming, outgoing) => {
+    noteReentry(incoming);
     dropBatonHeaders(incoming);
     const badPort = hostPortRefusal(incoming.headers.host ?? null);
     if (badPort) {
