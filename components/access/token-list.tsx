@@ -18,7 +18,7 @@ function RevokeButton({ token }: { token: TokenView }) {
       busyLabel="Revoking…"
     >
       {token.connector
-        ? `${token.connector.label} loses access on its next request, with every token issued to it. Connecting it again needs a new approval.`
+        ? "The connector loses access on its next request, with every token issued to it. Connecting it again needs a new approval."
         : `Whatever uses this ${token.role} token stops working on its next request${token.role === "operator" ? ", and browsers signed in with it are signed out" : ""}. This cannot be undone: a new token is a new secret.`}
     </ConfirmAction>
   );
