@@ -1,11 +1,12 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import { connection } from "next/server";
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
+import { AttentionCount } from "./attention-count";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
-import { attentionOfRequest, attentionTitlePrefix } from "./attention";
+import { attentionTitlePrefix } from "./attention";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -38,7 +39,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const who = caller.who;
   const signedInAs = who.kind === "session" || who.kind === "token" ? who.name : null;
   const operator = isOperator(caller);
-  const [attention, nonce] = await Promise.all([attentionOfRequest(), cspNonce()]);
+  const nonce = await cspNonce();
   return (
     // next-themes sets the theme's class on <html> before React hydrates.
     <html lang="en" suppressHydrationWarning>
@@ -50,7 +51,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers nonce={nonce}>
-          <MainNav operator={operator} signedInAs={signedInAs} attentionCount={attention?.count ?? 0} />
+          <MainNav
+            operator={operator}
+            signedInAs={signedInAs}
+            attentionCount={
+              // Streamed: the page does not wait for the attention queries.
+              <Suspense fallback={null}>
+                <AttentionCount />
+              </Suspense>
+            }
+          />
           {operator && <KeyboardShortcuts />}
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { SignOutButton } from "@/components/access/sign-out-button";
 import { SHORTCUTS_DIALOG_ID } from "@/components/keyboard-shortcuts";
 import { BrowserNotifications } from "@/components/notifications/browser-notifications";
@@ -28,27 +28,13 @@ function Brand() {
   );
 }
 
-/** How many things wait for the operator (lib/dashboard findAttention), linking to the list on the desk. */
-function AttentionCount({ count }: { count: number }) {
-  if (count === 0) return null;
-  return (
-    <Link
-      href="/#attention"
-      data-testid="attention-count"
-      className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-semibold text-amber-900 ring-1 ring-amber-300 ring-inset hover:bg-amber-200"
-    >
-      {count}
-      <span className="sr-only"> {count === 1 ? "thing needs" : "things need"} your attention</span>
-    </Link>
-  );
-}
-
 /**
  * The header. Signed out (the sign-in page), it shows only the name and the theme: the desk's
  * pages are not theirs to see. On small screens the links fold into a menu (a native popover,
  * so it opens before React hydrates and closes on Escape or a click outside).
  */
-export function MainNav({ operator, signedInAs, attentionCount }: { operator: boolean; signedInAs: string | null; attentionCount: number }) {
+/** `attentionCount`: what needs the operator, rendered on the server (app/attention-count.tsx), streamed in when ready. */
+export function MainNav({ operator, signedInAs, attentionCount }: { operator: boolean; signedInAs: string | null; attentionCount: ReactNode }) {
   const pathname = usePathname();
   const menu = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -70,7 +56,7 @@ export function MainNav({ operator, signedInAs, attentionCount }: { operator: bo
     <header className="border-b border-slate-200 bg-white">
       <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6">
         <Brand />
-        <AttentionCount count={attentionCount} />
+        {attentionCount}
         <button
           type="button"
           popoverTarget={MENU_ID}

@@ -1,12 +1,13 @@
 import "server-only";
-import { readTransaction } from "../db";
 import { isDeliveryStalled } from "../agents/delivery-states";
-import { toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "../agents/views";
+import type { AgentView, HandoffRecordView } from "../agents/views";
+import { latestChangeSeq } from "../changes";
 import { findWaitingHandoffs, type WaitingHandoff } from "../handoffs/attention";
 import { gitReportOf } from "../handoffs/get-handoff";
 import type { ClientSide } from "../handoffs/schemas";
 import { toHandoffView, type HandoffRow } from "../handoffs/views";
 import { read } from "../sqlite";
+import { AGENT_COLUMNS, agentViewOf, RECORD_COLUMNS, recordViewOf, type AgentRow, type RecordRow } from "./agent-rows";
 import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
 
 /**
@@ -53,7 +54,7 @@ export type StaleHandoff = { handoffId: string; title: string; project: string |
  * an entry, so its thread was active when it was asked, and the cost stays bounded on a large
  * database (each thread costs an index range over its unseen entries).
  */
-export const QUESTION_SCAN_HANDOFFS = 300;
+export const QUESTION_SCAN_HANDOFFS = 100;
 /** Staleness runs git per handoff with a recorded repository: only the most recently active ones. */
 export const STALE_SCAN_HANDOFFS = 30;
 /** A handoff's staleness is read from git again after this long (commits do not change handoffs). */
@@ -101,30 +102,34 @@ function waitingQuestions(): WaitingQuestion[] {
   }));
 }
 
-/** Shift handoffs still waiting on their prompt, whose successor is still at work (an ended one no longer needs it). */
-async function stalledDeliveries(): Promise<{ deliveries: StalledDelivery[]; nearLimit: AgentView[] }> {
-  return readTransaction(async (tx) => {
-    const [records, nearLimit] = await Promise.all([
-      tx.handoffRecord.findMany({
-        where: { deliveryState: { in: ["failed", "queued", "typed"] } },
-        include: { agent: true },
-        orderBy: { createdAt: "desc" },
-      }),
-      tx.agent.findMany({
-        where: { status: "active", contextPercent: { gte: CONTEXT_NEAR_LIMIT_PERCENT } },
-        orderBy: [{ contextPercent: "desc" }, { id: "desc" }],
-      }),
-    ]);
-    const stalled = records.filter((row) => isDeliveryStalled(toHandoffRecordView(row)));
+/**
+ * Shift handoffs still waiting on their prompt (failed, or not seen entered in time), whose
+ * successor is still at work (an ended one no longer needs it), and active agents near their
+ * context limit.
+ */
+function stalledDeliveries(): { deliveries: StalledDelivery[]; nearLimit: AgentView[] } {
+  return read((tx) => {
+    const records = tx
+      .statement(
+        `SELECT ${AGENT_COLUMNS}, ${RECORD_COLUMNS} FROM handoff_records r JOIN agents a ON a.id = r.agent_id
+         WHERE r.delivery_state IN ('failed', 'queued', 'typed') ORDER BY r.created_at DESC`,
+      )
+      .all() as (AgentRow & RecordRow)[];
+    const stalled = records.map((row) => ({ agent: agentViewOf(row), record: recordViewOf(row) })).filter(({ record }) => isDeliveryStalled(record));
     const successors = stalled.length
-      ? await tx.agent.findMany({ where: { previousAgentId: { in: stalled.map((row) => row.agentId) } }, orderBy: { id: "asc" } })
+      ? (tx
+          .statement(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.previous_agent_id IN (SELECT value FROM json_each(?)) ORDER BY a.id`)
+          .all(JSON.stringify(stalled.map(({ agent }) => agent.id))) as AgentRow[])
       : [];
     const successorOf = new Map<number, AgentView>();
-    for (const row of successors) if (row.previousAgentId !== null && !successorOf.has(row.previousAgentId)) successorOf.set(row.previousAgentId, toAgentView(row));
+    for (const row of successors) if (row.previous_agent_id !== null && !successorOf.has(row.previous_agent_id)) successorOf.set(row.previous_agent_id, agentViewOf(row));
     const deliveries = stalled
-      .map((row) => ({ agent: toAgentView(row.agent), record: toHandoffRecordView(row), successor: successorOf.get(row.agentId) ?? null }))
+      .map((delivery) => ({ ...delivery, successor: successorOf.get(delivery.agent.id) ?? null }))
       .filter((delivery) => delivery.successor === null || delivery.successor.status === "active");
-    return { deliveries, nearLimit: nearLimit.map(toAgentView) };
+    const nearLimit = tx
+      .statement(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.status = 'active' AND a.context_percent >= ? ORDER BY a.context_percent DESC, a.id DESC`)
+      .all(CONTEXT_NEAR_LIMIT_PERCENT) as AgentRow[];
+    return { deliveries, nearLimit: nearLimit.map(agentViewOf) };
   });
 }
 
@@ -165,15 +170,11 @@ async function staleHandoffs(): Promise<StaleHandoff[]> {
   return results.filter((result): result is StaleHandoff => result !== null);
 }
 
-/** Everything that needs the operator now. Read-only; git runs only for recently active handoffs with a recorded repository. */
-export async function findAttention(): Promise<Attention> {
+async function computeAttention(): Promise<Attention> {
   const questions = waitingQuestions();
   const asked = new Set(questions.map((question) => `${question.handoffId} ${question.waitingFor}`));
-  const [unread, { deliveries, nearLimit }, stale] = await Promise.all([
-    findWaitingHandoffs({ limit: MAX_WAITING }),
-    stalledDeliveries(),
-    staleHandoffs(),
-  ]);
+  const { deliveries, nearLimit } = stalledDeliveries();
+  const [unread, stale] = await Promise.all([findWaitingHandoffs({ limit: MAX_WAITING }), staleHandoffs()]);
   const waiting = unread.filter((item) => !asked.has(`${item.handoff.id} ${item.waitingFor}`));
   return {
     questions,
@@ -184,4 +185,28 @@ export async function findAttention(): Promise<Attention> {
     count: questions.length + waiting.length + deliveries.length + stale.length + nearLimit.length,
     scope: { questionHandoffs: QUESTION_SCAN_HANDOFFS, staleHandoffs: STALE_SCAN_HANDOFFS },
   };
+}
+
+/**
+ * Reused while nothing was written (the change feed has not moved) for up to this long: every
+ * page asks (the navigation's count), and on a large database the queries take tens of
+ * milliseconds. Time alone also changes the answer (entries start waiting, deliveries stall,
+ * repositories move on), hence the limit.
+ */
+export const ATTENTION_REUSE_MS = 10_000;
+let held: { seq: number; at: number; attention: Promise<Attention> } | null = null;
+
+/** Everything that needs the operator now. Read-only; git runs only for recently active handoffs with a recorded repository. */
+export function findAttention(): Promise<Attention> {
+  const seq = latestChangeSeq();
+  const now = Date.now();
+  if (held && held.seq === seq && now - held.at < ATTENTION_REUSE_MS) return held.attention;
+  const attention = computeAttention();
+  const entry = { seq, at: now, attention };
+  held = entry;
+  // A failed read is not kept: the next page asks again.
+  attention.catch(() => {
+    if (held === entry) held = null;
+  });
+  return attention;
 }
