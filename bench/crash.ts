@@ -6,7 +6,7 @@
  * The same driver (tests/support/crash-rig.ts) runs a short version in the test suite.
  */
 import fs from "node:fs";
-import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { ensureMigrated } from "../lib/migrate";
 import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario } from "../tests/support/crash-rig";
 import { makeTemporaryDataDir } from "./support";
@@ -14,7 +14,7 @@ import { makeTemporaryDataDir } from "./support";
 export async function run(): Promise<void> {
   const dir = makeTemporaryDataDir("crash");
   ensureMigrated();
-  await ensurePrebuiltServer();
+  await ensurePrebuilt("mcp");
   const report = checkCrashRun(await runCrashScenario({
     stdioWriters: 12,
     httpWriters: 4,

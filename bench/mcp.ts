@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { disconnectDb } from "../lib/db";
 import { addEntry, createHandoff } from "../lib/handoffs";
-import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { serveApi } from "../tests/support/api-server";
 import { connectHttpClient, connectStdioClient } from "../tests/support/mcp-clients";
 import { ensureMigrated } from "../lib/migrate";
@@ -62,7 +62,7 @@ async function callLatency(client: Client, name: string, args: Record<string, un
 export async function run(): Promise<void> {
   makeTemporaryDataDir("mcp");
   ensureMigrated();
-  await ensurePrebuiltServer();
+  await ensurePrebuilt("mcp");
 
   // Interleaved, so each kind sees the same machine load.
   const starts = { floor: [] as number[], launch: [] as number[], tsx: [] as number[] };

@@ -35,11 +35,9 @@ import { disconnectDb } from "../lib/db";
 import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { connectStdioClient } from "../tests/support/mcp-clients";
-import { ensurePrebuiltHook } from "../lib/hooks/prebuild";
-import { freshHookEntry } from "../lib/hooks/prebuilt.mjs";
-import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
-import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
 import { ensureMigrated } from "../lib/migrate";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
+import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
 import { closeSqlite } from "../lib/sqlite";
 import {
   bundleWorker,
@@ -114,9 +112,9 @@ const log = (line: string) => console.log(line);
  * checkout) makes `baton mcp` fall back to tsx, which is slower and larger: the figures then say so.
  */
 async function withPrebuilt<T>(what: string, measure: () => Promise<T>): Promise<T> {
-  await ensurePrebuiltServer();
+  await ensurePrebuilt("mcp");
   const result = await measure();
-  if (!freshPrebuiltEntry()) log(`  WARNING: a source changed during "${what}": some baton mcp processes may have run through tsx, not the prebuilt server`);
+  if (!freshEntry("mcp")) log(`  WARNING: a source changed during "${what}": some baton mcp processes may have run through tsx, not the prebuilt server`);
   return result;
 }
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -659,7 +657,7 @@ function runToExit(args: string[], input: string, cwd: string): Promise<{ ms: nu
 
 async function hookStartUp() {
   log(`\n9. baton hook session-start, spawn → exit (median of ${STARTS}, interleaved with bare node -e ''):`);
-  await ensurePrebuiltHook();
+  await ensurePrebuilt("hook");
   const waitingRepo = benchRepository("git@github.com:bench/waiting.git");
   const quietRepo = benchRepository("git@github.com:bench/quiet.git");
   const { handoff } = await createHandoff({ title: "Waiting for code", content: "We decided on JWT; start in src/module1.ts.", asClient: "chat", repoPath: waitingRepo });
@@ -676,7 +674,7 @@ async function hookStartUp() {
       samples.quiet.push((await runToExit(hook, inputOf(quietRepo), quietRepo)).ms);
       samples.node.push((await runToExit(["-e", ""], "", quietRepo)).ms);
     }
-    if (!freshHookEntry()) log("  WARNING: a source changed meanwhile: some hooks may have run through tsx, not the prebuilt hook");
+    if (!freshEntry("hook")) log("  WARNING: a source changed meanwhile: some hooks may have run through tsx, not the prebuilt hook");
     log(`  a handoff waiting ${msOf(median(samples.waiting))} · nothing waiting ${msOf(median(samples.quiet))} · bare node -e '' ${msOf(median(samples.node))}`);
     ratioRow("hook session-start, a handoff waiting, start → exit", median(samples.waiting), median(samples.node), "bare node", 4);
     ratioRow("hook session-start, nothing waiting, start → exit", median(samples.quiet), median(samples.node), "bare node", 4);

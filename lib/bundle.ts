@@ -1,6 +1,6 @@
 /**
- * What every esbuild bundle of Baton's TypeScript for plain Node shares: the prebuilt MCP server
- * (lib/mcp/prebuild.ts) and the compiled production server (scripts/build-server.ts).
+ * What every esbuild bundle of Baton's TypeScript for plain Node shares: the prebuilt commands
+ * (lib/prebuilt/build.ts) and the compiled production server (scripts/build-server.ts).
  */
 import "server-only";
 import fs from "node:fs";

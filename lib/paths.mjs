@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * Where Baton's files are, in plain JavaScript because the fast MCP launcher (lib/mcp/launch.mjs)
- * and `bin/baton.mjs` run without TypeScript. One definition for the dashboard, MCP and the CLI.
+ * Where Baton's files are, in plain JavaScript because the fast-start launchers
+ * (lib/prebuilt/prebuilt.mjs) and `bin/baton.mjs` run without TypeScript. One definition for the
+ * dashboard, MCP and the CLI.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
-import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
@@ -157,7 +157,7 @@ describe.each([
   ["the prebuilt server (lib/mcp/launch.mjs)", true],
 ])("a line that is not a JSON-RPC message, through %s", (_, prebuilt) => {
   it("gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, and the server goes on serving", { timeout: 120_000 }, async () => {
-    if (prebuilt) await ensurePrebuiltServer();
+    if (prebuilt) await ensurePrebuilt("mcp");
     const server = rawServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
     server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
     await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);

@@ -1,15 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ensurePrebuiltServer } from "../lib/mcp/prebuild";
 import { connectStdioClient } from "./support/mcp-clients";
-import { freshPrebuiltEntry } from "../lib/mcp/prebuilt-manifest.mjs";
 import { projectRoot } from "../lib/paths.mjs";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
+import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
 
 describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
   it("serves every tool with plain Node, Prisma included, on the configured database", { timeout: 120_000 }, async () => {
-    const entry = await ensurePrebuiltServer();
-    expect(freshPrebuiltEntry()).toBe(entry);
+    const entry = await ensurePrebuilt("mcp");
+    expect(freshEntry("mcp")).toBe(entry);
     const { client, stderr } = await connectStdioClient({ entry: "launch", args: ["--as", "code"] });
     try {
       const { tools } = await client.listTools();
@@ -50,12 +50,12 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
   });
 
   it("counts as stale once any source it was built from is newer; launch then runs the sources and prebuilds again", async () => {
-    await ensurePrebuiltServer();
+    await ensurePrebuilt("mcp");
     const source = path.join(projectRoot, "lib", "mcp", "views.ts");
     const { atime, mtime } = fs.statSync(source);
     try {
       fs.utimesSync(source, atime, new Date(Date.now() + 60_000));
-      expect(freshPrebuiltEntry()).toBeNull();
+      expect(freshEntry("mcp")).toBeNull();
       const { client, stderr } = await connectStdioClient({ entry: "launch" });
       const created = await client.callTool({ name: "create_handoff", arguments: { title: "From sources", content: "x" } });
       expect(created.isError).toBeFalsy();
@@ -64,6 +64,6 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     } finally {
       fs.utimesSync(source, atime, mtime);
     }
-    expect(freshPrebuiltEntry()).not.toBeNull();
+    expect(freshEntry("mcp")).not.toBeNull();
   });
 });

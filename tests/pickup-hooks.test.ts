@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
-import { ensurePrebuiltHook } from "../lib/hooks/prebuild";
-import { freshHookEntry } from "../lib/hooks/prebuilt.mjs";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
+import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
 
 /**
  * Issue 19, acceptance 1: Baton's hooks driven exactly as Claude Code drives them, a process per
@@ -85,7 +85,7 @@ function expectQuietExit(run: Run) {
 
 beforeAll(async () => {
   // The path Claude Code takes: plain Node on the prebuilt hook.
-  await ensurePrebuiltHook();
+  await ensurePrebuilt("hook");
 }, 120_000);
 
 afterAll(() => {
@@ -94,7 +94,7 @@ afterAll(() => {
 
 describe("baton hook session-start", () => {
   it("brings a chat handoff of this repository with its new entries quoted, never one of another repository", async () => {
-    expect(freshHookEntry()).not.toBeNull();
+    expect(freshEntry("hook")).not.toBeNull();
     const repo = repository("git@github.com:acme/shop.git");
     const clone = repository("https://github.com/acme/shop"); // the same origin, written another way
     const other = repository("git@github.com:acme/other.git");

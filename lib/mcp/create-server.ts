@@ -2,7 +2,7 @@
  * lib/mcp: the MCP door (this file is its main file). One server definition: every tool
  * (registered through tool-kit.ts with zod input and output schemas), the prompts (prompts/) and
  * the resources (resources/), served two ways: over stdio by `baton mcp` (serve-stdio.ts, started
- * fast by launch.mjs from the server prebuild.ts prebuilds) and over Streamable HTTP at /api/mcp
+ * fast by launch.mjs from the server lib/prebuilt/ prebuilds) and over Streamable HTTP at /api/mcp
  * (handle-http.ts for stateless requests, http-sessions.ts for sessions and their notifications).
  * Tools are thin: they translate arguments and answers and call the domain (lib/handoffs,
  * lib/agents), loaded on first call (domain.ts); errors become tool errors with the domain's

@@ -1,8 +1,8 @@
 import "server-only";
 import path from "node:path";
 import { isDomainError } from "../../errors";
-import { ensurePrebuiltHook } from "../../hooks/prebuild";
 import { applySetup, planSetup, SERVER_NAME, type SetupScope } from "../../hooks/setup-claude-code";
+import { ensurePrebuilt } from "../../prebuilt/build";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton setup claude-code [--user] [--print] [--remove]
@@ -51,7 +51,7 @@ export async function run(args: string[]): Promise<number> {
   if (remove) return 0;
   try {
     // The first session's hook should not wait for a build: build it now.
-    await ensurePrebuiltHook();
+    await ensurePrebuilt("hook");
   } catch (error) {
     process.stderr.write(`baton setup: could not prebuild the hook (${(error as Error).message}); hooks still work, the first ones start more slowly\n`);
   }

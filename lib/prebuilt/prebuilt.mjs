@@ -1,0 +1,145 @@
+// @ts-check
+/**
+ * Baton's prebuilt commands, for the fast-start launchers (lib/mcp/launch.mjs, lib/hooks/launch.mjs,
+ * plain Node): which commands there are, where each build lives, whether it is current, and how
+ * it is loaded. Registering tsx costs 250–400 ms on these machines and tsx-loaded modules import
+ * several times more slowly, so a command something waits on (an MCP client for `initialize`,
+ * Claude Code for a SessionStart hook) runs from one CommonJS bundle (made by
+ * lib/prebuilt/build.ts) compiled with V8's code cache: Node 20 has no module compile cache, and
+ * a cached classic script skips most parsing and compiling of the SDK, zod and the domain layer.
+ * When the build is stale the command runs from the TypeScript sources through tsx and its
+ * launcher has the next start prebuilt.
+ */
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import vm from "node:vm";
+import { defaultDataDir, projectRoot } from "../paths.mjs";
+
+/**
+ * Each prebuilt command: the module exporting its `run(args)` (relative to the checkout) and the
+ * launcher that loads it (a build older than its launcher is stale).
+ */
+export const PREBUILT_COMMANDS = {
+  mcp: { sourceEntry: "lib/cli/commands/mcp.ts", launcher: "lib/mcp/launch.mjs" },
+  hook: { sourceEntry: "lib/cli/commands/hook.ts", launcher: "lib/hooks/launch.mjs" },
+};
+
+/** @typedef {keyof typeof PREBUILT_COMMANDS} PrebuiltName */
+
+/** The layout of builds and manifests; a manifest of another version is stale. */
+export const PREBUILT_VERSION = 4;
+
+/** @typedef {{ version: number; entry: string; builtAt: number; inputs: string[] }} PrebuiltManifest */
+
+/** @typedef {{ run: (args: string[]) => Promise<number> }} RunnableCommand */
+
+/**
+ * The folder of one command's builds.
+ * @param {PrebuiltName} name
+ */
+export function prebuiltDir(name) {
+  return path.join(projectRoot, "node_modules", ".cache", `baton-${name}`);
+}
+
+/**
+ * The manifest naming the current build: replaced whole by a rename, so a launcher never reads half of one.
+ * @param {PrebuiltName} name
+ */
+export function manifestFile(name) {
+  return path.join(prebuiltDir(name), "current.json");
+}
+
+/**
+ * The entry file of the command's current build when none of its inputs changed since it was built, else null.
+ * @param {PrebuiltName} name
+ * @returns {string | null}
+ */
+export function freshEntry(name) {
+  /** @type {PrebuiltManifest} */
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestFile(name), "utf8"));
+  } catch {
+    return null;
+  }
+  if (manifest.version !== PREBUILT_VERSION || typeof manifest.entry !== "string" || !Array.isArray(manifest.inputs)) return null;
+  for (const input of [manifest.entry, ...manifest.inputs]) {
+    const stat = fs.statSync(input, { throwIfNoEntry: false });
+    if (!stat || (input !== manifest.entry && stat.mtimeMs > manifest.builtAt)) return null;
+  }
+  return manifest.entry;
+}
+
+/**
+ * Loads a CommonJS build as a script compiled with its code cache (`<entry>.cache`). `saveCache`
+ * is set when there was none or V8 refused it (another Node, a rebuilt command): called later, it
+ * also keeps the functions compiled since the start. It throws when the cache cannot be written.
+ * @param {string} entry
+ * @returns {{ command: RunnableCommand; saveCache: (() => void) | null }}
+ */
+function loadWithCodeCache(entry) {
+  const cacheFile = `${entry}.cache`;
+  /** @type {Buffer | undefined} */
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const source = fs.readFileSync(entry, "utf8");
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: entry, cachedData });
+  const loaded = { exports: /** @type {RunnableCommand} */ ({}) };
+  script.runInThisContext()(loaded.exports, createRequire(entry), loaded, entry, path.dirname(entry));
+  const saveCache = () => {
+    const temporary = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, script.createCachedData());
+    fs.renameSync(temporary, cacheFile);
+  };
+  return { command: loaded.exports, saveCache: !cachedData || script.cachedDataRejected ? saveCache : null };
+}
+
+/**
+ * What differs between launchers. `codeCache`: when a missing cache is written, after the run
+ * (a short-lived command) or some milliseconds after the start (a server). `prebuildLater`: how
+ * the next start gets a build when this one runs from the sources. `warn`: where a failure that
+ * costs only speed is said, if anywhere.
+ * @typedef {{ codeCache: "after-run" | { afterMs: number }; prebuildLater: () => void; warn?: (problem: string) => void }} LaunchPolicy
+ */
+
+/**
+ * Runs `baton <name> <args>` from its current build, else from the sources, and returns its exit code.
+ * @param {PrebuiltName} name
+ * @param {string[]} args
+ * @param {LaunchPolicy} policy
+ * @returns {Promise<number>}
+ */
+export async function launchPrebuilt(name, args, policy) {
+  process.env.BATON_DATA_DIR ||= defaultDataDir();
+  const entry = freshEntry(name);
+  if (!entry) {
+    policy.prebuildLater();
+    const { register } = await import("tsx/esm/api");
+    // The checkout's tsconfig, wherever the command was started: its paths resolve "server-only".
+    register({ tsconfig: path.join(projectRoot, "tsconfig.json") });
+    const sources = /** @type {RunnableCommand} */ (await import(pathToFileURL(path.join(projectRoot, PREBUILT_COMMANDS[name].sourceEntry)).href));
+    return sources.run(args);
+  }
+  const { command, saveCache } = loadWithCodeCache(entry);
+  if (!saveCache) return command.run(args);
+  const save = () => {
+    try {
+      saveCache();
+    } catch (error) {
+      policy.warn?.(`could not write the code cache (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  if (policy.codeCache === "after-run") {
+    const code = await command.run(args);
+    save();
+    return code;
+  }
+  setTimeout(save, policy.codeCache.afterMs).unref();
+  return command.run(args);
+}
