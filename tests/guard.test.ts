@@ -242,13 +242,19 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     expect(guessed.status).toBe(303);
   });
 
-  it("answers a Host whose port is out of range with 400, on every route, without credentials", async () => {
+  it("answers a Host whose port is out of range, and a path with dot segments, with 400 and the reason, on every route, without credentials", async () => {
     for (const [method, path] of [["POST", "/api/session"], ["GET", "/api/handoffs"], ["GET", "/"], ["POST", "/api/mcp"]] as const) {
       const response = await raw(server.origin, method, path, { host: "localhost:99999", "content-type": "application/json" }, method === "POST" ? "{}" : undefined);
       expect(response.status, path).toBe(400);
       expect(messageOf(response.body)).toMatch(/port 99999/);
     }
     expect((await raw(server.origin, "GET", "/api/handoffs", { host: "localhost:0" })).status).toBe(400);
+    // Refused at the socket with the guard's reason, before the router's URL parser could fail on it.
+    for (const path of ["/api/handoffs/x/../../health", "/api/handoffs/x/%2e%2e/session"]) {
+      const dotted = await raw(server.origin, "GET", path, { host: server.host });
+      expect(dotted.status, path).toBe(400);
+      expect(messageOf(dotted.body)).toContain(". or .. segment");
+    }
   });
 
   it("refuses a request carrying forwarding headers and no token with 401 and a line on BATON_AUTH=required", async () => {

@@ -76,15 +76,6 @@ function splitHost(host: string): { name: string; withPort: string; port: number
   return { name: match[1], withPort: value, port: match[2] === undefined ? null : Number(match[2]) };
 }
 
-/**
- * A Host naming a port no socket can have (0, 99999) is refused with 400: no URL can be made of
- * it, so it must be refused before anything builds one (lib/server checks it at the socket).
- */
-export function hostPortRefusal(host: string | null): Refusal | null {
-  const port = host ? splitHost(host)?.port : null;
-  if (port === null || port === undefined || (port >= 1 && port <= 65535)) return null;
-  return { ok: false, status: 400, reason: `Host "${host}" names port ${port}; a port is 1–65535` };
-}
 
 function hostAllowed(policy: GuardPolicy, host: string, localAddress: string): boolean {
   const parts = splitHost(host);
@@ -139,6 +130,24 @@ function decodable(path: string): boolean {
   }
 }
 
+/**
+ * What makes a request line unusable, refused with 400 before anything builds a URL of it
+ * (lib/server checks it at the socket, the router's URL parser would otherwise fail first): a
+ * malformed escape, a dot segment or backslash (resolved, they would name another route than the
+ * one checked), a Host naming a port no socket can have (0, 99999).
+ */
+export function requestLineRefusal(path: string, host: string | null): Refusal | null {
+  if (!decodable(path)) {
+    return { ok: false, status: 400, reason: "the request path has a malformed percent-escape (e.g. %E0%A4%A); encode it as UTF-8" };
+  }
+  if (!plainPath(path)) {
+    return { ok: false, status: 400, reason: "the request path has a . or .. segment or a backslash; send the path it resolves to" };
+  }
+  const port = host ? splitHost(host)?.port : null;
+  if (port === null || port === undefined || (port >= 1 && port <= 65535)) return null;
+  return { ok: false, status: 400, reason: `Host "${host}" names port ${port}; a port is 1–65535` };
+}
+
 /** The media type of a Content-Type header, lowercase and without parameters. */
 const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
 
@@ -147,14 +156,8 @@ const mediaType = (contentType: string | null) => (contentType ?? "").split(";")
  * Sec-Fetch-Site, body size and content type, and whether credentials will be needed.
  */
 export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened | Refusal {
-  if (!decodable(facts.path)) {
-    return { ok: false, status: 400, reason: "the request path has a malformed percent-escape (e.g. %E0%A4%A); encode it as UTF-8" };
-  }
-  if (!plainPath(facts.path)) {
-    return { ok: false, status: 400, reason: "the request path has a . or .. segment or a backslash; send the path it resolves to" };
-  }
-  const badPort = hostPortRefusal(facts.host);
-  if (badPort) return badPort;
+  const badLine = requestLineRefusal(facts.path, facts.host);
+  if (badLine) return badLine;
   if (!facts.host || !hostAllowed(policy, facts.host, facts.localAddress)) {
     return {
       ok: false,

@@ -6,7 +6,7 @@ import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { hasTokens } from "../auth";
 import { markServing } from "../caller";
-import { guardPolicy, hostPortRefusal, isLoopbackAddress, noteReentry, screenRequest, type GuardPolicy } from "../guard";
+import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
 
@@ -69,10 +69,10 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
   const server = http.createServer((incoming, outgoing) => {
     noteReentry(incoming);
     dropBatonHeaders(incoming);
-    const badPort = hostPortRefusal(incoming.headers.host ?? null);
-    if (badPort) {
-      outgoing.writeHead(badPort.status, { "content-type": "application/json", "cache-control": "no-store" });
-      outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badPort.reason } }));
+    const badLine = requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
+    if (badLine) {
+      outgoing.writeHead(badLine.status, { "content-type": "application/json", "cache-control": "no-store" });
+      outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
       return;
     }
     outgoing.once("finish", () => {
