@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test, type Page } from "@playwright/test";
-import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
+import { prepareDataDir, signInWith, startAndWait, stopAndWait, type ExtraServer } from "./support/extra-server";
 
 /**
  * Issue 16 ("One way in"), through the server users run (`npm start`'s compiled server, real
@@ -132,12 +132,15 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
     ]);
     dataDir = prepared.dataDir;
     tokens = { agent: prepared.tokens["lan-agent"], operator: prepared.tokens["lan-operator"] };
-    server = startExtraServer({ dataDir, port, host: serverIp, netns: serverNs, env: { BATON_TMUX_SOCKET: tmuxSocket } });
-    await waitUntil(async () => lan("GET", "/api/handoffs", tokens.agent).status === 200, "the server inside the namespace");
+    server = await startAndWait(
+      { dataDir, port, host: serverIp, netns: serverNs, env: { BATON_TMUX_SOCKET: tmuxSocket } },
+      async () => lan("GET", "/api/handoffs", tokens.agent).status === 200,
+      "the server inside the namespace",
+    );
   });
 
-  test.afterAll(() => {
-    server?.stop();
+  test.afterAll(async () => {
+    if (server) await stopAndWait(server);
     for (const ns of [serverNs, clientNs]) {
       try {
         ip("netns", "delete", ns);
@@ -324,12 +327,12 @@ test.describe("browser hardening", () => {
     test.beforeAll(async () => {
       const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
       operatorToken = prepared.tokens.desk;
-      server = startExtraServer({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } });
-      await waitUntil(async () => (await fetch(`${origin}/sign-in`)).status === 200, "the BATON_AUTH=required server");
+      server = await startAndWait({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } }, async () => (await fetch(`${origin}/sign-in`)).status === 200, "the BATON_AUTH=required server");
     });
-    test.afterAll(() => {
-      server?.stop();
-      if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+    test.afterAll(async () => {
+      if (!server) return;
+      await stopAndWait(server);
+      fs.rmSync(server.dataDir, { recursive: true, force: true });
     });
 
     for (const next of ["%2F%09%2Fevil.example%2F", "%2F%0A%2Fevil.example%2F", "%2F%2Fevil.example", "%2F%5Cevil.example", "https%3A%2F%2Fevil.example%2F"]) {
@@ -343,8 +346,7 @@ test.describe("browser hardening", () => {
         });
         try {
           await page.goto(`${origin}/sign-in?next=${next}`);
-          await page.getByLabel("Token").fill(operatorToken);
-          await page.getByRole("button", { name: "Sign in" }).click();
+          await signInWith(page, operatorToken);
           await page.waitForURL((url) => url.pathname !== "/sign-in");
           await page.waitForLoadState("load");
           expect(new URL(page.url()).origin).toBe(origin);
@@ -401,7 +403,7 @@ test.describe("browser hardening", () => {
     await visit(page, `/handoffs/${handoffId}`);
     // The thread works: an entry posted through the page's form (a server action under the CSP).
     await expect(page.locator("time").first()).not.toContainText("UTC");
-    await page.getByLabel("Content").fill("posted under the CSP");
+    await page.getByRole("textbox", { name: "Content" }).fill("posted under the CSP");
     await page.getByRole("button", { name: "Post entry" }).click();
     await expect(page.locator("li[data-seq]")).toHaveCount(2);
     await expect(page.locator("li[data-seq]").last()).toContainText("posted under the CSP");

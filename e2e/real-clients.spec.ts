@@ -5,7 +5,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { expect, test } from "@playwright/test";
-import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
+import { prepareDataDir, signInWith, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
 
 /**
  * The MCP clients people use, unmodified, against the server users run: mcp-remote (Claude
@@ -48,12 +48,17 @@ test.describe("mcp-remote completes OAuth against BATON_AUTH=required", () => {
     const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
     operatorToken = prepared.tokens.desk;
     configDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-mcp-remote-"));
-    server = startExtraServer({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } });
-    await waitUntil(async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200, "the BATON_AUTH=required server");
+    server = await startAndWait(
+      { dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } },
+      async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200,
+      "the BATON_AUTH=required server",
+    );
   });
-  test.afterAll(() => {
-    server?.stop();
-    if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+  test.afterAll(async () => {
+    if (server) {
+      await stopAndWait(server);
+      fs.rmSync(server.dataDir, { recursive: true, force: true });
+    }
     if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
   });
 
@@ -84,11 +89,10 @@ test.describe("mcp-remote completes OAuth against BATON_AUTH=required", () => {
       // The operator signs in with a token, then consents to "code".
       await page.goto(authorizationUrl);
       await expect(page).toHaveURL(/\/sign-in\?next=%2Foauth%2Fauthorize%3F/);
-      await page.getByLabel("Token").fill(operatorToken);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await signInWith(page, operatorToken);
       await expect(page).toHaveURL(authorizationUrl);
       await expect(page.getByText(`http://localhost:${callbackPort}/oauth/callback`)).toBeVisible();
-      await page.getByRole("radio", { name: /^code\b/ }).check();
+      await (await whenHydrated(page.getByRole("radio", { name: /^code\b/ }))).check();
       await expect(page.getByRole("heading", { name: /wants to act as code/ })).toBeVisible();
       await page.getByRole("button", { name: "Approve" }).click();
       // The browser lands on mcp-remote's own callback page.
@@ -111,6 +115,8 @@ test.describe("mcp-remote completes OAuth against BATON_AUTH=required", () => {
       const grant = page.getByRole("row").filter({ hasText: "acts as code" });
       await expect(grant).toHaveCount(1);
       await grant.getByRole("button", { name: /^Revoke / }).click();
+      // The Tokens page asks first.
+      await page.getByRole("dialog", { name: /^Revoke / }).getByRole("button", { name: "Revoke token" }).click();
       await expect(page.getByRole("row").filter({ hasText: "acts as code" })).toHaveCount(0);
 
       // The server now answers that token 401 invalid_token ...

@@ -1,7 +1,9 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 /**
  * A second Baton server for tests that need another configuration (BATON_AUTH=required, a
@@ -11,7 +13,7 @@ import path from "node:path";
 const root = path.resolve(import.meta.dirname, "..", "..");
 const distDir = `.next-e2e-${process.env.BATON_E2E_PORT || 3100}`;
 
-export type ExtraServer = { dataDir: string; stop: () => void; exited: Promise<{ code: number | null; stderr: string }> };
+export type ExtraServer = { dataDir: string; pid: number | undefined; stop: () => void; exited: Promise<{ code: number | null; stderr: string }> };
 
 /** A fresh data folder, migrated, with the given tokens created through the CLI (name → token). */
 export function prepareDataDir(tokens: { name: string; role: "operator" | "agent" }[] = []): { dataDir: string; tokens: Record<string, string> } {
@@ -44,6 +46,7 @@ export function startExtraServer(options: { dataDir: string; port: number; host?
   const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
   return {
     dataDir: options.dataDir,
+    pid: child.pid,
     exited,
     stop: () => {
       try {
@@ -62,5 +65,77 @@ export async function waitUntil(probe: () => Promise<boolean>, what: string, tim
     if (await probe().catch(() => false)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Waits until React has hydrated `element` (its props are attached to the DOM node): before
+ * that, a client form's submit does nothing and a controlled input is reset by hydration.
+ */
+export async function whenHydrated(element: Locator): Promise<Locator> {
+  await expect.poll(() => element.evaluate((node) => Object.keys(node).some((key) => key.startsWith("__reactProps$")))).toBe(true);
+  return element;
+}
+
+/** Signs in on the sign-in page `page` shows, with `token`, once the form is live. */
+export async function signInWith(page: Page, token: string): Promise<void> {
+  await page.getByLabel("Token").fill(token);
+  await (await whenHydrated(page.getByRole("button", { name: "Sign in" }))).click();
+}
+
+/**
+ * Stops an extra server and waits for it to exit; a server still running `graceMs` after
+ * SIGTERM gets SIGKILL (its group), so no stale server keeps the port for the next run.
+ * Resolves to how it ended.
+ */
+export async function stopAndWait(server: ExtraServer, graceMs = 10_000): Promise<"exited" | "killed"> {
+  server.stop();
+  const exited = await Promise.race([server.exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs))]);
+  if (exited) return "exited";
+  try {
+    if (server.pid) process.kill(-server.pid, "SIGKILL");
+  } catch {
+    // Gone meanwhile.
+  }
+  return "killed";
+}
+
+/** Whether something accepts connections on host:port (from this machine's own namespace). */
+function listening(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(2000);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+/**
+ * startExtraServer, then waits until the new server answers `probe`. Refuses a port something
+ * already listens on (a stale server of an earlier run would answer the probe), and fails at
+ * once if the server exits before answering.
+ */
+export async function startAndWait(options: Parameters<typeof startExtraServer>[0], probe: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<ExtraServer> {
+  if (!options.netns && (await listening(options.host ?? "127.0.0.1", options.port))) {
+    throw new Error(`port ${options.port} is taken before ${what} started (a server left over from an earlier run?)`);
+  }
+  const server = startExtraServer(options);
+  const ended: { result?: { code: number | null; stderr: string } } = {};
+  void server.exited.then((result) => (ended.result = result));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (ended.result) {
+      const { code, stderr } = ended.result;
+      throw new Error(`${what} exited (code ${code}) before answering: ${stderr.trim().split("\n").slice(-3).join(" / ")}`);
+    }
+    if (await probe().catch(() => false)) return server;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  server.stop();
   throw new Error(`timed out waiting for ${what}`);
 }
