@@ -253,7 +253,7 @@ test("a closed thread's kept bundle reads as the thread, not JSON; continuing ke
   await page.getByLabel("Title").fill("E2E desk: the read replica question");
   await page.getByRole("button", { name: "Continue in a new thread" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E desk: the read replica question");
-  await expect(page.getByText("project e2e-kept")).toBeVisible();
+  await expect(page.getByText("project e2e-kept", { exact: true })).toBeVisible();
   await expect(page.getByTestId("parent-link")).toContainText("E2E desk: closing keeps a readable bundle");
 });
 
