@@ -100,7 +100,7 @@ export function MainNav({ operator, signedInAs, attentionCount }: { operator: bo
                 if (!dialog?.open) dialog?.showModal();
               }}
               title="Keyboard shortcuts (?)"
-              className="rounded-md px-2 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100"
+              className="rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-100 md:px-2"
             >
               <span aria-hidden className="hidden font-mono md:inline">
                 ?

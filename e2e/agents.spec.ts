@@ -12,6 +12,9 @@ async function expectNoAxeViolations(page: Page) {
 /** Registers an agent through the form and returns its page URL path. */
 async function registerThroughForm(page: Page, persona: string, project = "e2e") {
   await page.goto("/");
+  // On a phone the navigation's links are in its menu.
+  const menu = page.getByRole("button", { name: "Menu" });
+  if (await menu.isVisible()) await menu.click();
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
   await expect(page).toHaveURL(/\/agents$/);
   await page.getByRole("link", { name: "Register agent" }).click();

@@ -78,7 +78,7 @@ function ComposerForm({ handoffId, viewingAs, state, formAction, pending }: Form
           <label htmlFor="entry-content" className="text-sm font-medium text-slate-800">
             Content
           </label>
-          <div role="group" aria-label="Content view" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs">
+          <div role="group" aria-label="Write or preview" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs">
             {[false, true].map((preview) => (
               <button
                 key={String(preview)}
