@@ -1,9 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { readTransaction, type Tx } from "../db";
+import { readTransaction } from "../db";
 import type { Prisma } from "../generated/prisma/client";
 import { optionalProjectSchema } from "../handoffs/schemas";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
+import { chainLengthOf, loadChainLinks } from "./chain-links";
 import { agentStatusSchema, personaSlugSchema } from "./schemas";
 import { toAgentDetail, type AgentDetail } from "./views";
 
@@ -39,56 +40,6 @@ export type AgentPage = {
   perPage: number;
 };
 
-type LinkRow = { id: bigint | number; previous_agent_id: bigint | number | null };
-
-/**
- * Chain lengths for a page of agents: one statement loads the id and link of every agent
- * connected to the page's agents (a recursive CTE walking both ways; UNION, so cycles end), then
- * each length is counted in memory the way getContinuityChain counts it (predecessors + itself +
- * successors, each agent once, gaps ending the walk). Cost follows the chains' size, not page × chain.
- */
-async function chainLengths(tx: Tx, ids: number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const placeholders = ids.map(() => "?").join(", ");
-  const rows = await tx.$queryRawUnsafe<LinkRow[]>(
-    `WITH RECURSIVE connected(id) AS (
-       SELECT id FROM agents WHERE id IN (${placeholders})
-       UNION
-       SELECT a.previous_agent_id FROM agents a JOIN connected c ON a.id = c.id WHERE a.previous_agent_id IS NOT NULL
-       UNION
-       SELECT a.id FROM agents a JOIN connected c ON a.previous_agent_id = c.id
-     )
-     SELECT a.id AS id, a.previous_agent_id AS previous_agent_id FROM connected c JOIN agents a ON a.id = c.id`,
-    ...ids,
-  );
-  const previousOf = new Map<number, number | null>();
-  const childrenOf = new Map<number, number[]>();
-  for (const row of rows) {
-    const id = Number(row.id);
-    const previous = row.previous_agent_id === null ? null : Number(row.previous_agent_id);
-    previousOf.set(id, previous);
-    if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
-  }
-  const lengths = new Map<number, number>();
-  for (const id of ids) {
-    const seen = new Set([id]);
-    for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); ) {
-      seen.add(cursor);
-      cursor = previousOf.get(cursor) ?? null;
-    }
-    const queue = [id];
-    while (queue.length > 0) {
-      for (const child of childrenOf.get(queue.pop()!) ?? []) {
-        if (seen.has(child)) continue;
-        seen.add(child);
-        queue.push(child);
-      }
-    }
-    lengths.set(id, seen.size);
-  }
-  return lengths;
-}
-
 /** Agents, active first, newest first; filters: status, persona, project. */
 export async function findAgents(options: FindAgentsOptions = {}): Promise<AgentPage> {
   const input = parseInput(findAgentsInput, options);
@@ -108,12 +59,13 @@ export async function findAgents(options: FindAgentsOptions = {}): Promise<Agent
         include: { handoff: true },
       }),
     ]);
-    const lengths = await chainLengths(
+    // One statement for every chain on the page, each length counted in memory.
+    const links = await loadChainLinks(
       tx,
       rows.map((row) => row.id),
     );
     return {
-      items: rows.map((row) => ({ ...toAgentDetail(row), chainLength: lengths.get(row.id) ?? 1 })),
+      items: rows.map((row) => ({ ...toAgentDetail(row), chainLength: chainLengthOf(row.id, links) })),
       total,
       page: input.page,
       perPage: input.perPage,

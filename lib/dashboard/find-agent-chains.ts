@@ -1,6 +1,7 @@
 import "server-only";
-import { readTransaction, type Tx } from "../db";
+import { readTransaction } from "../db";
 import type { AgentFilters } from "../agents/agent-filters";
+import { chainLengthOf, loadChainLinks } from "../agents/chain-links";
 import { isDeliveryStalled } from "../agents/delivery-states";
 import { toAgentDetail, type AgentDetail, type HandoffRecordView } from "../agents/views";
 
@@ -28,7 +29,6 @@ export type AgentChain = {
 export type AgentChainPage = { chains: AgentChain[]; total: number; page: number; pageCount: number; perPage: number };
 
 type IdRow = { id: bigint | number };
-type LinkRow = { id: bigint | number; previous_agent_id: bigint | number | null };
 
 /** The filters as SQL on an alias (`a` or `s`): the same conditions for an agent and for its successor. */
 function filterSql(alias: string, filters: AgentFilters): { sql: string; args: string[] } {
@@ -44,40 +44,6 @@ function filterSql(alias: string, filters: AgentFilters): { sql: string; args: s
     args.push(value);
   }
   return { sql: parts.length ? parts.join(" AND ") : "1", args };
-}
-
-/** Ids and links of every agent connected to `ids` (both directions; UNION, so a cycle written by hand ends). */
-async function connectedLinks(tx: Tx, ids: number[]): Promise<Map<number, number | null>> {
-  const placeholders = ids.map(() => "?").join(", ");
-  const rows = await tx.$queryRawUnsafe<LinkRow[]>(
-    `WITH RECURSIVE connected(id) AS (
-       SELECT id FROM agents WHERE id IN (${placeholders})
-       UNION
-       SELECT a.previous_agent_id FROM agents a JOIN connected c ON a.id = c.id WHERE a.previous_agent_id IS NOT NULL
-       UNION
-       SELECT a.id FROM agents a JOIN connected c ON a.previous_agent_id = c.id
-     )
-     SELECT a.id AS id, a.previous_agent_id AS previous_agent_id FROM connected c JOIN agents a ON a.id = c.id`,
-    ...ids,
-  );
-  return new Map(rows.map((row) => [Number(row.id), row.previous_agent_id === null ? null : Number(row.previous_agent_id)]));
-}
-
-/** The chain's size from one member, counted as getContinuityChain counts it: each agent once, a gap ends it. */
-function chainLength(id: number, previousOf: Map<number, number | null>, childrenOf: Map<number, number[]>): number {
-  const seen = new Set([id]);
-  for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); cursor = previousOf.get(cursor) ?? null) {
-    seen.add(cursor);
-  }
-  const queue = [id];
-  while (queue.length > 0) {
-    for (const child of childrenOf.get(queue.pop()!) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      queue.push(child);
-    }
-  }
-  return seen.size;
 }
 
 /**
@@ -104,9 +70,8 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
       ),
     ]);
     const latestIds = latestRows.map((row) => Number(row.id));
-    const previousOf = latestIds.length ? await connectedLinks(tx, latestIds) : new Map<number, number | null>();
-    const childrenOf = new Map<number, number[]>();
-    for (const [id, previous] of previousOf) if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
+    const links = await loadChainLinks(tx, latestIds);
+    const { previousOf } = links;
 
     // Each chain's shown predecessors, newest first, and the one before the oldest shown (its handoff started that agent).
     const shownOf = new Map<number, number[]>();
@@ -138,7 +103,7 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
       chains: latestIds.map((id) => ({
         latest: listed(id),
         predecessors: shownOf.get(id)!.map(listed),
-        length: chainLength(id, previousOf, childrenOf),
+        length: chainLengthOf(id, links),
       })),
       total: count,
       page,
