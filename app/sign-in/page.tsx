@@ -11,7 +11,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader
         title="Sign in"
-        description="This Baton needs a token: paste an operator token. Create one on the server with `npx baton token create --name NAME --role operator`."
+        description={
+          <>
+            This Baton needs a token: paste an operator token. Create one on the server with <code>npx baton token create --name NAME --role operator</code>.
+          </>
+        }
       />
       <SignInForm next={next} />
     </>
