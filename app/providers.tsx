@@ -3,7 +3,12 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { ThemeProvider } from "next-themes";
 import type { ReactNode } from "react";
+import { z } from "zod";
 import { getQueryClient } from "@/lib/query-client";
+
+// zod compiles object parsers with `new Function` when it may; the page's CSP allows no eval,
+// and its probe alone is a reported violation. The interpreted parser is as correct.
+z.config({ jitless: true });
 
 /**
  * The client-side providers: TanStack Query (kept current by the live change stream,

@@ -30,7 +30,7 @@ export function KeptBundle({ reading, handoff }: { reading: BundleReading; hando
           What the thread said when it closed
         </h2>
         <p className="text-sm text-slate-700">
-          Its entries were wiped when it closed; this context bundle was kept first. Its ID, to paste into <em>Import</em> here or in
+          A context bundle of the thread was kept before its entries were wiped. Its ID, to paste into <em>Import</em> here or in
           another Baton:
         </p>
         <div className="flex flex-wrap items-center gap-2">

@@ -2,6 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Caller } from "../caller";
+import { isLoopbackAddress } from "./policy";
 
 /**
  * Next's own re-entry into this server: a server action that redirects renders the target page by
@@ -25,8 +26,14 @@ export function issueReentryTicket(incoming: IncomingMessage, outgoing: ServerRe
   outgoing.once("close", () => live.delete(ticket));
 }
 
-/** At the socket, before Baton's header names are dropped: remembers the caller of a request that came back with a live ticket. */
+/**
+ * At the socket, before Baton's header names are dropped: remembers the caller of a request that
+ * came back with a live ticket. Only from this machine (a loopback peer, or the server's own
+ * address calling itself): Next's fetch starts here.
+ */
 export function noteReentry(incoming: IncomingMessage): void {
+  const { remoteAddress, localAddress } = incoming.socket;
+  if (!remoteAddress || !(isLoopbackAddress(remoteAddress) || remoteAddress === localAddress)) return;
   const ticket = incoming.headers[REENTRY_HEADER];
   const caller = typeof ticket === "string" ? live.get(ticket) : undefined;
   if (caller) reentered.set(incoming, caller);
