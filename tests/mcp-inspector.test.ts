@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent, triggerHandoff } from "../lib/agents";
 import { createHandoff } from "../lib/handoffs";
 import { withSingleTypes } from "../lib/mcp/single-type-schemas";
+import { BATON_TOOL_NAMES } from "./support/mcp-clients";
 
 /**
  * MCP Inspector's CLI (the real client, a devDependency) against `baton mcp` over stdio on this
@@ -62,18 +63,7 @@ function typeArrays(schema: unknown, at = "$"): string[] {
 describe("MCP Inspector's CLI over stdio", () => {
   it("lists the ten tools with zero schema warnings, nullable fields as anyOf with null", { timeout: 60_000 }, async () => {
     const { tools } = (await listed("tools/list")) as { tools: { name: string; inputSchema: Json; outputSchema?: Json }[] };
-    expect(tools.map((tool) => tool.name).sort()).toEqual([
-      "add_to_handoff",
-      "close_handoff",
-      "create_handoff",
-      "get_continuity_chain",
-      "get_handoff",
-      "get_shift_document",
-      "mark_handoff_read",
-      "register_agent",
-      "report_context",
-      "trigger_handoff",
-    ]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(BATON_TOOL_NAMES);
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
       expect(typeArrays(tool.inputSchema), tool.name).toEqual([]);

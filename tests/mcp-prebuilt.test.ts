@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { connectStdioClient } from "./support/mcp-clients";
+import { BATON_TOOL_NAMES, connectStdioClient } from "./support/mcp-clients";
 import { projectRoot } from "../lib/paths.mjs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
@@ -13,20 +13,7 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     const { client, stderr } = await connectStdioClient({ entry: "launch", args: ["--as", "code"] });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual(
-        [
-          "add_to_handoff",
-          "close_handoff",
-          "create_handoff",
-          "get_continuity_chain",
-          "get_handoff",
-          "get_shift_document",
-          "mark_handoff_read",
-          "register_agent",
-          "report_context",
-          "trigger_handoff",
-        ].sort(),
-      );
+      expect(tools.map((tool) => tool.name).sort()).toEqual(BATON_TOOL_NAMES);
       const created = await client.callTool({ name: "create_handoff", arguments: { title: "Prebuilt", content: "from the prebuilt server" } });
       const { handoff, entries } = created.structuredContent as { handoff: { id: string }; entries: { from_client: string }[] };
       expect(entries[0].from_client).toBe("code");

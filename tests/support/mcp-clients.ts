@@ -54,3 +54,17 @@ export async function connectHttpClient(url: string, headers: Record<string, str
   await client.connect(transport);
   return client;
 }
+
+/** Every tool Baton's MCP server offers, sorted: what tools/list must answer over every transport. */
+export const BATON_TOOL_NAMES = [
+  "add_to_handoff",
+  "close_handoff",
+  "create_handoff",
+  "get_continuity_chain",
+  "get_handoff",
+  "get_shift_document",
+  "mark_handoff_read",
+  "register_agent",
+  "report_context",
+  "trigger_handoff",
+];
