@@ -9,10 +9,9 @@
  */
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Role } from "./auth/schemas";
 import { Forbidden } from "./errors";
 import type { ClientSide } from "./handoffs/schemas";
-
-export type Role = "operator" | "agent";
 
 /** Who the caller is. */
 export type Who =
@@ -36,7 +35,7 @@ export type Who =
  */
 export type Caller = { who: Who; local: boolean };
 
-export const PROCESS_CALLER: Caller = Object.freeze({ who: Object.freeze({ kind: "process" as const }), local: true });
+const PROCESS_CALLER: Caller = Object.freeze({ who: Object.freeze({ kind: "process" as const }), local: true });
 
 // One store for the whole process: Next's server bundle and Baton's own server each load this
 // module, and both must see the value the guard set.
@@ -74,7 +73,7 @@ export function requestCaller(): Caller | null {
 }
 
 /** A short name for logs and pages: `operator "ci"`, `connector "Claude"`, `the desk`. */
-export function describeCaller(caller: Caller): string {
+function describeCaller(caller: Caller): string {
   const who = caller.who;
   switch (who.kind) {
     case "desk":
@@ -97,7 +96,7 @@ export function isOperator(caller: Caller): boolean {
 }
 
 /** The token behind a caller (session, bearer or connector grant), for per-caller limits; null for the desk and processes. */
-export function tokenIdOf(caller: Caller): number | null {
+function tokenIdOf(caller: Caller): number | null {
   const who = caller.who;
   return who.kind === "session" || who.kind === "token" || who.kind === "connector" ? who.tokenId : null;
 }
@@ -119,7 +118,7 @@ export function defaultSideOf(caller: Caller): ClientSide {
  * only a caller on Baton's own machine, who could read it anyway. A remote token holder could
  * otherwise make git run in any folder of the server.
  */
-export function mayNameFolders(caller: Caller): boolean {
+function mayNameFolders(caller: Caller): boolean {
   return caller.local;
 }
 
@@ -136,7 +135,7 @@ export function assertMayNameFolders(caller: Caller, field = "repoPath"): void {
  * only. Never an agent token or a connector, even on loopback: typed text runs in the operator's
  * terminal.
  */
-export function mayTypeIntoTmux(caller: Caller): boolean {
+function mayTypeIntoTmux(caller: Caller): boolean {
   return isOperator(caller);
 }
 

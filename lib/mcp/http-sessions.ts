@@ -24,7 +24,7 @@ const IDLE_MS = 30 * 60 * 1000;
 /** Sessions one caller may hold; its oldest ends when it opens one more. */
 export const MAX_SESSIONS_PER_CALLER = 32;
 /** Sessions in all: past this, new ones are refused (429) rather than ending anyone's. */
-export const MAX_SESSIONS = 4096;
+const MAX_SESSIONS = 4096;
 const sessions = new Map<string, Session>();
 
 const SESSION_HEADER = "mcp-session-id";
