@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
+import { waitUntil } from "../e2e/support/extra-server";
 import { writeDesk } from "./desk-demo";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -24,15 +25,6 @@ const WIDTHS = [
   { width: 390, height: 844 },
 ] as const;
 const THEMES = ["light", "dark"] as const;
-
-async function waitForServer(timeoutMs = 600_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await fetch(`${baseUrl}/api/health`).then((response) => response.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`the server at ${baseUrl} did not answer within ${timeoutMs / 1000} s`);
-}
 
 /** Waits until React has hydrated (relative times switch from "… UTC" to "3 minutes ago") and the page has settled. */
 async function settle(page: Page): Promise<void> {
@@ -57,7 +49,8 @@ const server = spawn(process.execPath, ["scripts/e2e-server.mjs"], {
   },
 });
 try {
-  await waitForServer();
+  // The first start builds the app: give it as long as a build takes on a loaded machine.
+  await waitUntil(() => fetch(`${baseUrl}/api/health`).then((response) => response.ok), `the server at ${baseUrl}`, 600_000);
   const demo = await writeDesk(baseUrl, { repoParent: dataDir });
   const pages = [
     { name: "home", path: "/" },
