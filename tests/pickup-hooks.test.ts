@@ -54,6 +54,8 @@ function hook(event: "session-start" | "stop", input: string | object, env: Reco
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+    // A hook that stops reading an oversized input closes its end early: the rest has nowhere to go.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(typeof input === "string" ? input : JSON.stringify(input));
   });
 }
@@ -187,6 +189,9 @@ describe("baton hook session-start", () => {
     }
     expectQuietExit(await sessionStart(tempFolder()));
     expectQuietExit(await sessionStart(path.join(tempFolder(), "gone")));
+    // Input past the 1 MiB bound is not read on, even when it names a repository with a handoff waiting.
+    expectQuietExit(await hook("session-start", { session_id: "s", source: "startup", cwd: repo, pad: "x".repeat(2 * 1024 * 1024) }));
+    expect((await sessionStart(repo)).stdout).not.toBe("");
 
     const broken = tempFolder();
     fs.writeFileSync(path.join(broken, "baton.db"), "this is not a SQLite database, it only has the name of one\n".repeat(100));
