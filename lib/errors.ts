@@ -3,7 +3,7 @@
  * returned form state (server actions) or an exit code (CLI); the message is always written
  * for the person or model reading it.
  */
-export type DomainErrorCode = "NOT_FOUND" | "CONFLICT" | "INVALID" | "FORBIDDEN";
+export type DomainErrorCode = "NOT_FOUND" | "CONFLICT" | "INVALID" | "FORBIDDEN" | "UNAVAILABLE";
 
 export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
@@ -41,11 +41,18 @@ export class Forbidden extends FieldsError {
   name = "Forbidden";
 }
 
+/** The database does not answer (a restart, a lost network): nothing was stored; the same request may be sent again. */
+export class Unavailable extends DomainError {
+  readonly code = "UNAVAILABLE" as const;
+  name = "Unavailable";
+}
+
 export const httpStatusOf: Record<DomainErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   INVALID: 400,
   FORBIDDEN: 403,
+  UNAVAILABLE: 503,
 };
 
 export function isDomainError(error: unknown): error is DomainError {

@@ -1,0 +1,81 @@
+/**
+ * lib/database: the one way the domain reaches its data, on either engine. `DATABASE_URL`
+ * chooses: unset or `file:` is the embedded SQLite (lib/database/sqlite.ts), `postgresql://` or
+ * `postgres://` a team's PostgreSQL (lib/database/postgres.ts). Prisma stays the schema and
+ * migration authority (prisma/schema.prisma; lib/database/migrate.ts applies its migrations).
+ *
+ * Functions that compose inside a caller's transaction take that caller's `tx` as their first
+ * argument (the one documented way); a `write` or `read` called inside another joins it.
+ */
+import "server-only";
+import { databaseUrl } from "../config";
+import { openPostgres } from "./postgres";
+import { openSqlite } from "./sqlite";
+import type { Database, Engine, Tx, WriteOptions } from "./types";
+
+export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
+export { BUSY_TIMEOUT_MS } from "./sqlite";
+
+/** Which engine a database URL names. */
+export function engineOf(url: string): Engine {
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
+  if (url.startsWith("file:")) return "sqlite";
+  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${url.replace(/\/\/[^@/]*@/, "//…@")}"`);
+}
+
+type Held = { url: string; database: Database };
+const globalForDatabase = globalThis as unknown as { batonDatabase?: Held };
+
+/** The process's database (reopened if DATABASE_URL changed, as tests do). */
+export function database(): Database {
+  const url = databaseUrl();
+  const held = globalForDatabase.batonDatabase;
+  if (held && held.url === url) return held.database;
+  if (held) void held.database.close();
+  const opened = { url, database: engineOf(url) === "postgres" ? openPostgres(url) : openSqlite(url) };
+  globalForDatabase.batonDatabase = opened;
+  return opened.database;
+}
+
+/** Runs `work` in one write transaction; a throw rolls it back. */
+export function write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T> {
+  return database().write(work, options);
+}
+
+/** Runs `work` in one read transaction: a consistent snapshot across its statements. */
+export function read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return database().read(work);
+}
+
+/** Closes the process's database (tests and short-lived CLI commands). */
+export async function closeDatabase(): Promise<void> {
+  const held = globalForDatabase.batonDatabase;
+  globalForDatabase.batonDatabase = undefined;
+  await held?.database.close();
+}
+
+/**
+ * ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write transaction already holds the
+ * database): the row lock that serializes writers of one handoff, agent or delivery.
+ */
+export function lockRows(tx: Tx): string {
+  return tx.engine === "postgres" ? " FOR UPDATE" : "";
+}
+
+/** True for a unique-constraint failure on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
+let lastStoredMs = 0;
+
+/**
+ * A date as Baton stores it (Prisma's form): `2026-11-22T06:54:51.471+00:00`. Without an
+ * explicit date it is "now", strictly later than the previous one this process stored: several
+ * writes fit in one millisecond, and the history orders by last activity.
+ */
+export function storedDate(date?: Date): string {
+  const ms = date ? date.getTime() : (lastStoredMs = Math.max(Date.now(), lastStoredMs + 1));
+  return new Date(ms).toISOString().replace("Z", "+00:00");
+}

@@ -1,0 +1,168 @@
+/** Applying Prisma's migrations in process at start-up (dashboard, MCP, CLI); see ensureMigrated. */
+import "server-only";
+import { createHash, randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { databaseFile, databaseUrl } from "../config";
+import { engineOf, type Engine } from "./index";
+
+/**
+ * Applies the committed migrations in this process, recording them in `_prisma_migrations`
+ * exactly as `prisma migrate deploy` does (sha-256 checksum of the SQL), so the Prisma CLI stays
+ * the authority on their state. In process because spawning the CLI costs 1.5 s, and the first
+ * `baton mcp` on an empty data folder must answer fast.
+ *
+ * SQLite's migrations are prisma/migrations (authored with `npm run db:new-migration`);
+ * PostgreSQL's are prisma/postgres/migrations, generated from the same schema by
+ * `npm run db:postgres-schema` (scripts/postgres-schema.ts).
+ */
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+export const migrationsDirOf: Record<Engine, string> = {
+  sqlite: path.join(projectRoot, "prisma", "migrations"),
+  postgres: path.join(projectRoot, "prisma", "postgres", "migrations"),
+};
+/** How long a second process waits for the one applying migrations. */
+const MIGRATION_LOCK_TIMEOUT_MS = 30_000;
+/** pg_advisory_lock's key for "applying migrations" (any constant every Baton shares). */
+const POSTGRES_MIGRATION_LOCK = 7_245_118;
+
+const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    TEXT PRIMARY KEY NOT NULL,
+    "checksum"              TEXT NOT NULL,
+    "finished_at"           DATETIME,
+    "migration_name"        TEXT NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        DATETIME,
+    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
+    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
+)`;
+
+const POSTGRES_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+const APPLIED = `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+
+function committedMigrations(engine: Engine): string[] {
+  return fs
+    .readdirSync(migrationsDirOf[engine], { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+function migrationSql(engine: Engine, name: string): { sql: string; checksum: string } {
+  const sql = fs.readFileSync(path.join(migrationsDirOf[engine], name, "migration.sql"), "utf8");
+  return { sql, checksum: createHash("sha256").update(sql).digest("hex") };
+}
+
+function appliedInSqlite(sqlite: Database.Database): Set<string> {
+  const hasTable = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get();
+  if (!hasTable) return new Set();
+  return new Set(sqlite.prepare(APPLIED).all().map((row) => (row as { migration_name: string }).migration_name));
+}
+
+async function appliedInPostgres(client: pg.Client): Promise<Set<string>> {
+  const { rows } = await client.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
+  if (!rows[0].exists) return new Set();
+  return new Set((await client.query<{ migration_name: string }>(APPLIED)).rows.map((row) => row.migration_name));
+}
+
+async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis: MIGRATION_LOCK_TIMEOUT_MS });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Names of committed migrations the database has not applied yet (all of them for a new one). */
+export async function pendingMigrations(url: string = databaseUrl()): Promise<string[]> {
+  const engine = engineOf(url);
+  let applied: Set<string>;
+  if (engine === "postgres") {
+    applied = await withPostgres(url, appliedInPostgres);
+  } else {
+    const file = databaseFile(url);
+    if (!fs.existsSync(file)) return committedMigrations(engine);
+    const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      applied = appliedInSqlite(sqlite);
+    } finally {
+      sqlite.close();
+    }
+  }
+  return committedMigrations(engine).filter((name) => !applied.has(name));
+}
+
+/** Prisma's timestamp form in `_prisma_migrations`: `2026-11-22T06:54:51.471+00:00`. */
+const stamp = () => new Date().toISOString().replace("Z", "+00:00");
+
+/**
+ * Applies pending migrations, all in one transaction: processes starting together on a new
+ * database queue behind the first (SQLite's write lock, PostgreSQL's advisory lock), then find
+ * nothing left to do. Checking first keeps an up-to-date start fast.
+ */
+export async function ensureMigrated(url: string = databaseUrl()): Promise<void> {
+  if ((await pendingMigrations(url)).length === 0) return;
+  if (engineOf(url) === "postgres") return migratePostgres(url);
+  const file = databaseFile(url);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file, { timeout: MIGRATION_LOCK_TIMEOUT_MS });
+  try {
+    sqlite.pragma("journal_mode = WAL");
+    const apply = sqlite.transaction(() => {
+      sqlite.exec(SQLITE_MIGRATIONS_TABLE);
+      const applied = appliedInSqlite(sqlite);
+      const record = sqlite.prepare(
+        "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, ?, 1)",
+      );
+      for (const name of committedMigrations("sqlite").filter((migration) => !applied.has(migration))) {
+        const { sql, checksum } = migrationSql("sqlite", name);
+        const startedAt = stamp();
+        sqlite.exec(sql);
+        record.run(randomUUID(), checksum, stamp(), name, startedAt);
+      }
+    });
+    apply.immediate();
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function migratePostgres(url: string): Promise<void> {
+  await withPostgres(url, async (client) => {
+    await client.query(`SET lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
+    await client.query("BEGIN");
+    try {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
+      await client.query(POSTGRES_MIGRATIONS_TABLE);
+      const applied = await appliedInPostgres(client);
+      for (const name of committedMigrations("postgres").filter((migration) => !applied.has(migration))) {
+        const { sql, checksum } = migrationSql("postgres", name);
+        const startedAt = new Date();
+        await client.query(sql);
+        await client.query(
+          "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)",
+          [randomUUID(), checksum, name, startedAt],
+        );
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  });
+}

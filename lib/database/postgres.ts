@@ -1,0 +1,147 @@
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { Unavailable } from "../errors";
+import type { Database, Params, Tx } from "./types";
+
+/**
+ * The team engine: a `pg` pool (size `BATON_DB_POOL_SIZE`, default 10). Transactions take row
+ * locks where SQLite takes the database lock (the owner module says `FOR UPDATE` through
+ * `lockRows`). Statements are written with `?`; they become `$1…` once per text and run as
+ * named prepared statements, parsed once per connection.
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
+// Types as SQLite hands them to the domain: counts as numbers, timestamps in Prisma's stored
+// form (`2026-11-22T06:54:51.471+00:00`). Columns are `timestamp(3)` holding UTC.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, storedFormOf);
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value) => new Date(value).toISOString().replace("Z", "+00:00"));
+
+/** `2026-11-22 06:54:51.47` (Postgres drops trailing zeros) → `2026-11-22T06:54:51.470+00:00`. */
+function storedFormOf(value: string): string {
+  const [date, time] = value.split(" ");
+  const [whole, fraction = ""] = time.split(".");
+  return `${date}T${whole}.${fraction.padEnd(3, "0").slice(0, 3)}+00:00`;
+}
+
+type Prepared = { name: string; text: string };
+const prepared = new Map<string, Prepared>();
+
+/** `?` → `$n` outside quotes; named after the text's hash so each connection parses it once. */
+function toPostgres(text: string): Prepared {
+  let found = prepared.get(text);
+  if (found) return found;
+  let index = 0;
+  let quote: string | null = null;
+  let out = "";
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = null;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+    } else if (char === "?") {
+      out += `$${++index}`;
+      continue;
+    }
+    out += char;
+  }
+  found = { name: `b_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`, text: out };
+  prepared.set(text, found);
+  return found;
+}
+
+/** SQLSTATEs after which the whole transaction may run again: nothing of it was kept. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+/** Connection-level failures: the server went away or refused (a restart, a full pool). */
+const UNAVAILABLE = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004", "53300"]);
+const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
+
+export function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && (UNAVAILABLE.has(code) || NETWORK.has(code))) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
+}
+
+const unavailable = (error: unknown) =>
+  new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
+
+/** Pauses between tries while the server is away: a restart takes a few seconds. */
+const RECONNECT_PAUSES_MS = [50, 100, 200, 400, 800, 1600, 2000, 2000];
+
+export function openPostgres(url: string): Database {
+  const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
+  const pool = new pg.Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: 10_000 });
+  // An idle client whose server went away reports here; the pool drops it and opens another.
+  pool.on("error", () => undefined);
+
+  const txOf = (client: pg.PoolClient): Tx => {
+    const query = async (text: string, params: Params, rowMode?: "array") => {
+      const { name, text: converted } = toPostgres(text);
+      return client.query({ name, text: converted, values: params as unknown[], ...(rowMode ? { rowMode } : {}) });
+    };
+    return {
+      engine: "postgres",
+      get: async <Row>(text: string, params: Params = []) => (await query(text, params)).rows[0] as Row | undefined,
+      all: async <Row>(text: string, params: Params = []) => (await query(text, params)).rows as Row[],
+      rows: async <Tuple>(text: string, params: Params = []) => (await query(text, params, "array")).rows as Tuple[],
+      run: async (text: string, params: Params = []) => (await query(text, params)).rowCount ?? 0,
+    };
+  };
+
+  const inside = new AsyncLocalStorage<Tx>();
+
+  /** A connection, waiting through a server restart; Unavailable when it stays away. */
+  const connect = async (): Promise<pg.PoolClient> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        if (!isConnectionFailure(error) || attempt >= RECONNECT_PAUSES_MS.length) throw isConnectionFailure(error) ? unavailable(error) : error;
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSES_MS[attempt]));
+      }
+    }
+  };
+
+  const transaction = async <T>(begin: string, work: (tx: Tx) => Promise<T>): Promise<T> => {
+    const joined = inside.getStore();
+    if (joined) return work(joined);
+    for (let attempt = 0; ; attempt++) {
+      const client = await connect();
+      let broken = false;
+      let started = false;
+      try {
+        await client.query(begin);
+        started = true;
+        const tx = txOf(client);
+        const result = await inside.run(tx, () => work(tx));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        broken = isConnectionFailure(error);
+        if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+        const code = (error as { code?: string }).code;
+        // A transaction that failed before BEGIN went through, or was chosen as a deadlock's or
+        // a serialization's victim, kept nothing: run it again.
+        if ((broken && !started && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
+        if (broken) throw unavailable(error);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  };
+
+  return {
+    engine: "postgres",
+    write: (work) => transaction("BEGIN", work),
+    read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+    close: () => pool.end(),
+  };
+}

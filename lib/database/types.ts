@@ -1,0 +1,37 @@
+/**
+ * What every engine offers the domain: one transaction at a time, statements written once in
+ * the portable SQL both engines speak (see README "Writing SQL for both engines"), `?` for
+ * parameters. A module that must say something one engine cannot (a row lock, a search index)
+ * branches on `tx.engine` inside its one function.
+ */
+export type Engine = "sqlite" | "postgres";
+
+export type Params = readonly unknown[];
+
+export type Tx = {
+  readonly engine: Engine;
+  /** The first row as an object, or undefined. */
+  get<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row | undefined>;
+  /** Every row as an object. */
+  all<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row[]>;
+  /** Every row as an array of its columns, in the SELECT's order (cheaper on long reads). */
+  rows<Tuple extends unknown[] = unknown[]>(text: string, params?: Params): Promise<Tuple[]>;
+  /** Runs a statement; answers how many rows it changed. */
+  run(text: string, params?: Params): Promise<number>;
+};
+
+export type WriteOptions = {
+  /** How long to wait for the database's write lock (SQLite) before failing; housekeeping waits less. */
+  waitMs?: number;
+};
+
+export type Database = {
+  readonly engine: Engine;
+  /** Runs `work` in one write transaction; a throw rolls it back. `work` awaits only `tx`. */
+  write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
+  /** Runs `work` in one read transaction: a consistent snapshot across its statements. */
+  read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Whether the database answers (the health endpoint). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
