@@ -1,6 +1,26 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects, one suite: `sqlite` runs every test file on the embedded engine, `postgres`
+ * runs the contract suite (every file that reaches the database) on a real PostgreSQL the run
+ * starts. `BATON_TEST_ENGINE=sqlite|postgres` runs one engine only (every file on it).
+ */
+const onlyEngine = process.env.BATON_TEST_ENGINE;
+const engines = onlyEngine ? [onlyEngine] : ["sqlite", "postgres"];
+process.env.BATON_TEST_ENGINES = engines.join(",");
+
+/** Files that never open a database, or test SQLite's own file handling: once is enough. */
+const engineIndependent = [
+  "tests/lint-boundaries.test.ts",
+  "tests/secrets-scan.test.ts",
+  "tests/mcp-inspector.test.ts",
+  "tests/setup-claude-code.test.ts",
+  "tests/stale-cache.test.ts",
+  "tests/tmux-bridge.test.ts",
+  "tests/crash-safety.test.ts",
+];
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -13,12 +33,20 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     setupFiles: ["tests/support/isolated-data-dir.ts"],
-    // Integration tests spawn servers and write real SQLite files; give them room on 2 cores.
+    // Integration tests spawn servers and write real databases; give them room on 2 cores.
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: engines.map((engine) => ({
+      extends: true,
+      test: {
+        name: engine,
+        include: ["tests/**/*.test.ts"],
+        exclude: engine === "postgres" && !onlyEngine ? engineIndependent : [],
+        env: { BATON_TEST_ENGINE: engine },
+      },
+    })),
   },
 });
