@@ -9,12 +9,12 @@ import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 
 /** Packages loaded from node_modules at run time: native code, WASM and files found by path. */
-export const EXTERNAL = ["@prisma/*", "better-sqlite3", "prisma"];
+export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
 
 /**
  * Project files no longer sit where they were written once prebuilt, and CommonJS has no
  * `import.meta`: give each project file its own `import.meta.dirname` / `filename` / `url` as
- * literals while esbuild reads it (lib/migrate.ts finds prisma/migrations that way, the
+ * literals while esbuild reads it (lib/database/migrate.ts finds prisma/migrations that way, the
  * generated Prisma client its own folder).
  */
 const IMPORT_META_PROPERTY = /\bimport\.meta\.(dirname|filename|url)\b/g;

@@ -28,3 +28,9 @@ export function databaseFile(url: string = databaseUrl()): string {
   }
   return path.resolve(/*turbopackIgnore: true*/ url.slice("file:".length).replace(/\?.*$/, ""));
 }
+
+/** The configured database for messages: a SQLite file's path, or a PostgreSQL URL without its password. */
+export function describeDatabase(url: string = databaseUrl()): string {
+  if (url.startsWith("file:")) return databaseFile(url);
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:…@");
+}

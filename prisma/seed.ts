@@ -3,9 +3,9 @@
  * state (fresh, waiting on chat, waiting on code, read up, busy, completed), written through
  * the same domain functions as every door.
  */
-import { disconnectDb } from "../lib/db";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { addEntry, closeHandoff, createHandoff, markRead, type EntryType } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
 
 type Step = [side: "chat" | "code", type: EntryType, content: string];
 type Demo = { title: string; project?: string; creator?: "chat" | "code"; context: string; steps: Step[]; readBy?: ("chat" | "code")[]; close?: boolean };
@@ -125,7 +125,7 @@ const demos: Demo[] = [
 ];
 
 async function seed() {
-  ensureMigrated();
+  await ensureMigrated();
   for (const demo of demos) {
     const { handoff } = await createHandoff({ title: demo.title, project: demo.project, content: demo.context, asClient: demo.creator ?? "chat" });
     for (const [asClient, type, content] of demo.steps) await addEntry({ id: handoff.id, type, content, asClient });
@@ -140,4 +140,4 @@ seed()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => disconnectDb());
+  .finally(() => closeDatabase());

@@ -1,7 +1,7 @@
-/** `npm run db:migrate`: applies pending migrations to the configured database (lib/migrate.ts). */
-import { databaseFile } from "../lib/config";
-import { ensureMigrated, pendingMigrations } from "../lib/migrate";
+/** `npm run db:migrate`: applies pending migrations to the configured database (lib/database/migrate.ts). */
+import { describeDatabase } from "../lib/config";
+import { ensureMigrated, pendingMigrations } from "../lib/database/migrate";
 
-const pending = pendingMigrations();
-ensureMigrated();
-console.log(pending.length ? `baton: applied ${pending.join(", ")} to ${databaseFile()}` : `baton: ${databaseFile()} is up to date`);
+const pending = await pendingMigrations();
+await ensureMigrated();
+console.log(pending.length ? `baton: applied ${pending.join(", ")} to ${describeDatabase()}` : `baton: ${describeDatabase()} is up to date`);

@@ -7,8 +7,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { dataDir } from "../lib/config";
-import { ensureMigrated } from "../lib/migrate";
+import { dataDir, describeDatabase } from "../lib/config";
+import { ensureMigrated } from "../lib/database/migrate";
 import { projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
 
@@ -19,19 +19,22 @@ process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 
 try {
-  ensureMigrated();
+  await ensureMigrated();
 } catch (error) {
-  console.error(`baton: could not migrate the database in ${dataDir()}: ${(error as Error).message}`);
+  console.error(`baton: could not migrate the database ${describeDatabase()}: ${(error as Error).message}`);
   process.exit(1);
 }
-console.log(`baton: data in ${dataDir()}`);
+console.log(`baton: data in ${dataDir()}, database ${describeDatabase()}`);
 const errorLog = process.env.BATON_SERVER_ERROR_LOG;
 const onServerError = errorLog ? (line: string) => fs.appendFileSync(errorLog, `${line}\n`) : undefined;
 try {
   const server = await startBatonServer({ dir: path.resolve(projectRoot), host, port, dev, onServerError });
   console.log(`baton: serving ${server.url}`);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, () => void server.close().then(() => process.exit(0)));
+    process.once(signal, () => {
+      console.log(`baton: ${signal}: finishing requests in flight, then stopping`);
+      void server.close().then(() => process.exit(0));
+    });
   }
 } catch (error) {
   console.error((error as Error).message);

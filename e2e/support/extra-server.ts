@@ -29,14 +29,14 @@ export function prepareDataDir(tokens: { name: string; role: "operator" | "agent
 export function startExtraServer(options: { dataDir: string; port: number; host?: string; env?: Record<string, string>; netns?: string }): ExtraServer {
   const env = {
     ...process.env,
-    ...options.env,
     PORT: String(options.port),
     HOST: options.host ?? "127.0.0.1",
     BATON_DATA_DIR: options.dataDir,
-    DATABASE_URL: `file:${path.join(options.dataDir, "baton.db")}`,
+    DATABASE_URL: options.env?.DATABASE_URL ?? `file:${path.join(options.dataDir, "baton.db")}`,
     BATON_DIST_DIR: distDir,
     BATON_SKIP_BUILD: "1",
     BATON_E2E_KEEP_DATA: "1",
+    ...options.env,
   };
   const command = [process.execPath, "scripts/e2e-server.mjs"];
   const [file, ...args] = options.netns ? ["ip", "netns", "exec", options.netns, ...command] : command;

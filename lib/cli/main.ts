@@ -17,6 +17,7 @@ const commands: Record<string, Command> = {
   hook: { summary: "Claude Code's hooks: hook session-start|stop (reads the hook's JSON on stdin; see baton setup claude-code)", load: () => import("./commands/hook") },
   setup: { summary: "set Claude Code up to pick up handoffs: setup claude-code [--user] [--print] [--remove]", load: () => import("./commands/setup") },
   link: { summary: "tie this repository to a project's handoffs: link [--project NAME | --unlink | --list]", load: () => import("./commands/link") },
+  "copy-data": { summary: "move this desk to a team server: copy-data --to postgresql://… (an empty database; verified)", load: () => import("./commands/copy-data") },
   checkpoint: { summary: "save or update .flow-guardian/handoff.yaml for this project (--push mirrors it)", load: () => import("./commands/checkpoint") },
 };
 

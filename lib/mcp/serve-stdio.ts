@@ -2,9 +2,10 @@ import "server-only";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { databaseFile } from "../config";
+import { describeDatabase } from "../config";
 import type { ClientSide } from "../handoffs/schemas";
-import { ensureMigrated } from "../migrate";
+import { database } from "../database";
+import { ensureMigrated } from "../database/migrate";
 import { createMcpServer } from "./create-server";
 import { loadHandoffs } from "./domain";
 
@@ -13,16 +14,14 @@ export type ServeStdioOptions = { defaultClient: ClientSide };
 const log = (line: string) => process.stderr.write(`baton mcp: ${line}\n`);
 
 /**
- * Loads the thread tools' domain, opens its SQLite connection and starts reading the working
+ * Loads the thread tools' domain, opens its database connection and starts reading the working
  * folder's git state (what a write records) once the client is connected, so the first call is
- * quick. Prisma (the agent tools' layer) stays unloaded until an agent tool is called: it would
- * cost every idle server about 30 MB and a burst of CPU at start.
+ * quick.
  */
 async function warmUp(workingFolder: string): Promise<void> {
   try {
     await loadHandoffs();
-    const { sql } = await import("../sqlite");
-    sql();
+    await database().ping();
   } catch (error) {
     log(`could not open the database: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -60,10 +59,10 @@ function answerUnreadableLines(transport: StdioServerTransport): void {
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   try {
-    ensureMigrated();
+    await ensureMigrated();
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new Error(`could not prepare the database ${databaseFile()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
+    throw new Error(`could not prepare the database ${describeDatabase()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
   }
   const workingFolder = process.cwd();
   const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true, workingFolder });

@@ -6,7 +6,7 @@ import { endAgent, findAgents, getAgent, getContinuityChain, readHandoffDocument
 import type { RegisterAgentOptions, TriggerHandoffOptions, UpdateAgentOptions } from "../agents";
 import { signIn, signOut, SESSION_COOKIE } from "../auth";
 import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq } from "../changes";
-import { db } from "../db";
+import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
 import { readBlob } from "../formats/artifact-store";
 import { importDocument } from "../formats/import-document";
@@ -163,7 +163,7 @@ function liveRoutes(api: Hono<BatonEnv>): void {
   /** For a load balancer: 200 when the database answers, 503 when it does not. */
   api.get("/api/health", async (c) => {
     try {
-      await (await db()).$queryRawUnsafe("SELECT 1");
+      await database().ping();
       return c.json({ ok: true, database: "up" }, 200, { "cache-control": "no-store" });
     } catch (error) {
       console.error("baton: health check: the database does not answer", error);

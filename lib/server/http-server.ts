@@ -5,6 +5,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { hasTokens } from "../auth";
+import { closeDatabase } from "../database";
 import { markServing } from "../caller";
 import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
@@ -25,7 +26,21 @@ export type BatonServerOptions = {
   onServerError?: ServerErrorListener;
 };
 export type ServerErrorListener = (line: string) => void;
-export type BatonServer = { url: string; close: () => Promise<void> };
+export type BatonServer = {
+  url: string;
+  /**
+   * Graceful shutdown: stops accepting connections, lets requests in flight finish (up to
+   * `graceMs`; event streams end at once, their clients reconnect elsewhere with Last-Event-ID),
+   * hands back the webhook deliveries this process claimed, then closes the database.
+   */
+  close: (options?: { graceMs?: number }) => Promise<void>;
+};
+
+/** How long a shutdown waits for requests in flight before closing their connections. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Answers still being written, event streams left out (they never finish by themselves). */
+const inFlightOf = new WeakMap<http.Server, Set<http.ServerResponse>>();
 
 /** Why this server must not start, or null: beyond loopback (or with BATON_AUTH=required) a token must exist. */
 export async function startRefusal(host: string, policy: GuardPolicy): Promise<string | null> {
@@ -66,6 +81,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     // A request line Node accepted but no URL can be made of (a Host such as `localhost:99999`).
     errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
   });
+  const inFlight = new Set<http.ServerResponse>();
   const server = http.createServer((incoming, outgoing) => {
     noteReentry(incoming);
     dropBatonHeaders(incoming);
@@ -74,6 +90,10 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
       outgoing.writeHead(badLine.status, { "content-type": "application/json", "cache-control": "no-store" });
       outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
       return;
+    }
+    if (!/text\/event-stream/.test(incoming.headers.accept ?? "")) {
+      inFlight.add(outgoing);
+      outgoing.once("close", () => inFlight.delete(outgoing));
     }
     outgoing.once("finish", () => {
       if (outgoing.statusCode < 500) return;
@@ -84,7 +104,19 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     void listener(incoming, outgoing);
   });
   server.on("clientError", answerClientError);
+  inFlightOf.set(server, inFlight);
   return server;
+}
+
+/** Stops accepting, waits up to `graceMs` for the answers in flight, then closes every connection. */
+async function drain(server: http.Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const inFlight = inFlightOf.get(server) ?? new Set();
+  const deadline = Date.now() + graceMs;
+  server.closeIdleConnections();
+  while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  server.closeAllConnections();
+  await closed;
 }
 
 /**
@@ -133,12 +165,10 @@ export async function startBatonServer(options: BatonServerOptions): Promise<Bat
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${hostForUrl}:${address.port}`,
-    close: async () => {
+    close: async ({ graceMs = SHUTDOWN_GRACE_MS } = {}) => {
+      await drain(server, graceMs);
       await dispatcher.stop();
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await closeDatabase();
     },
   };
 }
