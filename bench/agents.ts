@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { findAgents, getContinuityChain, registerAgent, triggerHandoff } from "../lib/agents";
 import { databaseFile } from "../lib/config";
-import { disconnectDb } from "../lib/db";
-import { ensureMigrated } from "../lib/migrate";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { makeTemporaryDataDir, median, ms, timeIt } from "./support";
 
 const iso = (time: number) => new Date(time).toISOString().replace("Z", "+00:00");
@@ -45,7 +45,7 @@ async function chainMedian(tail: number, runs = 30): Promise<number> {
 
 export async function run(): Promise<void> {
   makeTemporaryDataDir("agents");
-  ensureMigrated();
+  await ensureMigrated();
   const [shortTail] = fillChains("short", 1, 10);
   const smallDb = await chainMedian(shortTail);
   fillChains("noise", 4_000, 5);
@@ -62,7 +62,7 @@ export async function run(): Promise<void> {
     await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: `## Goal\nBench ${index}\n` });
     handoffs.push(performance.now() - started);
   }
-  await disconnectDb();
+  await closeDatabase();
 
   console.log(`chain of 10, 10 agents in the database:        median ${ms(smallDb)}`);
   console.log(`chain of 10, 21,010 agents in the database:    median ${ms(largeDb)}  (ratio ${(largeDb / smallDb).toFixed(2)}x)`);

@@ -7,13 +7,13 @@
  */
 import fs from "node:fs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
-import { ensureMigrated } from "../lib/migrate";
+import { ensureMigrated } from "../lib/database/migrate";
 import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario } from "../tests/support/crash-rig";
 import { makeTemporaryDataDir } from "./support";
 
 export async function run(): Promise<void> {
   const dir = makeTemporaryDataDir("crash");
-  ensureMigrated();
+  await ensureMigrated();
   await ensurePrebuilt("mcp");
   const report = checkCrashRun(await runCrashScenario({
     stdioWriters: 12,

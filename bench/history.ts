@@ -5,9 +5,9 @@
  */
 import Database from "better-sqlite3";
 import { databaseFile } from "../lib/config";
-import { disconnectDb } from "../lib/db";
 import { findHandoffs } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { median, ms, startProductionServer, timeIt, makeTemporaryDataDir } from "./support";
 
 const HANDOFFS = 10_000;
@@ -87,7 +87,7 @@ async function measure(label: string, baseUrl: string, runs: number) {
 
 export async function run() {
   makeTemporaryDataDir("history");
-  ensureMigrated();
+  await ensureMigrated();
   fill(12, 60);
   const server = await startProductionServer(3901);
   try {
@@ -106,6 +106,6 @@ export async function run() {
     sqlite.close();
   } finally {
     await server.stop();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

@@ -8,10 +8,9 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { disconnectDb } from "../lib/db";
-import { ensureMigrated } from "../lib/migrate";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { startBatonServer } from "../lib/server";
-import { closeSqlite } from "../lib/sqlite";
 import { makeTemporaryDataDir, measureEventLatency, median, ms, openEventStream, percentile, projectRoot, startLiveWriter, type EventStream } from "./support";
 
 const TARGET_P99_MS = 250;
@@ -40,7 +39,7 @@ const summary = (samples: number[]) =>
 export async function run() {
   const counts = countStatements();
   makeTemporaryDataDir("live");
-  ensureMigrated();
+  await ensureMigrated();
   process.env.BATON_DIST_DIR = ".next-bench";
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   execFileSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["build"], { cwd: projectRoot, env: process.env, stdio: "ignore" });
@@ -87,7 +86,6 @@ export async function run() {
     for (const stream of streams) stream.close();
     writer.stop();
     await server.close();
-    await disconnectDb();
-    closeSqlite();
+    await closeDatabase();
   }
 }

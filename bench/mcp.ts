@@ -7,12 +7,12 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { disconnectDb } from "../lib/db";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { serveApi } from "../tests/support/api-server";
 import { connectHttpClient, connectStdioClient } from "../tests/support/mcp-clients";
-import { ensureMigrated } from "../lib/migrate";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { median, ms, projectRoot, timeIt, makeTemporaryDataDir } from "./support";
 
 const COLD_STARTS = 9;
@@ -61,7 +61,7 @@ async function callLatency(client: Client, name: string, args: Record<string, un
 
 export async function run(): Promise<void> {
   makeTemporaryDataDir("mcp");
-  ensureMigrated();
+  await ensureMigrated();
   await ensurePrebuilt("mcp");
 
   // Interleaved, so each kind sees the same machine load.
@@ -103,6 +103,6 @@ export async function run(): Promise<void> {
   } finally {
     await Promise.all([stdio.client.close(), overHttp.close()]);
     await http.close();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

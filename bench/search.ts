@@ -9,10 +9,9 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import { databaseFile } from "../lib/config";
-import { disconnectDb } from "../lib/db";
 import { findHandoffs, type FindHandoffsOptions } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
-import { closeSqlite } from "../lib/sqlite";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { fill } from "./history";
 import { makeTemporaryDataDir, median, ms, timeIt } from "./support";
 
@@ -97,7 +96,7 @@ const WORST: { label: string; options: FindHandoffsOptions }[] = [
 export async function run() {
   const dir = makeTemporaryDataDir("search");
   try {
-    ensureMigrated();
+    await ensureMigrated();
     const buildStart = performance.now();
     fill(HANDOFFS, ENTRIES, { title, content: (_, next) => prose(next), batch: 1_000 });
     const buildMs = performance.now() - buildStart;
@@ -126,8 +125,7 @@ export async function run() {
       console.log(`  worst case: ${search.label} ${ms(median(samples))}`);
     }
   } finally {
-    await disconnectDb();
-    closeSqlite();
+    await closeDatabase();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

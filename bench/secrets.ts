@@ -5,7 +5,7 @@
  */
 import { findSecrets } from "../lib/secrets";
 import { addEntry, createHandoff } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
+import { ensureMigrated } from "../lib/database/migrate";
 import { makeTemporaryDataDir, median, timeIt } from "./support";
 
 const prose =
@@ -16,7 +16,7 @@ const us = (value: number) => `${(value * 1000).toFixed(0)} µs`;
 
 export async function run(): Promise<void> {
   makeTemporaryDataDir("secrets");
-  ensureMigrated();
+  await ensureMigrated();
   const { handoff } = await createHandoff({ title: "bench", content: "start" });
   for (const bytes of [100, 64 * 1024 - 1]) {
     const text = entryOf(bytes);

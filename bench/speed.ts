@@ -16,9 +16,12 @@
  *    the thread was recorded in, against the same server outside any repository (issue 19).
  * 9. `baton hook session-start` (Claude Code's SessionStart hook) spawn → exit, against bare
  *    `node -e ''`, with a handoff waiting and with none.
+ * 10. On PostgreSQL (a durable server this run starts): REST appends with 16 clients against
+ *    bench/workers/floor-http-pg.ts (node:http + pg, the same append transaction), and stdio
+ *    add_to_handoff p50 against that transaction run bare from this process.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
- * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live) runs only
+ * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live, postgres) runs only
  * those parts, for a quick look while working; the figures of record come from a whole run.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -30,15 +33,16 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { databaseFile } from "../lib/config";
-import { disconnectDb } from "../lib/db";
+import { closeDatabase } from "../lib/database";
 import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { connectStdioClient } from "../tests/support/mcp-clients";
-import { ensureMigrated } from "../lib/migrate";
+import { startPostgresCluster } from "../tests/support/postgres-cluster";
+import { ensureMigrated } from "../lib/database/migrate";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
-import { closeSqlite } from "../lib/sqlite";
 import {
   bundleWorker,
   makeTemporaryDataDir,
@@ -594,7 +598,7 @@ function printTable() {
   for (const row of rows) log(line(row));
 }
 
-const PARTS = ["stdio", "memory", "startup", "writers", "repo", "hook", "http", "pages", "live"] as const;
+const PARTS = ["stdio", "memory", "startup", "writers", "repo", "hook", "http", "pages", "live", "postgres"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsWanted(): Set<Part> {
@@ -708,12 +712,91 @@ async function liveEvents(baseUrl: string) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+/** The append transaction bare, on one pg connection: the floor of a stdio append on PostgreSQL. */
+async function bareAppendPg(url: string, id: string): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await timeIt(STDIO_CALLS, async () => {
+      await client.query("BEGIN");
+      await client.query({ name: "lock", text: "SELECT status FROM handoffs WHERE id = $1 FOR UPDATE", values: [id] });
+      const at = new Date().toISOString();
+      const entry = await client.query({
+        name: "insert",
+        text: "INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES ($1, 'code', 'progress', 'bench entry', $2) RETURNING *",
+        values: [id, at],
+      });
+      await client.query({ name: "move", text: "UPDATE handoffs SET updated_at = $1, code_last_seen = $2 WHERE id = $3 RETURNING *", values: [at, entry.rows[0].seq, id] });
+      await client.query("COMMIT");
+    }, 20);
+  } finally {
+    await client.end();
+  }
+}
+
+async function onPostgres(build: boolean) {
+  log(`\n10. PostgreSQL (a durable server of this run's own, fsync on), ${HTTP_SECONDS} s per figure:`);
+  const cluster = await startPostgresCluster({ durable: true });
+  const sqliteUrl = process.env.DATABASE_URL;
+  try {
+    const url = await cluster.createDatabase("bench");
+    process.env.DATABASE_URL = url;
+    await ensureMigrated(url);
+    const floorHttpPg = await bundleWorker("floor-http-pg");
+    const [port, floorPort] = [await freePort(), await freePort()];
+    const server = await startProductionServer(port, { distDir: DIST_DIR, build });
+    const floor = await spawnUntilReady([process.execPath, floorHttpPg], { ...process.env, FLOOR_DATABASE_URL: url, FLOOR_PORT: String(floorPort) });
+    try {
+      const batonThreads = await Promise.all(Array.from({ length: 16 }, (_, index) => threadOf(1, `PG HTTP ${index}`)));
+      const floorThreads = await Promise.all(Array.from({ length: 16 }, (_, index) => threadOf(1, `PG HTTP floor ${index}`)));
+      const entry = (loop: number, request: number) => JSON.stringify({ type: "progress", content: `loop ${loop} request ${request}`, asClient: "code" });
+      const appended = (status: number) => status === 201;
+      const rest: Target = { label: "REST", port, method: "POST", path: (loop) => `/api/handoffs/${batonThreads[loop]}/entries`, body: entry, ok: appended };
+      const bare: Target = { label: "floor", port: floorPort, method: "POST", path: (loop) => `/api/handoffs/${floorThreads[loop]}/entries`, body: entry, ok: appended };
+      for (const target of [rest, bare]) await hammer(target, 16, 1);
+      const rates: Record<string, number[]> = { REST: [], floor: [] };
+      // Three interleaved rounds: both see the same machine.
+      for (let round = 0; round < 3; round++) {
+        for (const target of [rest, bare]) {
+          const load = await hammer(target, 16, HTTP_SECONDS);
+          rates[target.label].push(load.perSecond);
+          log(`  16 clients ${target.label === "REST" ? "Baton REST POST /api/handoffs/<id>/entries" : "bare node:http + pg"} ${perS(load.perSecond).padStart(8)} · p50 ${msOf(load.p50)}${load.failures ? ` · FAILURES ${load.failures} (first: ${load.firstFailure})` : ""}`);
+        }
+      }
+      shareRow("PostgreSQL REST appends 16 clients", median(rates.REST), median(rates.floor), "node:http + pg", 0.35);
+    } catch (error) {
+      log(`\nthe dashboard server's last stderr:\n${server.output()}`);
+      throw error;
+    } finally {
+      await Promise.all([server.stop(), floor.stop()]);
+    }
+    const write = await threadOf(1, "PG stdio write");
+    const bareWrite = await threadOf(1, "PG bare write");
+    const baton = await connectStdioClient({ entry: "bin", env: { DATABASE_URL: url } });
+    try {
+      const samples = await timeIt(STDIO_CALLS, () => call(baton.client, "add_to_handoff", { id: write, type: "progress", content: "bench entry", as_client: "code" }), 20);
+      const floorSamples = await bareAppendPg(url, bareWrite);
+      log(`  stdio add_to_handoff p50 ${msOf(median(samples))} p99 ${msOf(percentile(samples, 0.99))} · bare transaction p50 ${msOf(median(floorSamples))}`);
+      ceilingRow("PostgreSQL stdio add_to_handoff p50", median(samples), median(floorSamples), "bare pg transaction", msOf, 2);
+    } finally {
+      await baton.client.close();
+    }
+  } finally {
+    process.env.DATABASE_URL = sqliteUrl;
+    await closeDatabase();
+    cluster.destroy();
+  }
+}
+
 export async function run(): Promise<void> {
   const wanted = partsWanted();
   const loadAtStart = loadAverage();
   log(`load average at start: ${loadAtStart} (${os.cpus().length} cores)`);
   const dataDir = makeTemporaryDataDir("speed");
-  ensureMigrated();
+  await ensureMigrated();
   const floorMcp = await bundleWorker("floor-mcp");
   const floorHttp = await bundleWorker("floor-http");
   const reuse = process.env.BATON_BENCH_REUSE_BUILD === "1" && fs.existsSync(path.join(projectRoot, DIST_DIR, "BUILD_ID"));
@@ -724,33 +807,40 @@ export async function run(): Promise<void> {
     if (wanted.has("writers")) await withPrebuilt("writers", () => writers(floorMcp));
     if (wanted.has("repo")) await withPrebuilt("get_handoff in a repository", () => readInRepository());
     if (wanted.has("hook")) await hookStartUp();
-    if (!wanted.has("http") && !wanted.has("pages") && !wanted.has("live")) return;
-
-    log(`\n(${reuse ? "reusing" : "building"} the dashboard into ${DIST_DIR}…)`);
-    const [port, floorPort] = [await freePort(), await freePort()];
-    const server = await startProductionServer(port, { distDir: DIST_DIR, build: !reuse });
-    const floor = await spawnUntilReady([process.execPath, floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
-    try {
-      if (wanted.has("http")) {
-        await httpAppends(port, floorPort);
-        const dashboardMb = residentMb(server.pid);
-        const floorMb = residentMb(floor.pid);
-        log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
-        ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, 300);
-      }
-      if (wanted.has("pages")) await pagesAtScale(server.baseUrl, readThread);
-      if (wanted.has("live")) await liveEvents(server.baseUrl);
-    } catch (error) {
-      log(`\nthe dashboard server's last stderr:\n${server.output()}`);
-      throw error;
-    } finally {
-      await Promise.all([server.stop(), floor.stop()]);
+    let built = reuse;
+    if (wanted.has("http") || wanted.has("pages") || wanted.has("live")) {
+      await onSqliteServer(wanted, readThread, floorHttp, !built);
+      built = true;
     }
+    if (wanted.has("postgres")) await onPostgres(!built);
   } finally {
-    await disconnectDb();
-    closeSqlite();
+    await closeDatabase();
     fs.rmSync(dataDir, { recursive: true, force: true });
     printTable();
   }
   log(`\nload average at start ${loadAtStart}, at end ${loadAverage()}`);
+}
+
+/** Parts 2, 3, 4b and 7: the served dashboard on SQLite. */
+async function onSqliteServer(wanted: Set<Part>, readThread: string, floorHttp: string, build: boolean) {
+  log(`\n(${build ? "building" : "reusing"} the dashboard into ${DIST_DIR}…)`);
+  const [port, floorPort] = [await freePort(), await freePort()];
+  const server = await startProductionServer(port, { distDir: DIST_DIR, build });
+  const floor = await spawnUntilReady([process.execPath, floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
+  try {
+    if (wanted.has("http")) {
+      await httpAppends(port, floorPort);
+      const dashboardMb = residentMb(server.pid);
+      const floorMb = residentMb(floor.pid);
+      log(`\n4b. after the HTTP run: dashboard server ${f1(dashboardMb)} MB resident · bare floor ${f1(floorMb)} MB`);
+      ceilingRow("dashboard resident memory after HTTP run", dashboardMb, floorMb, "floor", (v) => `${f1(v)} MB`, 300);
+    }
+    if (wanted.has("pages")) await pagesAtScale(server.baseUrl, readThread);
+    if (wanted.has("live")) await liveEvents(server.baseUrl);
+  } catch (error) {
+    log(`\nthe dashboard server's last stderr:\n${server.output()}`);
+    throw error;
+  } finally {
+    await Promise.all([server.stop(), floor.stop()]);
+  }
 }

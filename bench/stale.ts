@@ -11,12 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { readGitState } from "../lib/git";
 import { createHandoff, getHandoff } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
+import { ensureMigrated } from "../lib/database/migrate";
 import { makeTemporaryDataDir, median, ms, timeIt } from "./support";
 
 export async function run(): Promise<void> {
   makeTemporaryDataDir("stale");
-  ensureMigrated();
+  await ensureMigrated();
   const repo = mkdtempSync(path.join(os.tmpdir(), "baton-bench-stale-"));
   const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@baton.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: repo });
   const commit = (file: string, content: string) => {

@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { databaseFile } from "../lib/config";
-import { disconnectDb } from "../lib/db";
 import { END_OF_THREAD, getHandoff, THREAD_PAGE_BUDGET_BYTES, THREAD_PAGE_SIZE } from "../lib/handoffs";
-import { ensureMigrated } from "../lib/migrate";
+import { closeDatabase } from "../lib/database";
+import { ensureMigrated } from "../lib/database/migrate";
 import { startBatonServer } from "../lib/server";
 import { makeTemporaryDataDir, median, ms, projectRoot, timeIt } from "./support";
 
@@ -63,7 +63,7 @@ async function measure(label: string, id: string, last: number, baseUrl: string)
 
 export async function run() {
   makeTemporaryDataDir("thread");
-  ensureMigrated();
+  await ensureMigrated();
   const smallId = "hof_benchsmall00000000000";
   const largeId = "hof_benchlarge00000000000";
   const smallLast = fill(smallId, 60);
@@ -81,6 +81,6 @@ export async function run() {
     );
   } finally {
     await server.close();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

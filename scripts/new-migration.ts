@@ -1,6 +1,7 @@
 /**
  * Authors a migration from the difference between the committed migrations and
- * prisma/schema.prisma: `npm run db:new-migration -- <name>`.
+ * prisma/schema.prisma: `npm run db:new-migration -- <name>`, for SQLite, then PostgreSQL's
+ * generated schema and migration (scripts/postgres-schema.ts) from the same schema.
  * `prisma migrate dev` cannot run with the JavaScript schema engine, so this deploys the
  * existing migrations into a scratch database, introspects it and diffs that against the schema.
  */
@@ -72,6 +73,7 @@ try {
         "(see prisma/migrations/*_change_feed and *_full_text_search; tests/migrations.test.ts checks)",
     );
   }
+  execFileSync(path.join(root, "node_modules", ".bin", "tsx"), [path.join(root, "scripts", "postgres-schema.ts"), name], { cwd: root, stdio: "inherit" });
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }

@@ -9,7 +9,7 @@ import { Markdown } from "../components/ui/markdown";
 import { registerAgent } from "../lib/agents";
 import { main as cli } from "../lib/cli/main";
 import { dataDir } from "../lib/config";
-import { db } from "../lib/db";
+import { countRows } from "./support/rows";
 import { Invalid } from "../lib/errors";
 import { formatNamed } from "../lib/formats";
 import { createHandoff, findHandoffs } from "../lib/handoffs";
@@ -266,15 +266,14 @@ type Counts = Record<string, number>;
 
 /** Rows of every table a door could write, and the blobs on disk. */
 async function counts(): Promise<Counts> {
-  const prisma = await db();
   const blobs = path.join(dataDir(), "artifacts", "blobs");
   return {
-    handoffs: await prisma.handoff.count(),
-    entries: await prisma.entry.count(),
-    agents: await prisma.agent.count(),
-    handoffRecords: await prisma.handoffRecord.count(),
-    sources: await prisma.handoffSource.count(),
-    artifacts: await prisma.artifact.count(),
+    handoffs: await countRows("handoffs"),
+    entries: await countRows("handoff_entries"),
+    agents: await countRows("agents"),
+    handoffRecords: await countRows("handoff_records"),
+    sources: await countRows("handoff_sources"),
+    artifacts: await countRows("artifacts"),
     blobs: fs.existsSync(blobs) ? fs.readdirSync(blobs).length : 0,
   };
 }

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { rowsOf } from "./support/rows";
 import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 import { serveApi } from "./support/api-server";
@@ -73,8 +73,10 @@ describe("two stdio servers and the HTTP endpoint writing the same two threads a
       expect(seqs.every((seq, index) => index === 0 || seq > seqs[index - 1])).toBe(true);
     }
 
-    const prisma = await db();
-    const stored = await prisma.entry.findMany({ where: { handoffId: { in: threads } }, orderBy: { seq: "asc" } });
+    const stored = await rowsOf<{ handoffId: string; content: string }>(
+      `SELECT handoff_id AS "handoffId", content FROM handoff_entries WHERE handoff_id IN (${threads.map(() => "?").join(", ")}) ORDER BY seq`,
+      threads,
+    );
     const contents = stored.map((entry) => entry.content).filter((content) => content.includes(" #"));
     expect(contents).toHaveLength(3 * PER_WRITER);
     expect(new Set(contents).size).toBe(3 * PER_WRITER);

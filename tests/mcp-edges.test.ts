@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { countRows } from "./support/rows";
 import { MAX_CONTENT_BYTES } from "../lib/handoffs";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 import { serveApi } from "./support/api-server";
@@ -88,15 +88,14 @@ describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
   });
 
   it("an invalid type, empty content and content over 64 KiB are refused and store nothing", async () => {
-    const prisma = await db();
-    const before = await prisma.entry.count({ where: { handoffId: id } });
+    const before = await countRows("handoff_entries", "handoff_id = ?", [id]);
     await refused(servers.plain, "add_to_handoff", { id, type: "note", content: "x" }, /type "note" is not an entry type; use one of context, task, progress, question, decision, done/);
     await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "   " }, /content must not be empty/);
     await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "é".repeat(MAX_CONTENT_BYTES / 2 + 1) }, /content must be at most 64 KiB/);
     await refused(servers.plain, "create_handoff", { title: "", content: "x" }, /title must not be empty/);
     await refused(servers.plain, "create_handoff", { title: "t", content: "x", project: "Not A Tag" }, /project must be 1–40 characters/);
     await refused(servers.plain, "get_handoff", { id, as_client: "desktop" }, /as_client must be "chat" or "code"/);
-    expect(await prisma.entry.count({ where: { handoffId: id } })).toBe(before);
+    expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(before);
     // Exactly at the limit is fine.
     await ok(servers.plain, "add_to_handoff", { id, type: "context", content: "a".repeat(MAX_CONTENT_BYTES) });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "../lib/auth";
-import { db } from "../lib/db";
+import { countRows } from "./support/rows";
 import { MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
 import { serveApi, type ApiServer } from "./support/api-server";
 
@@ -96,7 +96,7 @@ describe("repo_path over HTTP", () => {
   it("is honoured for callers on this machine (the open desk, a token on loopback) and refused for a remote token holder, who could point git at any folder", async () => {
     expect((await createWith({})).result.isError).toBeFalsy();
     expect((await createWith(bearer(tokenA))).result.isError).toBeFalsy();
-    const handoffs = async () => (await db()).handoff.count();
+    const handoffs = () => countRows("handoffs");
     const before = await handoffs();
     // Behind a proxy counts as beyond loopback, whatever the socket says; Baton's own header names change nothing.
     const remote = await createWith({ ...bearer(tokenA), "x-forwarded-for": "203.0.113.7", "x-baton-principal": "local" });

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { countRows, rowsOf } from "./support/rows";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 import { serveApi } from "./support/api-server";
 
@@ -174,8 +174,7 @@ describe.each(Object.keys(transports))("the seed's Typical Workflow over %s", (t
     const afterClose = await call<Thread>(code, "get_handoff", { id, as_client: "code" });
     expect(afterClose).toMatchObject({ entries: [], new_entries: [], new_count: 0 });
     expect(afterClose.handoff.status).toBe("completed");
-    const prisma = await db();
-    expect(await prisma.entry.count({ where: { handoffId: id } })).toBe(0);
-    expect(await prisma.handoff.findUnique({ where: { id } })).toMatchObject({ status: "completed" });
+    expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(0);
+    expect(await rowsOf("SELECT status FROM handoffs WHERE id = ?", [id])).toEqual([{ status: "completed" }]);
   });
 });

@@ -4,7 +4,13 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { databaseFile } from "../lib/config";
-import { ensureMigrated, pendingMigrations } from "../lib/migrate";
+import { database } from "../lib/database";
+import { ensureMigrated, pendingMigrations } from "../lib/database/migrate";
+import { postgresSchemaOf } from "../scripts/postgres-schema";
+import { rowsOf } from "./support/rows";
+
+const engine = database().engine;
+const root = path.resolve(import.meta.dirname, "..");
 
 /**
  * The migrated schema keeps what Prisma cannot see: the change feed's and the search index's
@@ -13,8 +19,8 @@ import { ensureMigrated, pendingMigrations } from "../lib/migrate";
  * did not.
  */
 describe("the migrated database", () => {
-  it("has every migration applied and every trigger that feeds the change feed and the search index", () => {
-    expect(pendingMigrations()).toEqual([]);
+  it.runIf(engine === "sqlite")("has every migration applied and every trigger that feeds the change feed and the search index", async () => {
+    expect(await pendingMigrations()).toEqual([]);
     const sqlite = new Database(databaseFile(), { readonly: true });
     try {
       const triggers = sqlite.prepare("SELECT name, tbl_name AS tableName FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all();
@@ -39,6 +45,51 @@ describe("the migrated database", () => {
       sqlite.close();
     }
   });
+
+  it.runIf(engine === "postgres")("has every migration applied and the triggers that feed the change feed (and wake other instances) and the search index", async () => {
+    expect(await pendingMigrations()).toEqual([]);
+    const triggers = await rowsOf<{ name: string; tableName: string }>(
+      `SELECT DISTINCT trigger_name AS name, event_object_table AS "tableName" FROM information_schema.triggers
+       WHERE trigger_schema = current_schema() AND trigger_name LIKE 'changes_%' ORDER BY 1`,
+    );
+    expect(triggers).toEqual([
+      { name: "changes_agent_written", tableName: "agents" },
+      { name: "changes_entry_created", tableName: "handoff_entries" },
+      { name: "changes_handoff_written", tableName: "handoffs" },
+      { name: "changes_notify", tableName: "changes" },
+      { name: "changes_shift_handoff_written", tableName: "handoff_records" },
+    ]);
+    const search = await rowsOf("SELECT 1 FROM information_schema.triggers WHERE trigger_schema = current_schema() AND trigger_name LIKE 'search_%'");
+    expect(search.length).toBeGreaterThan(0);
+  });
+
+  it.runIf(engine === "postgres")("has the same tables and columns as SQLite's, both made from prisma/schema.prisma", async () => {
+    const columns = await rowsOf<{ table: string; column: string }>(
+      `SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations' ORDER BY 1, 2`,
+    );
+    const sqlite = new Database(process.env.BATON_TEMPLATE_DB!, { readonly: true });
+    try {
+      const tables = new Set(columns.map((column) => column.table));
+      const sqliteColumns = [...tables].flatMap((table) =>
+        (sqlite.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((column) => ({ table, column: column.name })),
+      );
+      expect(sqliteColumns.sort((a, b) => `${a.table}.${a.column}`.localeCompare(`${b.table}.${b.column}`))).toEqual(
+        [...columns].sort((a, b) => `${a.table}.${a.column}`.localeCompare(`${b.table}.${b.column}`)),
+      );
+      const sqliteTables = (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%search%' AND name <> '_prisma_migrations'").all() as { name: string }[]).map((row) => row.name);
+      expect([...tables].filter((table) => !table.includes("search")).sort()).toEqual(sqliteTables.sort());
+    } finally {
+      sqlite.close();
+    }
+  });
+});
+
+describe("PostgreSQL's schema", () => {
+  it("is generated from prisma/schema.prisma and current (npm run db:postgres-schema writes it)", () => {
+    const generated = fs.readFileSync(path.join(root, "prisma", "postgres", "schema.prisma"), "utf8");
+    expect(generated).toBe(postgresSchemaOf(fs.readFileSync(path.join(root, "prisma", "schema.prisma"), "utf8")));
+  });
 });
 
 /** The migrations folder up to (not including) the first whose name ends with `name`, copied. */
@@ -51,8 +102,8 @@ function migrationsBefore(name: string): string {
   return target;
 }
 
-describe("the full-text search migration", () => {
-  it("builds the index for the handoffs and entries that existed before it", () => {
+describe.runIf(engine === "sqlite")("the full-text search migration", () => {
+  it("builds the index for the handoffs and entries that existed before it", async () => {
     // A database as it stood before the migration, with rows in it, then every migration applied.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-before-search-"));
     const url = `file:${path.join(folder, "baton.db")}`;
@@ -73,7 +124,7 @@ describe("the full-text search migration", () => {
       sqlite.close();
     }
 
-    ensureMigrated(url);
+    await ensureMigrated(url);
 
     const migrated = new Database(databaseFile(url), { readonly: true });
     try {

@@ -2,7 +2,7 @@
  * A separate OS process that appends entries through the domain layer, for the multi-process
  * write test. argv: <handoff id> <handoff id> <count> <side>. Prints "ok <seqs as JSON>" or the error.
  */
-import { disconnectDb } from "../../lib/db";
+import { closeDatabase } from "../../lib/database";
 import { addEntry } from "../../lib/handoffs";
 
 const [first, second, count, side] = process.argv.slice(2);
@@ -17,5 +17,5 @@ try {
   console.log(`error ${(error as Error).message}`);
   process.exitCode = 1;
 } finally {
-  await disconnectDb();
+  await closeDatabase();
 }
