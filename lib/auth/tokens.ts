@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { storedDate, write, read, type Sql } from "../sqlite";
+import { lockRows, read, storedDate, write, type Tx } from "../database";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { parseInput, type DoorInput } from "../validation";
 import type { ClientSide } from "../handoffs/schemas";
@@ -46,25 +46,24 @@ const toTokenView = (row: TokenRow & Partial<ListedRow>): TokenView => ({
 export async function createToken(options: CreateTokenOptions): Promise<{ token: string; view: TokenView }> {
   const input = parseInput(createTokenInput, options);
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
-  const row = write((tx) => {
-    if (tx.statement("SELECT 1 FROM access_tokens WHERE name = ?").get(input.name)) {
-      throw new Conflict(`a token named "${input.name}" exists; revoke it first or choose another name`);
-    }
-    return tx
-      .statement(`INSERT INTO access_tokens (name, role, token_hash, created_at) VALUES (?, ?, ?, ?) RETURNING ${TOKEN_COLUMNS}`)
-      .get(input.name, input.role, hashSecret(token), storedDate()) as TokenRow;
-  });
+  // ON CONFLICT: two instances creating the same name at once get one token and one Conflict, never a failed statement.
+  const row = await write((tx) =>
+    tx.get<TokenRow>(`INSERT INTO access_tokens (name, role, token_hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING ${TOKEN_COLUMNS}`, [
+      input.name,
+      input.role,
+      hashSecret(token),
+      storedDate(),
+    ]),
+  );
+  if (!row) throw new Conflict(`a token named "${input.name}" exists; revoke it first or choose another name`);
   return { token, view: toTokenView(row) };
 }
 
 export async function listTokens(): Promise<TokenView[]> {
-  const rows = read(
-    (tx) =>
-      tx
-        .statement(
-          "SELECT t.id, t.name, t.role, t.created_at, t.last_used_at, t.act_as, c.name AS client_name FROM access_tokens t LEFT JOIN oauth_clients c ON c.client_id = t.client_id ORDER BY t.created_at, t.id",
-        )
-        .all() as ListedRow[],
+  const rows = await read((tx) =>
+    tx.all<ListedRow>(
+      "SELECT t.id, t.name, t.role, t.created_at, t.last_used_at, t.act_as, c.name AS client_name FROM access_tokens t LEFT JOIN oauth_clients c ON c.client_id = t.client_id ORDER BY t.created_at, t.id",
+    ),
   );
   return rows.map(toTokenView);
 }
@@ -74,10 +73,11 @@ export async function listTokens(): Promise<TokenView[]> {
  * operator's first approval and reused after: an agent token whose secret is random bytes nobody
  * sees, so it is reached only through the OAuth tokens issued to it. Its name follows the token
  * pattern (`claude-connector-chat`), so it is revoked like any other token. Runs in the caller's
- * transaction.
+ * transaction, which must hold the client's row (see lib/oauth/authorize.ts): approvals of one
+ * client on two instances then find each other's grant instead of making two.
  */
-export function ensureGrant(tx: Sql, client: { clientId: string; name: string }, actAs: ClientSide): number {
-  const existing = tx.statement("SELECT id FROM access_tokens WHERE client_id = ? AND act_as = ?").get(client.clientId, actAs) as { id: number } | undefined;
+export async function ensureGrant(tx: Tx, client: { clientId: string; name: string }, actAs: ClientSide): Promise<number> {
+  const existing = await tx.get<{ id: number }>("SELECT id FROM access_tokens WHERE client_id = ? AND act_as = ?", [client.clientId, actAs]);
   if (existing) return existing.id;
   const slug =
     client.name
@@ -87,40 +87,61 @@ export function ensureGrant(tx: Sql, client: { clientId: string; name: string },
       .slice(0, 20)
       .replace(/[^a-z0-9]+$/, "") || "client";
   const base = `${slug}-connector-${actAs}`;
-  let name = base;
-  for (let n = 2; tx.statement("SELECT 1 FROM access_tokens WHERE name = ?").get(name); n += 1) name = `${base}-${n}`;
-  const row = tx
-    .statement("INSERT INTO access_tokens (name, role, token_hash, created_at, client_id, act_as) VALUES (?, 'agent', ?, ?, ?, ?) RETURNING id")
-    .get(name, hashSecret(randomBytes(32).toString("base64url")), storedDate(), client.clientId, actAs) as { id: number };
-  return row.id;
+  const secretHash = hashSecret(randomBytes(32).toString("base64url"));
+  // A name taken (also by a token created meanwhile on another instance) moves on to the next number.
+  for (let n = 1; ; n += 1) {
+    const inserted = await tx.get<{ id: number }>(
+      "INSERT INTO access_tokens (name, role, token_hash, created_at, client_id, act_as) VALUES (?, 'agent', ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id",
+      [n === 1 ? base : `${base}-${n}`, secretHash, storedDate(), client.clientId, actAs],
+    );
+    if (inserted) return inserted.id;
+  }
 }
 
 /** Whether any token exists: a server reachable beyond loopback needs at least one. */
 export async function hasTokens(): Promise<boolean> {
-  return read((tx) => tx.statement("SELECT 1 FROM access_tokens LIMIT 1").get() !== undefined);
+  return (await read((tx) => tx.get("SELECT 1 AS found FROM access_tokens LIMIT 1"))) !== undefined;
 }
 
 /** Revokes at once: the row goes, and with it every session signed in with the token. */
 export async function revokeToken(options: { name: string }): Promise<void> {
   const name = parseInput(z.object({ name: tokenNameSchema }), options).name;
   // Sessions signed in with it go by cascade.
-  const { changes } = write((tx) => tx.statement("DELETE FROM access_tokens WHERE name = ?").run(name));
+  const changes = await write((tx) => tx.run("DELETE FROM access_tokens WHERE name = ?", [name]));
   if (changes === 0) throw new NotFound(`no token named "${name}"; \`baton token list\` shows the names`);
 }
 
-/** Records a use of a token or grant (at most once a minute, so reads do not turn into writes). */
-export function touch(row: { id: number; last_used_at: string | null }): void {
-  if (row.last_used_at && Date.now() - Date.parse(row.last_used_at) < LAST_USED_RESOLUTION_MS) return;
-  write((tx) => tx.statement("UPDATE access_tokens SET last_used_at = ? WHERE id = ?").run(storedDate(), row.id));
+/**
+ * Records a use of a token or grant, at most once a minute so reads do not turn into writes. The
+ * condition is checked again in the UPDATE: instances that saw the same old time write it once.
+ */
+export async function touch(row: { id: number; last_used_at: string | null }): Promise<void> {
+  const now = Date.now();
+  if (row.last_used_at && now - Date.parse(row.last_used_at) < LAST_USED_RESOLUTION_MS) return;
+  await write((tx) =>
+    tx.run("UPDATE access_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)", [
+      storedDate(),
+      row.id,
+      storedDate(new Date(now - LAST_USED_RESOLUTION_MS)),
+    ]),
+  );
 }
 
 /** The principal a bearer token names, or null for an unknown, revoked or malformed one. */
 export async function verifyToken(token: string): Promise<Principal | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const row = read((tx) => tx.statement(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE token_hash = ?`).get(hashSecret(token)) as TokenRow | undefined);
+  const row = await read((tx) => tx.get<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE token_hash = ?`, [hashSecret(token)]));
   if (!row) return null;
-  touch(row);
+  await touch(row);
   return { tokenId: row.id, name: row.name, role: row.role as Role };
+}
+
+/**
+ * Holds the token's row until the caller's transaction ends, so a revocation cannot slip in
+ * before what the caller adds under it (a session, OAuth tokens); false when it is gone already.
+ */
+export async function lockToken(tx: Tx, tokenId: number): Promise<boolean> {
+  return (await tx.get(`SELECT id FROM access_tokens WHERE id = ?${lockRows(tx)}`, [tokenId])) !== undefined;
 }
 
 export function assertOperator(principal: Principal): void {

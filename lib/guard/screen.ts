@@ -54,7 +54,7 @@ function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
  */
 async function bearerWho(token: string, host: string | null): Promise<Who | null> {
   if (isAccessToken(token)) {
-    const grant = verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
+    const grant = await verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
     return grant && { kind: "connector", tokenId: grant.tokenId, name: grant.name, side: grant.actAs ?? "chat" };
   }
   const principal = await verifyToken(token);

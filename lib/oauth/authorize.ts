@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ensureGrant, hashSecret } from "../auth/tokens";
 import { clientSideSchema, type ClientSide } from "../handoffs/schemas";
 import { Invalid } from "../errors";
-import { storedDate, write } from "../sqlite";
+import { lockRows, storedDate, write } from "../database";
 import { parseInput, visibleControls } from "../validation";
 import { findClient, type OAuthClient } from "./clients";
 import { CODE_PREFIX, CODE_TTL_MS } from "./secrets";
@@ -45,10 +45,10 @@ function errorRedirect(redirectUri: string, error: string, description: string, 
  * a client, so before the operator has looked at it a redirect would make Baton an open
  * redirector (RFC 9700 §4.11). The browser goes to the client only after Approve or Deny.
  */
-export function checkAuthorizationRequest(params: AuthorizationParams, expectedResource: string): AuthorizationCheck {
+export async function checkAuthorizationRequest(params: AuthorizationParams, expectedResource: string): Promise<AuthorizationCheck> {
   const fail = (message: string): AuthorizationCheck => ({ ok: false, message });
   const clientId = params.client_id ?? "";
-  const client = clientId ? findClient(clientId) : null;
+  const client = clientId ? await findClient(clientId) : null;
   if (!client) {
     return fail(clientId ? `no client is registered with client_id "${visibleControls(clientId.slice(0, 100))}"; the connector must register again` : "the request has no client_id");
   }
@@ -77,8 +77,8 @@ export function checkAuthorizationRequest(params: AuthorizationParams, expectedR
 }
 
 /** The request as checked at the decision: a request the page would not have offered is refused, never redirected. */
-function checkedForDecision(params: AuthorizationParams, expectedResource: string): AuthorizationRequest {
-  const checked = checkAuthorizationRequest(params, expectedResource);
+async function checkedForDecision(params: AuthorizationParams, expectedResource: string): Promise<AuthorizationRequest> {
+  const checked = await checkAuthorizationRequest(params, expectedResource);
   if (!checked.ok) throw new Invalid(checked.message);
   return checked.request;
 }
@@ -89,21 +89,25 @@ const decisionInput = z.object({ act_as: clientSideSchema.default("chat") });
  * The operator approved: the client's grant for that side (created or reused), and a code for it
  * (random, stored as its SHA-256, single use, five minutes). Returns where to send the browser.
  */
-export function approveAuthorization(params: AuthorizationParams & { act_as?: string }, expectedResource: string): string {
+export async function approveAuthorization(params: AuthorizationParams & { act_as?: string }, expectedResource: string): Promise<string> {
   const { act_as: actAs } = parseInput(decisionInput, { act_as: params.act_as || undefined });
-  const request = checkedForDecision(params, expectedResource);
+  const request = await checkedForDecision(params, expectedResource);
   const code = `${CODE_PREFIX}${randomBytes(32).toString("base64url")}`;
-  write((tx) => {
-    const tokenId = ensureGrant(tx, request.client, actAs as ClientSide);
-    tx.statement("DELETE FROM oauth_codes WHERE expires_at < ?").run(storedDate(new Date()));
-    tx.statement("INSERT INTO oauth_codes (code_hash, token_id, redirect_uri, code_challenge, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+  await write(async (tx) => {
+    // The client's row, held to the end: a registration's clean-up on another instance leaves it
+    // alone (see deleteUnusedClients), and a second approval of it waits and reuses this grant.
+    const client = await tx.get(`SELECT client_id FROM oauth_clients WHERE client_id = ?${lockRows(tx)}`, [request.client.clientId]);
+    if (!client) throw new Invalid(`${request.client.name} is no longer registered (an unused client is deleted after a day); the connector must register again`);
+    const tokenId = await ensureGrant(tx, request.client, actAs as ClientSide);
+    await tx.run("DELETE FROM oauth_codes WHERE expires_at < ?", [storedDate(new Date())]);
+    await tx.run("INSERT INTO oauth_codes (code_hash, token_id, redirect_uri, code_challenge, resource, expires_at) VALUES (?, ?, ?, ?, ?, ?)", [
       hashSecret(code),
       tokenId,
       request.redirectUri,
       request.codeChallenge,
       request.resource,
       storedDate(new Date(Date.now() + CODE_TTL_MS)),
-    );
+    ]);
   });
   const url = new URL(request.redirectUri);
   url.searchParams.set("code", code);
@@ -112,7 +116,7 @@ export function approveAuthorization(params: AuthorizationParams & { act_as?: st
 }
 
 /** The operator refused: `access_denied` goes back to the client. */
-export function denyAuthorization(params: AuthorizationParams, expectedResource: string): string {
-  const request = checkedForDecision(params, expectedResource);
+export async function denyAuthorization(params: AuthorizationParams, expectedResource: string): Promise<string> {
+  const request = await checkedForDecision(params, expectedResource);
   return errorRedirect(request.redirectUri, "access_denied", "the operator denied the request", request.state);
 }

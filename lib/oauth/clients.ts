@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidClientMetadataError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { read, storedDate, write, type Sql } from "../sqlite";
+import { read, storedDate, write, type Tx } from "../database";
 import { describeFieldErrors, fieldErrorsOf, visibleControls } from "../validation";
 
 /** RFC 7591 `invalid_redirect_uri` (the SDK has no class for it). */
@@ -51,13 +51,21 @@ function redirectUriProblem(uri: string): string | null {
   return `"${visibleControls(uri)}" must use https (http is allowed only to 127.0.0.1, localhost or [::1])`;
 }
 
-/** Deletes unused clients past their day, then the oldest unused ones beyond the cap (keeping room for one more). */
-function deleteUnusedClients(tx: Sql, now: Date): void {
-  tx.statement(`DELETE FROM oauth_clients WHERE created_at < ? AND ${UNUSED}`).run(storedDate(new Date(now.getTime() - UNUSED_CLIENT_TTL_MS)));
-  const { unused } = tx.statement(`SELECT count(*) AS unused FROM oauth_clients WHERE ${UNUSED}`).get() as { unused: number };
-  const excess = unused - (MAX_UNUSED_CLIENTS - 1);
+/**
+ * Deletes unused clients past their day, then the oldest unused ones beyond the cap (keeping room
+ * for one more); ties in age go by client_id, which both engines order alike. On PostgreSQL a
+ * client being approved at this moment (approveAuthorization holds its row until its grant is
+ * committed) is skipped rather than deleted under its new grant.
+ */
+async function deleteUnusedClients(tx: Tx, now: Date): Promise<void> {
+  const unlocked = tx.engine === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+  await tx.run(`DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients WHERE created_at < ? AND ${UNUSED}${unlocked})`, [
+    storedDate(new Date(now.getTime() - UNUSED_CLIENT_TTL_MS)),
+  ]);
+  const counted = await tx.get<{ unused: number }>(`SELECT count(*) AS unused FROM oauth_clients WHERE ${UNUSED}`);
+  const excess = (counted?.unused ?? 0) - (MAX_UNUSED_CLIENTS - 1);
   if (excess > 0) {
-    tx.statement(`DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients WHERE ${UNUSED} ORDER BY created_at, rowid LIMIT ?)`).run(excess);
+    await tx.run(`DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients WHERE ${UNUSED} ORDER BY created_at, client_id LIMIT ?${unlocked})`, [excess]);
   }
 }
 
@@ -69,7 +77,7 @@ function deleteUnusedClients(tx: Sql, now: Date): void {
  * bounds the table, without a timer. Throws the SDK's OAuth errors, which the route answers with
  * 400 in RFC 7591's shape.
  */
-export function registerClient(body: unknown): OAuthClientInformationFull {
+export async function registerClient(body: unknown): Promise<OAuthClientInformationFull> {
   const bytes = Buffer.byteLength(JSON.stringify(body) ?? "", "utf8");
   if (bytes > MAX_REGISTRATION_BYTES) {
     throw new InvalidClientMetadataError(`the registration is ${bytes} bytes of JSON; at most ${MAX_REGISTRATION_BYTES} are accepted (send client_name and redirect_uris, little else)`);
@@ -93,9 +101,9 @@ export function registerClient(body: unknown): OAuthClientInformationFull {
   const name = visibleControls((metadata.client_name ?? "").trim()).slice(0, MAX_NAME_LENGTH) || "MCP client";
   const clientId = randomUUID();
   const issuedAt = new Date();
-  write((tx) => {
-    deleteUnusedClients(tx, issuedAt);
-    tx.statement("INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)").run(clientId, name, JSON.stringify(redirectUris), storedDate(issuedAt));
+  await write(async (tx) => {
+    await deleteUnusedClients(tx, issuedAt);
+    await tx.run("INSERT INTO oauth_clients (client_id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)", [clientId, name, JSON.stringify(redirectUris), storedDate(issuedAt)]);
   });
   return {
     client_id: clientId,
@@ -108,13 +116,17 @@ export function registerClient(body: unknown): OAuthClientInformationFull {
   };
 }
 
+/** Whether `clientId` can name a stored client at all: PostgreSQL's text holds no NUL, so one is refused before a lookup. */
+export const canBeClientId = (clientId: string) => !clientId.includes("\u0000");
+
 /** A registered client, or null; an unused one past its day is as gone as a deleted one. */
-export function findClient(clientId: string): OAuthClient | null {
-  const row = read(
-    (tx) =>
-      tx
-        .statement(`SELECT client_id, name, redirect_uris FROM oauth_clients WHERE client_id = ? AND (created_at >= ? OR NOT ${UNUSED})`)
-        .get(clientId, storedDate(new Date(Date.now() - UNUSED_CLIENT_TTL_MS))) as { client_id: string; name: string; redirect_uris: string } | undefined,
+export async function findClient(clientId: string): Promise<OAuthClient | null> {
+  if (!canBeClientId(clientId)) return null;
+  const row = await read((tx) =>
+    tx.get<{ client_id: string; name: string; redirect_uris: string }>(
+      `SELECT client_id, name, redirect_uris FROM oauth_clients WHERE client_id = ? AND (created_at >= ? OR NOT ${UNUSED})`,
+      [clientId, storedDate(new Date(Date.now() - UNUSED_CLIENT_TTL_MS))],
+    ),
   );
   return row ? { clientId: row.client_id, name: row.name, redirectUris: JSON.parse(row.redirect_uris) as string[] } : null;
 }

@@ -2,9 +2,10 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { hashSecret, touch, type Principal } from "../auth/tokens";
+import { hashSecret, lockToken, touch, type Principal } from "../auth/tokens";
 import type { ClientSide } from "../handoffs/schemas";
-import { read, storedDate, write, type Sql } from "../sqlite";
+import { read, storedDate, write, type Tx } from "../database";
+import { canBeClientId } from "./clients";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS, CODE_PREFIX, REFRESH_TOKEN_PREFIX, REFRESH_TOKEN_TTL_MS, secretShape } from "./secrets";
 
 const CODE_SHAPE = secretShape(CODE_PREFIX);
@@ -19,22 +20,26 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }
 
-/** A fresh access token and refresh token for a grant, bound to one resource. Runs in the caller's transaction. */
-function issueTokens(tx: Sql, tokenId: number, resource: string): OAuthTokens {
+/**
+ * A fresh access token and refresh token for a grant, bound to one resource; null when the grant
+ * was revoked meanwhile. Runs in the caller's transaction, holding the grant's row to its end.
+ */
+async function issueTokens(tx: Tx, tokenId: number, resource: string): Promise<OAuthTokens | null> {
+  if (!(await lockToken(tx, tokenId))) return null;
   const now = Date.now();
   const accessToken = `${ACCESS_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   // Expired tokens are swept where tokens are made, instead of by a timer.
-  tx.statement("DELETE FROM oauth_tokens WHERE expires_at < ?").run(storedDate(new Date(now)));
-  const insert = tx.statement("INSERT INTO oauth_tokens (token_hash, token_id, kind, resource, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)");
-  insert.run(hashSecret(accessToken), tokenId, "access", resource, storedDate(new Date(now + ACCESS_TOKEN_TTL_MS)), storedDate(new Date(now)));
-  insert.run(hashSecret(refreshToken), tokenId, "refresh", resource, storedDate(new Date(now + REFRESH_TOKEN_TTL_MS)), storedDate(new Date(now)));
+  await tx.run("DELETE FROM oauth_tokens WHERE expires_at < ?", [storedDate(new Date(now))]);
+  const insert = "INSERT INTO oauth_tokens (token_hash, token_id, kind, resource, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+  await tx.run(insert, [hashSecret(accessToken), tokenId, "access", resource, storedDate(new Date(now + ACCESS_TOKEN_TTL_MS)), storedDate(new Date(now))]);
+  await tx.run(insert, [hashSecret(refreshToken), tokenId, "refresh", resource, storedDate(new Date(now + REFRESH_TOKEN_TTL_MS)), storedDate(new Date(now))]);
   return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refreshToken };
 }
 
 /** Revokes every token a grant holds: a replayed code or refresh token means one of them leaked. */
-function revokeGrantTokens(tx: Sql, tokenId: number): void {
-  tx.statement("DELETE FROM oauth_tokens WHERE token_id = ?").run(tokenId);
+async function revokeGrantTokens(tx: Tx, tokenId: number): Promise<void> {
+  await tx.run("DELETE FROM oauth_tokens WHERE token_id = ?", [tokenId]);
 }
 
 type Form = URLSearchParams;
@@ -49,34 +54,40 @@ type CodeRow = { token_id: number; client_id: string | null; redirect_uri: strin
 /**
  * authorization_code: the code must be unused and unexpired, issued to this client for this
  * redirect URI and resource, and the PKCE verifier must match its challenge. A code presented a
- * second time is refused and the grant's tokens are revoked (RFC 6749 §4.1.2).
+ * second time is refused and the grant's tokens are revoked (RFC 6749 §4.1.2). It is spent by a
+ * conditional UPDATE, so of two instances exchanging it at once exactly one issues tokens; the
+ * other sees a replay.
  */
-function exchangeCode(form: Form): OAuthTokens {
+async function exchangeCode(form: Form): Promise<OAuthTokens> {
   const code = required(form, "code");
   const verifier = required(form, "code_verifier");
   const redirectUri = required(form, "redirect_uri");
   const clientId = required(form, "client_id");
   const resource = form.get("resource");
   const now = new Date();
-  const outcome = write((tx): OAuthTokens | InvalidGrantError | InvalidTargetError => {
+  const replayed = "the authorization code was already used; the tokens issued from it are revoked";
+  const outcome = await write(async (tx): Promise<OAuthTokens | InvalidGrantError | InvalidTargetError> => {
     if (!CODE_SHAPE.test(code)) return new InvalidGrantError("the authorization code is unknown");
     const hash = hashSecret(code);
-    const row = tx
-      .statement(
-        "SELECT c.token_id, t.client_id, c.redirect_uri, c.code_challenge, c.resource, c.expires_at, c.used_at FROM oauth_codes c JOIN access_tokens t ON t.id = c.token_id WHERE c.code_hash = ?",
-      )
-      .get(hash) as CodeRow | undefined;
+    const row = await tx.get<CodeRow>(
+      "SELECT c.token_id, t.client_id, c.redirect_uri, c.code_challenge, c.resource, c.expires_at, c.used_at FROM oauth_codes c JOIN access_tokens t ON t.id = c.token_id WHERE c.code_hash = ?",
+      [hash],
+    );
     if (!row || row.client_id !== clientId) return new InvalidGrantError("the authorization code is unknown, or was issued to another client");
     if (row.used_at !== null) {
-      revokeGrantTokens(tx, row.token_id);
-      return new InvalidGrantError("the authorization code was already used; the tokens issued from it are revoked");
+      await revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError(replayed);
     }
     if (Date.parse(row.expires_at) <= now.getTime()) return new InvalidGrantError("the authorization code expired (codes last five minutes); authorize again");
     if (row.redirect_uri !== redirectUri) return new InvalidGrantError("redirect_uri differs from the one the code was issued for");
     if (resource !== null && resource !== row.resource) return new InvalidTargetError(`the code was issued for the resource ${row.resource}`);
     if (!PKCE_VERIFIER.test(verifier) || !pkceMatches(verifier, row.code_challenge)) return new InvalidGrantError("code_verifier does not match the code_challenge");
-    tx.statement("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ?").run(storedDate(now), hash);
-    return issueTokens(tx, row.token_id, row.resource);
+    const spent = await tx.run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL", [storedDate(now), hash]);
+    if (spent === 0) {
+      await revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError(replayed);
+    }
+    return (await issueTokens(tx, row.token_id, row.resource)) ?? new InvalidGrantError("the grant was revoked; authorize again");
   });
   if (outcome instanceof Error) throw outcome;
   return outcome;
@@ -86,28 +97,36 @@ type RefreshRow = { token_id: number; client_id: string | null; resource: string
 
 /**
  * refresh_token with rotation: each refresh token works once and is exchanged for a new pair with
- * the same resource. A rotated refresh token presented again revokes the grant's tokens.
+ * the same resource. A rotated refresh token presented again revokes the grant's tokens. It is
+ * spent by a conditional UPDATE, so two instances cannot both rotate it.
  */
-function refresh(form: Form): OAuthTokens {
+async function refresh(form: Form): Promise<OAuthTokens> {
   const refreshToken = required(form, "refresh_token");
   const clientId = required(form, "client_id");
   const resource = form.get("resource");
   const now = new Date();
-  const outcome = write((tx): OAuthTokens | InvalidGrantError | InvalidTargetError => {
+  const replayed = "the refresh token was already used (each works once); the grant's tokens are revoked, authorize again";
+  const outcome = await write(async (tx): Promise<OAuthTokens | InvalidGrantError | InvalidTargetError> => {
     if (!REFRESH_SHAPE.test(refreshToken)) return new InvalidGrantError("the refresh token is unknown or revoked");
     const hash = hashSecret(refreshToken);
-    const row = tx
-      .statement("SELECT o.token_id, t.client_id, o.resource, o.expires_at, o.used_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'refresh'")
-      .get(hash) as RefreshRow | undefined;
+    const row = await tx.get<RefreshRow>(
+      "SELECT o.token_id, t.client_id, o.resource, o.expires_at, o.used_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'refresh'",
+      [hash],
+    );
     if (!row || row.client_id !== clientId) return new InvalidGrantError("the refresh token is unknown or revoked, or was issued to another client");
     if (row.used_at !== null) {
-      revokeGrantTokens(tx, row.token_id);
-      return new InvalidGrantError("the refresh token was already used (each works once); the grant's tokens are revoked, authorize again");
+      await revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError(replayed);
     }
     if (Date.parse(row.expires_at) <= now.getTime()) return new InvalidGrantError("the refresh token expired; authorize again");
     if (resource !== null && resource !== row.resource) return new InvalidTargetError(`the refresh token was issued for the resource ${row.resource}`);
-    tx.statement("UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?").run(storedDate(now), hash);
-    return issueTokens(tx, row.token_id, row.resource);
+    const spent = await tx.run("UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [storedDate(now), hash]);
+    if (spent === 0) {
+      // Spent meanwhile by another instance (a replay), or revoked: either way nothing is issued.
+      await revokeGrantTokens(tx, row.token_id);
+      return new InvalidGrantError(replayed);
+    }
+    return (await issueTokens(tx, row.token_id, row.resource)) ?? new InvalidGrantError("the grant was revoked; authorize again");
   });
   if (outcome instanceof Error) throw outcome;
   return outcome;
@@ -118,7 +137,7 @@ function refresh(form: Form): OAuthTokens {
  * (invalid_request, invalid_grant, invalid_target, unsupported_grant_type), which the route
  * answers in RFC 6749's JSON shape.
  */
-export function tokenRequest(form: Form): OAuthTokens {
+export async function tokenRequest(form: Form): Promise<OAuthTokens> {
   const grantType = required(form, "grant_type");
   if (grantType === "authorization_code") return exchangeCode(form);
   if (grantType === "refresh_token") return refresh(form);
@@ -129,14 +148,13 @@ export function tokenRequest(form: Form): OAuthTokens {
  * Token revocation (RFC 7009) for a public client: the access or refresh token goes if this client
  * holds it; unknown tokens are not an error (§2.2), so nothing can be probed.
  */
-export function revokeOAuthToken(form: Form): void {
+export async function revokeOAuthToken(form: Form): Promise<void> {
   const parsed = OAuthTokenRevocationRequestSchema.safeParse({ token: form.get("token") ?? undefined, token_type_hint: form.get("token_type_hint") ?? undefined });
   if (!parsed.success) throw new InvalidRequestError("token is required");
   const clientId = required(form, "client_id");
-  write((tx) =>
-    tx
-      .statement("DELETE FROM oauth_tokens WHERE token_hash = ? AND token_id IN (SELECT id FROM access_tokens WHERE client_id = ?)")
-      .run(hashSecret(parsed.data.token), clientId),
+  if (!canBeClientId(clientId)) return;
+  await write((tx) =>
+    tx.run("DELETE FROM oauth_tokens WHERE token_hash = ? AND token_id IN (SELECT id FROM access_tokens WHERE client_id = ?)", [hashSecret(parsed.data.token), clientId]),
   );
 }
 
@@ -146,18 +164,16 @@ type AccessRow = { id: number; name: string; act_as: string | null; last_used_at
  * The principal an OAuth access token stands for (its grant: role agent, acting as its side), or
  * null when the token is unknown, expired, revoked with its grant, or bound to another resource.
  */
-export function verifyAccessToken(token: string, resource: string): Principal | null {
+export async function verifyAccessToken(token: string, resource: string): Promise<Principal | null> {
   if (!ACCESS_SHAPE.test(token)) return null;
-  const row = read(
-    (tx) =>
-      tx
-        .statement(
-          "SELECT t.id, t.name, t.act_as, t.last_used_at, o.resource, o.expires_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'access'",
-        )
-        .get(hashSecret(token)) as AccessRow | undefined,
+  const row = await read((tx) =>
+    tx.get<AccessRow>(
+      "SELECT t.id, t.name, t.act_as, t.last_used_at, o.resource, o.expires_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'access'",
+      [hashSecret(token)],
+    ),
   );
   if (!row || row.resource !== resource || Date.parse(row.expires_at) <= Date.now()) return null;
-  touch(row);
+  await touch(row);
   return { tokenId: row.id, name: row.name, role: "agent", actAs: (row.act_as as ClientSide | null) ?? undefined };
 }
 

@@ -16,7 +16,7 @@ export async function decideAuthorizationAction(_previous: FormState, formData: 
   const { resource } = oauthUrls(publicBaseUrl((await headers()).get("host")));
   let target: string;
   try {
-    target = values.decision === "approve" ? approveAuthorization({ ...params, act_as: values.act_as }, resource) : denyAuthorization(params, resource);
+    target = values.decision === "approve" ? await approveAuthorization({ ...params, act_as: values.act_as }, resource) : await denyAuthorization(params, resource);
   } catch (error) {
     return formStateFromError(error, values);
   }

@@ -19,5 +19,5 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
     if (typeof value === "string") params[name] = value;
   }
   const { resource } = oauthUrls(publicBaseUrl((await headers()).get("host")));
-  return <AuthorizationView check={checkAuthorizationRequest(params, resource)} params={params} />;
+  return <AuthorizationView check={await checkAuthorizationRequest(params, resource)} params={params} />;
 }
