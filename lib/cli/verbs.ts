@@ -1,8 +1,7 @@
 import "server-only";
-import { disconnectDb } from "../db";
 import { isDomainError } from "../errors";
-import { ensureMigrated } from "../migrate";
-import { closeSqlite } from "../sqlite";
+import { closeDatabase } from "../database";
+import { ensureMigrated } from "../database/migrate";
 import { usageError } from "./args";
 
 export type Verbs = Record<string, (args: string[]) => Promise<number>>;
@@ -20,14 +19,13 @@ export async function runVerb(command: string, usage: string, verbs: Verbs, args
   const run = verb && Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
   if (!run) return usageError(command, verb ? `unknown verb "${verb}"` : `give ${Object.keys(verbs).join(", ")}`, usage);
   try {
-    ensureMigrated();
+    await ensureMigrated();
     return await run(rest);
   } catch (error) {
     if (!isDomainError(error)) throw error;
     process.stderr.write(`baton ${command}: ${error.message}\n`);
     return 1;
   } finally {
-    closeSqlite();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

@@ -1,9 +1,10 @@
 import "server-only";
 import fs from "node:fs";
 import { z } from "zod";
-import { databaseFile } from "../config";
+import { databaseFile, databaseUrl } from "../config";
+import { engineOf } from "../database";
+import { ensureMigrated } from "../database/migrate";
 import { repoPathSchema } from "../git/types";
-import { ensureMigrated } from "../migrate";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
 
@@ -43,18 +44,21 @@ function parseHookInput<Schema extends z.ZodType>(schema: Schema, text: string):
 
 const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note });
 
-/** The database must exist already: a hook never creates one (nothing can be waiting in it). */
-function databaseProblem(): string | null {
-  const file = databaseFile();
-  if (!fs.existsSync(file)) return `no Baton database at ${file} yet, so nothing waits`;
-  ensureMigrated();
+/**
+ * A SQLite database must exist already: a hook never creates one (nothing can be waiting in it).
+ * A PostgreSQL one is the team server's, there before any hook runs.
+ */
+async function databaseProblem(): Promise<string | null> {
+  const url = databaseUrl();
+  if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) return `no Baton database at ${databaseFile(url)} yet, so nothing waits`;
+  await ensureMigrated(url);
   return null;
 }
 
 async function sessionStart(text: string): Promise<HookOutcome> {
   const input = parseHookInput(sessionStartInput, text);
   if (typeof input === "string") return silent(input);
-  const problem = databaseProblem();
+  const problem = await databaseProblem();
   if (problem) return silent(problem);
   const pickup = await sessionStartPickup({ folder: input.cwd, source: input.source });
   if (!pickup) return silent(`${input.cwd} is not inside a git repository (or git is not installed): nothing to pick up`);
@@ -65,7 +69,7 @@ async function sessionStart(text: string): Promise<HookOutcome> {
 async function stop(text: string): Promise<HookOutcome> {
   const input = parseHookInput(stopInput, text);
   if (typeof input === "string") return silent(input);
-  const problem = databaseProblem();
+  const problem = await databaseProblem();
   if (problem) return silent(problem);
   const { inRepository, reminder } = await stopReminder({ folder: input.cwd, sessionId: input.session_id, stopHookActive: input.stop_hook_active === true });
   if (!inRepository) return silent(`${input.cwd} is not inside a git repository (or git is not installed): no handoffs to remind of`);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Invalid, NotFound } from "../errors";
 import { repoPathSchema } from "../git/types";
 import { projectTagSchema } from "../handoffs/schemas";
-import { read, storedDate, write, type Sql } from "../sqlite";
+import { read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { repositoryAt, type Repository } from "./repository";
 
@@ -16,6 +16,7 @@ import { repositoryAt, type Repository } from "./repository";
 export type RepositoryLink = { repository: string; project: string; createdAt: string; updatedAt: string };
 
 type LinkRow = { repository: string; project: string; created_at: string; updated_at: string };
+const LINK_COLUMNS = "repository, project, created_at, updated_at";
 const viewOf = (row: LinkRow): RepositoryLink => ({
   repository: row.repository,
   project: row.project,
@@ -35,8 +36,8 @@ async function repositoryOf(folder: string): Promise<Repository> {
 }
 
 /** The project `repository` is linked to, in the caller's transaction; null when none. */
-export function linkedProjectIn(tx: Sql, repository: Pick<Repository, "key">): string | null {
-  const row = tx.statement("SELECT project FROM repository_links WHERE repository = ?").get(repository.key) as { project: string } | undefined;
+export async function linkedProjectIn(tx: Tx, repository: Pick<Repository, "key">): Promise<string | null> {
+  const row = await tx.get<{ project: string }>("SELECT project FROM repository_links WHERE repository = ?", [repository.key]);
   return row?.project ?? null;
 }
 
@@ -44,16 +45,16 @@ export function linkedProjectIn(tx: Sql, repository: Pick<Repository, "key">): s
 export async function linkRepository(options: { folder: string; project: string }): Promise<{ repository: Repository; link: RepositoryLink; previous: string | null }> {
   const input = parseInput(linkInput, options);
   const repository = await repositoryOf(input.folder);
-  return write((tx) => {
-    const previous = linkedProjectIn(tx, repository);
+  return write(async (tx) => {
+    const previous = await linkedProjectIn(tx, repository);
     const now = storedDate();
-    const row = tx
-      .statement(
-        `INSERT INTO repository_links (repository, project, created_at, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (repository) DO UPDATE SET project = excluded.project, updated_at = excluded.updated_at RETURNING *`,
-      )
-      .get(repository.key, input.project, now, now) as LinkRow;
-    return { repository, link: viewOf(row), previous };
+    // An upsert with RETURNING always answers its row.
+    const row = await tx.get<LinkRow>(
+      `INSERT INTO repository_links (repository, project, created_at, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (repository) DO UPDATE SET project = excluded.project, updated_at = excluded.updated_at RETURNING ${LINK_COLUMNS}`,
+      [repository.key, input.project, now, now],
+    );
+    return { repository, link: viewOf(row!), previous };
   });
 }
 
@@ -61,8 +62,8 @@ export async function linkRepository(options: { folder: string; project: string 
 export async function unlinkRepository(options: { folder: string }): Promise<{ repository: Repository; link: RepositoryLink }> {
   const input = parseInput(folderInput, options);
   const repository = await repositoryOf(input.folder);
-  return write((tx) => {
-    const row = tx.statement("DELETE FROM repository_links WHERE repository = ? RETURNING *").get(repository.key) as LinkRow | undefined;
+  return write(async (tx) => {
+    const row = await tx.get<LinkRow>(`DELETE FROM repository_links WHERE repository = ? RETURNING ${LINK_COLUMNS}`, [repository.key]);
     if (!row) throw new NotFound(`${repository.root} is not linked to a project; nothing to unlink`);
     return { repository, link: viewOf(row) };
   });
@@ -72,11 +73,11 @@ export async function unlinkRepository(options: { folder: string }): Promise<{ r
 export async function repositoryLinkOf(options: { folder: string }): Promise<{ repository: Repository; link: RepositoryLink | null }> {
   const input = parseInput(folderInput, options);
   const repository = await repositoryOf(input.folder);
-  const row = read((tx) => tx.statement("SELECT * FROM repository_links WHERE repository = ?").get(repository.key) as LinkRow | undefined);
+  const row = await read((tx) => tx.get<LinkRow>(`SELECT ${LINK_COLUMNS} FROM repository_links WHERE repository = ?`, [repository.key]));
   return { repository, link: row ? viewOf(row) : null };
 }
 
 /** Every link, by repository. */
-export function listRepositoryLinks(): RepositoryLink[] {
-  return (read((tx) => tx.statement("SELECT * FROM repository_links ORDER BY repository").all()) as LinkRow[]).map(viewOf);
+export async function listRepositoryLinks(): Promise<RepositoryLink[]> {
+  return (await read((tx) => tx.all<LinkRow>(`SELECT ${LINK_COLUMNS} FROM repository_links ORDER BY repository`))).map(viewOf);
 }

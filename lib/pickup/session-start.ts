@@ -3,7 +3,7 @@ import { findHandoffsNewTo, type HandoffNewToSide } from "../handoffs/attention"
 import { getHandoff } from "../handoffs/get-handoff";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../handoffs/limits";
 import type { EntryView } from "../handoffs/views";
-import { read } from "../sqlite";
+import { read } from "../database";
 import { linkedProjectIn } from "./links";
 import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
 import { belongsTo, describeRepository, repositoryAt, type Repository } from "./repository";
@@ -31,9 +31,9 @@ export type SessionPickup = {
 };
 
 /** The handoffs of `repository` with entries new to the code side: by its recorded git state or its linked project. */
-export function handoffsWaitingIn(repository: Repository): HandoffNewToSide[] {
-  const linked = read((tx) => linkedProjectIn(tx, repository));
-  return findHandoffsNewTo("code").filter((candidate) => belongsTo({ project: candidate.handoff.project, recorded: candidate.recorded }, repository, linked));
+export async function handoffsWaitingIn(repository: Repository): Promise<HandoffNewToSide[]> {
+  const linked = await read((tx) => linkedProjectIn(tx, repository));
+  return (await findHandoffsNewTo("code")).filter((candidate) => belongsTo({ project: candidate.handoff.project, recorded: candidate.recorded }, repository, linked));
 }
 
 const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
@@ -48,7 +48,7 @@ const plural = (count: number, word: string, words = `${word}s`) => `${count} ${
 export async function sessionStartPickup(options: { folder: string; source?: string }): Promise<SessionPickup | null> {
   const repository = await repositoryAt(options.folder);
   if (!repository) return null;
-  const waiting = handoffsWaitingIn(repository);
+  const waiting = await handoffsWaitingIn(repository);
   let room = THREAD_ANSWER_BUDGET_BYTES;
   const handoffs: PickedHandoff[] = [];
   for (const [index, candidate] of waiting.entries()) {

@@ -1,6 +1,6 @@
 import "server-only";
 import { findUnansweredQuestions, type UnansweredQuestion } from "../handoffs/attention";
-import { read } from "../sqlite";
+import { read } from "../database";
 import { linkedProjectIn } from "./links";
 import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
 import { belongsTo, repositoryAt } from "./repository";
@@ -26,8 +26,8 @@ export async function stopReminder(options: { folder: string; sessionId: string;
   }
   const repository = await repositoryAt(options.folder);
   if (!repository) return { inRepository: false, reminder: null };
-  const linked = read((tx) => linkedProjectIn(tx, repository));
-  const open = findUnansweredQuestions("chat").filter(
+  const linked = await read((tx) => linkedProjectIn(tx, repository));
+  const open = (await findUnansweredQuestions("chat")).filter(
     (item) => !state.reminded.includes(item.question.seq) && belongsTo({ project: item.handoff.project, recorded: item.recorded }, repository, linked),
   );
   if (open.length === 0) return { inRepository: true, reminder: null };

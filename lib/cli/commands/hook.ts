@@ -1,6 +1,6 @@
 import "server-only";
+import { closeDatabase } from "../../database";
 import { HOOK_EVENTS, runHook, type HookEvent } from "../../hooks/claude-code";
-import { closeSqlite } from "../../sqlite";
 
 const USAGE = `usage: baton hook session-start|stop
 
@@ -47,7 +47,7 @@ export async function run(args: string[]): Promise<number> {
     if (outcome.stdout) process.stdout.write(outcome.stdout);
     if (outcome.note) process.stderr.write(`baton hook ${event}: ${outcome.note}\n`);
   } finally {
-    closeSqlite();
+    await closeDatabase();
   }
   return 0;
 }

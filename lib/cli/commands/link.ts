@@ -1,9 +1,8 @@
 import "server-only";
-import { disconnectDb } from "../../db";
 import { isDomainError } from "../../errors";
-import { ensureMigrated } from "../../migrate";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { linkRepository, listRepositoryLinks, repositoryLinkOf, unlinkRepository } from "../../pickup";
-import { closeSqlite } from "../../sqlite";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton link [--project NAME | --unlink | --list]
@@ -24,9 +23,9 @@ export async function run(args: string[]): Promise<number> {
   if ([project !== undefined, unlink, list].filter(Boolean).length > 1) return usageError("link", "give one of --project, --unlink, --list", USAGE);
   const folder = process.cwd();
   try {
-    ensureMigrated();
+    await ensureMigrated();
     if (list) {
-      const links = listRepositoryLinks();
+      const links = await listRepositoryLinks();
       if (links.length === 0) process.stderr.write("no links; add one with `baton link --project NAME` in a repository\n");
       for (const link of links) process.stdout.write(`${link.repository}\t${link.project}\n`);
     } else if (unlink) {
@@ -47,7 +46,6 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`baton link: ${error.message}\n`);
     return 1;
   } finally {
-    closeSqlite();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

@@ -1,6 +1,6 @@
 import "server-only";
-import { disconnectDb } from "../../db";
-import { ensureMigrated } from "../../migrate";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { scanStored } from "../../secrets/stored";
 import { parseCommandArgs, usageError } from "../args";
 
@@ -20,14 +20,14 @@ export async function run(args: string[]): Promise<number> {
   if (sub !== "scan" || extra.length > 0) return usageError("secrets", "the command is `baton secrets scan [--redact]`", USAGE);
   const redact = parsed.values.redact ?? false;
   try {
-    ensureMigrated();
-    const scan = scanStored({ redact });
+    await ensureMigrated();
+    const scan = await scanStored({ redact });
     for (const finding of scan.findings) process.stdout.write(`${finding.place}\t${finding.kind}\tline ${finding.line}, column ${finding.column}\n`);
     const kinds = Object.entries(scan.byKind).map(([kind, count]) => `${kind} ${count}`).join(", ");
     if (scan.findings.length === 0) process.stderr.write("no secrets found\n");
     else process.stderr.write(`${scan.findings.length} secret${scan.findings.length === 1 ? "" : "s"} found (${kinds})${redact ? `; redacted in ${scan.cleaned} place${scan.cleaned === 1 ? "" : "s"}` : "; run with --redact to clean them"}\n`);
     return scan.findings.length > 0 && !redact ? 1 : 0;
   } finally {
-    await disconnectDb();
+    await closeDatabase();
   }
 }
