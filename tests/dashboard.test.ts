@@ -85,12 +85,12 @@ describe("readBundle", () => {
     await addEntry({ id: handoff.id, type: "decision", content: "WAL mode.", asClient: "chat" });
     await addEntry({ id: handoff.id, type: "question", content: "A replica later?", asClient: "code" });
     const { artifactId } = await closeHandoff({ id: handoff.id, archive: true });
-    const reading = readBundle(artifactId!);
+    const reading = await readBundle(artifactId!);
     expect(reading.status).toBe("ok");
     if (reading.status !== "ok") return;
     expect(reading.sections.map((section) => section.heading).slice(0, 2)).toEqual(["Latest decision", "Open questions"]);
     expect(reading.sections[0].markdown).toContain("WAL mode.");
     expect(reading.sections[1].markdown).toContain("A replica later?");
-    expect(readBundle("0".repeat(64))).toMatchObject({ status: "unreadable", problem: expect.stringContaining("not found") });
+    expect(await readBundle("0".repeat(64))).toMatchObject({ status: "unreadable", problem: expect.stringContaining("not found") });
   });
 });

@@ -25,9 +25,9 @@ function sectionsOf(markdown: string): { lead: string; sections: SummarySection[
 }
 
 /** The stored bundle `artifactId`, read and validated, or what is wrong with it. */
-export function readBundle(artifactId: string): BundleReading {
+export async function readBundle(artifactId: string): Promise<BundleReading> {
   try {
-    const bundle = bundleFormat.parse(readBlob(artifactId).toString("utf8"));
+    const bundle = bundleFormat.parse((await readBlob(artifactId)).toString("utf8"));
     return { status: "ok", artifactId, ...sectionsOf(bundle.summary_markdown), files: bundle.refs.files.map((ref) => ref.path) };
   } catch (error) {
     // Missing, corrupt (bytes no longer hash to the name) or not a bundle: said on the page, not a failed page.

@@ -3,7 +3,10 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../config";
+import { read } from "../database";
 import { Invalid, NotFound } from "../errors";
+import { canonicalJson } from "./canonical-json";
+import { storedArtifactIn } from "./store";
 
 export const ARTIFACT_ID_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -47,11 +50,11 @@ function fsyncPath(target: string): void {
 }
 
 /**
- * Stores bytes under their SHA-256 and returns it, durably: when this returns the file and its
- * folder entry are on disk (fsync'd), so a caller may then delete what the blob preserves. A
- * blob already there is trusted only if its bytes still hash to its name; a damaged one is
- * rewritten. A new blob is written to a temporary name and renamed, so a reader never sees half
- * a file.
+ * Writes bytes to the artifact folder under their SHA-256 and returns it, durably: when this
+ * returns the file and its folder entry are on disk (fsync'd), so a caller may then delete what
+ * the blob preserves. A blob already there is trusted only if its bytes still hash to its name;
+ * a damaged one is rewritten. A new blob is written to a temporary name and renamed, so a reader
+ * never sees half a file.
  */
 export function writeBlob(bytes: Buffer): string {
   const artifactId = artifactIdOf(bytes);
@@ -82,18 +85,53 @@ export function writeBlob(bytes: Buffer): string {
   return artifactId;
 }
 
-/** The blob's bytes, checked against its name. */
-export function readBlob(artifactId: string): Buffer {
-  const id = checkArtifactId(artifactId);
+/**
+ * Copies a bundle the database already holds (artifacts.content) to the artifact folder, for
+ * the tools that read the folder. The bundle is safe without the copy, so a folder that cannot
+ * be written is reported, not a failure of what stored the bundle.
+ */
+export function mirrorBlob(text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  try {
+    writeBlob(bytes);
+  } catch (error) {
+    console.error(`baton: bundle ${artifactIdOf(bytes)} is stored in the database; its copy in the artifact folder could not be written`, error);
+  }
+}
+
+/** The file's bytes, checked against its name (rows written before the content column have only it). */
+function readBlobFile(id: string): Buffer {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(blobPath(id));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new NotFound(`artifact ${id} not found in ${path.dirname(blobPath(id))}; check the ID or the data folder (BATON_DATA_DIR)`);
+      throw new NotFound(`artifact ${id} not found in the database or in ${path.dirname(blobPath(id))}; check the ID or the data folder (BATON_DATA_DIR)`);
     }
     throw error;
   }
   if (artifactIdOf(bytes) !== id) throw new Error(`artifact ${id} is corrupt: its bytes no longer hash to its name`);
   return bytes;
+}
+
+/** The canonical bytes of an imported bundle's document (null if it no longer parses). */
+function canonicalBytesOf(document: string): Buffer | null {
+  try {
+    return Buffer.from(canonicalJson(JSON.parse(document)), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The blob's bytes, checked against its name: from the database first (any instance of a team
+ * server answers), else from the artifact folder. Bytes that no longer hash to the name are
+ * never answered.
+ */
+export async function readBlob(artifactId: string): Promise<Buffer> {
+  const id = checkArtifactId(artifactId);
+  const stored = await read((tx) => storedArtifactIn(tx, id));
+  const bytes = stored === null ? null : "content" in stored ? Buffer.from(stored.content, "utf8") : canonicalBytesOf(stored.importedDocument);
+  if (bytes && artifactIdOf(bytes) === id) return bytes;
+  return readBlobFile(id);
 }

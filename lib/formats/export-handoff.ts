@@ -2,9 +2,9 @@ import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { handoffIdSchema } from "../handoffs/schemas";
-import { read, write, type Sql } from "../sqlite";
+import { read, write, type Tx } from "../database";
 import { parseInput } from "../validation";
-import { writeBlob } from "./artifact-store";
+import { artifactIdOf, mirrorBlob } from "./artifact-store";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
@@ -29,7 +29,7 @@ export type ExportedDocument = {
   contentType: string;
   /** The seq the export was cut at (null: a completed thread's source document). */
   cut: number | null;
-  /** Bundles only: the blob's SHA-256 under `<dataDir>/artifacts/blobs/`. */
+  /** Bundles only: the bundle's SHA-256, its id in `artifacts` and its name under `<dataDir>/artifacts/blobs/`. */
   artifactId: string | null;
 };
 
@@ -57,23 +57,27 @@ export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat):
   return { format, text, fileName: `${handoff.id}${cutPart}.${codec.fileName}`, contentType: codec.contentType, cut: snapshot.cut };
 }
 
-/** Stores a rendered bundle content-addressed and records it; the same cut always gives the same id. */
-export function storeBundleIn(tx: Sql, handoffId: string, rendered: RenderedDocument, purpose: "export" | "close_archive"): string {
-  const artifactId = writeBlob(Buffer.from(rendered.text, "utf8"));
-  recordArtifact(tx, { id: artifactId, handoffId, cutSeq: rendered.cut, purpose });
+/**
+ * Records a rendered bundle, bytes included, under its SHA-256: the same cut always gives the
+ * same id. The caller copies it to the artifact folder (mirrorBlob) once the transaction is over.
+ */
+export async function recordBundleIn(tx: Tx, handoffId: string, rendered: RenderedDocument, purpose: "export" | "close_archive"): Promise<string> {
+  const artifactId = artifactIdOf(Buffer.from(rendered.text, "utf8"));
+  await recordArtifact(tx, { id: artifactId, handoffId, cutSeq: rendered.cut, purpose, content: rendered.text });
   return artifactId;
 }
 
 /**
  * Exports a thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json
- * or handoff.yaml. A bundle is also stored under its SHA-256 and recorded as an artifact.
+ * or handoff.yaml. A bundle is also recorded as an artifact and stored under its SHA-256.
  */
 export async function exportHandoff(options: ExportHandoffOptions): Promise<ExportedDocument> {
   const input = parseInput(exportHandoffInput, options);
   const format = formatNamed(input.format);
-  const snapshot = read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
+  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
   const rendered = renderSnapshot(snapshot, format);
   if (format !== "bundle") return { ...rendered, artifactId: null };
-  const artifactId = write((tx) => storeBundleIn(tx, input.id, rendered, "export"));
+  const artifactId = await write((tx) => recordBundleIn(tx, input.id, rendered, "export"));
+  mirrorBlob(rendered.text);
   return { ...rendered, artifactId };
 }

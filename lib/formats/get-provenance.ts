@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
+import { read } from "../database";
 import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { entryRange, loadHandoff } from "../handoffs/store";
-import { read } from "../sqlite";
 import { parseInput } from "../validation";
 import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./store";
 import type { QualityWarning, SourceFormat, SourceMetadata } from "./types";
@@ -38,14 +38,14 @@ export type GetProvenanceOptions = { id: string };
 /** Where a thread came from and what was made of it: source, parent, children and bundles. */
 export async function getProvenance(options: GetProvenanceOptions): Promise<Provenance> {
   const { id } = parseInput(z.object({ id: handoffIdSchema }), options);
-  return read((tx) => {
-    const handoff = loadHandoff(tx, id);
-    const source = sourceOf(tx, id);
+  return read(async (tx) => {
+    const handoff = await loadHandoff(tx, id);
+    const source = await sourceOf(tx, id);
     const parentRow =
       source?.parent_thread_id && HANDOFF_ID_PATTERN.test(source.parent_thread_id)
-        ? (tx.statement("SELECT id, title, status FROM handoffs WHERE id = ?").get(source.parent_thread_id) as Omit<LinkedThread, "seq"> | undefined)
+        ? await tx.get<Omit<LinkedThread, "seq">>("SELECT id, title, status FROM handoffs WHERE id = ?", [source.parent_thread_id])
         : undefined;
-    const artifacts = artifactsOf(tx, id).map((row) => ({
+    const artifacts = (await artifactsOf(tx, id)).map((row) => ({
       id: row.id,
       cutSeq: row.cut_seq,
       purpose: row.purpose as ArtifactView["purpose"],
@@ -53,7 +53,7 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
     }));
     return {
       status: handoff.status,
-      entryCount: entryRange(tx, id, {}).count,
+      entryCount: (await entryRange(tx, id, {})).count,
       source: source
         ? {
             format: source.format as SourceFormat,
@@ -67,7 +67,7 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
           }
         : null,
       parent: parentRow ? { ...parentRow, seq: source?.parent_seq ?? null } : null,
-      children: childrenOf(tx, id),
+      children: await childrenOf(tx, id),
       artifacts,
       keptBundle: artifacts.find((artifact) => artifact.purpose === "close_archive") ?? null,
     };

@@ -1,12 +1,12 @@
 import "server-only";
+import { write, type Tx } from "../database";
 import { gitStateForWrite, reportedState } from "../git/read-state";
 import type { GitState } from "../git/types";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { createHandoffIn, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
-import { write, type Sql } from "../sqlite";
-import { writeBlob } from "./artifact-store";
+import { artifactIdOf, mirrorBlob } from "./artifact-store";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
 import { insertSource } from "./store";
 import type { QualityWarning, SourceFormat } from "./types";
@@ -28,18 +28,18 @@ export type ImportedHandoff = {
 const MAX_INT32 = 2_147_483_647;
 
 /** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
-export function importPlanIn(
-  tx: Sql,
+export async function importPlanIn(
+  tx: Tx,
   plan: ImportPlan,
   artifactId: string | null,
   extra: { checkpoints?: number; importer?: GitState | null } = {},
-): ImportedHandoff {
+): Promise<ImportedHandoff> {
   const entries = plan.draft.entries.map(({ fromClient, type, content }) => ({ fromClient, type, content }));
   const git = handoffGitOf(plan, extra.importer ?? null);
   const { importer, ...counts } = extra;
-  const created = createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries, git });
+  const created = await createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries, git });
   const parent = plan.draft.parent;
-  insertSource(tx, {
+  await insertSource(tx, {
     handoffId: created.handoff.id,
     format: plan.format,
     fileName: plan.fileName,
@@ -51,7 +51,7 @@ export function importPlanIn(
     artifactId,
     git: importer,
   });
-  const parentId = parent && HANDOFF_ID_PATTERN.test(parent.threadId) && handoffExists(tx, parent.threadId) ? parent.threadId : null;
+  const parentId = parent && HANDOFF_ID_PATTERN.test(parent.threadId) && (await handoffExists(tx, parent.threadId)) ? parent.threadId : null;
   return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId, redactions: [...plan.redactions, ...created.redactions] };
 }
 
@@ -69,13 +69,16 @@ function handoffGitOf(plan: ImportPlan, importer: GitState | null): GitState | n
  * Imports a rip context bundle, handoff.json or handoff.yaml (pasted text, a file's text or a
  * stored bundle's artifact id) as a new thread, with the document kept beside it. Bad input is
  * refused with every field path before anything is written. A bundle becomes a child of its
- * source cut and is stored content-addressed.
+ * source cut; its canonical bytes are its artifact (readable from the kept document, and copied
+ * to the artifact folder).
  */
 export async function importDocument(options: ImportDocumentOptions, where: { repoPath?: string } = {}): Promise<ImportedHandoff> {
-  const plan = planImport(options);
+  const plan = await planImport(options);
   if (where.repoPath) assertMayNameFolders(currentCaller());
-  const artifactId = plan.canonicalBundle === null ? null : writeBlob(Buffer.from(plan.canonicalBundle, "utf8"));
+  const artifactId = plan.canonicalBundle === null ? null : artifactIdOf(Buffer.from(plan.canonicalBundle, "utf8"));
   // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
   const importer = where.repoPath ? await gitStateForWrite(where.repoPath) : null;
-  return write((tx) => importPlanIn(tx, plan, artifactId, { importer }));
+  const imported = await write((tx) => importPlanIn(tx, plan, artifactId, { importer }));
+  if (plan.canonicalBundle !== null) mirrorBlob(plan.canonicalBundle);
+  return imported;
 }

@@ -3,9 +3,9 @@
  * flow-guardian's handoff.yaml). Each format module parses and validates a document, turns it
  * into a thread draft and writes a thread back out (bundle.ts, handoff-json.ts, handoff-yaml.ts,
  * pure); import, export, checkpoints and closing with an archive compose lib/handoffs' operations
- * with the formats' own tables (store.ts: sources and artifacts) and the content-addressed
- * artifact folder. Server-only as a whole; types.ts (format names, labels, view types) is the
- * client-safe part.
+ * with the formats' own tables (store.ts: sources, and artifacts with their bytes) and the
+ * content-addressed artifact folder (a copy of those bytes). Server-only as a whole; types.ts
+ * (format names, labels, view types) is the client-safe part.
  */
 import "server-only";
 export { ARTIFACT_ID_PATTERN, blobPath, readBlob } from "./artifact-store";

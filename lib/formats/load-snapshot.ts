@@ -1,19 +1,22 @@
 import "server-only";
+import type { Tx } from "../database";
 import { Invalid } from "../errors";
 import { entriesOf, loadHandoff } from "../handoffs/store";
 import { toHandoffView } from "../handoffs/views";
-import type { Sql } from "../sqlite";
 import { sourceOf, toSourceRecord } from "./store";
 import type { HandoffSnapshot } from "./types";
+
+/** Every entry of a thread: the largest LIMIT an int4 parameter carries on PostgreSQL. */
+const ALL_ENTRIES = 2_147_483_647;
 
 /**
  * The thread cut at `cut` (default: its last entry) with its source. A cut must be the seq of
  * one of the thread's entries, so "cut at #N" always names something that was written.
  */
-export function loadSnapshot(tx: Sql, id: string, cut: number | null = null): HandoffSnapshot {
-  const handoff = toHandoffView(loadHandoff(tx, id));
-  const all = entriesOf(tx, id, {}, "asc", Number.MAX_SAFE_INTEGER);
-  const source = sourceOf(tx, id);
+export async function loadSnapshot(tx: Tx, id: string, cut: number | null = null): Promise<HandoffSnapshot> {
+  const handoff = toHandoffView(await loadHandoff(tx, id));
+  const all = await entriesOf(tx, id, {}, "asc", ALL_ENTRIES);
+  const source = await sourceOf(tx, id);
   if (cut !== null && !all.some((entry) => entry.seq === cut)) {
     const range = all.length > 0 ? `its entries are #${all[0].seq}–#${all.at(-1)!.seq}` : "it has no entries";
     throw new Invalid(`handoff ${id} has no entry #${cut}; ${range}`, { cut: [`must be the seq of one of the thread's entries; ${range}`] });

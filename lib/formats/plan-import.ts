@@ -54,9 +54,9 @@ export type ImportPlan = {
  * Everything an import will do, computed without writing: the document read, its format
  * detected, validated (every bad field named by path) and turned into a thread draft.
  */
-export function planImport(options: ImportDocumentOptions): ImportPlan {
+export async function planImport(options: ImportDocumentOptions): Promise<ImportPlan> {
   const input = parseInput(importDocumentInput, options);
-  const given = input.artifactId !== undefined ? readBlob(input.artifactId).toString("utf8") : input.text!;
+  const given = input.artifactId !== undefined ? (await readBlob(input.artifactId)).toString("utf8") : input.text!;
   const fileName = input.fileName ?? (input.artifactId ? `${input.artifactId.trim().toLowerCase()}.json` : null);
   const detection = input.format
     ? { format: formatNamed(input.format), reason: "you chose it" }

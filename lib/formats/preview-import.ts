@@ -1,7 +1,7 @@
 import "server-only";
+import { read } from "../database";
 import { Invalid, isDomainError } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
-import { read } from "../sqlite";
 import { describeFieldErrors } from "../validation";
 import { planImport, type ImportDocumentOptions } from "./plan-import";
 import type { DraftEntry, QualityWarning, SourceFormat, SourceMetadata } from "./types";
@@ -25,11 +25,11 @@ export type ImportPreview =
  */
 export async function previewImport(options: ImportDocumentOptions): Promise<ImportPreview> {
   try {
-    const plan = planImport(options);
+    const plan = await planImport(options);
     const parent = plan.draft.parent;
     const parentRow =
       parent && HANDOFF_ID_PATTERN.test(parent.threadId)
-        ? read((tx) => tx.statement("SELECT title FROM handoffs WHERE id = ?").get(parent.threadId) as { title: string } | undefined)
+        ? await read((tx) => tx.get<{ title: string }>("SELECT title FROM handoffs WHERE id = ?", [parent.threadId]))
         : undefined;
     return {
       ok: true,

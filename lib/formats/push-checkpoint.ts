@@ -1,10 +1,10 @@
 import "server-only";
+import { write } from "../database";
 import { Conflict } from "../errors";
 import { HANDOFF_ID_PATTERN, MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { appendEntryIn, cleanEntry, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
-import { write } from "../sqlite";
 import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
 import { importPlanIn } from "./import-document";
 import { firstLine } from "./schema-helpers";
@@ -47,26 +47,26 @@ function checkpointEntry(doc: HandoffYaml): string {
  * latest handoff.yaml. `handoffId: null` starts a new thread.
  */
 export async function pushCheckpoint(options: PushCheckpointOptions): Promise<PushedCheckpoint> {
-  const plan = planImport({ text: options.text, format: "handoff_yaml", fileName: options.fileName, project: options.project });
+  const plan = await planImport({ text: options.text, format: "handoff_yaml", fileName: options.fileName, project: options.project });
   // The plan's text has its secrets redacted: the entry and the kept document are built from it.
   const doc = handoffYamlFormat.parse(plan.text);
   const entry = cleanEntry({ fromClient: "code", type: "progress", content: checkpointEntry(doc) });
-  return write((tx) => {
-    const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && handoffExists(tx, options.handoffId) ? options.handoffId : null;
-    const source = id ? sourceOf(tx, id) : undefined;
+  return write(async (tx) => {
+    const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && (await handoffExists(tx, options.handoffId)) ? options.handoffId : null;
+    const source = id ? await sourceOf(tx, id, { forUpdate: true }) : undefined;
     if (!id || source?.format !== "handoff_yaml") {
-      const imported = importPlanIn(tx, plan, null, { checkpoints: 1 });
+      const imported = await importPlanIn(tx, plan, null, { checkpoints: 1 });
       return { handoff: imported.handoff, created: true, entry: null, redactions: imported.redactions };
     }
     let appended;
     try {
-      appended = appendEntryIn(tx, id, entry);
+      appended = await appendEntryIn(tx, id, entry);
     } catch (error) {
       if (error instanceof Conflict) throw new Conflict(`${error.message}: \`baton checkpoint --push --new\` mirrors this checkpoint into a new handoff`);
       throw error;
     }
     const previous = metadataOf(source);
-    replaceSourceDocument(tx, id, {
+    await replaceSourceDocument(tx, id, {
       document: plan.text,
       fileName: plan.fileName,
       metadata: { ...plan.draft.metadata, checkpoints: (previous.checkpoints ?? 1) + 1, importedThroughSeq: appended.entry.seq },

@@ -1,6 +1,6 @@
 import "server-only";
+import { lockRows, storedDate, type Tx } from "../database";
 import type { GitState } from "../git/types";
-import { storedDate, type Sql } from "../sqlite";
 import type { QualityWarning, SourceFormat, SourceMetadata, SourceRecord } from "./types";
 
 /**
@@ -23,6 +23,8 @@ export type SourceRow = {
 
 export type ArtifactRow = { id: string; handoff_id: string | null; cut_seq: number | null; purpose: string; created_at: string };
 
+const SOURCE_COLUMNS = "handoff_id, format, file_name, document, metadata, warnings, parent_thread_id, parent_seq, artifact_id, imported_at";
+
 function parseJsonColumn<T>(text: string, fallback: T): T {
   try {
     return JSON.parse(text) as T;
@@ -38,8 +40,9 @@ export function toSourceRecord(row: SourceRow): SourceRecord {
   return { format: row.format as SourceFormat, document: row.document, metadata: metadataOf(row), artifactId: row.artifact_id };
 }
 
-export function sourceOf(tx: Sql, handoffId: string): SourceRow | undefined {
-  return tx.statement("SELECT * FROM handoff_sources WHERE handoff_id = ?").get(handoffId) as SourceRow | undefined;
+/** A thread's source; `forUpdate` when the caller rewrites it from what it reads (a checkpoint's count). */
+export async function sourceOf(tx: Tx, handoffId: string, { forUpdate = false } = {}): Promise<SourceRow | undefined> {
+  return tx.get<SourceRow>(`SELECT ${SOURCE_COLUMNS} FROM handoff_sources WHERE handoff_id = ?${forUpdate ? lockRows(tx) : ""}`, [handoffId]);
 }
 
 export type NewSource = {
@@ -56,63 +59,90 @@ export type NewSource = {
   git?: GitState | null;
 };
 
-export function insertSource(tx: Sql, source: NewSource): void {
-  tx.statement(
+export async function insertSource(tx: Tx, source: NewSource): Promise<void> {
+  await tx.run(
     `INSERT INTO handoff_sources (handoff_id, format, file_name, document, metadata, warnings, parent_thread_id, parent_seq, artifact_id, imported_at, git)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    source.handoffId,
-    source.format,
-    source.fileName,
-    source.document,
-    JSON.stringify(source.metadata),
-    JSON.stringify(source.warnings),
-    source.parentThreadId,
-    source.parentSeq,
-    source.artifactId,
-    storedDate(),
-    source.git ? JSON.stringify(source.git) : null,
+    [
+      source.handoffId,
+      source.format,
+      source.fileName,
+      source.document,
+      JSON.stringify(source.metadata),
+      JSON.stringify(source.warnings),
+      source.parentThreadId,
+      source.parentSeq,
+      source.artifactId,
+      storedDate(),
+      source.git ? JSON.stringify(source.git) : null,
+    ],
   );
 }
 
 /** A later checkpoint replaces the document an export gives back. */
-export function replaceSourceDocument(tx: Sql, handoffId: string, update: { document: string; fileName: string | null; metadata: SourceMetadata; warnings: QualityWarning[] }): void {
-  tx.statement("UPDATE handoff_sources SET document = ?, file_name = ?, metadata = ?, warnings = ? WHERE handoff_id = ?").run(
+export async function replaceSourceDocument(
+  tx: Tx,
+  handoffId: string,
+  update: { document: string; fileName: string | null; metadata: SourceMetadata; warnings: QualityWarning[] },
+): Promise<void> {
+  await tx.run("UPDATE handoff_sources SET document = ?, file_name = ?, metadata = ?, warnings = ? WHERE handoff_id = ?", [
     update.document,
     update.fileName,
     JSON.stringify(update.metadata),
     JSON.stringify(update.warnings),
     handoffId,
+  ]);
+}
+
+/**
+ * Records a stored bundle with its bytes (`content`, so every instance of a team server can read
+ * it). The same bytes keep their first record, except that a close archive claims it; a record
+ * written before the content column existed gets its content.
+ */
+export async function recordArtifact(
+  tx: Tx,
+  artifact: { id: string; handoffId: string; cutSeq: number | null; purpose: "export" | "close_archive"; content: string },
+): Promise<void> {
+  const claims = "excluded.purpose = 'close_archive'";
+  await tx.run(
+    `INSERT INTO artifacts (id, kind, handoff_id, cut_seq, purpose, content, created_at) VALUES (?, 'context_bundle', ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET
+       purpose = CASE WHEN ${claims} THEN excluded.purpose ELSE artifacts.purpose END,
+       handoff_id = CASE WHEN ${claims} THEN excluded.handoff_id ELSE artifacts.handoff_id END,
+       cut_seq = CASE WHEN ${claims} THEN excluded.cut_seq ELSE artifacts.cut_seq END,
+       content = excluded.content
+     WHERE ${claims} OR artifacts.content IS NULL`,
+    [artifact.id, artifact.handoffId, artifact.cutSeq, artifact.purpose, artifact.content, storedDate()],
   );
 }
 
-/** Records a stored bundle; the same bytes keep their first record, except that a close archive claims it. */
-export function recordArtifact(tx: Sql, artifact: { id: string; handoffId: string; cutSeq: number | null; purpose: "export" | "close_archive" }): void {
-  tx.statement(
-    `INSERT INTO artifacts (id, kind, handoff_id, cut_seq, purpose, created_at) VALUES (@id, 'context_bundle', @handoffId, @cutSeq, @purpose, @at)
-     ON CONFLICT (id) DO UPDATE SET purpose = excluded.purpose, handoff_id = excluded.handoff_id, cut_seq = excluded.cut_seq
-     WHERE excluded.purpose = 'close_archive'`,
-  ).run({ ...artifact, at: storedDate() });
+/**
+ * The text stored for an artifact id: a recorded bundle's content, else the document of a bundle
+ * imported under that id (an import keeps the bundle as its source document; the artifact is its
+ * canonical form, which the caller derives and checks). Null when the database has neither.
+ */
+export async function storedArtifactIn(tx: Tx, artifactId: string): Promise<{ content: string } | { importedDocument: string } | null> {
+  const recorded = await tx.get<{ content: string | null }>("SELECT content FROM artifacts WHERE id = ?", [artifactId]);
+  if (recorded?.content != null) return { content: recorded.content };
+  const imported = await tx.get<{ document: string }>("SELECT document FROM handoff_sources WHERE artifact_id = ? AND format = 'bundle' LIMIT 1", [artifactId]);
+  return imported ? { importedDocument: imported.document } : null;
 }
 
 /** The bundle kept when the thread was closed, if any. */
-export function keptBundleOf(tx: Sql, handoffId: string): string | null {
-  const row = tx
-    .statement("SELECT id FROM artifacts WHERE handoff_id = ? AND purpose = 'close_archive' ORDER BY created_at DESC LIMIT 1")
-    .get(handoffId) as { id: string } | undefined;
+export async function keptBundleOf(tx: Tx, handoffId: string): Promise<string | null> {
+  const row = await tx.get<{ id: string }>("SELECT id FROM artifacts WHERE handoff_id = ? AND purpose = 'close_archive' ORDER BY created_at DESC LIMIT 1", [handoffId]);
   return row?.id ?? null;
 }
 
-export function artifactsOf(tx: Sql, handoffId: string): ArtifactRow[] {
-  return tx.statement("SELECT id, handoff_id, cut_seq, purpose, created_at FROM artifacts WHERE handoff_id = ? ORDER BY created_at DESC, id ASC").all(handoffId) as ArtifactRow[];
+export async function artifactsOf(tx: Tx, handoffId: string): Promise<ArtifactRow[]> {
+  return tx.all<ArtifactRow>("SELECT id, handoff_id, cut_seq, purpose, created_at FROM artifacts WHERE handoff_id = ? ORDER BY created_at DESC, id ASC", [handoffId]);
 }
 
 /** Threads imported from bundles cut from `handoffId`, oldest first. */
-export function childrenOf(tx: Sql, handoffId: string): { id: string; title: string; status: string; seq: number | null }[] {
-  return tx
-    .statement(
-      `SELECT h.id AS id, h.title AS title, h.status AS status, s.parent_seq AS seq
-       FROM handoff_sources s JOIN handoffs h ON h.id = s.handoff_id WHERE s.parent_thread_id = ? ORDER BY s.imported_at ASC`,
-    )
-    .all(handoffId) as { id: string; title: string; status: string; seq: number | null }[];
+export async function childrenOf(tx: Tx, handoffId: string): Promise<{ id: string; title: string; status: string; seq: number | null }[]> {
+  return tx.all<{ id: string; title: string; status: string; seq: number | null }>(
+    `SELECT h.id AS id, h.title AS title, h.status AS status, s.parent_seq AS seq
+     FROM handoff_sources s JOIN handoffs h ON h.id = s.handoff_id WHERE s.parent_thread_id = ? ORDER BY s.imported_at ASC, h.id ASC`,
+    [handoffId],
+  );
 }
