@@ -2,10 +2,10 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { disconnectDb } from "../../db";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs } from "../args";
 import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
-import { ensureMigrated } from "../../migrate";
 import { redactionLines } from "../../secrets";
 
 const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
@@ -72,7 +72,7 @@ export async function run(args: string[]): Promise<number> {
   };
   const cwd = hook.cwd ?? process.cwd();
   try {
-    if (values.push) ensureMigrated();
+    if (values.push) await ensureMigrated();
     const result = await checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project });
     const shown = path.relative(process.cwd(), result.file) || result.file;
     process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
@@ -87,6 +87,6 @@ export async function run(args: string[]): Promise<number> {
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;
   } finally {
-    await disconnectDb();
+    await closeDatabase();
   }
 }

@@ -1,9 +1,8 @@
 import "server-only";
-import { disconnectDb } from "../../db";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { errorLines } from "../../formats";
 import { closeHandoff } from "../../handoffs";
-import { ensureMigrated } from "../../migrate";
-import { closeSqlite } from "../../sqlite";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton close <hof id> [--archive]
@@ -17,7 +16,7 @@ export async function run(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("close", "give one handoff ID", USAGE);
   try {
-    ensureMigrated();
+    await ensureMigrated();
     const { handoff, artifactId } = await closeHandoff({ id: parsed.positionals[0], archive: parsed.values.archive ?? false });
     process.stdout.write(`closed ${handoff.id}${artifactId ? `; kept bundle ${artifactId}` : ""}\n`);
     return 0;
@@ -26,7 +25,6 @@ export async function run(args: string[]): Promise<number> {
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;
   } finally {
-    closeSqlite();
-    await disconnectDb();
+    await closeDatabase();
   }
 }

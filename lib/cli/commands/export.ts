@@ -1,9 +1,9 @@
 import "server-only";
 import fs from "node:fs";
-import { disconnectDb } from "../../db";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError } from "../args";
 import { errorLines, exportHandoff } from "../../formats";
-import { ensureMigrated } from "../../migrate";
 
 const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
 
@@ -26,7 +26,7 @@ export async function run(args: string[]): Promise<number> {
     return usageError("export", "give one handoff ID and --format", USAGE);
   }
   try {
-    ensureMigrated();
+    await ensureMigrated();
     const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: values.cut });
     if (values.out) {
       try {
@@ -46,6 +46,6 @@ export async function run(args: string[]): Promise<number> {
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;
   } finally {
-    await disconnectDb();
+    await closeDatabase();
   }
 }

@@ -1,10 +1,10 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
-import { disconnectDb } from "../../db";
+import { closeDatabase } from "../../database";
+import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError } from "../args";
 import { errorLines, FORMAT_LABELS, importDocument } from "../../formats";
-import { ensureMigrated } from "../../migrate";
 import { redactionLines } from "../../secrets";
 
 const USAGE = `usage: baton import <file | -> [--format bundle|json|yaml] [--project TAG]
@@ -39,7 +39,7 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   try {
-    ensureMigrated();
+    await ensureMigrated();
     const imported = await importDocument({
       text,
       artifactId: values.artifact,
@@ -59,6 +59,6 @@ export async function run(args: string[]): Promise<number> {
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;
   } finally {
-    await disconnectDb();
+    await closeDatabase();
   }
 }
