@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { read } from "../lib/database";
 import { blobPath, bundleFormat, exportHandoff } from "../lib/formats";
 import { closeHandoff } from "../lib/handoffs";
 import { MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
 import { summarizeHandoff } from "../lib/formats/summarize-handoff";
 import { jsonTextBytes } from "../lib/json-bytes";
 import { addEntry, createHandoff, getHandoff, type EntryType, type EntryView } from "../lib/handoffs";
+import { toEntryView, type EntryRow } from "../lib/handoffs/views";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
 const ENTRY_CHARS = 2000;
@@ -44,9 +45,11 @@ async function bigThread(title: string): Promise<{ id: string; entries: EntryVie
     await addEntry({ id: handoff.id, type, content: mixedText(n), asClient: n % 2 ? "chat" : "code" });
   }
   // Straight from the table: get_handoff's answer is itself budgeted and would leave entries out.
-  const rows = await (await db()).entry.findMany({ where: { handoffId: handoff.id }, orderBy: { seq: "asc" } });
+  const rows = await read((tx) =>
+    tx.all<EntryRow>("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE handoff_id = ? ORDER BY seq ASC", [handoff.id]),
+  );
   expect(rows).toHaveLength(ENTRIES);
-  return { id: handoff.id, entries: rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }) as EntryView) };
+  return { id: handoff.id, entries: rows.map(toEntryView) };
 }
 
 /** No lone surrogate: a cut inside an emoji's surrogate pair would leave one. */
@@ -114,9 +117,11 @@ describe("closing with a kept bundle never fails for size", () => {
     checkKeptBundle(closed.artifactId!, id, entries);
     expect(fs.readFileSync(blobPath(closed.artifactId!), "utf8")).toBe(exported.text);
     expect((await getHandoff({ id })).entries).toEqual([]);
-    expect(await (await db()).entry.count({ where: { handoffId: id } })).toBe(0);
-    const prisma = await db();
-    expect(await prisma.artifact.findUnique({ where: { id: closed.artifactId! } })).toMatchObject({ purpose: "close_archive", cutSeq: entries.at(-1)!.seq });
+    const stored = await read(async (tx) => ({
+      entries: (await tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ?", [id]))!.count,
+      artifact: await tx.get("SELECT purpose, cut_seq, content FROM artifacts WHERE id = ?", [closed.artifactId!]),
+    }));
+    expect(stored).toEqual({ entries: 0, artifact: { purpose: "close_archive", cut_seq: entries.at(-1)!.seq, content: exported.text } });
   });
 
   describe("through MCP close_handoff {archive: true}", () => {

@@ -1,6 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
-import { db } from "../lib/db";
+import { dataDir } from "../lib/config";
+import { read } from "../lib/database";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { apiServerForFile } from "./support/api-server";
 
@@ -21,12 +24,12 @@ const context = (id: string) => ({ params: Promise.resolve({ id }) });
 
 describe("formats over HTTP", () => {
   it("imports, previews without storing, and answers bad input with 400 and field paths", async () => {
-    const prisma = await db();
-    const before = await prisma.handoff.count();
+    const handoffCount = async () => (await read((tx) => tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoffs")))!.count;
+    const before = await handoffCount();
     const dry = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, dryRun: true }));
     expect(dry.status).toBe(200);
     expect(await dry.json()).toMatchObject({ ok: true, format: "handoff_yaml" });
-    expect(await prisma.handoff.count()).toBe(before);
+    expect(await handoffCount()).toBe(before);
 
     const bad = await importRoute(post({ text: '{"schema": "nope", "summary_markdown": 5}' }));
     expect(bad.status).toBe(400);
@@ -35,7 +38,7 @@ describe("formats over HTTP", () => {
     expect(body.error.fieldErrors.summary_markdown).toEqual(["must be a string"]);
     expect((await importRoute(post("not json"))).status).toBe(400);
     expect((await importRoute(post({}))).status).toBe(400);
-    expect(await prisma.handoff.count()).toBe(before);
+    expect(await handoffCount()).toBe(before);
 
     const created = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_json.text, project: "api" }));
     expect(created.status).toBe(201);
@@ -55,7 +58,13 @@ describe("formats over HTTP", () => {
     expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
     const served = await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${artifactId}`), context(artifactId));
     expect(served.status).toBe(200);
-    expect(await served.text()).toBe(await bundle.text());
+    const text = await bundle.text();
+    expect(await served.text()).toBe(text);
+    // Any instance of a team server answers it: the bytes are in the database, not only in this folder.
+    fs.rmSync(path.join(dataDir(), "artifacts"), { recursive: true, force: true });
+    const fromDatabase = await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${artifactId}`), context(artifactId));
+    expect(fromDatabase.status).toBe(200);
+    expect(await fromDatabase.text()).toBe(text);
 
     const badFormat = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=pdf`), context(handoff.id));
     expect(badFormat.status).toBe(400);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { stringify as toYaml, parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { read } from "../lib/database";
 import { Invalid } from "../lib/errors";
 import { exportHandoff, importDocument, previewImport } from "../lib/formats";
 
@@ -70,8 +70,12 @@ const bundle = fc.record({
 });
 
 async function counts() {
-  const prisma = await db();
-  return [await prisma.handoff.count(), await prisma.entry.count(), await prisma.handoffSource.count()];
+  const row = await read((tx) =>
+    tx.rows<[number, number, number]>(
+      "SELECT (SELECT COUNT(*) FROM handoffs), (SELECT COUNT(*) FROM handoff_entries), (SELECT COUNT(*) FROM handoff_sources)",
+    ),
+  );
+  return row[0];
 }
 
 /** Import must refuse with `path` named and store nothing; preview must answer, never throw. */

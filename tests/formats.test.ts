@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dataDir } from "../lib/config";
-import { db } from "../lib/db";
+import { read, write } from "../lib/database";
 import { Invalid } from "../lib/errors";
 import {
   blobPath,
@@ -16,6 +16,7 @@ import {
   importDocument,
   mergeHandoffYaml,
   previewImport,
+  readBlob,
   validateHandoffYaml,
 } from "../lib/formats";
 import { addEntry, closeHandoff, createHandoff, getHandoff } from "../lib/handoffs";
@@ -30,10 +31,17 @@ async function nativeThread(title = "Implement auth") {
   return (await getHandoff({ id: handoff.id })).entries.at(-1)!.handoffId;
 }
 
-async function counts() {
-  const prisma = await db();
-  return { handoffs: await prisma.handoff.count(), entries: await prisma.entry.count(), sources: await prisma.handoffSource.count() };
+function counts() {
+  return read((tx) =>
+    tx.get<{ handoffs: number; entries: number; sources: number }>(
+      "SELECT (SELECT COUNT(*) FROM handoffs) AS handoffs, (SELECT COUNT(*) FROM handoff_entries) AS entries, (SELECT COUNT(*) FROM handoff_sources) AS sources",
+    ),
+  );
 }
+
+type StoredArtifact = { handoff_id: string | null; cut_seq: number | null; purpose: string; content: string | null };
+const storedArtifact = (artifactId: string) =>
+  read((tx) => tx.get<StoredArtifact>("SELECT handoff_id, cut_seq, purpose, content FROM artifacts WHERE id = ?", [artifactId]));
 
 async function invalidOf(promise: Promise<unknown>): Promise<Invalid> {
   const error = await promise.then(
@@ -200,8 +208,7 @@ describe("bundle export", () => {
     await addEntry({ id, type: "done", content: "Shipped.", asClient: "code" });
     const later = await exportHandoff({ id, format: "bundle", cut: entries.at(-1)!.seq });
     expect(later.text).toBe(first.text);
-    const prisma = await db();
-    expect(await prisma.artifact.findUnique({ where: { id: first.artifactId! } })).toMatchObject({ handoffId: id, purpose: "export" });
+    expect(await storedArtifact(first.artifactId!)).toEqual({ handoff_id: id, cut_seq: entries.at(-1)!.seq, purpose: "export", content: first.text });
   });
 
   it("re-imports as a child linked both ways, by text or by artifact id, without copying the parent's entries", async () => {
@@ -267,20 +274,65 @@ describe("closing with a kept context bundle", () => {
     expect((await getProvenance({ id: child.handoff.id })).keptBundle?.id).toBe(closed.artifactId);
   });
 
-  it("wipes nothing when the bundle cannot be written", async () => {
+  it("keeps the bundle in the database beside the wipe when the artifact folder cannot be written", async () => {
     const id = await nativeThread();
+    const before = await getHandoff({ id });
     const artifacts = path.join(dataDir(), "artifacts");
     fs.rmSync(artifacts, { recursive: true, force: true });
     fs.writeFileSync(artifacts, "not a folder");
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    let closed: Awaited<ReturnType<typeof closeHandoff>>;
+    let messages: unknown[];
     try {
-      await expect(closeHandoff({ id, archive: true })).rejects.toThrow();
+      closed = await closeHandoff({ id, archive: true });
     } finally {
+      messages = logged.mock.calls.map(([message]) => message);
+      logged.mockRestore();
       fs.rmSync(artifacts, { force: true });
     }
-    const after = await getHandoff({ id });
-    expect(after.handoff.status).toBe("active");
-    expect(after.entries).toHaveLength(6);
-    expect(await (await db()).artifact.count({ where: { handoffId: id, purpose: "close_archive" } })).toBe(0);
+    expect(messages).toEqual([expect.stringContaining(`bundle ${closed.artifactId} is stored in the database`)]);
+    expect((await getHandoff({ id })).entries).toEqual([]);
+    const kept = await storedArtifact(closed.artifactId!);
+    expect(kept).toMatchObject({ handoff_id: id, cut_seq: before.entries.at(-1)!.seq, purpose: "close_archive" });
+    expect(JSON.parse(kept!.content!).summary_markdown).toContain(before.entries[0].content);
+    expect((await readBlob(closed.artifactId!)).toString("utf8")).toBe(kept!.content);
+  });
+});
+
+describe("artifacts in the database", () => {
+  it("an artifact's content is read from the database when its file is gone: by id, over import, and for an imported bundle", async () => {
+    const id = await nativeThread("Read from the database");
+    const exported = await exportHandoff({ id, format: "bundle" });
+    const closed = await closeHandoff({ id, archive: true });
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.bundle.text });
+    const importedArtifact = imported.artifactId!;
+    for (const artifactId of [exported.artifactId!, closed.artifactId!, importedArtifact]) expect(fs.existsSync(blobPath(artifactId))).toBe(true);
+
+    // Another instance of a team server: the same database, an empty artifact folder.
+    fs.rmSync(path.join(dataDir(), "artifacts"), { recursive: true, force: true });
+    expect((await readBlob(exported.artifactId!)).toString("utf8")).toBe(exported.text);
+    expect(JSON.parse((await readBlob(closed.artifactId!)).toString("utf8")).refs.threads[0]).toMatchObject({ thread_id: id });
+    expect((await readBlob(importedArtifact)).toString("utf8")).toBe(canonicalJson(JSON.parse(EXAMPLE_DOCUMENTS.bundle.text)));
+    const child = await importDocument({ artifactId: exported.artifactId! });
+    expect(child.parentId).toBe(id);
+    expect(child.entries[0].content).toBe(JSON.parse(exported.text).summary_markdown);
+    await expect(readBlob("0".repeat(64))).rejects.toThrow(/not found in the database or in/);
+  });
+
+  it("reads a row written before the content column from its file, fills the column on the next export, and never answers bytes that do not hash to the id", async () => {
+    const id = await nativeThread("Written before the column");
+    const exported = await exportHandoff({ id, format: "bundle" });
+    const artifactId = exported.artifactId!;
+    await write((tx) => tx.run("UPDATE artifacts SET content = NULL WHERE id = ?", [artifactId]));
+    expect((await readBlob(artifactId)).toString("utf8")).toBe(exported.text);
+    await exportHandoff({ id, format: "bundle" });
+    expect((await storedArtifact(artifactId))?.content).toBe(exported.text);
+
+    // The database's copy wins over a damaged file; a damaged copy in both is refused.
+    fs.writeFileSync(blobPath(artifactId), "{\"tampered\":true}");
+    expect((await readBlob(artifactId)).toString("utf8")).toBe(exported.text);
+    await write((tx) => tx.run("UPDATE artifacts SET content = ? WHERE id = ?", ["{\"tampered\":true}", artifactId]));
+    await expect(readBlob(artifactId)).rejects.toThrow(/corrupt/);
   });
 });
 
