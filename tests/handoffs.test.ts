@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { read, storedDate, write } from "../lib/database";
 import { Conflict, Invalid, NotFound } from "../lib/errors";
 import {
   addEntry,
@@ -24,26 +24,44 @@ async function expectError(promise: Promise<unknown>, type: new (...args: never[
   expect((error as Error).message).toMatch(message);
 }
 
+const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
+
 async function rowCounts() {
-  const prisma = await db();
-  return { handoffs: await prisma.handoff.count(), entries: await prisma.entry.count() };
+  return read(async (tx) => ({
+    handoffs: (await tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoffs"))!.count,
+    entries: (await tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoff_entries"))!.count,
+  }));
+}
+
+/** `count` entries written straight into a thread in one statement (addEntry per entry would take long), "step 0" first. */
+async function insertSteps(handoffId: string, count: number) {
+  await write((tx) =>
+    tx.run(
+      `WITH RECURSIVE steps(step) AS (SELECT 0 UNION ALL SELECT step + 1 FROM steps WHERE step + 1 < ?)
+       INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at)
+       SELECT h.id, 'code', 'progress', 'step ' || step, h.created_at FROM steps, handoffs h WHERE h.id = ? ORDER BY step`,
+      [count, handoffId],
+    ),
+  );
 }
 
 describe("connections", () => {
-  it("use WAL, a busy timeout of at least 5 s and enforce foreign keys", async () => {
-    const prisma = await db();
-    const [journal] = await prisma.$queryRawUnsafe<{ journal_mode: string }[]>("PRAGMA journal_mode");
-    const [busy] = await prisma.$queryRawUnsafe<{ timeout: bigint }[]>("PRAGMA busy_timeout");
-    const [fk] = await prisma.$queryRawUnsafe<{ foreign_keys: bigint }[]>("PRAGMA foreign_keys");
-    expect(journal.journal_mode).toBe("wal");
-    expect(Number(busy.timeout)).toBeGreaterThanOrEqual(5000);
-    expect(Number(fk.foreign_keys)).toBe(1);
+  it.runIf(onSqlite)("use WAL, a busy timeout of at least 5 s and enforce foreign keys (SQLite)", async () => {
+    const pragmas = await read(async (tx) => ({
+      journal: await tx.get<{ journal_mode: string }>("PRAGMA journal_mode"),
+      busy: await tx.get<{ timeout: number }>("PRAGMA busy_timeout"),
+      fk: await tx.get<{ foreign_keys: number }>("PRAGMA foreign_keys"),
+    }));
+    expect(pragmas.journal?.journal_mode).toBe("wal");
+    expect(pragmas.busy?.timeout).toBeGreaterThanOrEqual(5000);
+    expect(pragmas.fk?.foreign_keys).toBe(1);
   });
 
   it("the database refuses an entry for a handoff that does not exist", async () => {
-    const prisma = await db();
     await expect(
-      prisma.entry.create({ data: { handoffId: unknownId, fromClient: "chat", type: "task", content: "x" } }),
+      write((tx) =>
+        tx.run("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, 'chat', 'task', 'x', ?)", [unknownId, storedDate()]),
+      ),
     ).rejects.toThrow();
   });
 });
@@ -70,16 +88,8 @@ describe("createHandoff", () => {
   });
 
   it("the first entry is not new to its creator even when thousands of entries exist elsewhere", async () => {
-    const prisma = await db();
     const other = await createHandoff({ title: "busy thread", content: "start" });
-    await prisma.entry.createMany({
-      data: Array.from({ length: 3000 }, (_, index) => ({
-        handoffId: other.handoff.id,
-        fromClient: "code",
-        type: "progress",
-        content: `step ${index}`,
-      })),
-    });
+    await insertSteps(other.handoff.id, 3000);
     const { handoff, entries } = await createHandoff({ title: "late thread", content: "hello", asClient: "code" });
     expect(entries[0].seq).toBeGreaterThan(3000);
     const asCreator = await getHandoff({ id: handoff.id, asClient: "code" });
@@ -219,9 +229,8 @@ describe("markRead", () => {
 
   it("never moves a cursor backward", async () => {
     const { handoff } = await createHandoff({ title: "t", content: "c" });
-    const prisma = await db();
     const ahead = handoff.chatLastSeen + 1000;
-    await prisma.handoff.update({ where: { id: handoff.id }, data: { chatLastSeen: ahead } });
+    await write((tx) => tx.run("UPDATE handoffs SET chat_last_seen = ? WHERE id = ?", [ahead, handoff.id]));
     expect((await markRead({ id: handoff.id, asClient: "chat" })).chatLastSeen).toBe(ahead);
     await closeHandoff({ id: handoff.id });
     const closed = await markRead({ id: handoff.id, asClient: "code" });
@@ -247,8 +256,8 @@ describe("closeHandoff", () => {
     const thread = await getHandoff({ id: handoff.id });
     expect(thread.entries).toEqual([]);
     expect(thread.newCount).toBe(0);
-    const prisma = await db();
-    expect(await prisma.entry.count({ where: { handoffId: handoff.id } })).toBe(0);
+    const stored = await read((tx) => tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ?", [handoff.id]));
+    expect(stored?.count).toBe(0);
     const again = await closeHandoff({ id: handoff.id });
     expect(again.handoff).toEqual(closed);
   });

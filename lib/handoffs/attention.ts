@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { parseGitState, type GitState } from "../git/types";
-import { read, storedDate, type Sql } from "../sqlite";
+import { read, storedDate, type Tx } from "../database";
 import { parseInput, wholeNumberParam } from "../validation";
 import type { ClientSide } from "./schemas";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
@@ -16,7 +16,6 @@ import { toEntryView, toHandoffView, type EntryRow, type EntryView, type Handoff
  */
 const HANDOFF_COLUMNS = "h.id, h.title, h.project, h.chat_last_seen, h.code_last_seen, h.status, h.created_at, h.updated_at, h.closed_at";
 const cursorColumn = (side: ClientSide) => (side === "chat" ? "h.chat_last_seen" : "h.code_last_seen");
-const cursorOf = (row: HandoffRow, side: ClientSide) => (side === "chat" ? row.chat_last_seen : row.code_last_seen);
 
 /** The hooks look at this many of the most recently active handoffs (an index range, then a few statements each). */
 export const PICKUP_SCAN_HANDOFFS = 200;
@@ -26,14 +25,12 @@ export const PICKUP_SCAN_ENTRIES = 20;
 type ActiveRow = HandoffRow & { git: string | null };
 type RecentEntry = { seq: number; from_client: ClientSide; type: string; git: string | null };
 
-function recentActive(tx: Sql, limit: number): ActiveRow[] {
-  return tx.statement(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`).all(limit) as ActiveRow[];
+function recentActive(tx: Tx, limit: number): Promise<ActiveRow[]> {
+  return tx.all<ActiveRow>(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`, [limit]);
 }
 
-function recentEntries(tx: Sql, handoffId: string): RecentEntry[] {
-  return tx
-    .statement("SELECT seq, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?")
-    .all(handoffId, PICKUP_SCAN_ENTRIES) as RecentEntry[];
+function recentEntries(tx: Tx, handoffId: string): Promise<RecentEntry[]> {
+  return tx.all<RecentEntry>("SELECT seq, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, PICKUP_SCAN_ENTRIES]);
 }
 
 /** The git states a handoff recorded: its own (at creation) and the latest of its recent entries' (a code side's write). */
@@ -52,15 +49,23 @@ export type HandoffNewToSide = {
   recorded: GitState[];
 };
 
-/** Among the most recently active handoffs, those with entries new to `side`, latest activity first. */
-export function findHandoffsNewTo(side: ClientSide): HandoffNewToSide[] {
-  return read((tx) => {
+/**
+ * Among the most recently active handoffs, those with entries new to `side`, latest activity
+ * first: one statement counts what is new in each, then the latest entries of those with some.
+ */
+export async function findHandoffsNewTo(side: ClientSide): Promise<HandoffNewToSide[]> {
+  return read(async (tx) => {
+    const rows = await tx.all<ActiveRow & { new_count: number }>(
+      `SELECT ${HANDOFF_COLUMNS}, h.git, (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursorColumn(side)}) AS new_count
+         FROM (SELECT * FROM handoffs WHERE status = 'active' ORDER BY updated_at DESC, id ASC LIMIT ?) h
+         ORDER BY h.updated_at DESC, h.id ASC`,
+      [PICKUP_SCAN_HANDOFFS],
+    );
     const found: HandoffNewToSide[] = [];
-    for (const row of recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
-      const { count } = tx.statement("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ? AND seq > ?").get(row.id, cursorOf(row, side)) as { count: number };
-      if (count === 0) continue;
-      const recent = recentEntries(tx, row.id);
-      found.push({ handoff: toHandoffView(row), newCount: count, lastWriter: recent[0].from_client, recorded: recordedStates(row, recent) });
+    for (const { new_count: newCount, ...row } of rows) {
+      if (newCount === 0) continue;
+      const recent = await recentEntries(tx, row.id);
+      found.push({ handoff: toHandoffView(row), newCount, lastWriter: recent[0].from_client, recorded: recordedStates(row, recent) });
     }
     return found;
   });
@@ -77,16 +82,16 @@ export type UnansweredQuestion = {
  * Among the most recently active handoffs, those whose latest entries (PICKUP_SCAN_ENTRIES) hold
  * a question from `askedBy` with no later entry from the other side, latest question first.
  */
-export function findUnansweredQuestions(askedBy: ClientSide): UnansweredQuestion[] {
-  return read((tx) => {
+export async function findUnansweredQuestions(askedBy: ClientSide): Promise<UnansweredQuestion[]> {
+  return read(async (tx) => {
     const found: UnansweredQuestion[] = [];
-    for (const row of recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
-      const recent = recentEntries(tx, row.id);
+    for (const row of await recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
+      const recent = await recentEntries(tx, row.id);
       const answered = recent.findIndex((entry) => entry.from_client !== askedBy);
       const question = recent.slice(0, answered === -1 ? undefined : answered).find((entry) => entry.type === "question");
       if (!question) continue;
-      const entry = tx.statement("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE seq = ?").get(question.seq) as EntryRow;
-      found.push({ handoff: toHandoffView(row), question: toEntryView(entry), recorded: recordedStates(row, recent) });
+      const entry = await tx.get<EntryRow>("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE seq = ?", [question.seq]);
+      found.push({ handoff: toHandoffView(row), question: toEntryView(entry!), recorded: recordedStates(row, recent) });
     }
     return found.sort((a, b) => b.question.seq - a.question.seq);
   });
@@ -142,22 +147,21 @@ const findWaitingInput = z.object({
  * watch's). The first unread entry is one index seek per active handoff; the unread count is
  * counted only for the `limit` kept.
  */
-export function waitingIn(tx: Sql, side: ClientSide, cutoff: string, limit: number): WaitingHandoff[] {
+export async function waitingIn(tx: Tx, side: ClientSide, cutoff: string, limit: number): Promise<WaitingHandoff[]> {
   const cursor = cursorColumn(side);
-  const rows = tx
-    .statement(
-      `SELECT ${HANDOFF_COLUMNS}, w.first_seq, w.since,
+  const rows = await tx.all<HandoffRow & { first_seq: number; since: string; unread: number }>(
+    `SELECT ${HANDOFF_COLUMNS}, w.first_seq, w.since,
          (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS unread
        FROM (
          SELECT h.id, f.seq AS first_seq, f.created_at AS since
          FROM handoffs h
          JOIN handoff_entries f ON f.seq = (SELECT MIN(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor})
-         WHERE h.status = 'active' AND f.created_at <= @cutoff
-         ORDER BY f.created_at ASC, h.id ASC LIMIT @limit
+         WHERE h.status = 'active' AND f.created_at <= ?
+         ORDER BY f.created_at ASC, h.id ASC LIMIT ?
        ) w JOIN handoffs h ON h.id = w.id
        ORDER BY w.since ASC, h.id ASC`,
-    )
-    .all({ cutoff, limit }) as (HandoffRow & { first_seq: number; since: string; unread: number })[];
+    [cutoff, limit],
+  );
   return rows.map((row) => ({
     handoff: toHandoffView(row),
     waitingFor: side,
@@ -177,8 +181,8 @@ export async function findWaitingHandoffs(options: { olderThanMs?: number | stri
   const olderThan = input.olderThanMs ?? waitingAfterMs();
   const limit = input.limit ?? 100;
   const cutoff = storedDate(new Date((options.now ?? new Date()).getTime() - olderThan));
-  return read((tx) =>
-    [...waitingIn(tx, "chat", cutoff, limit), ...waitingIn(tx, "code", cutoff, limit)]
+  return read(async (tx) =>
+    [...(await waitingIn(tx, "chat", cutoff, limit)), ...(await waitingIn(tx, "code", cutoff, limit))]
       .sort((a, b) => a.since.localeCompare(b.since) || a.handoff.id.localeCompare(b.handoff.id))
       .slice(0, limit),
   );

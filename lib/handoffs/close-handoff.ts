@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
-import { closeKeepingBundleIn } from "../formats/close-keeping-bundle";
-import { write } from "../sqlite";
+import { write } from "../database";
+import { closeKeepingBundle } from "../formats/close-keeping-bundle";
 import { parseInput, type DoorInput } from "../validation";
 import { handoffIdSchema } from "./schemas";
 import { closeHandoffIn } from "./store";
@@ -22,5 +22,6 @@ export type ClosedHandoff = { handoff: HandoffView; artifactId: string | null };
  */
 export async function closeHandoff(options: CloseHandoffOptions): Promise<ClosedHandoff> {
   const input = parseInput(closeHandoffInput, options);
-  return write((tx) => (input.archive ? closeKeepingBundleIn(tx, input.id) : { handoff: closeHandoffIn(tx, input.id), artifactId: null }));
+  if (input.archive) return closeKeepingBundle(input.id);
+  return write(async (tx) => ({ handoff: await closeHandoffIn(tx, input.id), artifactId: null }));
 }

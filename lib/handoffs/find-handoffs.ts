@@ -1,8 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import { SOURCE_FILTERS } from "../formats/types";
-import { engine, MAX_SEARCH_LENGTH, parseSearchQuery, type SearchMatch } from "../search";
-import { read, type Sql } from "../sqlite";
+import { read, type Tx } from "../database";
+import { MAX_SEARCH_LENGTH, parseSearchQuery, searchEngineOf, type SearchMatch, type SearchTerm } from "../search";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { CLIENT_SIDES, handoffStatusSchema, optionalProjectSchema } from "./schemas";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
@@ -63,19 +63,20 @@ const UNREAD_BY = {
 };
 
 type Input = z.output<typeof findHandoffsInput>;
-type Filters = { where: string; params: Record<string, string> };
+/** A WHERE clause and the values of its `?`, in order. */
+type Filters = { where: string; params: string[] };
 
 function filtersOf(input: Input): Filters {
   const conditions: string[] = [];
-  const params: Record<string, string> = {};
-  const filter = (condition: string, name?: string, value?: string) => {
+  const params: string[] = [];
+  const filter = (condition: string, value?: string) => {
     conditions.push(condition);
-    if (name && value !== undefined) params[name] = value;
+    if (value !== undefined) params.push(value);
   };
-  if (input.status) filter("h.status = @status", "status", input.status);
-  if (input.project) filter("h.project = @project", "project", input.project);
+  if (input.status) filter("h.status = ?", input.status);
+  if (input.project) filter("h.project = ?", input.project);
   if (input.source === "native") filter("s.handoff_id IS NULL");
-  else if (input.source) filter("s.format = @source", "source", input.source);
+  else if (input.source) filter("s.format = ?", input.source);
   if (input.unread) filter(UNREAD_BY[input.unread]);
   return { where: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
 }
@@ -101,36 +102,38 @@ const pageOf = (input: Input, items: HandoffSummary[], total: number): HandoffPa
  * History, most recent activity first. Counts come from covering-index range scans on
  * (handoff_id, seq) for the visible page only, never from loading entries.
  */
-function recentIn(tx: Sql, input: Input, { where, params }: Filters): HandoffPage {
-  const { total } = tx.statement(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`).get(params) as { total: number };
-  const rows = tx
-    .statement(
-      `SELECT ${SUMMARY_COLUMNS} FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
-       ORDER BY h.updated_at DESC, h.id ASC LIMIT @limit OFFSET @offset`,
-    )
-    .all({ ...params, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as SummaryRow[];
-  return pageOf(input, rows.map((row) => summaryOf(row, null)), total);
+async function recentIn(tx: Tx, input: Input, { where, params }: Filters): Promise<HandoffPage> {
+  const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`, params);
+  const rows = await tx.all<SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
+     ORDER BY h.updated_at DESC, h.id ASC LIMIT ? OFFSET ?`,
+    [...params, input.perPage, (input.page - 1) * input.perPage],
+  );
+  return pageOf(input, rows.map((row) => summaryOf(row, null)), counted!.total);
 }
 
 /**
  * A search: the best match first (the search index's score), then the most recent. The page is
  * cut before its counts and excerpts are computed, so they cost the same at any scale.
  */
-function searchIn(tx: Sql, input: Input, { where, params }: Filters, match: string): HandoffPage {
+async function searchIn(tx: Tx, input: Input, { where, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
+  const engine = searchEngineOf(tx.engine);
+  const found = engine.hits(terms);
   const hits = `search_hits hits JOIN handoffs h ON h.id = hits.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`;
-  const rows = tx
-    .statement(
-      `WITH ${engine.hitsCte},
-       page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
-                ORDER BY hits.score, h.updated_at DESC, h.id LIMIT @limit OFFSET @offset)
-       SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total
-         FROM page JOIN handoffs h ON h.id = page.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id
-         ORDER BY page.score, page.updated_at DESC, h.id`,
-    )
-    .all({ ...params, match, limit: input.perPage, offset: (input.page - 1) * input.perPage }) as (SummaryRow & { hit_seq: number | null; total: number })[];
+  const rows = await tx.all<SummaryRow & { hit_seq: number | null; total: number }>(
+    `WITH ${found.cte},
+     page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
+              ORDER BY hits.score, h.updated_at DESC, h.id LIMIT ? OFFSET ?)
+     SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total
+       FROM page JOIN handoffs h ON h.id = page.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id
+       ORDER BY page.score, page.updated_at DESC, h.id`,
+    [...found.params, ...params, input.perPage, (input.page - 1) * input.perPage],
+  );
   // Past the last page there is no row to carry the total: count it.
-  const total = rows[0]?.total ?? (input.page > 1 ? (tx.statement(`WITH ${engine.hitsCte} SELECT COUNT(*) AS total FROM ${hits}`).get({ ...params, match }) as { total: number }).total : 0);
-  const matches = engine.matchesIn(tx, match, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
+  const total =
+    rows[0]?.total ??
+    (input.page > 1 ? (await tx.get<{ total: number }>(`WITH ${found.cte} SELECT COUNT(*) AS total FROM ${hits}`, [...found.params, ...params]))!.total : 0);
+  const matches = await engine.matchesIn(tx, terms, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
   return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), total);
 }
 
@@ -142,15 +145,13 @@ export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<H
   const input = parseInput(findHandoffsInput, options);
   const filters = filtersOf(input);
   if (input.q === undefined) return read((tx) => recentIn(tx, input, filters));
-  const match = engine.queryOf(parseSearchQuery(input.q));
+  const terms = parseSearchQuery(input.q);
   // Only punctuation: nothing to look for, so nothing matches.
-  if (match === null) return pageOf(input, [], 0);
-  return read((tx) => searchIn(tx, input, filters, match));
+  if (terms.length === 0) return pageOf(input, [], 0);
+  return read((tx) => searchIn(tx, input, filters, terms));
 }
 
 /** Every project tag in use, for the history filter. */
 export async function findProjects(): Promise<string[]> {
-  return read((tx) =>
-    (tx.statement("SELECT DISTINCT project FROM handoffs WHERE project IS NOT NULL ORDER BY project").all() as { project: string }[]).map((row) => row.project),
-  );
+  return read(async (tx) => (await tx.all<{ project: string }>("SELECT DISTINCT project FROM handoffs WHERE project IS NOT NULL ORDER BY project")).map((row) => row.project));
 }

@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
+import { read, type Tx } from "../database";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, repoPathSchema, type GitReport, type GitState, type Staleness } from "../git/types";
-import { read, type Sql } from "../sqlite";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
 import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf } from "./store";
@@ -91,14 +91,14 @@ type SeqBounds = { gt?: number; lt?: number };
  * not fit (what is taken stays one contiguous run). `full` is true when it stopped for room.
  * Rows are read in growing batches: a few large entries never pull in thousands.
  */
-function walk(tx: Sql, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
+async function walk(tx: Tx, handoffId: string, bounds: SeqBounds, order: "asc" | "desc", room: Room, cursor: number) {
   const entries: EntryView[] = [];
   let edge = order === "asc" ? bounds.gt : bounds.lt;
   // Most threads are read in the first batch; a long one grows it so a few large entries never pull in thousands.
   for (let batch = 128; ; batch = Math.min(batch * 2, 512)) {
     const want = Math.min(batch, room.count);
     if (want === 0) return { entries, full: true };
-    const rows = entriesOf(tx, handoffId, order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge }, order, want);
+    const rows = await entriesOf(tx, handoffId, order === "asc" ? { gt: edge, lt: bounds.lt } : { gt: bounds.gt, lt: edge }, order, want);
     for (const entry of rows) {
       if (!room.take(costOf(entry, cursor))) return { entries, full: true };
       entries.push(entry);
@@ -108,8 +108,8 @@ function walk(tx: Sql, handoffId: string, bounds: SeqBounds, order: "asc" | "des
   }
 }
 
-function rangeOf(tx: Sql, handoffId: string, bounds: SeqBounds): OmittedRange | null {
-  const found = entryRange(tx, handoffId, bounds);
+async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds): Promise<OmittedRange | null> {
+  const found = await entryRange(tx, handoffId, bounds);
   if (found.count === 0 || found.first === null || found.last === null) return null;
   return { firstSeq: found.first, lastSeq: found.last, count: found.count };
 }
@@ -152,27 +152,27 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
   const input = parseInput(getHandoffInput, options);
   if (input.repoPath) assertMayNameFolders(currentCaller());
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
-  const thread = read((tx) => {
-    const handoff = toHandoffView(loadHandoff(tx, input.id));
+  const thread = await read(async (tx) => {
+    const handoff = toHandoffView(await loadHandoff(tx, input.id));
     const cursor = cursorOf(handoff, input.asClient);
     const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
     let entries: EntryView[];
     let scope: SeqBounds;
     if (input.afterSeq !== undefined) {
       scope = { gt: input.afterSeq, lt: input.beforeSeq };
-      entries = walk(tx, input.id, scope, "asc", room, cursor).entries;
+      entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
     } else if (input.beforeSeq !== undefined) {
       scope = { lt: input.beforeSeq };
-      entries = walk(tx, input.id, scope, "desc", room, cursor).entries.reverse();
+      entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
     } else {
       scope = {};
-      const fresh = walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
-      const older = fresh.full ? [] : walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor).entries;
+      const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
+      const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
       entries = [...older.reverse(), ...fresh.entries];
     }
-    const { count: entryCount, newCount } = entryCounts(tx, input.id, cursor);
-    const earlier = entries.length ? rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null;
-    const later = entries.length ? rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null;
+    const { count: entryCount, newCount } = await entryCounts(tx, input.id, cursor);
+    const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null;
+    const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null;
     const omitted = { earlier, later };
     const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
     return {
@@ -184,7 +184,7 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
       truncated: earlier !== null || later !== null,
       omitted,
       hint: hintOf({ entries, omitted }, reason, scope, cursor),
-      recorded: recordedStateOf(tx, input.id),
+      recorded: await recordedStateOf(tx, input.id),
     };
   });
   const { recorded, ...rest } = thread;
@@ -193,8 +193,8 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
 }
 
 /** The thread's latest recorded state, with the files its handoff named (an import's `files`). */
-function recordedStateOf(tx: Sql, id: string): GitState | null {
-  const raw = recordedGitOf(tx, id);
+async function recordedStateOf(tx: Tx, id: string): Promise<GitState | null> {
+  const raw = await recordedGitOf(tx, id);
   const latest = parseGitState(raw.latest);
   const files = parseGitState(raw.handoff)?.files;
   return latest && files ? { ...latest, files } : latest;
@@ -210,6 +210,6 @@ function textsOf(thread: Pick<HandoffThread, "handoff" | "entries">): string[] {
  * was recorded.
  */
 export async function gitReportOf(thread: Pick<HandoffThread, "handoff" | "entries">): Promise<GitReport | null> {
-  const recorded = read((tx) => recordedStateOf(tx, thread.handoff.id));
+  const recorded = await read((tx) => recordedStateOf(tx, thread.handoff.id));
   return recorded ? reportOnThisMachine(recorded, textsOf(thread)) : null;
 }

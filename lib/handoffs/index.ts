@@ -1,8 +1,8 @@
 /**
  * Handoffs (threads) and their entries: the seed's five operations and the history. Owns the
- * `handoffs` and `handoff_entries` tables; store.ts holds the only SQL that writes them, on the
- * direct connection (lib/sqlite.ts), and its functions take the caller's transaction so imports,
- * checkpoints and archives compose them. Client code imports schemas.ts, limits.ts and views.ts
+ * `handoffs` and `handoff_entries` tables; store.ts holds the only SQL that writes them
+ * (through lib/database, on either engine), and its functions take the caller's transaction so
+ * imports, checkpoints and archives compose them. Client code imports schemas.ts, limits.ts and views.ts
  * directly, never this barrel.
  */
 import "server-only";

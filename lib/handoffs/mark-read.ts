@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { write } from "../sqlite";
+import { write } from "../database";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, handoffIdSchema } from "./schemas";
 import { markReadIn } from "./store";

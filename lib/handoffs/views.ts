@@ -22,7 +22,7 @@ export type EntryView = {
   createdAt: string;
 };
 
-/** A `handoffs` row as SQLite returns it (lib/handoffs/store.ts selects these columns). */
+/** A `handoffs` row as the database returns it, on either engine (lib/handoffs/store.ts selects these columns). */
 export type HandoffRow = {
   id: string;
   title: string;
@@ -35,7 +35,7 @@ export type HandoffRow = {
   closed_at: string | null;
 };
 
-/** A `handoff_entries` row as SQLite returns it. */
+/** A `handoff_entries` row as the database returns it. */
 export type EntryRow = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };
 
 const STORED_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;

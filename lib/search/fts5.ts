@@ -1,15 +1,15 @@
 import "server-only";
+import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
-import type { Sql } from "../sqlite";
 import { highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchTerm } from "./query";
+import type { SearchEngine, SearchHit } from "./engine";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
  * The SQLite engine of search: FTS5 indexes over entries (`entry_search`) and over titles and
  * kept summaries (`handoff_search`), kept by triggers (prisma/migrations/*_full_text_search).
- * A PostgreSQL engine would answer the same three questions (the query, the matching handoffs
- * with a score, the excerpts of one page) with tsvector columns and ts_headline.
+ * PostgreSQL's answers the same questions with tsvector indexes (./postgres.ts).
  */
 
 /**
@@ -27,17 +27,17 @@ const TITLE_WEIGHT = 4;
 
 /**
  * `search_hits(handoff_id, score, seq)`: every handoff whose title, kept summary or one of whose
- * entries matches `@match`, scored by its best match (bm25, lower is better), with the seq of
- * its best matching entry (null when only its title or summary matched). WITH clauses for the
- * history's query to join its filters to. The matches are materialized first: bm25() can only
- * be computed while FTS5 reads its matches, not inside an aggregate or a join the planner turned
- * around. Entries are grouped by their owner's small integer id (entry_search_owners).
+ * entries matches the query (bound twice), scored by its best match (bm25, lower is better),
+ * with the seq of its best matching entry (null when only its title or summary matched). The
+ * matches are materialized first: bm25() can only be computed while FTS5 reads its matches, not
+ * inside an aggregate or a join the planner turned around. Entries are grouped by their owner's
+ * small integer id (entry_search_owners).
  */
-export const SEARCH_HITS_CTE = `entry_matches AS MATERIALIZED (
-  SELECT rowid AS seq, bm25(entry_search) AS score FROM entry_search WHERE entry_search MATCH @match
+const SEARCH_HITS_CTE = `entry_matches AS MATERIALIZED (
+  SELECT rowid AS seq, bm25(entry_search) AS score FROM entry_search WHERE entry_search MATCH ?
 ),
 text_matches AS MATERIALIZED (
-  SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH @match
+  SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ?
 ),
 text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
@@ -52,8 +52,8 @@ search_hits(handoff_id, score, seq) AS (
 )`;
 
 /** Words around a match in an excerpt (FTS5 allows up to 64). */
-const EXCERPT_TOKENS = 24;
-const marks = { start: MATCH_START, end: MATCH_END, ellipsis: "…", tokens: EXCERPT_TOKENS };
+export const EXCERPT_TOKENS = 24;
+const ELLIPSIS = "…";
 
 type ExcerptRow = { text: string; type: EntryType; from_client: ClientSide };
 type TextRow = { title: string; summary: string | null };
@@ -62,52 +62,49 @@ type TextRow = { title: string; summary: string | null };
  * What one page of hits matched: the title with its words marked, and a passage of the best
  * matching entry (else of the kept summary). One lookup per handoff, by rowid.
  */
-export function searchMatchesIn(tx: Sql, match: string, hits: { handoffId: string; title: string; seq: number | null }[]): Map<string, SearchMatch> {
-  const entryExcerpt = tx.statement(
-    `SELECT snippet(entry_search, 0, @start, @end, @ellipsis, @tokens) AS text, e.type, e.from_client
-       FROM entry_search JOIN handoff_entries e ON e.seq = entry_search.rowid
-       WHERE entry_search MATCH @match AND entry_search.rowid = @seq`,
-  );
-  const textMatch = tx.statement(
-    `SELECT highlight(handoff_search, 0, @start, @end) AS title,
-            CASE WHEN kept_summary IS NULL THEN NULL ELSE snippet(handoff_search, 1, @start, @end, @ellipsis, @tokens) END AS summary
-       FROM handoff_search
-       WHERE handoff_search MATCH @match AND handoff_search.rowid = (SELECT id FROM handoff_search_texts WHERE handoff_id = @handoffId)`,
-  );
+async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
+  const match = fts5QueryOf(terms);
   const matches = new Map<string, SearchMatch>();
-  const excerptOf = (hit: (typeof hits)[number], summary: string | null | undefined): SearchExcerpt | null => {
-    const entry = hit.seq === null ? undefined : (entryExcerpt.get({ ...marks, match, seq: hit.seq }) as ExcerptRow | undefined);
+  const excerptOf = async (hit: SearchHit, summary: string | null | undefined): Promise<SearchExcerpt | null> => {
+    const entry =
+      hit.seq === null
+        ? undefined
+        : await tx.get<ExcerptRow>(
+            `SELECT snippet(entry_search, 0, ?, ?, ?, ?) AS text, e.type, e.from_client
+               FROM entry_search JOIN handoff_entries e ON e.seq = entry_search.rowid
+               WHERE entry_search MATCH ? AND entry_search.rowid = ?`,
+            [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.seq],
+          );
     if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: highlightedText(entry.text) };
     return summary?.includes(MATCH_START) ? { in: "kept_summary", text: highlightedText(summary) } : null;
   };
   for (const hit of hits) {
-    const text = textMatch.get({ ...marks, match, handoffId: hit.handoffId }) as TextRow | undefined;
-    matches.set(hit.handoffId, { title: highlightedText(text?.title ?? hit.title), excerpt: excerptOf(hit, text?.summary) });
+    const text = await tx.get<TextRow>(
+      `SELECT highlight(handoff_search, 0, ?, ?) AS title,
+              CASE WHEN kept_summary IS NULL THEN NULL ELSE snippet(handoff_search, 1, ?, ?, ?, ?) END AS summary
+         FROM handoff_search
+         WHERE handoff_search MATCH ? AND handoff_search.rowid = (SELECT id FROM handoff_search_texts WHERE handoff_id = ?)`,
+      [MATCH_START, MATCH_END, MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.handoffId],
+    );
+    matches.set(hit.handoffId, { title: highlightedText(text?.title ?? hit.title), excerpt: await excerptOf(hit, text?.summary) });
   }
   return matches;
 }
 
-/**
- * Keeps a closing thread findable by what its kept bundle says: the entries are about to be
- * wiped, the bundle's summary stays (in the caller's transaction, beside the archive itself).
- */
-export function keepSummaryFindableIn(tx: Sql, handoffId: string, summary: string): void {
-  tx.statement("UPDATE handoff_search_texts SET kept_summary = ? WHERE handoff_id = ?").run(summary, handoffId);
-}
-
-/** Every kept summary, for the scan of stored secrets (lib/secrets/stored.ts). */
-export function keptSummariesIn(tx: Sql): { handoffId: string; summary: string }[] {
-  return (tx.statement("SELECT handoff_id, kept_summary FROM handoff_search_texts WHERE kept_summary IS NOT NULL").all() as { handoff_id: string; kept_summary: string }[]).map(
-    (row) => ({ handoffId: row.handoff_id, summary: row.kept_summary }),
-  );
-}
+export const fts5Engine: SearchEngine = {
+  hits: (terms) => {
+    const match = fts5QueryOf(terms);
+    return { cte: SEARCH_HITS_CTE, params: [match, match] };
+  },
+  matchesIn: searchMatchesIn,
+};
 
 /**
  * Rewrites both indexes as one segment each. A delete or an update only records that a row's
  * terms are gone; the terms themselves stay in older segments until FTS5 merges them. After
  * secrets were redacted, this removes their words from the file too (before a VACUUM).
  */
-export function compactSearchIndexIn(tx: Sql): void {
-  tx.statement("INSERT INTO entry_search (entry_search) VALUES ('optimize')").run();
-  tx.statement("INSERT INTO handoff_search (handoff_search) VALUES ('optimize')").run();
+export async function compactFts5In(tx: Tx): Promise<void> {
+  await tx.run("INSERT INTO entry_search (entry_search) VALUES ('optimize')");
+  await tx.run("INSERT INTO handoff_search (handoff_search) VALUES ('optimize')");
 }

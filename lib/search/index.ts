@@ -1,32 +1,47 @@
 /**
  * lib/search: full-text search over handoff titles, entries and kept summaries. Owns the search
- * index (the FTS5 tables, `handoff_search_texts` and `entry_search_owners`, kept by triggers;
- * see the full_text_search migration); lib/handoffs/find-handoffs.ts asks it which handoffs
- * match and what to show of them. Client code imports ./types and ./query directly, never this
- * barrel.
+ * index (on SQLite the FTS5 tables, on PostgreSQL GIN indexes on tsvectors; on both
+ * `handoff_search_texts` and `entry_search_owners`, kept by triggers: see the full_text_search
+ * migrations); lib/handoffs/find-handoffs.ts asks it which handoffs match and what to show of
+ * them. Client code imports ./types and ./query directly, never this barrel.
  */
 import "server-only";
-import type { Sql } from "../sqlite";
-import { fts5QueryOf, SEARCH_HITS_CTE, searchMatchesIn } from "./fts5";
-import type { SearchTerm } from "./query";
-import type { SearchMatch } from "./types";
+import type { Engine, Tx } from "../database";
+import type { SearchEngine } from "./engine";
+import { compactFts5In, fts5Engine } from "./fts5";
+import { postgresEngine } from "./postgres";
+
+/** The search engine of a database engine. */
+export function searchEngineOf(engine: Engine): SearchEngine {
+  return engine === "postgres" ? postgresEngine : fts5Engine;
+}
 
 /**
- * What the history's query needs from a search engine. `engine` is SQLite's (FTS5); a PostgreSQL
- * one would write the same terms as a tsquery, find hits through tsvector columns with GIN
- * indexes ranked by ts_rank, and mark excerpts with ts_headline, behind this same shape.
+ * Keeps a closing thread findable by what its kept bundle says: the entries are about to be
+ * wiped, the bundle's summary stays (in the caller's transaction, beside the archive itself).
  */
-export type SearchEngine = {
-  /** The engine's query for what a person typed (lib/search/query.ts); null: nothing to look for. */
-  queryOf(terms: SearchTerm[]): string | null;
-  /** WITH clauses defining `search_hits(handoff_id, score, seq)` for the query bound as `@match`. */
-  hitsCte: string;
-  /** The marked title and excerpt of each hit of one page. */
-  matchesIn(tx: Sql, match: string, hits: { handoffId: string; title: string; seq: number | null }[]): Map<string, SearchMatch>;
-};
+export async function keepSummaryFindableIn(tx: Tx, handoffId: string, summary: string): Promise<void> {
+  await tx.run("UPDATE handoff_search_texts SET kept_summary = ? WHERE handoff_id = ?", [summary, handoffId]);
+}
 
-export const engine: SearchEngine = { queryOf: fts5QueryOf, hitsCte: SEARCH_HITS_CTE, matchesIn: searchMatchesIn };
+/** Every kept summary, for the scan of stored secrets (lib/secrets/stored.ts). */
+export async function keptSummariesIn(tx: Tx): Promise<{ handoffId: string; summary: string }[]> {
+  const rows = await tx.all<{ handoff_id: string; kept_summary: string }>("SELECT handoff_id, kept_summary FROM handoff_search_texts WHERE kept_summary IS NOT NULL");
+  return rows.map((row) => ({ handoffId: row.handoff_id, summary: row.kept_summary }));
+}
 
-export { compactSearchIndexIn, fts5QueryOf, keepSummaryFindableIn, keptSummariesIn } from "./fts5";
+/**
+ * After secrets were redacted, removes their words from the index's storage too. SQLite: FTS5
+ * rewrites its segments (then the caller VACUUMs the file). PostgreSQL: nothing to do inside a
+ * transaction; the GIN indexes drop a rewritten row's old entries when VACUUM reaches the table,
+ * with its old row version.
+ */
+export async function compactSearchIndexIn(tx: Tx): Promise<void> {
+  if (tx.engine === "sqlite") await compactFts5In(tx);
+}
+
+export type { SearchEngine, SearchHit } from "./engine";
+export { fts5QueryOf } from "./fts5";
+export { tsqueryOf } from "./postgres";
 export { MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, parseSearchQuery, type SearchTerm } from "./query";
 export type * from "./types";

@@ -1,7 +1,7 @@
 /**
  * What a person typed into a search box, read as search terms, independent of the engine:
- * lib/search/fts5.ts writes them as an SQLite FTS5 query (a PostgreSQL index would write the
- * same terms as a tsquery). Reading never fails: any text gives terms or none.
+ * lib/search/fts5.ts writes them as an SQLite FTS5 query, lib/search/postgres.ts as a
+ * PostgreSQL tsquery. Reading never fails: any text gives terms or none.
  *
  * - words: every one must be found (`jwt refresh`)
  * - `"…"`: a phrase, its words next to each other in that order (`"refresh token"`); an

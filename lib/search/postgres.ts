@@ -1,0 +1,151 @@
+import "server-only";
+import type { Tx } from "../database";
+import type { ClientSide, EntryType } from "../handoffs/schemas";
+import type { SearchEngine, SearchHit } from "./engine";
+import { EXCERPT_TOKENS } from "./fts5";
+import { highlightedText, MATCH_END, MATCH_START } from "./highlight";
+import type { SearchTerm } from "./query";
+import type { SearchExcerpt, SearchMatch } from "./types";
+
+/**
+ * The PostgreSQL engine of search, behind the same shape as FTS5's (./fts5.ts): GIN indexes on
+ * `baton_search_entry(content)` and `baton_search_text(title, kept_summary)`, tsvectors in the
+ * `baton_search` configuration (English stems, accents folded: "refreshing" finds "refresh",
+ * "cafe" finds "café"), kept with the tables' rows; see
+ * prisma/postgres/migrations/*_full_text_search. Where it differs from FTS5:
+ * - Stems are Snowball's English (Porter's revision): a few words stem differently.
+ * - A prefix phrase (`"refresh tok"*`) treats each of its words as a prefix, not only the last.
+ * - Ranking is ts_rank (how often the words occur, divided by 1 + the log of the text's length)
+ *   instead of bm25 (which also weighs how rare a word is across all texts); a title's words
+ *   count four times an entry's or a kept summary's, as FTS5's title weight does.
+ */
+
+/**
+ * The terms as a tsquery (to_tsquery's input): each term one quoted operand (quotes and
+ * backslashes doubled, so nothing typed is tsquery syntax), which the configuration splits into
+ * words joined as a phrase; `:*` makes a prefix; terms joined by `&`.
+ */
+export function tsqueryOf(terms: SearchTerm[]): string | null {
+  if (terms.length === 0) return null;
+  return terms.map((term) => `'${term.text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'${term.prefix ? ":*" : ""}`).join(" & ");
+}
+
+const QUERY = "to_tsquery('baton_search', ?)";
+/** ts_rank's weights for D, C, B, A: entries and kept summaries are D, titles A. */
+const RANK = (vector: string) => `ts_rank('{0.25, 0.25, 0.25, 1}', ${vector}, ${QUERY}, 1)`;
+
+/**
+ * `search_hits(handoff_id, score, seq)`, as FTS5's: a handoff's score is its best match's (the
+ * negated rank, so lower is better), its seq that of its best matching entry. Ranking reads each
+ * matching entry's text again (the index holds no positions to rank by): a word in most entries
+ * costs in proportion, as with FTS5.
+ */
+const SEARCH_HITS_CTE = `entry_hits AS MATERIALIZED (
+  SELECT DISTINCT ON (e.handoff_id) e.handoff_id, e.seq, ${RANK("baton_search_entry(e.content)")} AS rank
+    FROM handoff_entries e WHERE baton_search_entry(e.content) @@ ${QUERY}
+    ORDER BY e.handoff_id, rank DESC, e.seq DESC
+),
+text_hits AS MATERIALIZED (
+  SELECT t.handoff_id, ${RANK("baton_search_text(t.title, t.kept_summary)")} AS rank
+    FROM handoff_search_texts t WHERE baton_search_text(t.title, t.kept_summary) @@ ${QUERY}
+),
+search_hits(handoff_id, score, seq) AS (
+  SELECT handoff_id, -MAX(rank), MAX(seq) FROM (
+    SELECT handoff_id, rank, seq FROM entry_hits
+    UNION ALL
+    SELECT handoff_id, rank, NULL FROM text_hits
+  ) matches GROUP BY handoff_id
+)`;
+
+// ts_headline's options: marks as FTS5's, a passage of about EXCERPT_TOKENS words around the
+// best match (one fragment), the whole title marked.
+const marks = `StartSel="${MATCH_START}", StopSel="${MATCH_END}"`;
+const PASSAGE = `${marks}, MaxFragments=1, MaxWords=${EXCERPT_TOKENS}, MinWords=${EXCERPT_TOKENS / 2}, ShortWord=0`;
+const WHOLE = `${marks}, HighlightAll=true`;
+const ELLIPSIS = "…";
+/** Text before or after a passage that holds no word and is at most this long is shown as it is. */
+const EDGE_CHARS = 32;
+
+/**
+ * Adds `lead` and `tail` to `inner`'s rows (each a `source` text and `text`, ts_headline's
+ * passage of it): the text before and after the passage when it holds no word (punctuation,
+ * spaces: FTS5's snippet shows those), else null, where the passage was cut.
+ */
+const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text,
+    CASE WHEN p.at BETWEEN 1 AND ${EDGE_CHARS + 1} AND to_tsvector('simple', left(p.source, p.at - 1)) = ''
+         THEN left(p.source, p.at - 1) END AS lead,
+    CASE WHEN p.at > 0 AND length(p.source) - p.at + 1 - length(p.plain) <= ${EDGE_CHARS}
+              AND to_tsvector('simple', substr(p.source, p.at + length(p.plain))) = ''
+         THEN substr(p.source, p.at + length(p.plain)) END AS tail
+  FROM (SELECT m.*, strpos(m.source, m.plain) AS at
+          FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner}) i) m) p`;
+
+const ENTRY_EXCERPT = withEdges(
+  `SELECT e.content AS source, e.type, e.from_client, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text FROM handoff_entries e WHERE e.seq = ?`,
+  "p.type, p.from_client",
+);
+const TEXT_MATCH = withEdges(
+  `SELECT ts_headline('baton_search', t.title, ${QUERY}, ?) AS title, t.kept_summary AS source,
+          CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', t.kept_summary, ${QUERY}, ?) END AS text
+     FROM handoff_search_texts t WHERE t.handoff_id = ?`,
+  "p.title",
+);
+
+type Edges = { text: string | null; lead: string | null; tail: string | null };
+type ExcerptRow = Edges & { type: EntryType; from_client: ClientSide };
+type TextRow = Edges & { title: string };
+
+// Words as the marks sit beside them (the private-use marks themselves are no part of one).
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const fold = (word: string) => word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** Whether a word of the text is a term's word: the same, or the same stem (tokens/token, refreshing/refresh). */
+function sameWord(text: string, term: string): boolean {
+  const shorter = Math.min(text.length, term.length);
+  let common = 0;
+  while (common < shorter && text[common] === term[common]) common++;
+  return common >= Math.min(shorter, Math.max(3, shorter - 2));
+}
+
+/**
+ * ts_headline marks each matching word; FTS5 marks a phrase's words as one run. Two marked
+ * words with only spaces between them become one run when they are consecutive words of one
+ * of the query's phrases (compared as stems, roughly: this only decides how marks are drawn).
+ */
+function joinPhraseRuns(marked: string, terms: SearchTerm[]): string {
+  const phrases = terms.map((term) => (term.text.match(WORD) ?? []).map(fold)).filter((words) => words.length > 1);
+  if (phrases.length === 0) return marked;
+  const follows = (before: string, after: string) =>
+    phrases.some((words) => words.slice(1).some((word, index) => sameWord(before, words[index]) && sameWord(after, word)));
+  return marked.replace(/(?<=([\p{L}\p{N}\p{M}]+))\uE001(\s+)\uE000(?=([\p{L}\p{N}\p{M}]+))/gu, (all, before: string, space: string, after: string) =>
+    follows(fold(before), fold(after)) ? space : all,
+  );
+}
+
+/** A passage with FTS5's ellipses where it was cut, as highlighted runs. */
+function passageOf(row: Edges, terms: SearchTerm[]) {
+  return highlightedText(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(row.text ?? "", terms)}${row.tail ?? ELLIPSIS}`);
+}
+
+/** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). */
+async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
+  const query = tsqueryOf(terms);
+  const matches = new Map<string, SearchMatch>();
+  for (const hit of hits) {
+    const text = await tx.get<TextRow>(TEXT_MATCH, [query, WHOLE, query, PASSAGE, hit.handoffId]);
+    let excerpt: SearchExcerpt | null = null;
+    const entry = hit.seq === null ? undefined : await tx.get<ExcerptRow>(ENTRY_EXCERPT, [query, PASSAGE, hit.seq]);
+    if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
+    else if (text?.text?.includes(MATCH_START)) excerpt = { in: "kept_summary", text: passageOf(text, terms) };
+    matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(text?.title ?? hit.title, terms)), excerpt });
+  }
+  return matches;
+}
+
+export const postgresEngine: SearchEngine = {
+  hits: (terms) => {
+    const query = tsqueryOf(terms);
+    return { cte: SEARCH_HITS_CTE, params: [query, query, query, query] };
+  },
+  matchesIn: searchMatchesIn,
+};
