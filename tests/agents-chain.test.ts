@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { db, readTransaction, type Tx } from "../lib/db";
+import Database from "better-sqlite3";
+import { databaseFile } from "../lib/config";
+import { database, read, storedDate, write, type Params, type Tx } from "../lib/database";
 import { NotFound } from "../lib/errors";
 import { findAgents, getContinuityChain, registerAgent, triggerHandoff, type AgentView } from "../lib/agents";
 import { getContinuityChainIn } from "../lib/agents/get-continuity-chain";
@@ -39,8 +41,7 @@ describe("continuity chain", () => {
 
   it("a gap (a deleted member) ends the chain there on both sides", async () => {
     const agents = await chainOf(5, "gap");
-    const prisma = await db();
-    await prisma.agent.delete({ where: { id: agents[2].id } });
+    await write((tx) => tx.run("DELETE FROM agents WHERE id = ?", [agents[2].id]));
     const after = await getContinuityChain({ agentId: agents[3].id });
     expect(ids(after.predecessors)).toEqual([]);
     expect(ids(after.successors)).toEqual([agents[4].id]);
@@ -51,13 +52,7 @@ describe("continuity chain", () => {
 
   it("a dangling previous_agent_id (written with foreign keys off) is a gap, not an error", async () => {
     const agents = await chainOf(2, "dangling");
-    const prisma = await db();
-    await prisma.$executeRawUnsafe("PRAGMA foreign_keys = OFF");
-    try {
-      await prisma.$executeRawUnsafe("UPDATE agents SET previous_agent_id = 987654 WHERE id = ?", agents[0].id);
-    } finally {
-      await prisma.$executeRawUnsafe("PRAGMA foreign_keys = ON");
-    }
+    await withoutForeignKeys("UPDATE agents SET previous_agent_id = 987654 WHERE id = ?", [agents[0].id]);
     const chain = await getContinuityChain({ agentId: agents[1].id });
     expect(ids(chain.predecessors)).toEqual([agents[0].id]);
     expect(chain.length).toBe(2);
@@ -66,9 +61,8 @@ describe("continuity chain", () => {
 
   it("a cycle inserted by hand does not hang and lists every member once", async () => {
     const agents = await chainOf(3, "cycle");
-    const prisma = await db();
     // 1 → 2 → 3 → 1: the head now continues from the tail.
-    await prisma.agent.update({ where: { id: agents[0].id }, data: { previousAgentId: agents[2].id } });
+    await setPrevious(agents[0].id, agents[2].id);
     const started = Date.now();
     for (const member of agents) {
       const chain = await getContinuityChain({ agentId: member.id });
@@ -77,7 +71,7 @@ describe("continuity chain", () => {
       expect(all.sort()).toEqual(ids(agents).sort());
     }
     const selfLoop = await registerAgent({ personaSlug: "cycle" });
-    await prisma.agent.update({ where: { id: selfLoop.id }, data: { previousAgentId: selfLoop.id } });
+    await setPrevious(selfLoop.id, selfLoop.id);
     const alone = await getContinuityChain({ agentId: selfLoop.id });
     expect(alone.length).toBe(1);
     const page = await findAgents({ persona: "cycle" });
@@ -89,8 +83,9 @@ describe("continuity chain", () => {
     const [root] = await chainOf(1, "fork");
     const { successor } = await triggerHandoff({ agentId: root.id, reason: "task_boundary", document: DOCUMENT });
     const other = await registerAgent({ personaSlug: "fork" });
-    const prisma = await db();
-    await prisma.agent.update({ where: { id: other.id }, data: { previousAgentId: root.id, startedAt: new Date(Date.now() + 1000) } });
+    await write((tx) =>
+      tx.run("UPDATE agents SET previous_agent_id = ?, started_at = ? WHERE id = ?", [root.id, storedDate(new Date(Date.now() + 1000)), other.id]),
+    );
     expect(ids((await getContinuityChain({ agentId: root.id })).successors)).toEqual([successor.id, other.id]);
   });
 
@@ -98,41 +93,63 @@ describe("continuity chain", () => {
     await expect(getContinuityChain({ agentId: 424242 })).rejects.toBeInstanceOf(NotFound);
   });
 
-  it("reads a chain of 300 in two statements, not one per agent", async () => {
-    const prisma = await db();
+  it("reads a chain of 300 in one statement, not one per agent", async () => {
     // Build a long chain directly (300 handoffs would take a while): each agent continues from the last.
     const head = await registerAgent({ personaSlug: "long" });
-    let previous = head.id;
-    for (let index = 1; index < 300; index += 1) {
-      const row = await prisma.agent.create({
-        data: { sessionId: crypto.randomUUID(), personaSlug: "long", name: "long", previousAgentId: previous },
-      });
-      previous = row.id;
-    }
+    const previous = await write(async (tx) => {
+      let last = head.id;
+      for (let index = 1; index < 300; index += 1) {
+        const row = await tx.get<{ id: number }>(
+          "INSERT INTO agents (session_id, persona_slug, name, previous_agent_id, started_at) VALUES (?, 'long', 'long', ?, ?) RETURNING id",
+          [crypto.randomUUID(), last, storedDate()],
+        );
+        last = row!.id;
+      }
+      return last;
+    });
     const calls: string[] = [];
-    const chain = await readTransaction((tx) => getContinuityChainIn(counting(tx, calls), previous));
+    const chain = await read((tx) => getContinuityChainIn(counting(tx, calls), previous));
     expect(chain.predecessors.length).toBe(299);
     expect(chain.predecessors[0].id).toBe(head.id);
-    expect(calls).toEqual(["$queryRawUnsafe", "agent.findMany"]);
+    expect(chain.length).toBe(300);
+    expect(calls).toEqual(["all"]);
   });
 });
 
-/** A transaction that records every database call made through it. */
+/** A transaction that records the name of every statement method called through it. */
 function counting(tx: Tx, calls: string[]): Tx {
-  const wrap = <T extends object>(target: T, prefix: string): T =>
-    new Proxy(target, {
-      get(object, property, receiver) {
-        const value = Reflect.get(object, property, receiver);
-        const name = `${prefix}${String(property)}`;
-        if (typeof value === "function") {
-          return (...args: unknown[]) => {
-            calls.push(name);
-            return (value as (...rest: unknown[]) => unknown).apply(object, args);
-          };
-        }
-        if (value && typeof value === "object" && prefix === "") return wrap(value as object, `${name}.`);
-        return value;
-      },
+  return {
+    engine: tx.engine,
+    get: <Row,>(text: string, params?: Params) => (calls.push("get"), tx.get<Row>(text, params)),
+    all: <Row,>(text: string, params?: Params) => (calls.push("all"), tx.all<Row>(text, params)),
+    rows: <Tuple extends unknown[]>(text: string, params?: Params) => (calls.push("rows"), tx.rows<Tuple>(text, params)),
+    run: (text: string, params?: Params) => (calls.push("run"), tx.run(text, params)),
+  };
+}
+
+async function setPrevious(id: number, previousId: number): Promise<void> {
+  await write((tx) => tx.run("UPDATE agents SET previous_agent_id = ? WHERE id = ?", [previousId, id]));
+}
+
+/**
+ * Runs a statement the foreign keys would refuse, as a hand edit of the database could: on
+ * SQLite through a connection of its own with foreign keys off (a pragma that does nothing
+ * inside the shared connection's transactions), on PostgreSQL with the referential triggers off for the transaction (the tests connect
+ * as a superuser).
+ */
+async function withoutForeignKeys(text: string, params: unknown[]): Promise<void> {
+  if (database().engine === "postgres") {
+    await write(async (tx) => {
+      await tx.run("SET LOCAL session_replication_role = replica");
+      await tx.run(text, params);
     });
-  return wrap(tx, "");
+    return;
+  }
+  const connection = new Database(databaseFile());
+  try {
+    connection.pragma("foreign_keys = OFF");
+    connection.prepare(text).run(...params);
+  } finally {
+    connection.close();
+  }
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   getAgent,
   getContinuityChain,
+  getShiftDocument,
   HANDOFF_DOCUMENT_TEMPLATE,
   readHandoffDocument,
   registerAgent,
@@ -11,8 +12,9 @@ import {
   updateAgent,
 } from "../lib/agents";
 import { dataDir } from "../lib/config";
-import { db } from "../lib/db";
+import { read, storedDate, write } from "../lib/database";
 import { Conflict, Invalid } from "../lib/errors";
+import { countRows } from "./support/rows";
 
 const DOCUMENT = `${HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nFinish the exporter.\n")}`;
 
@@ -33,8 +35,7 @@ function personaFiles(): string[] {
 }
 
 async function counts() {
-  const prisma = await db();
-  return { agents: await prisma.agent.count(), records: await prisma.handoffRecord.count() };
+  return { agents: await countRows("agents"), records: await countRows("handoff_records") };
 }
 
 describe("triggerHandoff", () => {
@@ -139,6 +140,35 @@ describe("triggerHandoff", () => {
   });
 });
 
+describe("the shift document in the database", () => {
+  it("is stored with the record and served from there when its file is gone (another instance, a wiped folder)", async () => {
+    const agent = await registerAgent({ personaSlug: "stored-doc" });
+    const { record, successor } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT });
+    const stored = await read((tx) => tx.get<{ document: string }>("SELECT document FROM handoff_records WHERE id = ?", [record.id]));
+    expect(stored?.document).toBe(DOCUMENT);
+
+    fs.rmSync(path.join(dataDir(), record.filePath!));
+    expect(await readHandoffDocument(record.filePath)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
+    expect(await readHandoffDocument(record.filePath, record.id)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
+    const served = await getShiftDocument({ agentId: successor.id });
+    expect(served.content).toBe(DOCUMENT);
+    expect(served.record.deliveryState).toBe("read");
+  });
+
+  it("a record from before documents were stored is read from its file, and is missing without it", async () => {
+    const agent = await registerAgent({ personaSlug: "file-doc" });
+    const { record } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT });
+    await write((tx) => tx.run("UPDATE handoff_records SET document = NULL WHERE id = ?", [record.id]));
+    expect((await getShiftDocument({ agentId: agent.id })).content).toBe(DOCUMENT);
+
+    fs.rmSync(path.join(dataDir(), record.filePath!));
+    expect(await readHandoffDocument(record.filePath)).toEqual({ status: "missing", filePath: record.filePath });
+    const error = await caught(getShiftDocument({ agentId: agent.id }));
+    expect(error).toBeInstanceOf(Conflict);
+    expect(error.message).toMatch(/is missing from Baton's data folder/);
+  });
+});
+
 describe("escape attempts are refused with a clear message and write nothing", () => {
   const badSlugs = ["../etc", "a/b", "/abs", "..", "x;rm -rf ~", "dev\nnew", "dev$(id)", "Dev", "dev--1", "-dev", "a".repeat(65)];
   const badTargets = ["work;kill-server", "work:1.0; rm -rf /", "$(reboot)", "work\nEnter", "../x", "/tmp/sock", "work:1.0 extra", "`id`", "-t", "work:1.x", "a|b", "work:&"];
@@ -168,10 +198,14 @@ describe("escape attempts are refused with a clear message and write nothing", (
   });
 
   it("a persona slug written into the database by hand is still refused when the path is built", async () => {
-    const prisma = await db();
-    const rogue = await prisma.agent.create({
-      data: { sessionId: "abcdef01-2345-4678-89ab-cdef01234567", personaSlug: "../../outside", name: "rogue" },
-    });
+    const rogue = (await write((tx) =>
+      tx.get<{ id: number }>("INSERT INTO agents (session_id, persona_slug, name, started_at) VALUES (?, ?, ?, ?) RETURNING id", [
+        "abcdef01-2345-4678-89ab-cdef01234567",
+        "../../outside",
+        "rogue",
+        storedDate(),
+      ]),
+    ))!;
     const before = await counts();
     const filesBefore = personaFiles();
     const error = await caught(triggerHandoff({ agentId: rogue.id, reason: "shift_end", document: DOCUMENT }));

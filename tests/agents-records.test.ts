@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
-import { db } from "../lib/db";
+import { read, write } from "../lib/database";
 import { Conflict, Invalid, NotFound } from "../lib/errors";
 import {
   agentFiltersFrom,
@@ -14,6 +14,7 @@ import {
   triggerHandoff,
   updateAgent,
 } from "../lib/agents";
+import { countRows } from "./support/rows";
 
 const DOCUMENT = "# Handoff\n\n## Goal\nShip the importer.\n\n## Next steps\n- wire the CLI\n";
 
@@ -42,32 +43,31 @@ describe("FR1–FR8: the handoff record", () => {
     );
     expect(Date.parse(record.createdAt)).toBeGreaterThanOrEqual(before - 1000);
 
-    const prisma = await db();
-    const row = await prisma.handoffRecord.findUniqueOrThrow({ where: { id: record.id }, include: { agent: true } });
-    expect(row.agent.id).toBe(agent.id); // FR7: HandoffRecord.agent
-    expect(row.agent.sessionId).toBe(agent.sessionId);
+    const row = await read((tx) =>
+      tx.get<{ id: number; session_id: string }>("SELECT a.id, a.session_id FROM handoff_records r JOIN agents a ON a.id = r.agent_id WHERE r.id = ?", [record.id]),
+    );
+    expect(row?.id).toBe(agent.id); // FR7: the record's agent
+    expect(row?.session_id).toBe(agent.sessionId);
   });
 
   it("FR6: created_at defaults to now in the database itself", async () => {
     const agent = await registerAgent({ personaSlug: "raw-insert" });
-    const prisma = await db();
-    const row = await prisma.handoffRecord.create({ data: { agentId: agent.id, reason: "task_boundary" } });
-    expect(Math.abs(row.createdAt.getTime() - Date.now())).toBeLessThan(5000);
-    expect(row.filePath).toBeNull(); // FR4, FR5: nullable
-    expect(row.injectionPrompt).toBeNull();
+    await write((tx) => tx.run("INSERT INTO handoff_records (agent_id, reason) VALUES (?, 'task_boundary')", [agent.id]));
+    const { handoff } = await getAgent({ agentId: agent.id });
+    expect(Math.abs(Date.parse(handoff!.createdAt) - Date.now())).toBeLessThan(5000);
+    expect(handoff!.filePath).toBeNull(); // FR4, FR5: nullable
+    expect(handoff!.injectionPrompt).toBeNull();
   });
 
   it("FR2: the agent is required and must exist", async () => {
-    const prisma = await db();
-    await expect(prisma.handoffRecord.create({ data: { agentId: 999_999, reason: "shift_end" } })).rejects.toThrow();
+    await expect(write((tx) => tx.run("INSERT INTO handoff_records (agent_id, reason) VALUES (?, 'shift_end')", [999_999]))).rejects.toThrow();
   });
 
   it("FR2: deleting an agent deletes its record (ON DELETE CASCADE)", async () => {
     const agent = await registerAgent({ personaSlug: "cascade" });
     const { record, successor } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT });
-    const prisma = await db();
-    await prisma.agent.delete({ where: { id: agent.id } });
-    expect(await prisma.handoffRecord.findUnique({ where: { id: record.id } })).toBeNull();
+    await write((tx) => tx.run("DELETE FROM agents WHERE id = ?", [agent.id]));
+    expect(await read((tx) => tx.get("SELECT id FROM handoff_records WHERE id = ?", [record.id]))).toBeUndefined();
     // The successor stays, its link to the deleted agent cleared (ON DELETE SET NULL).
     const kept = await getAgent({ agentId: successor.id });
     expect(kept.previousAgentId).toBeNull();
@@ -84,8 +84,7 @@ describe("FR1–FR8: the handoff record", () => {
   it("FR8: Agent.handoff is null when there is none and the record when there is one", async () => {
     const agent = await registerAgent({ personaSlug: "fr-eight" });
     expect((await getAgent({ agentId: agent.id })).handoff).toBeNull();
-    const prisma = await db();
-    expect((await prisma.agent.findUniqueOrThrow({ where: { id: agent.id }, include: { handoff: true } })).handoff).toBeNull();
+    expect(await read((tx) => tx.get("SELECT id FROM handoff_records WHERE agent_id = ?", [agent.id]))).toBeUndefined();
 
     const { record, successor } = await triggerHandoff({ agentId: agent.id, reason: "task_boundary", document: DOCUMENT });
     expect((await getAgent({ agentId: agent.id })).handoff).toEqual(record);
@@ -113,9 +112,8 @@ describe("FR1–FR8: the handoff record", () => {
     const error = await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document: DOCUMENT }));
     expect(error).toBeInstanceOf(Conflict);
     expect(error.message).toMatch(/already handed off/);
-    const prisma = await db();
-    await expect(prisma.handoffRecord.create({ data: { agentId: agent.id, reason: "shift_end" } })).rejects.toThrow();
-    expect(await prisma.handoffRecord.count({ where: { agentId: agent.id } })).toBe(1);
+    await expect(write((tx) => tx.run("INSERT INTO handoff_records (agent_id, reason) VALUES (?, 'shift_end')", [agent.id]))).rejects.toThrow();
+    expect(await countRows("handoff_records", "agent_id = ?", [agent.id])).toBe(1);
   });
 });
 
@@ -170,6 +168,9 @@ describe("agents", () => {
     expect((await caught(resolveAgentId("feedface"))).message).toMatch(/more than one agent/);
     expect(await caught(resolveAgentId("deadbeef"))).toBeInstanceOf(NotFound);
     expect(await caught(resolveAgentId(999_999))).toBeInstanceOf(NotFound);
+    // Past PostgreSQL's 32-bit ids: no agent, not a database error.
+    expect(await caught(resolveAgentId(2_147_483_648))).toBeInstanceOf(NotFound);
+    expect(await caught(resolveAgentId("999999999999999"))).toBeInstanceOf(NotFound);
     for (const bad of ["", "abc", "-1", "1.5", "../etc", 0, -3, 2.5]) {
       expect(await caught(resolveAgentId(bad))).toBeInstanceOf(Invalid);
     }

@@ -3,8 +3,8 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
-import { db } from "../lib/db";
 import { connectStdioClient } from "./support/mcp-clients";
+import { countRows, rowsOf } from "./support/rows";
 
 type Json = Record<string, unknown>;
 type Agent = { id: number; short_id: string; session_id: string; status: string; context_percent: number | null; previous_agent_id: number | null; persona_slug: string };
@@ -91,13 +91,12 @@ describe("close_handoff with archive", () => {
     const closed = await ok<{ status: string; archive_artifact_id: string }>("close_handoff", { id, archive: true });
     expect(closed.status).toBe("completed");
     expect(closed.archive_artifact_id).toEqual(expect.any(String));
-    const prisma = await db();
-    expect(await prisma.entry.count({ where: { handoffId: id } })).toBe(0);
-    expect(await prisma.artifact.findUnique({ where: { id: closed.archive_artifact_id } })).toMatchObject({ handoffId: id, purpose: "close_archive" });
+    expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(0);
+    expect(await rowsOf("SELECT handoff_id, purpose FROM artifacts WHERE id = ?", [closed.archive_artifact_id])).toEqual([{ handoff_id: id, purpose: "close_archive" }]);
 
     const plain = await ok<{ handoff: { id: string } }>("create_handoff", { title: "Wipe me", content: "x" });
     const wiped = await ok<Json>("close_handoff", { id: plain.handoff.id });
     expect(wiped).not.toHaveProperty("archive_artifact_id");
-    expect(await prisma.artifact.count({ where: { handoffId: plain.handoff.id } })).toBe(0);
+    expect(await countRows("artifacts", "handoff_id = ?", [plain.handoff.id])).toBe(0);
   });
 });

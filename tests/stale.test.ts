@@ -13,7 +13,7 @@ import { gitStateForWrite } from "../lib/git/read-state";
 import { isNamed, mentionedPaths } from "../lib/git/mentions";
 import { addEntry, createHandoff, getHandoff, gitReportOf } from "../lib/handoffs";
 import { createMcpServer } from "../lib/mcp/create-server";
-import { read } from "../lib/sqlite";
+import { read } from "../lib/database";
 import { connectStdioClient } from "./support/mcp-clients";
 
 const folders: string[] = [];
@@ -57,8 +57,11 @@ function threeCommitsLater(repo: string): void {
   commitFile(repo, "src/other.ts", "export const b = 1;\n", "Add other module");
 }
 
-const storedGit = (table: "handoffs" | "handoff_entries", column: "id" | "handoff_id", id: string) =>
-  read((tx) => tx.statement(`SELECT git FROM ${table} WHERE ${column} = ? ORDER BY rowid DESC LIMIT 1`).get(id) as { git: string | null }).git;
+/** The git state stored with a handoff, or with its latest entry. */
+const storedGit = async (table: "handoffs" | "handoff_entries", id: string) => {
+  const text = table === "handoffs" ? "SELECT git FROM handoffs WHERE id = ?" : "SELECT git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT 1";
+  return (await read((tx) => tx.get<{ git: string | null }>(text, [id])))!.git;
+};
 
 describe("git state (lib/git)", () => {
   it("reads root, branch, HEAD and dirty, and strips credentials from the remote", async () => {
@@ -96,7 +99,7 @@ describe("staleness at pickup", () => {
       asClient: "code",
       repoPath: repo,
     });
-    const recorded = JSON.parse(storedGit("handoffs", "id", created.handoff.id) ?? "null");
+    const recorded = JSON.parse(await storedGit("handoffs", created.handoff.id) ?? "null");
     expect(recorded).toMatchObject({ branch: "fix/x", head: git(repo, "rev-parse", "HEAD"), dirty: false });
 
     threeCommitsLater(repo);
@@ -113,10 +116,10 @@ describe("staleness at pickup", () => {
   it("a bare file name in an entry and an uncommitted change count; the latest code entry's state is the reference", async () => {
     const repo = repoAtCommitA();
     const created = await createHandoff({ title: "t", content: "plan", asClient: "chat", repoPath: tempFolder() });
-    expect(storedGit("handoffs", "id", created.handoff.id)).toBeNull();
+    expect(await storedGit("handoffs", created.handoff.id)).toBeNull();
     await addEntry({ id: created.handoff.id, type: "progress", content: "Changed auth.ts", asClient: "code", repoPath: repo });
     await addEntry({ id: created.handoff.id, type: "question", content: "ok?", asClient: "chat", repoPath: repo });
-    expect(storedGit("handoff_entries", "handoff_id", created.handoff.id)).toBeNull();
+    expect(await storedGit("handoff_entries", created.handoff.id)).toBeNull();
     writeFileSync(path.join(repo, "src/auth.ts"), "uncommitted\n");
     const thread = await getHandoff({ id: created.handoff.id, repoPath: repo });
     expect(thread.staleness).toMatchObject({ commitsSince: 0, changedFiles: ["src/auth.ts"] });
@@ -147,7 +150,7 @@ describe("staleness at pickup", () => {
     try {
       expect((await getHandoff({ id: created.handoff.id, repoPath: repo })).staleness).toBeNull();
       const blind = await createHandoff({ title: "t", content: "x", asClient: "code", repoPath: repo });
-      expect(storedGit("handoffs", "id", blind.handoff.id)).toBeNull();
+      expect(await storedGit("handoffs", blind.handoff.id)).toBeNull();
     } finally {
       process.env.PATH = savedPath;
     }
@@ -224,7 +227,7 @@ describe("imports and shift documents", () => {
     const repo = repoAtCommitA();
     commitFile(repo, "src/auth.py", "v1\n", "auth.py");
     const plain = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" });
-    expect(JSON.parse(storedGit("handoffs", "id", plain.handoff.id) ?? "null")).toMatchObject({
+    expect(JSON.parse(await storedGit("handoffs", plain.handoff.id) ?? "null")).toMatchObject({
       branch: "fix/jwt-expiry",
       head: null,
       files: ["src/auth.py", "tests/test_auth.py"],
@@ -234,7 +237,7 @@ describe("imports and shift documents", () => {
 
     git(repo, "checkout", "-q", "-b", "fix/jwt-expiry");
     const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" }, { repoPath: repo });
-    const source = read((tx) => tx.statement("SELECT git FROM handoff_sources WHERE handoff_id = ?").get(imported.handoff.id) as { git: string }).git;
+    const source = (await read((tx) => tx.get<{ git: string }>("SELECT git FROM handoff_sources WHERE handoff_id = ?", [imported.handoff.id])))!.git;
     expect(JSON.parse(source)).toMatchObject({ branch: "fix/jwt-expiry", head: git(repo, "rev-parse", "HEAD") });
     commitFile(repo, "src/auth.py", "v2\n", "Fix expiry");
     // The document's files count although no entry names src/auth.py by its path.

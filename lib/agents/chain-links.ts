@@ -1,34 +1,40 @@
 import "server-only";
-import type { Tx } from "../db";
+import type { Tx } from "../database";
+import { idListSql } from "./rows";
 
 /** Who precedes whom among a set of agents: each one's previous agent, and each one's successors. */
 export type ChainLinks = { previousOf: Map<number, number | null>; childrenOf: Map<number, number[]> };
 
-type LinkRow = { id: bigint | number; previous_agent_id: bigint | number | null };
-
 /**
- * The links of every agent connected to `ids`, in one statement: a recursive CTE walking both
- * ways (UNION, so a cycle written by hand ends). Cost follows the chains' size, not ids × chain.
+ * `select` (a SELECT from `agents a`) restricted to the chains of some agents: each of them, its
+ * predecessors and its successors, in one statement whose one parameter is the JSON list of their
+ * ids. Two recursive CTEs walk up and down (PostgreSQL allows one recursive term per CTE); UNION
+ * drops a row already produced, so a cycle written by hand ends the walk. A previous_agent_id
+ * naming a deleted agent is dropped by the final filter: a gap ends the chain there.
  */
+export function chainMembersSql(tx: Tx, select: string): string {
+  return `WITH RECURSIVE
+  start(id) AS (SELECT id FROM agents WHERE id IN ${idListSql(tx)}),
+  up(id) AS (
+    SELECT id FROM start
+    UNION
+    SELECT p.previous_agent_id FROM agents p JOIN up ON p.id = up.id WHERE p.previous_agent_id IS NOT NULL
+  ),
+  down(id) AS (
+    SELECT id FROM start
+    UNION
+    SELECT s.id FROM agents s JOIN down ON s.previous_agent_id = down.id
+  )
+${select} WHERE a.id IN (SELECT id FROM up UNION SELECT id FROM down)`;
+}
+
+/** The links of every member of the chains of `ids`, in one statement: cost follows the chains' size, not ids × chain. */
 export async function loadChainLinks(tx: Tx, ids: number[]): Promise<ChainLinks> {
   const previousOf = new Map<number, number | null>();
   const childrenOf = new Map<number, number[]>();
   if (ids.length === 0) return { previousOf, childrenOf };
-  const placeholders = ids.map(() => "?").join(", ");
-  const rows = await tx.$queryRawUnsafe<LinkRow[]>(
-    `WITH RECURSIVE connected(id) AS (
-       SELECT id FROM agents WHERE id IN (${placeholders})
-       UNION
-       SELECT a.previous_agent_id FROM agents a JOIN connected c ON a.id = c.id WHERE a.previous_agent_id IS NOT NULL
-       UNION
-       SELECT a.id FROM agents a JOIN connected c ON a.previous_agent_id = c.id
-     )
-     SELECT a.id AS id, a.previous_agent_id AS previous_agent_id FROM connected c JOIN agents a ON a.id = c.id`,
-    ...ids,
-  );
-  for (const row of rows) {
-    const id = Number(row.id);
-    const previous = row.previous_agent_id === null ? null : Number(row.previous_agent_id);
+  const rows = await tx.rows<[number, number | null]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id FROM agents a"), [JSON.stringify(ids)]);
+  for (const [id, previous] of rows) {
     previousOf.set(id, previous);
     if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
   }

@@ -1,42 +1,49 @@
 import "server-only";
 import { z } from "zod";
-import { readTransaction, writeTransaction, type Tx } from "../db";
+import { lockRows, read, storedDate, write, type Tx } from "../database";
 import { Conflict, NotFound } from "../errors";
-import type { HandoffRecord } from "../generated/prisma/client";
 import { parseInput } from "../validation";
 import { advancedState, type DeliveryState } from "./delivery-states";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
+import { RECORD_COLUMNS, RECORD_RETURNING, toHandoffRecordView, type RecordRow } from "./rows";
 import { agentRefSchema } from "./schemas";
 import { outcomeOf, sendPrompt } from "./tmux-bridge";
-import { shortIdOf, toHandoffRecordView, type HandoffRecordView } from "./views";
+import { shortIdOf, type HandoffRecordView } from "./views";
+
+type StepExtra = { delivery?: string; typedAt?: Date; submittedAt?: Date; readAt?: Date; actedAt?: Date };
+
+/** The record, locked until the transaction ends: every step reads it, then writes it. */
+async function lockRecord(tx: Tx, where: "id" | "agent_id", value: number): Promise<RecordRow | undefined> {
+  return tx.get<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM handoff_records r WHERE r.${where} = ?${lockRows(tx)}`, [value]);
+}
 
 /**
  * One step of a delivery, written so steps only move forward: the state advances (never back),
- * and each step's time is kept from the first time it happened.
+ * and each step's time is kept from the first time it happened. `record` was read under its
+ * lock (lockRecord) in this transaction.
  */
-async function recordStep(
-  tx: Tx,
-  record: HandoffRecord,
-  state: DeliveryState,
-  extra: { delivery?: string; typedAt?: Date; submittedAt?: Date; readAt?: Date; actedAt?: Date } = {},
-): Promise<HandoffRecord> {
-  return tx.handoffRecord.update({
-    where: { id: record.id },
-    data: {
-      deliveryState: advancedState(record.deliveryState as DeliveryState | null, state),
-      ...(extra.delivery !== undefined && { delivery: extra.delivery }),
-      ...(extra.typedAt && !record.typedAt && { typedAt: extra.typedAt }),
-      ...(extra.submittedAt && !record.submittedAt && { submittedAt: extra.submittedAt }),
-      ...(extra.readAt && !record.readAt && { readAt: extra.readAt }),
-      ...(extra.actedAt && !record.actedAt && { actedAt: extra.actedAt }),
-    },
-  });
+async function recordStep(tx: Tx, record: RecordRow, state: DeliveryState, extra: StepExtra = {}): Promise<RecordRow> {
+  const firstTime = (kept: string | null, at: Date | undefined) => kept ?? (at ? storedDate(at) : null);
+  const row = await tx.get<RecordRow>(
+    `UPDATE handoff_records SET delivery_state = ?, delivery = ?, typed_at = ?, submitted_at = ?, read_at = ?, acted_at = ?
+     WHERE id = ? RETURNING ${RECORD_RETURNING}`,
+    [
+      advancedState(record.delivery_state as DeliveryState | null, state),
+      extra.delivery ?? record.delivery,
+      firstTime(record.typed_at, extra.typedAt),
+      firstTime(record.submitted_at, extra.submittedAt),
+      firstTime(record.read_at, extra.readAt),
+      firstTime(record.acted_at, extra.actedAt),
+      record.id,
+    ],
+  );
+  return row!;
 }
 
-async function updateRecord(id: number, state: DeliveryState, extra: Parameters<typeof recordStep>[3]): Promise<HandoffRecord> {
-  return writeTransaction(async (tx) => {
-    const current = await tx.handoffRecord.findUnique({ where: { id } });
+async function updateRecord(id: number, state: DeliveryState, extra: StepExtra): Promise<RecordRow> {
+  return write(async (tx) => {
+    const current = await lockRecord(tx, "id", id);
     if (!current) throw new NotFound(`handoff record ${id} is gone (its agent was deleted)`);
     return recordStep(tx, current, state, extra);
   });
@@ -44,15 +51,16 @@ async function updateRecord(id: number, state: DeliveryState, extra: Parameters<
 
 /**
  * Sends the record's injection prompt to `target` and records each step: typed once tmux took
- * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason.
+ * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason. tmux
+ * runs between transactions, never inside one.
  */
 export async function deliverRecord(recordId: number, target: string, prompt: string): Promise<HandoffRecordView> {
-  await writeTransaction((tx) => tx.handoffRecord.update({ where: { id: recordId }, data: { deliveryAttempts: { increment: 1 } } }));
+  await write((tx) => tx.run("UPDATE handoff_records SET delivery_attempts = delivery_attempts + 1 WHERE id = ?", [recordId]));
   const sent = await sendPrompt(target, prompt, async (typedAt) => {
     await updateRecord(recordId, "typed", { typedAt });
   });
   const delivery = outcomeOf(sent);
-  let row: HandoffRecord;
+  let row: RecordRow;
   if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt });
   else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt });
   else row = await updateRecord(recordId, "failed", { delivery });
@@ -70,28 +78,33 @@ export type RetryDeliveryOptions = { agentId: string | number };
  */
 export async function retryDelivery(options: RetryDeliveryOptions): Promise<HandoffRecordView> {
   const input = parseInput(retryDeliveryInput, options);
-  const { record, target, prompt } = await readTransaction(async (tx) => {
+  const { recordId, target, prompt } = await read(async (tx) => {
     const agent = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
-    const shortId = shortIdOf(agent.sessionId);
+    const shortId = shortIdOf(agent.session_id);
     if (!agent.handoff) throw new Conflict(`agent ${shortId} has not handed off: there is no delivery to retry`);
-    const state = agent.handoff.deliveryState as DeliveryState | null;
+    const state = agent.handoff.delivery_state as DeliveryState | null;
     if (state === "read" || state === "acted") {
       throw new Conflict(`agent ${shortId}'s successor has already read its handoff document: there is nothing to deliver again`);
     }
-    const prompt = agent.handoff.injectionPrompt;
+    const prompt = agent.handoff.injection_prompt;
     if (!prompt) throw new Conflict(`agent ${shortId}'s handoff has no injection prompt to deliver`);
-    const successor = await tx.agent.findFirst({ where: { previousAgentId: agent.id }, orderBy: { id: "asc" } });
-    if (!successor?.tmuxTarget) {
+    const successor = await tx.get<{ tmux_target: string | null }>("SELECT tmux_target FROM agents WHERE previous_agent_id = ? ORDER BY id LIMIT 1", [agent.id]);
+    if (!successor?.tmux_target) {
       throw new Conflict(`agent ${shortId}'s successor has no tmux target: set one on the successor's page (or paste the prompt yourself), then retry`);
     }
-    return { record: agent.handoff, target: successor.tmuxTarget, prompt };
+    return { recordId: agent.handoff.id, target: successor.tmux_target, prompt };
   });
-  return deliverRecord(record.id, target, prompt);
+  return deliverRecord(recordId, target, prompt);
 }
 
-/** Records that the successor fetched the document (the first time sets read_at), in the caller's transaction. */
-export async function recordDocumentRead(tx: Tx, record: HandoffRecord, at: Date): Promise<HandoffRecord> {
-  if (record.readAt) return record;
+/**
+ * Records that the successor fetched the document (the first time sets read_at), in the
+ * caller's transaction; answers the record as it stands after.
+ */
+export async function recordDocumentRead(tx: Tx, recordId: number, at: Date): Promise<RecordRow> {
+  const record = await lockRecord(tx, "id", recordId);
+  if (!record) throw new NotFound(`handoff record ${recordId} is gone (its agent was deleted)`);
+  if (record.read_at) return record;
   return recordStep(tx, record, "read", { readAt: at });
 }
 
@@ -102,7 +115,7 @@ export async function recordDocumentRead(tx: Tx, record: HandoffRecord, at: Date
  */
 export async function recordSuccessorActed(tx: Tx, previousAgentId: number | null, at: Date): Promise<void> {
   if (previousAgentId === null) return;
-  const record = await tx.handoffRecord.findUnique({ where: { agentId: previousAgentId } });
-  if (!record || record.actedAt) return;
+  const record = await lockRecord(tx, "agent_id", previousAgentId);
+  if (!record || record.acted_at) return;
   await recordStep(tx, record, "acted", { actedAt: at });
 }

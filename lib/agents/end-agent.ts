@@ -1,11 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { writeTransaction } from "../db";
+import { storedDate, write } from "../database";
 import { parseInput } from "../validation";
-import { loadAgent } from "./load";
+import { lockAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
+import { AGENT_RETURNING, toAgentView, type AgentRow } from "./rows";
 import { agentRefSchema } from "./schemas";
-import { toAgentView, type AgentView } from "./views";
+import type { AgentView } from "./views";
 
 const endAgentInput = z.object({ agentId: agentRefSchema });
 
@@ -17,10 +18,11 @@ export type EndAgentOptions = { agentId: string | number };
  */
 export async function endAgent(options: EndAgentOptions): Promise<AgentView> {
   const input = parseInput(endAgentInput, options);
-  return writeTransaction(async (tx) => {
+  return write(async (tx) => {
     const id = await resolveAgentIdIn(tx, input.agentId);
-    const agent = await loadAgent(tx, id);
+    const agent = await lockAgent(tx, id);
     if (agent.status === "ended") return toAgentView(agent);
-    return toAgentView(await tx.agent.update({ where: { id }, data: { status: "ended", endedAt: new Date() } }));
+    const ended = await tx.get<AgentRow>(`UPDATE agents SET status = 'ended', ended_at = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [storedDate(), id]);
+    return toAgentView(ended!);
   });
 }

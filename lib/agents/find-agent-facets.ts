@@ -1,23 +1,13 @@
 import "server-only";
-import { readTransaction } from "../db";
+import { read } from "../database";
 
 /** The personas and projects agents use, for the dashboard's filters. */
 export type AgentFacets = { personas: string[]; projects: string[] };
 
 export async function findAgentFacets(): Promise<AgentFacets> {
-  return readTransaction(async (tx) => {
-    const [personas, projects] = await Promise.all([
-      tx.agent.findMany({ distinct: ["personaSlug"], select: { personaSlug: true }, orderBy: { personaSlug: "asc" } }),
-      tx.agent.findMany({
-        where: { project: { not: null } },
-        distinct: ["project"],
-        select: { project: true },
-        orderBy: { project: "asc" },
-      }),
-    ]);
-    return {
-      personas: personas.map((row) => row.personaSlug),
-      projects: projects.flatMap((row) => (row.project ? [row.project] : [])),
-    };
+  return read(async (tx) => {
+    const personas = await tx.rows<[string]>("SELECT DISTINCT persona_slug FROM agents ORDER BY persona_slug");
+    const projects = await tx.rows<[string]>("SELECT DISTINCT project FROM agents WHERE project IS NOT NULL ORDER BY project");
+    return { personas: personas.map(([persona]) => persona), projects: projects.map(([project]) => project) };
   });
 }

@@ -1,15 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import { readTransaction } from "../db";
-import type { Prisma } from "../generated/prisma/client";
+import { read } from "../database";
 import { optionalProjectSchema } from "../handoffs/schemas";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
 import { chainLengthOf, loadChainLinks } from "./chain-links";
 import { agentStatusSchema, personaSlugSchema } from "./schemas";
-import { toAgentDetail, type AgentDetail } from "./views";
+import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, toAgentDetail, type JoinedAgentRow } from "./rows";
+import type { AgentDetail } from "./views";
 
 export const AGENTS_PAGE_SIZE = 50;
-
 
 const findAgentsInput = z.object({
   status: z.preprocess(blankToUndefined, agentStatusSchema.optional()),
@@ -43,29 +42,24 @@ export type AgentPage = {
 /** Agents, active first, newest first; filters: status, persona, project. */
 export async function findAgents(options: FindAgentsOptions = {}): Promise<AgentPage> {
   const input = parseInput(findAgentsInput, options);
-  const where: Prisma.AgentWhereInput = {
-    ...(input.status && { status: input.status }),
-    ...(input.persona && { personaSlug: input.persona }),
-    ...(input.project && { project: input.project }),
-  };
-  return readTransaction(async (tx) => {
-    const [total, rows] = await Promise.all([
-      tx.agent.count({ where }),
-      tx.agent.findMany({
-        where,
-        orderBy: [{ status: "asc" }, { startedAt: "desc" }, { id: "desc" }],
-        skip: (input.page - 1) * input.perPage,
-        take: input.perPage,
-        include: { handoff: true },
-      }),
+  const filter = agentFilterSql("a", input);
+  const where = filter ? ` WHERE ${filter.sql}` : "";
+  const values = filter?.values ?? [];
+  return read(async (tx) => {
+    const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total FROM agents a${where}`, values);
+    const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD}${where} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`, [
+      ...values,
+      input.perPage,
+      (input.page - 1) * input.perPage,
     ]);
     // One statement for every chain on the page, each length counted in memory.
     const links = await loadChainLinks(
       tx,
       rows.map((row) => row.id),
     );
+    const total = counted?.total ?? 0;
     return {
-      items: rows.map((row) => ({ ...toAgentDetail(row), chainLength: chainLengthOf(row.id, links) })),
+      items: rows.map((row) => ({ ...toAgentDetail(agentWithRecordOf(row)), chainLength: chainLengthOf(row.id, links) })),
       total,
       page: input.page,
       perPage: input.perPage,

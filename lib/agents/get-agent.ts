@@ -1,11 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { readTransaction } from "../db";
+import { read } from "../database";
 import { parseInput } from "../validation";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
+import { toAgentDetail } from "./rows";
 import { agentRefSchema } from "./schemas";
-import { toAgentDetail, type AgentDetail } from "./views";
+import type { AgentDetail } from "./views";
 
 const getAgentInput = z.object({ agentId: agentRefSchema });
 
@@ -14,5 +15,5 @@ export type GetAgentOptions = { agentId: string | number };
 /** One agent with its handoff record (`handoff` is null when it has none). */
 export async function getAgent(options: GetAgentOptions): Promise<AgentDetail> {
   const input = parseInput(getAgentInput, options);
-  return readTransaction(async (tx) => toAgentDetail(await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId))));
+  return read(async (tx) => toAgentDetail(await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId))));
 }

@@ -1,11 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { readTransaction, type Tx } from "../db";
+import { read, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { agentNotFound } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
-import { toAgentDetail, type ChainNode } from "./views";
+import { chainMembersSql } from "./chain-links";
+import { AGENT_WITH_RECORD, agentWithRecordOf, toAgentDetail, type JoinedAgentRow } from "./rows";
+import type { ChainNode } from "./views";
 
 const getContinuityChainInput = z.object({ agentId: agentRefSchema });
 
@@ -23,35 +25,10 @@ export type ContinuityChain = {
   length: number;
 };
 
-type ChainRow = { id: bigint | number; direction: "up" | "down" };
-
-/**
- * Both directions' member ids in one statement. The recursive CTEs use UNION, which drops a row
- * already produced, so a cycle inserted by hand ends the walk instead of looping forever. Ids that
- * point at deleted agents are dropped by the final joins (a gap ends the chain there).
- */
-const CHAIN_IDS_SQL = `
-WITH RECURSIVE
-  up(id) AS (
-    SELECT id FROM agents WHERE id = ?
-    UNION
-    SELECT a.previous_agent_id FROM agents a JOIN up ON a.id = up.id WHERE a.previous_agent_id IS NOT NULL
-  ),
-  down(id) AS (
-    SELECT id FROM agents WHERE previous_agent_id = ?
-    UNION
-    SELECT a.id FROM agents a JOIN down ON a.previous_agent_id = down.id
-  )
-SELECT up.id AS id, 'up' AS direction FROM up JOIN agents a ON a.id = up.id
-UNION ALL
-SELECT down.id AS id, 'down' AS direction FROM down`;
-
-/** The chain inside the caller's transaction: two queries whatever its length. */
+/** The chain inside the caller's transaction: one statement whatever its length. */
 export async function getContinuityChainIn(tx: Tx, id: number): Promise<ContinuityChain> {
-  const ids = await tx.$queryRawUnsafe<ChainRow[]>(CHAIN_IDS_SQL, id, id);
-  const memberIds = [...new Set(ids.map((row) => Number(row.id)))];
-  const rows = await tx.agent.findMany({ where: { id: { in: memberIds } }, include: { handoff: true } });
-  const byId = new Map(rows.map((row) => [row.id, toAgentDetail(row)]));
+  const rows = await tx.all<JoinedAgentRow>(chainMembersSql(tx, AGENT_WITH_RECORD), [JSON.stringify([id])]);
+  const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
   const agent = byId.get(id);
   if (!agent) throw agentNotFound(id);
 
@@ -92,5 +69,5 @@ export async function getContinuityChainIn(tx: Tx, id: number): Promise<Continui
 /** Every predecessor and successor of an agent, each with its handoff record; safe against cycles and gaps. */
 export async function getContinuityChain(options: GetContinuityChainOptions): Promise<ContinuityChain> {
   const input = parseInput(getContinuityChainInput, options);
-  return readTransaction(async (tx) => getContinuityChainIn(tx, await resolveAgentIdIn(tx, input.agentId)));
+  return read(async (tx) => getContinuityChainIn(tx, await resolveAgentIdIn(tx, input.agentId)));
 }

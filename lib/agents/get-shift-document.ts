@@ -2,7 +2,7 @@ import "server-only";
 import path from "node:path";
 import { z } from "zod";
 import { dataDir } from "../config";
-import { readTransaction, writeTransaction } from "../db";
+import { read, write } from "../database";
 import { Conflict, NotFound } from "../errors";
 import { compareWithRepository } from "../git/compare";
 import { parseGitState, repoPathSchema, type Staleness } from "../git/types";
@@ -12,7 +12,8 @@ import { loadAgent } from "./load";
 import { readHandoffDocument } from "./read-handoff-document";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
-import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
+import { toAgentView, toHandoffRecordView } from "./rows";
+import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
 import { assertMayNameFolders, currentCaller } from "../caller";
 
 export const getShiftDocumentInput = z.object({
@@ -30,7 +31,7 @@ export type ShiftDocument = {
   record: HandoffRecordView;
   /** Relative to the data folder. */
   filePath: string;
-  /** Where it is on the server's machine. */
+  /** Where its file is under this server's data folder (written by the instance that took the handoff; the content comes from the database). */
   absolutePath: string;
   content: string;
   /** How the successor's repository moved on since the document was written; null without git or when current. */
@@ -50,37 +51,33 @@ export function shiftDocumentUri(agentId: number): string {
 export async function getShiftDocument(options: GetShiftDocumentOptions): Promise<ShiftDocument> {
   const input = parseInput(getShiftDocumentInput, options);
   if (input.repoPath) assertMayNameFolders(currentCaller());
-  const writer = await readTransaction(async (tx) => {
+  const writer = await read(async (tx) => {
     const named = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     if (named.handoff) return named;
-    if (named.previousAgentId !== null) {
-      const previous = await loadAgent(tx, named.previousAgentId);
+    if (named.previous_agent_id !== null) {
+      const previous = await loadAgent(tx, named.previous_agent_id);
       if (previous.handoff) return previous;
     }
     throw new NotFound(
-      `agent ${shortIdOf(named.sessionId)} has no shift document: it has not handed off, and it continues from no agent that did; ` +
+      `agent ${shortIdOf(named.session_id)} has no shift document: it has not handed off, and it continues from no agent that did; ` +
         "give the id the injection prompt names (\"Continuing from Agent <id>\")",
     );
   });
-  const shortId = shortIdOf(writer.sessionId);
+  const shortId = shortIdOf(writer.session_id);
   const record = writer.handoff;
   if (!record) throw new NotFound(`agent ${shortId} has no shift document`);
-  const document = await readHandoffDocument(record.filePath);
+  const document = await readHandoffDocument(record.file_path, record.id);
   if (document.status !== "ok") {
     const reasons = {
       "no path": "its handoff names no document",
       outside: "its document path leaves Baton's data folder and is refused",
-      missing: `its document ${record.filePath} is missing from Baton's data folder`,
-      unreadable: `its document ${record.filePath} cannot be read`,
+      missing: `its document ${record.file_path} is missing from Baton's data folder`,
+      unreadable: `its document ${record.file_path} cannot be read`,
     } as const;
     throw new Conflict(`agent ${shortId}'s shift document cannot be served: ${reasons[document.status]}`);
   }
   const absolutePath = path.resolve(dataDir(), document.filePath);
-  const updated = await writeTransaction(async (tx) => {
-    const current = await tx.handoffRecord.findUnique({ where: { id: record.id } });
-    if (!current) throw new NotFound(`agent ${shortId}'s handoff record is gone`);
-    return recordDocumentRead(tx, current, new Date());
-  });
+  const updated = await write((tx) => recordDocumentRead(tx, record.id, new Date()));
   const recorded = parseGitState(updated.git);
   const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, [document.content]) : null;
   return { agent: toAgentView(writer), record: toHandoffRecordView(updated), filePath: document.filePath, absolutePath, content: document.content, staleness };

@@ -1,9 +1,10 @@
 /**
  * lib/agents: agents (one working session each: a session UUID, a persona, a project, a tmux
- * target) and their shift handoffs (`HandoffRecord`: the document on disk, the successor, the
- * injection prompt and its delivery). The only module that writes the `agents` and
- * `handoff_records` tables; one file per operation, each validating its input with zod and
- * running in one transaction. Server-only: doors import this barrel; client code imports the
+ * target) and their shift handoffs (`handoff_records`: the document, stored in the record and
+ * written to disk, the successor, the injection prompt and its delivery). The only module that
+ * writes the `agents` and `handoff_records` tables (lib/database, SQL both engines run; rows.ts
+ * holds their columns); one file per operation, each validating its input with zod and running
+ * in one transaction. Server-only: doors import this barrel; client code imports the
  * client-safe modules beside it (schemas.ts for enums and patterns, views.ts for view types,
  * agent-filters.ts for the /agents URL filters).
  */

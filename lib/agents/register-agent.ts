@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { isUniqueViolation, writeTransaction } from "../db";
+import { storedDate, write } from "../database";
 import { optionalProjectSchema } from "../handoffs/schemas";
 import { parseInput } from "../validation";
 import { sessionTakenConflict } from "./conflicts";
@@ -12,7 +12,8 @@ import {
   optionalTmuxTargetSchema,
   personaSlugSchema,
 } from "./schemas";
-import { toAgentView, type AgentView } from "./views";
+import { AGENT_RETURNING, toAgentView, type AgentRow } from "./rows";
+import type { AgentView } from "./views";
 import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
 const registerAgentInput = z.object({
@@ -40,23 +41,14 @@ export async function registerAgent(options: RegisterAgentOptions): Promise<Agen
   const input = parseInput(registerAgentInput, options);
   if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
   const sessionId = input.sessionId ?? randomUUID();
-  try {
-    const row = await writeTransaction((tx) =>
-      tx.agent.create({
-        data: {
-          sessionId,
-          personaSlug: input.personaSlug,
-          name: input.name ?? input.personaSlug,
-          project: input.project ?? null,
-          tmuxTarget: input.tmuxTarget ?? null,
-          contextPercent: input.contextPercent ?? null,
-          startedAt: new Date(),
-        },
-      }),
-    );
-    return toAgentView(row);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw sessionTakenConflict(sessionId);
-    throw error;
-  }
+  // A taken session id inserts nothing (rather than failing the statement, which on PostgreSQL would end the transaction).
+  const row = await write((tx) =>
+    tx.get<AgentRow>(
+      `INSERT INTO agents (session_id, persona_slug, name, project, tmux_target, context_percent, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING RETURNING ${AGENT_RETURNING}`,
+      [sessionId, input.personaSlug, input.name ?? input.personaSlug, input.project ?? null, input.tmuxTarget ?? null, input.contextPercent ?? null, storedDate()],
+    ),
+  );
+  if (!row) throw sessionTakenConflict(sessionId);
+  return toAgentView(row);
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { readTransaction } from "../db";
+import { read } from "../database";
 import { reportOnThisMachine } from "../git/compare";
 import { parseGitState, type GitReport } from "../git/types";
 
@@ -9,7 +9,7 @@ import { parseGitState, type GitReport } from "../git/types";
  * reported; null when nothing was recorded. `document` is the shift document, whose file paths count.
  */
 export async function shiftGitReport(recordId: number, document: string | null): Promise<GitReport | null> {
-  const record = await readTransaction((tx) => tx.handoffRecord.findUnique({ where: { id: recordId }, select: { git: true } }));
+  const record = await read((tx) => tx.get<{ git: string | null }>("SELECT git FROM handoff_records WHERE id = ?", [recordId]));
   const recorded = parseGitState(record?.git);
   return recorded ? reportOnThisMachine(recorded, document ? [document] : []) : null;
 }

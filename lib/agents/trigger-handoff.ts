@@ -1,19 +1,20 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { isUniqueViolation, readTransaction, writeTransaction } from "../db";
+import { read, storedDate, write } from "../database";
 import { gitStateForWrite } from "../git/read-state";
 import { repoPathSchema } from "../git/types";
 import { cleanText, type Redaction } from "../secrets";
 import { parseInput } from "../validation";
 import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
 import { handoffDocumentSchema } from "./handoff-document";
-import { loadAgent } from "./load";
+import { loadAgent, lockAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, shiftHandoffReasonSchema, optionalAgentNameSchema, optionalSessionIdSchema, optionalTmuxTargetSchema } from "./schemas";
 import { deliverRecord } from "./delivery";
 import { shiftDocumentUri } from "./get-shift-document";
-import { shortIdOf, toAgentView, toHandoffRecordView, type AgentView, type HandoffRecordView } from "./views";
+import { AGENT_RETURNING, RECORD_RETURNING, toAgentView, toHandoffRecordView, type AgentRow, type RecordRow } from "./rows";
+import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
 import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
 import { assertMayNameFolders, assertMayTypeIntoTmux, currentCaller } from "../caller";
 
@@ -70,11 +71,12 @@ export function injectionPromptFor(shortId: string, agentId: number, absolutePat
 }
 
 /**
- * Hands an active agent's work to a successor, all or nothing: writes the document, then in one
- * transaction creates the successor (same persona and project, continuing from the agent), the
- * handoff record, and ends the agent; if that fails the document is removed. Then the injection
- * prompt goes to the successor's tmux pane, each step of its delivery recorded (lib/agents/delivery.ts);
- * a failed delivery never undoes the handoff.
+ * Hands an active agent's work to a successor, all or nothing: writes the document's file, then
+ * in one transaction creates the successor (same persona and project, continuing from the agent),
+ * the handoff record (holding the document too, for every instance of a team server), and ends
+ * the agent; if that fails the file is removed. Then the injection prompt goes to the
+ * successor's tmux pane, each step of its delivery recorded (lib/agents/delivery.ts); a failed
+ * delivery never undoes the handoff.
  */
 export async function triggerHandoff(options: TriggerHandoffOptions): Promise<TriggeredHandoff> {
   const input = parseInput(triggerHandoffInput, options);
@@ -82,55 +84,46 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   if (input.repoPath) assertMayNameFolders(caller);
   if (input.successor.tmuxTarget) assertMayTypeIntoTmux(caller, "successor.tmuxTarget");
   // Refuse early, before anything is written; the transaction checks again.
-  const outgoing = await readTransaction(async (tx) => loadAgent(tx, await resolveAgentIdIn(tx, input.agentId)));
-  const shortId = shortIdOf(outgoing.sessionId);
+  const outgoing = await read(async (tx) => loadAgent(tx, await resolveAgentIdIn(tx, input.agentId)));
+  const shortId = shortIdOf(outgoing.session_id);
   if (outgoing.handoff) throw alreadyHandedOffConflict(shortId);
   if (outgoing.status !== "active") throw endedConflict(shortId, "hand off from");
 
-  // Before the file is written: the document goes to disk, to the successor and to other machines.
+  // Before the file is written: the document goes to disk, to the database, to the successor and to other machines.
   const { text: document, redactions } = cleanText("document", input.document);
   const now = new Date();
+  const at = storedDate(now);
   const successorSessionId = input.successor.sessionId ?? randomUUID();
-  const location = await writeHandoffDocument({ personaSlug: outgoing.personaSlug, shortId, at: now, document });
-  const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute, outgoing.personaSlug);
+  const location = await writeHandoffDocument({ personaSlug: outgoing.persona_slug, shortId, at: now, document });
+  const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute, outgoing.persona_slug);
   const tmuxTarget = input.successor.tmuxTarget ?? null;
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
 
   let committed: TriggeredHandoff;
   try {
-    committed = await writeTransaction(async (tx) => {
-      const current = await loadAgent(tx, outgoing.id);
+    committed = await write(async (tx) => {
+      // Locked: of two handoffs at once, the second waits here and then finds the first's record.
+      const current = await lockAgent(tx, outgoing.id);
       if (current.handoff) throw alreadyHandedOffConflict(shortId);
       if (current.status !== "active") throw endedConflict(shortId, "hand off from");
-      const successor = await tx.agent.create({
-        data: {
-          sessionId: successorSessionId,
-          personaSlug: current.personaSlug,
-          name: input.successor.name ?? current.name,
-          project: current.project,
-          tmuxTarget,
-          previousAgentId: current.id,
-          startedAt: now,
-        },
-      });
-      const record = await tx.handoffRecord.create({
-        data: {
-          agentId: current.id,
-          reason: input.reason,
-          filePath: location.relative,
-          injectionPrompt,
-          delivery: tmuxTarget ? null : "no target",
-          deliveryState: "queued",
-          createdAt: now,
-          git: git ? JSON.stringify(git) : null,
-        },
-      });
-      const ended = await tx.agent.update({ where: { id: current.id }, data: { status: "ended", endedAt: now } });
-      return { record: toHandoffRecordView(record), agent: toAgentView(ended), successor: toAgentView(successor), redactions };
+      // A taken session id or a record already there insert nothing: a failed statement would end the transaction on PostgreSQL.
+      const successor = await tx.get<AgentRow>(
+        `INSERT INTO agents (session_id, persona_slug, name, project, tmux_target, previous_agent_id, started_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING RETURNING ${AGENT_RETURNING}`,
+        [successorSessionId, current.persona_slug, input.successor.name ?? current.name, current.project, tmuxTarget, current.id, at],
+      );
+      if (!successor) throw sessionTakenConflict(successorSessionId);
+      const record = await tx.get<RecordRow>(
+        `INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at, git)
+         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT (agent_id) DO NOTHING RETURNING ${RECORD_RETURNING}`,
+        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null],
+      );
+      if (!record) throw alreadyHandedOffConflict(shortId);
+      const ended = await tx.get<AgentRow>(`UPDATE agents SET status = 'ended', ended_at = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [at, current.id]);
+      return { record: toHandoffRecordView(record), agent: toAgentView(ended!), successor: toAgentView(successor), redactions };
     });
   } catch (error) {
     await removeHandoffDocument(location);
-    if (isUniqueViolation(error)) throw sessionTakenConflict(successorSessionId);
     throw error;
   }
 

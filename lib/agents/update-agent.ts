@@ -1,14 +1,15 @@
 import "server-only";
 import { z } from "zod";
-import { writeTransaction } from "../db";
+import { storedDate, write } from "../database";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { endedConflict } from "./conflicts";
 import { recordSuccessorActed } from "./delivery";
-import { loadAgent } from "./load";
+import { lockAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, contextPercentSchema, nullableTmuxTargetSchema } from "./schemas";
-import { toAgentView, type AgentView } from "./views";
+import { AGENT_RETURNING, toAgentView, type AgentRow } from "./rows";
+import type { AgentView } from "./views";
 import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
 export const updateAgentInput = z.object({
@@ -37,19 +38,18 @@ export async function updateAgent(options: UpdateAgentOptions): Promise<AgentVie
       contextPercent: ["give contextPercent and/or tmuxTarget"],
     });
   }
-  return writeTransaction(async (tx) => {
+  return write(async (tx) => {
     const id = await resolveAgentIdIn(tx, input.agentId);
-    const agent = await loadAgent(tx, id);
-    if (agent.status !== "active") throw endedConflict(agent.sessionId.slice(0, 8), "update");
-    const row = await tx.agent.update({
-      where: { id },
-      data: {
-        ...(input.contextPercent !== undefined && { contextPercent: input.contextPercent }),
-        ...(input.tmuxTarget !== undefined && { tmuxTarget: input.tmuxTarget }),
-      },
-    });
+    const agent = await lockAgent(tx, id);
+    if (agent.status !== "active") throw endedConflict(agent.session_id.slice(0, 8), "update");
+    // What was not reported keeps its value (read under the row's lock).
+    const row = await tx.get<AgentRow>(`UPDATE agents SET context_percent = ?, tmux_target = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [
+      input.contextPercent ?? agent.context_percent,
+      input.tmuxTarget === undefined ? agent.tmux_target : input.tmuxTarget,
+      id,
+    ]);
     // A successor's first report is its first act on the handoff it continues from.
-    if (input.contextPercent !== undefined) await recordSuccessorActed(tx, agent.previousAgentId, new Date());
-    return toAgentView(row);
+    if (input.contextPercent !== undefined) await recordSuccessorActed(tx, agent.previous_agent_id, new Date());
+    return toAgentView(row!);
   });
 }

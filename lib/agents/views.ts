@@ -1,4 +1,3 @@
-import type { Agent, HandoffRecord } from "../generated/prisma/client";
 import type { DeliveryState } from "./delivery-states";
 import type { AgentStatus, ShiftHandoffReason } from "./schemas";
 
@@ -54,43 +53,4 @@ export type ChainNode = AgentDetail;
 
 export function shortIdOf(sessionId: string): string {
   return sessionId.slice(0, 8);
-}
-
-export function toAgentView(row: Agent): AgentView {
-  return {
-    id: row.id,
-    sessionId: row.sessionId,
-    shortId: shortIdOf(row.sessionId),
-    personaSlug: row.personaSlug,
-    name: row.name,
-    project: row.project,
-    status: row.status as AgentStatus,
-    tmuxTarget: row.tmuxTarget,
-    contextPercent: row.contextPercent,
-    previousAgentId: row.previousAgentId,
-    startedAt: row.startedAt.toISOString(),
-    endedAt: row.endedAt?.toISOString() ?? null,
-  };
-}
-
-export function toHandoffRecordView(row: HandoffRecord): HandoffRecordView {
-  return {
-    id: row.id,
-    agentId: row.agentId,
-    reason: row.reason as ShiftHandoffReason,
-    filePath: row.filePath,
-    injectionPrompt: row.injectionPrompt,
-    delivery: row.delivery as DeliveryOutcome | null,
-    deliveryState: row.deliveryState as DeliveryState | null,
-    deliveryAttempts: row.deliveryAttempts,
-    typedAt: row.typedAt?.toISOString() ?? null,
-    submittedAt: row.submittedAt?.toISOString() ?? null,
-    readAt: row.readAt?.toISOString() ?? null,
-    actedAt: row.actedAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-  };
-}
-
-export function toAgentDetail(row: Agent & { handoff: HandoffRecord | null }): AgentDetail {
-  return { ...toAgentView(row), handoff: row.handoff ? toHandoffRecordView(row.handoff) : null };
 }
