@@ -1,9 +1,10 @@
 import "server-only";
-import { readTransaction } from "../db";
+import { read } from "../database";
 import type { AgentFilters } from "../agents/agent-filters";
 import { chainLengthOf, loadChainLinks } from "../agents/chain-links";
 import { isDeliveryStalled } from "../agents/delivery-states";
-import { toAgentDetail, type AgentDetail, type HandoffRecordView } from "../agents/views";
+import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "../agents/rows";
+import type { AgentDetail, HandoffRecordView } from "../agents/views";
 
 export const CHAINS_PAGE_SIZE = 50;
 /** Predecessors shown folded under a chain's latest agent; the agent's own page shows the whole chain. */
@@ -28,24 +29,6 @@ export type AgentChain = {
 
 export type AgentChainPage = { chains: AgentChain[]; total: number; page: number; pageCount: number; perPage: number };
 
-type IdRow = { id: bigint | number };
-
-/** The filters as SQL on an alias (`a` or `s`): the same conditions for an agent and for its successor. */
-function filterSql(alias: string, filters: AgentFilters): { sql: string; args: string[] } {
-  const parts: string[] = [];
-  const args: string[] = [];
-  for (const [column, value] of [
-    ["status", filters.status],
-    ["persona_slug", filters.persona],
-    ["project", filters.project],
-  ] as const) {
-    if (value === undefined) continue;
-    parts.push(`${alias}.${column} = ?`);
-    args.push(value);
-  }
-  return { sql: parts.length ? parts.join(" AND ") : "1", args };
-}
-
 /**
  * /agents grouped by continuity chain. A chain is listed by its latest agent among those the
  * filters keep (an agent none of whose successors the filters keep), active chains first, newest
@@ -55,21 +38,18 @@ function filterSql(alias: string, filters: AgentFilters): { sql: string; args: s
 export async function findAgentChains(filters: AgentFilters): Promise<AgentChainPage> {
   const page = filters.page ?? 1;
   const perPage = CHAINS_PAGE_SIZE;
-  const own = filterSql("a", filters);
-  const successor = filterSql("s", filters);
-  const latestSql = `FROM agents a WHERE ${own.sql} AND NOT EXISTS (SELECT 1 FROM agents s WHERE s.previous_agent_id = a.id AND ${successor.sql})`;
-  return readTransaction(async (tx) => {
-    const [[{ total }], latestRows] = await Promise.all([
-      tx.$queryRawUnsafe<{ total: bigint | number }[]>(`SELECT COUNT(*) AS total ${latestSql}`, ...own.args, ...successor.args),
-      tx.$queryRawUnsafe<IdRow[]>(
-        `SELECT a.id AS id ${latestSql} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`,
-        ...own.args,
-        ...successor.args,
-        perPage,
-        (page - 1) * perPage,
-      ),
+  const own = agentFilterSql("a", filters);
+  const successor = agentFilterSql("s", filters);
+  const latestSql = `FROM agents a WHERE ${own ? `${own.sql} AND ` : ""}NOT EXISTS (SELECT 1 FROM agents s WHERE s.previous_agent_id = a.id${successor ? ` AND ${successor.sql}` : ""})`;
+  const values = [...(own?.values ?? []), ...(successor?.values ?? [])];
+  return read(async (tx) => {
+    const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total ${latestSql}`, values);
+    const latestRows = await tx.rows<[number]>(`SELECT a.id ${latestSql} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`, [
+      ...values,
+      perPage,
+      (page - 1) * perPage,
     ]);
-    const latestIds = latestRows.map((row) => Number(row.id));
+    const latestIds = latestRows.map(([id]) => id);
     const links = await loadChainLinks(tx, latestIds);
     const { previousOf } = links;
 
@@ -87,8 +67,8 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
       }
       shownOf.set(id, chain);
     }
-    const rows = await tx.agent.findMany({ where: { id: { in: [...needed] } }, include: { handoff: true } });
-    const byId = new Map(rows.map((row) => [row.id, toAgentDetail(row)]));
+    const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD} WHERE a.id IN ${idListSql(tx)}`, [JSON.stringify([...needed])]);
+    const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
     const listed = (id: number): ListedAgent => {
       const agent = byId.get(id)!;
       const arrival = agent.previousAgentId === null ? null : (byId.get(agent.previousAgentId)?.handoff ?? null);
@@ -98,7 +78,7 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
         stalledArrival: arrival && isDeliveryStalled(arrival) ? arrival : null,
       };
     };
-    const count = Number(total);
+    const count = counted?.total ?? 0;
     return {
       chains: latestIds.map((id) => ({
         latest: listed(id),

@@ -1,13 +1,13 @@
 import "server-only";
 import { isDeliveryStalled } from "../agents/delivery-states";
+import { AGENT_COLUMNS, idListSql, JOINED_RECORD_COLUMNS, joinedRecordOf, toAgentView, toHandoffRecordView, type AgentRow, type JoinedAgentRow } from "../agents/rows";
 import type { AgentView, HandoffRecordView } from "../agents/views";
 import { latestChangeSeq } from "../changes";
 import { findWaitingHandoffs, type WaitingHandoff } from "../handoffs/attention";
 import { gitReportOf } from "../handoffs/get-handoff";
 import type { ClientSide } from "../handoffs/schemas";
 import { toHandoffView, type HandoffRow } from "../handoffs/views";
-import { read } from "../sqlite";
-import { AGENT_COLUMNS, agentViewOf, RECORD_COLUMNS, recordViewOf, type AgentRow, type RecordRow } from "./agent-rows";
+import { read, type Tx } from "../database";
 import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
 
 /**
@@ -71,31 +71,32 @@ type QuestionRow = {
   from_client: string;
   content: string;
   created_at: string;
-  number: number;
+  entry_number: number;
 };
 
-function waitingQuestions(): WaitingQuestion[] {
-  const rows = read(
-    (tx) =>
-      tx
-        .statement(
-          `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_CHARACTERS + 1}) AS content, e.created_at,
-             (SELECT COUNT(*) FROM handoff_entries n WHERE n.handoff_id = h.id AND n.seq <= e.seq) AS number
-           FROM (SELECT id, title, project, chat_last_seen, code_last_seen FROM handoffs
-                 WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?) h
-           JOIN handoff_entries e ON e.handoff_id = h.id AND e.seq > MIN(h.chat_last_seen, h.code_last_seen)
-           WHERE e.type = 'question'
-             AND e.seq > CASE e.from_client WHEN 'chat' THEN h.code_last_seen ELSE h.chat_last_seen END
-           ORDER BY e.seq DESC LIMIT ?`,
-        )
-        .all(QUESTION_SCAN_HANDOFFS, MAX_QUESTIONS) as QuestionRow[],
+/**
+ * Questions not yet seen by the side they are for, among the QUESTION_SCAN_HANDOFFS most
+ * recently active handoffs: each thread's range of entries past the lower of its two cursors.
+ */
+async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
+  const rows = await tx.all<QuestionRow>(
+    `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_CHARACTERS + 1}) AS content, e.created_at,
+       (SELECT COUNT(*) FROM handoff_entries n WHERE n.handoff_id = h.id AND n.seq <= e.seq) AS entry_number
+     FROM (SELECT id, title, project, chat_last_seen, code_last_seen FROM handoffs
+           WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?) h
+     JOIN handoff_entries e ON e.handoff_id = h.id
+       AND e.seq > CASE WHEN h.chat_last_seen < h.code_last_seen THEN h.chat_last_seen ELSE h.code_last_seen END
+     WHERE e.type = 'question'
+       AND e.seq > CASE e.from_client WHEN 'chat' THEN h.code_last_seen ELSE h.chat_last_seen END
+     ORDER BY e.seq DESC LIMIT ?`,
+    [QUESTION_SCAN_HANDOFFS, MAX_QUESTIONS],
   );
   return rows.map((row) => ({
     handoffId: row.id,
     title: row.title,
     project: row.project,
     seq: row.seq,
-    number: row.number,
+    number: row.entry_number,
     waitingFor: row.from_client === "chat" ? "code" : "chat",
     excerpt: row.content.length > EXCERPT_CHARACTERS ? `${row.content.slice(0, EXCERPT_CHARACTERS).trimEnd()}…` : row.content,
     askedAt: new Date(row.created_at).toISOString(),
@@ -107,30 +108,37 @@ function waitingQuestions(): WaitingQuestion[] {
  * successor is still at work (an ended one no longer needs it), and active agents near their
  * context limit.
  */
-function stalledDeliveries(): { deliveries: StalledDelivery[]; nearLimit: AgentView[] } {
-  return read((tx) => {
-    const records = tx
-      .statement(
-        `SELECT ${AGENT_COLUMNS}, ${RECORD_COLUMNS} FROM handoff_records r JOIN agents a ON a.id = r.agent_id
-         WHERE r.delivery_state IN ('failed', 'queued', 'typed') ORDER BY r.created_at DESC`,
-      )
-      .all() as (AgentRow & RecordRow)[];
-    const stalled = records.map((row) => ({ agent: agentViewOf(row), record: recordViewOf(row) })).filter(({ record }) => isDeliveryStalled(record));
-    const successors = stalled.length
-      ? (tx
-          .statement(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.previous_agent_id IN (SELECT value FROM json_each(?)) ORDER BY a.id`)
-          .all(JSON.stringify(stalled.map(({ agent }) => agent.id))) as AgentRow[])
-      : [];
-    const successorOf = new Map<number, AgentView>();
-    for (const row of successors) if (row.previous_agent_id !== null && !successorOf.has(row.previous_agent_id)) successorOf.set(row.previous_agent_id, agentViewOf(row));
-    const deliveries = stalled
-      .map((delivery) => ({ ...delivery, successor: successorOf.get(delivery.agent.id) ?? null }))
-      .filter((delivery) => delivery.successor === null || delivery.successor.status === "active");
-    const nearLimit = tx
-      .statement(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.status = 'active' AND a.context_percent >= ? ORDER BY a.context_percent DESC, a.id DESC`)
-      .all(CONTEXT_NEAR_LIMIT_PERCENT) as AgentRow[];
-    return { deliveries, nearLimit: nearLimit.map(agentViewOf) };
-  });
+async function stalledDeliveries(tx: Tx): Promise<{ deliveries: StalledDelivery[]; nearLimit: AgentView[] }> {
+  const records = await tx.all<JoinedAgentRow>(
+    `SELECT ${AGENT_COLUMNS}, ${JOINED_RECORD_COLUMNS} FROM handoff_records r JOIN agents a ON a.id = r.agent_id
+     WHERE r.delivery_state IN ('failed', 'queued', 'typed') ORDER BY r.created_at DESC`,
+  );
+  const stalled = records
+    .map((row) => ({ agent: toAgentView(row), record: toHandoffRecordView(joinedRecordOf(row)!) }))
+    .filter(({ record }) => isDeliveryStalled(record));
+  const successors = stalled.length
+    ? await tx.all<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.previous_agent_id IN ${idListSql(tx)} ORDER BY a.id`, [
+        JSON.stringify(stalled.map(({ agent }) => agent.id)),
+      ])
+    : [];
+  const successorOf = new Map<number, AgentView>();
+  for (const row of successors) if (row.previous_agent_id !== null && !successorOf.has(row.previous_agent_id)) successorOf.set(row.previous_agent_id, toAgentView(row));
+  const deliveries = stalled
+    .map((delivery) => ({ ...delivery, successor: successorOf.get(delivery.agent.id) ?? null }))
+    .filter((delivery) => delivery.successor === null || delivery.successor.status === "active");
+  const nearLimit = await tx.all<AgentRow>(
+    `SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.status = 'active' AND a.context_percent >= ? ORDER BY a.context_percent DESC, a.id DESC`,
+    [CONTEXT_NEAR_LIMIT_PERCENT],
+  );
+  return { deliveries, nearLimit: nearLimit.map(toAgentView) };
+}
+
+/** The most recently active handoffs, the window staleness is looked for in. */
+function recentHandoffs(tx: Tx): Promise<HandoffRow[]> {
+  return tx.all<HandoffRow>(
+    "SELECT id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at FROM handoffs WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?",
+    [STALE_SCAN_HANDOFFS],
+  );
 }
 
 type StaleCheck = { at: number; updatedAt: string; result: StaleHandoff | null };
@@ -141,15 +149,7 @@ const staleChecks = new Map<string, StaleCheck>();
  * machine) has moved on: the same comparison the thread page shows (lib/handoffs gitReportOf),
  * on the title and recorded files (files named only in entries show on the thread page).
  */
-async function staleHandoffs(): Promise<StaleHandoff[]> {
-  const rows = read(
-    (tx) =>
-      tx
-        .statement(
-          "SELECT id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at FROM handoffs WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?",
-        )
-        .all(STALE_SCAN_HANDOFFS) as HandoffRow[],
-  );
+async function staleHandoffs(rows: HandoffRow[]): Promise<StaleHandoff[]> {
   const now = Date.now();
   const results = await Promise.all(
     rows.map(async (row) => {
@@ -171,10 +171,14 @@ async function staleHandoffs(): Promise<StaleHandoff[]> {
 }
 
 async function computeAttention(): Promise<Attention> {
-  const questions = waitingQuestions();
+  // One snapshot for the desk's own reads; git (staleness) runs after it.
+  const { questions, deliveries, nearLimit, recent } = await read(async (tx) => ({
+    questions: await waitingQuestions(tx),
+    ...(await stalledDeliveries(tx)),
+    recent: await recentHandoffs(tx),
+  }));
   const asked = new Set(questions.map((question) => `${question.handoffId} ${question.waitingFor}`));
-  const { deliveries, nearLimit } = stalledDeliveries();
-  const [unread, stale] = await Promise.all([findWaitingHandoffs({ limit: MAX_WAITING }), staleHandoffs()]);
+  const [unread, stale] = await Promise.all([findWaitingHandoffs({ limit: MAX_WAITING }), staleHandoffs(recent)]);
   const waiting = unread.filter((item) => !asked.has(`${item.handoff.id} ${item.waitingFor}`));
   return {
     questions,
@@ -197,8 +201,8 @@ export const ATTENTION_REUSE_MS = 10_000;
 let held: { seq: number; at: number; attention: Promise<Attention> } | null = null;
 
 /** Everything that needs the operator now. Read-only; git runs only for recently active handoffs with a recorded repository. */
-export function findAttention(): Promise<Attention> {
-  const seq = latestChangeSeq();
+export async function findAttention(): Promise<Attention> {
+  const seq = await latestChangeSeq();
   const now = Date.now();
   if (held && held.seq === seq && now - held.at < ATTENTION_REUSE_MS) return held.attention;
   const attention = computeAttention();

@@ -1,8 +1,10 @@
 import "server-only";
-import { read } from "../sqlite";
+import { read } from "../database";
 
 /** No handoff and no agent yet: the desk then leads with how to connect Claude. */
-export function isFirstRun(): boolean {
-  const row = read((tx) => tx.statement("SELECT NOT EXISTS (SELECT 1 FROM handoffs) AND NOT EXISTS (SELECT 1 FROM agents) AS first").get()) as { first: number };
-  return row.first === 1;
+export async function isFirstRun(): Promise<boolean> {
+  const row = await read((tx) =>
+    tx.get<{ is_first: number }>("SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM handoffs) AND NOT EXISTS (SELECT 1 FROM agents) THEN 1 ELSE 0 END AS is_first"),
+  );
+  return row?.is_first === 1;
 }
