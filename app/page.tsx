@@ -61,9 +61,9 @@ async function Attention() {
  * answer 404 (an unknown /handoffs/<id>) would answer 200. The history loads behind its own
  * Suspense boundary instead.
  */
-export default function HomePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function HomePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   // Read before the history loads: a change written meanwhile is then replayed to the page.
-  const since = latestChangeSeq();
+  const since = await latestChangeSeq();
   return (
     <>
       <PageHeader
@@ -71,7 +71,7 @@ export default function HomePage({ searchParams }: { searchParams: Promise<Recor
         description="What needs you first, then every thread between chat (decisions) and code (implementation). Updates as agents write."
       />
       <LiveUpdates scope={{ kind: "desk" }} since={since} />
-      {isFirstRun() ? (
+      {(await isFirstRun()) ? (
         <FirstRun />
       ) : (
         <Suspense fallback={<Skeleton label="what needs you" rows={2} />}>

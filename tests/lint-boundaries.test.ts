@@ -30,11 +30,11 @@ describe("client boundary", () => {
   });
 
   it("refuses any components/** file importing the database layer, however the path is spelled", async () => {
-    expect(await problems('import { db } from "../../lib/db";\nexport const f = db;\n', "components/probe/probe.tsx")).toEqual([
-      expect.stringMatching(/^baton\/client-boundary: "\.\.\/\.\.\/lib\/db" reaches server code \(lib\/db\.ts/),
+    expect(await problems('import { write } from "../../lib/database";\nexport const f = write;\n', "components/probe/probe.tsx")).toEqual([
+      expect.stringMatching(/^baton\/client-boundary: "\.\.\/\.\.\/lib\/database" reaches server code \(lib\/database\/index\.ts/),
     ]);
-    expect(await problems('import { read } from "@/lib/sqlite";\nexport const f = read;\n', "components/probe.tsx")).toEqual([
-      expect.stringMatching(/reaches server code \(lib\/sqlite\.ts\)/),
+    expect(await problems('import { openSqlite } from "@/lib/database/sqlite";\nexport const f = openSqlite;\n', "components/probe.tsx")).toEqual([
+      expect.stringMatching(/reaches server code \(lib\/database\/sqlite\.ts/),
     ]);
     expect(await problems('import fs from "node:fs";\nexport const f = fs;\n', "components/probe.tsx")).toEqual([
       expect.stringMatching(/"node:fs" reaches server code/),
@@ -65,12 +65,11 @@ describe("the generated Prisma client", () => {
   const valueImport = 'import { PrismaClient } from "../generated/prisma/client";\nexport const C = PrismaClient;\n';
   const typeImport = 'import type { Agent } from "../generated/prisma/client";\nexport type A = Agent;\n';
 
-  it("is imported only by lib/db.ts; lib/agents may name its types", async () => {
-    expect(await problems(valueImport, "lib/formats/probe.ts")).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: .*Only lib\/db\.ts touches the generated Prisma client/)]);
+  it("is imported by nothing: the domain reaches its data through lib/database", async () => {
+    expect(await problems(valueImport, "lib/formats/probe.ts")).toEqual([expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: Nothing at run time uses a generated Prisma client/)]);
     expect(await problems(typeImport, "lib/formats/probe.ts")).toHaveLength(1);
-    expect(await problems(valueImport, "lib/agents/probe.ts")).toEqual([expect.stringMatching(/lib\/agents may import the generated client's types only/)]);
-    expect(await problems(typeImport, "lib/agents/probe.ts")).toEqual([]);
-    expect(await problems('import { PrismaClient } from "./generated/prisma/client";\nexport const C = PrismaClient;\n', "lib/db.ts")).toEqual([]);
+    expect(await problems(valueImport, "lib/agents/probe.ts")).toHaveLength(1);
+    expect(await problems('import { PrismaClient } from "./generated/prisma/client";\nexport const C = PrismaClient;\n', "lib/database/probe.ts")).toHaveLength(1);
   });
 });
 

@@ -20,9 +20,9 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
  * No loading.tsx for /agents: it would stream /agents/<id> too, and an unknown agent would
  * answer 200 instead of 404. The list loads behind its own Suspense boundary instead.
  */
-export default function AgentsPage({ searchParams }: { searchParams: SearchParams }) {
+export default async function AgentsPage({ searchParams }: { searchParams: SearchParams }) {
   // Read before the list loads: a change written meanwhile is then replayed to the page.
-  const since = latestChangeSeq();
+  const since = await latestChangeSeq();
   return (
     <>
       <PageHeader

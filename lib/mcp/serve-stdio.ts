@@ -79,6 +79,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   await server.connect(transport);
   answerUnreadableLines(transport);
   process.stdin.once("end", () => void server.close());
-  log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${databaseFile()}`);
+  log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${describeDatabase()}`);
   await closed;
 }

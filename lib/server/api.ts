@@ -121,10 +121,10 @@ function formatRoutes(api: Hono<BatonEnv>): void {
     return jsonRoute(() => importDocument(options), 201);
   });
   /** A stored bundle's bytes, checked against their SHA-256; `?download=1` saves it. Blobs never change. */
-  api.get("/api/artifacts/:id", (c) => {
+  api.get("/api/artifacts/:id", async (c) => {
     const id = c.req.param("id");
     try {
-      const bytes = readBlob(id);
+      const bytes = await readBlob(id);
       const download = c.req.query("download") === "1";
       return new Response(new Uint8Array(bytes), {
         headers: {
@@ -143,19 +143,19 @@ const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_att
 
 function liveRoutes(api: Hono<BatonEnv>): void {
   /** Server-Sent Events: `?after=&handoff=&agent=&subject=`; replays after `after` (or Last-Event-ID), then streams. */
-  api.get("/api/events", (c) => {
+  api.get("/api/events", async (c) => {
     try {
       const request = eventsRequestOf(new URL(c.req.url), c.req.header("last-event-id") ?? null);
-      return new Response(changeStream(request, c.req.raw.signal), { headers: EVENT_STREAM_HEADERS });
+      return new Response(await changeStream(request, c.req.raw.signal), { headers: EVENT_STREAM_HEADERS });
     } catch (error) {
       return errorResponse(error);
     }
   });
   /** What browser notifications start from: the latest change seq and the webhook deliveries that gave up since `after_attempt`. */
-  api.get("/api/notifications", (c) => {
+  api.get("/api/notifications", async (c) => {
     try {
       const parsed = parseInput(notificationsQuery, { after_attempt: c.req.query("after_attempt") });
-      return Response.json({ changeSeq: latestChangeSeq(), ...failedDeliveriesSince(parsed.after_attempt) }, { headers: { "cache-control": "no-store" } });
+      return Response.json({ changeSeq: await latestChangeSeq(), ...(await failedDeliveriesSince(parsed.after_attempt)) }, { headers: { "cache-control": "no-store" } });
     } catch (error) {
       return errorResponse(error);
     }
@@ -233,7 +233,7 @@ function oauthRoutes(api: Hono<BatonEnv>): void {
           if (error instanceof Invalid) throw new InvalidClientMetadataError(`registration: ${error.message}`);
           throw error;
         }
-        return oauthJson(registerClient(body), 201);
+        return oauthJson(await registerClient(body), 201);
       } catch (error) {
         return oauthErrorResponse(error);
       }
@@ -242,7 +242,7 @@ function oauthRoutes(api: Hono<BatonEnv>): void {
   /** The token endpoint (form-encoded, as OAuth requires); the code or refresh token is the credential. */
   api.post("/oauth/token", async (c) => {
     try {
-      return oauthJson(tokenRequest(await formBody(c, "token")));
+      return oauthJson(await tokenRequest(await formBody(c, "token")));
     } catch (error) {
       return oauthErrorResponse(error);
     }
@@ -250,7 +250,7 @@ function oauthRoutes(api: Hono<BatonEnv>): void {
   /** Token revocation (RFC 7009): 200 whether or not the token existed. */
   api.post("/oauth/revoke", async (c) => {
     try {
-      revokeOAuthToken(await formBody(c, "revocation"));
+      await revokeOAuthToken(await formBody(c, "revocation"));
       return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
     } catch (error) {
       return oauthErrorResponse(error);

@@ -86,7 +86,7 @@ async function HandoffSection({ agent }: { agent: AgentDetail }) {
 export default async function AgentPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   // Read before the chain: a change written while the page renders is then replayed to it.
-  const since = latestChangeSeq();
+  const since = await latestChangeSeq();
   const chain = await chainOf(id);
   const agent = chain.agent;
   const predecessor = chain.predecessors.at(-1);

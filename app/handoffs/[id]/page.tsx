@@ -65,10 +65,10 @@ export default async function ThreadPage({ params, searchParams }: Props) {
   const [{ id }, search] = await Promise.all([params, searchParams]);
   const viewingAs = sideOf(search.as);
   // Read before the thread: a change written while the page renders is then replayed to it.
-  const since = latestChangeSeq();
+  const since = await latestChangeSeq();
   const thread = await loadLatestPage(id, viewingAs);
   const provenance = await getProvenance({ id });
-  const kept = provenance.keptBundle ? readBundle(provenance.keptBundle.id) : null;
+  const kept = provenance.keptBundle ? await readBundle(provenance.keptBundle.id) : null;
   return (
     <>
       {search.created === "1" && <CreatedBanner handoffId={id} redacted={Number(search.redacted) || 0} />}

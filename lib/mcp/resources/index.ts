@@ -186,13 +186,13 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
     const uri = request.params.uri;
     const filter = filterOf(uri);
     if (!subscribed.has(uri)) {
-      // Loaded on the first subscription: the feed opens the direct SQLite connection.
+      // Loaded on the first subscription: the feed opens its connection (and, on PostgreSQL, its LISTEN).
       const { subscribe } = await import("../../changes/feed");
       // One write is often several changes (an entry and its handoff's updated_at, a record
       // created then stamped): the feed hands over all of a transaction's rows in one synchronous
       // pass, so they are gathered until the next microtask and notified once.
       let pending = false;
-      const subscription = subscribe({ filter }, () => {
+      const subscription = await subscribe({ filter }, () => {
         if (pending) return;
         pending = true;
         queueMicrotask(() => {
