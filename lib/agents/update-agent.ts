@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { storedDate, write } from "../database";
+import { write } from "../database";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { endedConflict } from "./conflicts";
