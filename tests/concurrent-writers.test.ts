@@ -1,16 +1,17 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import { expect, it } from "vitest";
 import { pruneChanges } from "../lib/changes";
-import { databaseFile } from "../lib/config";
-import { db } from "../lib/db";
-import { createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
-import { BUSY_TIMEOUT_MS, sql, write } from "../lib/sqlite";
+import { databaseFile, databaseUrl } from "../lib/config";
+import { BUSY_TIMEOUT_MS, read, write } from "../lib/database";
+import { addEntry, createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
 
 const run = promisify(execFile);
 const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
 const PER_PROCESS = 150;
+const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
 
 it("several processes append to the same threads at once without losing or duplicating an entry", async () => {
   const a = await createHandoff({ title: "shared a", content: "start" });
@@ -45,15 +46,19 @@ it("several processes append to the same threads at once without losing or dupli
   const allSeqs = perProcess.flat();
   expect(new Set(allSeqs).size).toBe(allSeqs.length);
 
-  const prisma = await db();
-  const stored = await prisma.entry.findMany({
-    where: { handoffId: { in: [a.handoff.id, b.handoff.id] }, seq: { in: allSeqs } },
-    orderBy: { seq: "asc" },
-  });
-  expect(stored).toHaveLength(sides.length * PER_PROCESS);
+  const stored = await read((tx) => tx.rows<[number]>("SELECT seq FROM handoff_entries WHERE handoff_id IN (?, ?) ORDER BY seq", [a.handoff.id, b.handoff.id]));
+  // Every reported seq is stored, besides the two first entries.
+  expect(stored.map(([seq]) => seq)).toEqual([a.entries[0].seq, b.entries[0].seq, ...allSeqs.sort((x, y) => x - y)]);
   const threadA = await getHandoff({ id: a.handoff.id });
   expect(threadA.entries).toHaveLength(1 + (sides.length * PER_PROCESS) / 2);
+  // Appends to one handoff wait for each other (its row lock on PostgreSQL), so its seqs follow
+  // commit order: each side's cursor, moved by its last committed append, is its highest seq.
+  const highestTo = (side: string, handoff: "a" | "b") =>
+    Math.max(...perProcess.filter((_, index) => sides[index] === side).flatMap((seqs) => seqs.filter((_, index) => index % 2 === (handoff === "a" ? 0 : 1))));
+  expect(threadA.handoff).toMatchObject({ chatLastSeen: highestTo("chat", "a"), codeLastSeen: highestTo("code", "a") });
 });
+
+const busyTimeout = () => read(async (tx) => (await tx.get<{ timeout: number }>("PRAGMA busy_timeout"))!.timeout);
 
 /** Another process that takes the write lock and holds it for 400 ms; resolves once it holds it. */
 async function lockHolder() {
@@ -67,22 +72,50 @@ async function lockHolder() {
   return { exited: new Promise((resolve) => holder.once("exit", resolve)) };
 }
 
-it("a write waits for a lock another process holds, takes it once released, and leaves SQLite's busy timeout as it was", async () => {
+it.runIf(onSqlite)("a write waits for a lock another process holds, takes it once released, and leaves SQLite's busy timeout as it was", async () => {
   const { handoff } = await createHandoff({ title: "locked", content: "start" });
   const holder = await lockHolder();
   const started = performance.now();
-  const seq = write((tx) => (tx.statement("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, 'chat', 'progress', 'after the lock', '2026-01-01T00:00:00.000+00:00') RETURNING seq").get(handoff.id) as { seq: number }).seq);
+  const inserted = await write((tx) =>
+    tx.get<{ seq: number }>(
+      "INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, 'chat', 'progress', 'after the lock', '2026-01-01T00:00:00.000+00:00') RETURNING seq",
+      [handoff.id],
+    ),
+  );
   const waited = performance.now() - started;
-  expect(seq).toBeGreaterThan(0);
+  expect(inserted?.seq).toBeGreaterThan(0);
   expect(waited).toBeGreaterThan(250);
-  expect(sql().connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
+  expect(await busyTimeout()).toBe(BUSY_TIMEOUT_MS);
   await holder.exited;
 });
 
-it("housekeeping that waits at most 50 ms for the lock gives up with SQLITE_BUSY instead of blocking", async () => {
+it.runIf(onSqlite)("housekeeping that waits at most 50 ms for the lock gives up with SQLITE_BUSY instead of blocking", async () => {
   const holder = await lockHolder();
   // The holder keeps the lock for 400 ms: a throw means the prune gave up before then.
-  expect(() => pruneChanges({ keepRows: 0, waitMs: 50 })).toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }));
-  expect(sql().connection.pragma("busy_timeout", { simple: true })).toBe(BUSY_TIMEOUT_MS);
+  await expect(pruneChanges({ keepRows: 0, waitMs: 50 })).rejects.toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }));
+  expect(await busyTimeout()).toBe(BUSY_TIMEOUT_MS);
   await holder.exited;
+});
+
+it.runIf(!onSqlite)("an append waits for the handoff's row lock another connection holds, and a close taken meanwhile refuses it", async () => {
+  const { handoff } = await createHandoff({ title: "row locked", content: "start" });
+  const other = new pg.Client({ connectionString: databaseUrl() });
+  await other.connect();
+  try {
+    await other.query("BEGIN");
+    await other.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [handoff.id]);
+    const started = performance.now();
+    const appended = addEntry({ id: handoff.id, type: "progress", content: "after the lock" });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The other connection closes the thread while the append waits: the append sees it completed.
+    await other.query("DELETE FROM handoff_entries WHERE handoff_id = $1", [handoff.id]);
+    await other.query("UPDATE handoffs SET status = 'completed' WHERE id = $1", [handoff.id]);
+    await other.query("COMMIT");
+    await expect(appended).rejects.toThrow(/is completed/);
+    expect(performance.now() - started).toBeGreaterThan(350);
+    const left = await read((tx) => tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ?", [handoff.id]));
+    expect(left?.count).toBe(0);
+  } finally {
+    await other.end();
+  }
 });
