@@ -1,4 +1,7 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { dataDir } from "../lib/config";
 import { apiServerForFile } from "./support/api-server";
 
 const api = apiServerForFile();
@@ -37,7 +40,7 @@ describe("agents HTTP API", () => {
     const document = "## Goal\nShip the API.\n";
     const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "context_limit", document }), context(agent.id));
     expect(handed.status).toBe(201);
-    const { record, successor } = (await handed.json()) as { record: { reason: string; delivery: string }; successor: Agent };
+    const { record, successor } = (await handed.json()) as { record: { reason: string; delivery: string; filePath: string }; successor: Agent };
     expect(record).toMatchObject({ reason: "context_limit", delivery: "no target" });
 
     const again = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document }), context(agent.id));
@@ -51,6 +54,9 @@ describe("agents HTTP API", () => {
     const text = await documentRoute(send("GET", `${base}/${agent.id}/document`), context(agent.id));
     expect(text.headers.get("content-type")).toMatch(/^text\/markdown/);
     expect(await text.text()).toBe(document);
+    // Another instance of a team server has no file: the document comes from the database.
+    fs.rmSync(path.join(dataDir(), record.filePath));
+    expect(await (await documentRoute(send("GET", `${base}/${agent.id}/document`), context(agent.id))).text()).toBe(document);
     expect((await documentRoute(send("GET", `${base}/${successor.id}/document`), context(successor.id))).status).toBe(404);
 
     const listed = await (await listRoute(send("GET", `${base}?project=api`))).json();
