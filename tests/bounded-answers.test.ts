@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "../lib/db";
+import { read, storedDate, write } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, END_OF_THREAD, THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs";
 import { createMcpServer } from "../lib/mcp/create-server";
 import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
@@ -39,11 +39,22 @@ function contentOf(index: number): string {
   return `#${index} ${body}`;
 }
 
+/** Rows per INSERT when filling the thread. */
+const INSERT_BATCH = 500;
+
 let id: string;
 let seqs: number[];
 let mcp: Client;
 let api: ApiServer;
 let getRoute: RouteFunction;
+
+async function cursors() {
+  return (await read((tx) => tx.get<{ chat: number; code: number }>("SELECT chat_last_seen AS chat, code_last_seen AS code FROM handoffs WHERE id = ?", [id])))!;
+}
+
+async function setCursors(chat: number, code: number) {
+  await write((tx) => tx.run("UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ?", [chat, code, id]));
+}
 
 async function rest(query: string): Promise<{ status: number; size: number; body: RestThread & { error?: { message: string } } }> {
   const response = await getRoute(new Request(`http://127.0.0.1/api/handoffs/${id}?${query}`), { params: Promise.resolve({ id }) });
@@ -62,18 +73,19 @@ beforeAll(async () => {
   // take minutes, and the answer rule only reads rows.
   const created = await createHandoff({ title: "Ten thousand entries", content: contentOf(0), asClient: "chat" });
   id = created.handoff.id;
-  const prisma = await db();
-  await prisma.entry.createMany({
-    data: Array.from({ length: ENTRY_COUNT - 1 }, (_, offset) => ({
-      handoffId: id,
-      fromClient: offset % 2 ? "chat" : "code",
-      type: "progress",
-      content: contentOf(offset + 1),
-    })),
+  const at = storedDate();
+  await write(async (tx) => {
+    for (let first = 1; first < ENTRY_COUNT; first += INSERT_BATCH) {
+      const indexes = Array.from({ length: Math.min(INSERT_BATCH, ENTRY_COUNT - first) }, (_, offset) => first + offset);
+      await tx.run(
+        `INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES ${indexes.map(() => "(?, ?, 'progress', ?, ?)").join(", ")}`,
+        indexes.flatMap((index) => [id, index % 2 ? "code" : "chat", contentOf(index), at]),
+      );
+    }
   });
-  seqs = (await prisma.entry.findMany({ where: { handoffId: id }, select: { seq: true }, orderBy: { seq: "asc" } })).map((row) => row.seq);
+  seqs = await read(async (tx) => (await tx.rows<[number]>("SELECT seq FROM handoff_entries WHERE handoff_id = ? ORDER BY seq", [id])).map(([seq]) => seq));
   // Chat has read the first 6,000; code has read everything.
-  await prisma.handoff.update({ where: { id }, data: { chatLastSeen: seqs[5999], codeLastSeen: seqs[ENTRY_COUNT - 1] } });
+  await setCursors(seqs[5999], seqs[ENTRY_COUNT - 1]);
 
   const server = createMcpServer({ log: () => {} });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -147,11 +159,10 @@ describe("get_handoff on a 10,000-entry thread", () => {
   });
 
   it("puts new entries before old ones when both cannot fit, and includes every new one that fits", async () => {
-    const prisma = await db();
-    const before = await prisma.handoff.findUniqueOrThrow({ where: { id } });
+    const before = await cursors();
     try {
       // Ten new for chat: all ten come, then older ones up to the budget.
-      await prisma.handoff.update({ where: { id }, data: { chatLastSeen: seqs[ENTRY_COUNT - 11] } });
+      await setCursors(seqs[ENTRY_COUNT - 11], before.code);
       const thread = await getHandoff({ id, asClient: "chat" });
       expect(thread.newCount).toBe(10);
       expect(thread.newEntries.map((entry) => entry.seq)).toEqual(seqs.slice(-10));
@@ -166,8 +177,8 @@ describe("get_handoff on a 10,000-entry thread", () => {
       expect(again.newEntries.map((item) => item.seq)).toEqual([...seqs.slice(-10), entry.seq]);
       expect(again.newCount).toBe(11);
     } finally {
-      await prisma.entry.deleteMany({ where: { handoffId: id, seq: { gt: seqs.at(-1) } } });
-      await prisma.handoff.update({ where: { id }, data: { chatLastSeen: before.chatLastSeen, codeLastSeen: before.codeLastSeen } });
+      await write((tx) => tx.run("DELETE FROM handoff_entries WHERE handoff_id = ? AND seq > ?", [id, seqs.at(-1)]));
+      await setCursors(before.chat, before.code);
     }
   });
 
@@ -224,10 +235,7 @@ describe("get_handoff on a 10,000-entry thread", () => {
   });
 
   it("never moves a cursor", async () => {
-    const prisma = await db();
-    const row = await prisma.handoff.findUniqueOrThrow({ where: { id } });
-    expect(row.chatLastSeen).toBe(seqs[5999]);
-    expect(row.codeLastSeen).toBe(seqs.at(-1));
+    expect(await cursors()).toEqual({ chat: seqs[5999], code: seqs.at(-1) });
   });
 });
 
