@@ -3,16 +3,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { triggerHandoff, registerAgent } from "../lib/agents";
-import { readBlob } from "../lib/formats/artifact-store";
+import { blobPath, readBlob } from "../lib/formats/artifact-store";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
+import { exportHandoff } from "../lib/formats/export-handoff";
 import { importDocument } from "../lib/formats/import-document";
 import { createHandoff } from "../lib/handoffs";
-import { sql } from "../lib/sqlite";
+import { database, read } from "../lib/database";
 import { SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 
 /**
  * `baton secrets scan [--redact]` on data stored while BATON_SECRETS was off: titles, entries,
- * an imported document, a bundle blob and a shift document.
+ * an imported document, a bundle blob, an exported bundle kept only in the database (as one
+ * exported on another machine of a team server is) and a shift document.
  */
 const dataDir = process.env.BATON_DATA_DIR!;
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
@@ -35,20 +37,37 @@ function dataFiles(): string[] {
   return files;
 }
 
-function secretsIn(files: string[]): string[] {
-  sql().statement("PRAGMA wal_checkpoint(TRUNCATE)").run();
-  return files.flatMap((file) => {
-    const bytes = fs.readFileSync(file).toString("latin1");
-    return needles.filter((needle) => bytes.includes(needle)).map(() => path.relative(dataDir, file));
+/**
+ * Every row of every table as text, on PostgreSQL: its files are the server's, not in the data
+ * folder (on SQLite the data folder holds the database file and its WAL themselves).
+ */
+async function postgresRowsText(): Promise<string> {
+  return read(async (tx) => {
+    const tables = await tx.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+    const texts: string[] = [];
+    for (const { name } of tables) texts.push(JSON.stringify(await tx.all(`SELECT * FROM "${name}"`)));
+    return texts.join("\n");
   });
+}
+
+/** Where a secret is left: files of the data folder, and on PostgreSQL the database's rows. */
+async function secretsLeft(): Promise<string[]> {
+  const places = dataFiles().map((file) => ({ place: path.relative(dataDir, file), text: fs.readFileSync(file).toString("latin1") }));
+  if (database().engine === "postgres") places.push({ place: "the PostgreSQL database", text: await postgresRowsText() });
+  return places.flatMap(({ place, text }) => needles.filter((needle) => text.includes(needle)).map(() => place));
 }
 
 describe("baton secrets scan", () => {
   let bundleHandoff: string;
   let oldArtifact: string;
+  let exportedHandoff: string;
+  let exportedArtifact: string;
   beforeAll(async () => {
     process.env.BATON_SECRETS = "off";
-    await createHandoff({ title: `Keys ${SECRET_SAMPLES[7].value}`, content: textOf(SECRET_SAMPLES.slice(0, 18)) });
+    const created = await createHandoff({ title: `Keys ${SECRET_SAMPLES[7].value}`, content: textOf(SECRET_SAMPLES.slice(0, 18)) });
+    exportedHandoff = created.handoff.id;
+    exportedArtifact = (await exportHandoff({ id: exportedHandoff, format: "bundle" })).artifactId!;
+    fs.rmSync(blobPath(exportedArtifact));
     const bundle = JSON.parse(EXAMPLE_DOCUMENTS.bundle.text);
     bundle.summary_markdown = textOf(SECRET_SAMPLES.slice(18));
     const imported = await importDocument({ text: JSON.stringify(bundle) });
@@ -60,12 +79,14 @@ describe("baton secrets scan", () => {
   });
   afterAll(() => void delete process.env.BATON_SECRETS);
 
-  it("reports what was stored before without the values, then --redact cleans every place", () => {
-    expect(secretsIn(dataFiles()).length).toBeGreaterThan(0);
+  it("reports what was stored before without the values, then --redact cleans every place", async () => {
+    expect((await secretsLeft()).length).toBeGreaterThan(0);
 
     const report = baton(["secrets", "scan"]);
     expect(report.status).toBe(1);
-    for (const place of ["title of hof_", "entry #", "imported document of hof_", "shift document ", "artifact "]) expect(report.stdout).toContain(place);
+    for (const place of ["title of hof_", "entry #", "imported document of hof_", "shift document ", "(in the database)", `artifact ${exportedArtifact}`, `artifact ${oldArtifact}`]) {
+      expect(report.stdout).toContain(place);
+    }
     expect(report.stderr).toMatch(/^\d+ secrets found \(.*github \d+.*\); run with --redact to clean them$/m);
     for (const needle of needles) expect(report.stdout + report.stderr).not.toContain(needle);
 
@@ -76,12 +97,18 @@ describe("baton secrets scan", () => {
     const again = baton(["secrets", "scan"]);
     expect(again.status).toBe(0);
     expect(again.stderr).toBe("no secrets found\n");
-    expect(secretsIn(dataFiles())).toEqual([]);
+    expect(await secretsLeft()).toEqual([]);
 
     // The bundle lives on under its new hash; its source row points there and the old blob is gone.
-    const { artifact_id: newArtifact } = sql().statement("SELECT artifact_id FROM handoff_sources WHERE handoff_id = ?").get(bundleHandoff) as { artifact_id: string };
+    const { artifact_id: newArtifact } = (await read((tx) => tx.get<{ artifact_id: string }>("SELECT artifact_id FROM handoff_sources WHERE handoff_id = ?", [bundleHandoff])))!;
     expect(newArtifact).not.toBe(oldArtifact);
-    expect(readBlob(newArtifact).toString("utf8")).toContain("[redacted: ");
-    expect(() => readBlob(oldArtifact)).toThrow(/not found/);
+    expect((await readBlob(newArtifact)).toString("utf8")).toContain("[redacted: ");
+    await expect(readBlob(oldArtifact)).rejects.toThrow(/not found/);
+    // The exported bundle's row moved to its redacted bytes' hash, readable from the database alone.
+    const exported = (await read((tx) => tx.get<{ id: string; content: string }>("SELECT id, content FROM artifacts WHERE handoff_id = ? AND purpose = 'export'", [exportedHandoff])))!;
+    expect(exported.id).not.toBe(exportedArtifact);
+    expect(exported.content).toContain("[redacted: ");
+    fs.rmSync(blobPath(exported.id), { force: true });
+    expect((await readBlob(exported.id)).toString("utf8")).toBe(exported.content);
   }, 60_000);
 });

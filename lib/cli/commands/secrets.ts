@@ -11,7 +11,9 @@ artifact blobs in the data folder) for secrets, with the rules that guard every 
 each finding's place, kind, line and column (never the value) and a count by kind; exits 1 when
 something was found and not redacted. --redact replaces each secret with [redacted: <kind>]:
 rows and shift documents in place, blobs under their new hash (references follow, the old blob
-is deleted).`;
+is deleted), then rebuilds the database's files without the old text (on PostgreSQL a VACUUM
+FULL, which locks the rewritten tables while it runs). Blobs and shift document files live in
+each machine's data folder: with several machines on one PostgreSQL, run it on each.`;
 
 export async function run(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("secrets", USAGE, args, { allowPositionals: true, options: { redact: { type: "boolean" } } });
