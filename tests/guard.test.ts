@@ -2,7 +2,7 @@ import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToken, revokeToken, signIn, verifySession } from "../lib/auth";
-import { db } from "../lib/db";
+import { read, storedDate, write } from "../lib/database";
 import {
   agentMayReach,
   BODY_LIMITS,
@@ -173,7 +173,7 @@ async function guarded(policy: GuardPolicy) {
   };
 }
 
-const handoffCount = async () => (await db()).handoff.count();
+const handoffCount = async () => (await read((tx) => tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM handoffs")))!.n;
 const createBody = JSON.stringify({ title: "from a door", content: "first" });
 
 describe("the guard in front of the doors, on the open loopback desk", () => {
@@ -376,7 +376,7 @@ describe("sessions and start-up", () => {
     const { token } = await createToken({ name: "session-op", role: "operator" });
     const { sessionId } = await signIn({ token });
     expect(await verifySession(sessionId)).toMatchObject({ name: "session-op", role: "operator" });
-    await (await db()).session.updateMany({ data: { expiresAt: new Date(Date.now() - 1000) } });
+    await write((tx) => tx.run("UPDATE sessions SET expires_at = ?", [storedDate(new Date(Date.now() - 1000))]));
     expect(await verifySession(sessionId)).toBeNull();
     const second = await signIn({ token });
     await revokeToken({ name: "session-op" });
@@ -384,7 +384,7 @@ describe("sessions and start-up", () => {
   });
 
   it("refuses to start beyond loopback, or with BATON_AUTH=required, until a token exists", async () => {
-    await (await db()).accessToken.deleteMany();
+    await write((tx) => tx.run("DELETE FROM access_tokens"));
     expect(await startRefusal("127.0.0.1", guardPolicy({}))).toBeNull();
     expect(await startRefusal("0.0.0.0", guardPolicy({}))).toMatch(/^baton: refusing to start: it would listen on 0\.0\.0\.0, beyond loopback, and no access token exists; create one with/);
     expect(await startRefusal("::1", guardPolicy({ BATON_AUTH: "required" }))).toMatch(/BATON_AUTH=required/);

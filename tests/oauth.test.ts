@@ -16,7 +16,7 @@ import { databaseFile, databaseUrl } from "../lib/config";
 import { isPublicRequest } from "../lib/guard";
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
 import { REGISTRATIONS_PER_PEER_PER_MINUTE } from "../lib/oauth";
-import { sql, storedDate } from "../lib/sqlite";
+import { database, read, storedDate, write } from "../lib/database";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient } from "./support/mcp-clients";
 import { rawRequest } from "./support/raw-http";
@@ -87,7 +87,7 @@ async function authorizationRequest(state = "st-1"): Promise<{ params: Authoriza
 /** The operator approves on the consent page: the code from the redirect. */
 async function approvedCode(actAs = "chat"): Promise<{ code: string; codeVerifier: string }> {
   const { params, codeVerifier } = await authorizationRequest();
-  const target = new URL(approveAuthorization({ ...params, act_as: actAs }, resource()));
+  const target = new URL(await approveAuthorization({ ...params, act_as: actAs }, resource()));
   expect(`${target.origin}${target.pathname}`).toBe(redirectUri);
   expect(target.searchParams.get("state")).toBe("st-1");
   return { code: target.searchParams.get("code")!, codeVerifier };
@@ -96,7 +96,24 @@ async function approvedCode(actAs = "chat"): Promise<{ code: string; codeVerifie
 const exchange = (code: string, codeVerifier: string) =>
   exchangeAuthorization(origin, { metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri, resource: new URL(resource()) });
 
-const count = (table: string) => (sql().connection.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: string) => (await read((tx) => tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)))!.n;
+
+/**
+ * What the database keeps: SQLite's file and its write-ahead log as bytes; on PostgreSQL, every
+ * column of the OAuth tables as text (its files are the server's).
+ */
+async function storedBytes(): Promise<Buffer> {
+  if (database().engine === "sqlite") {
+    const file = databaseFile(databaseUrl());
+    return Buffer.concat([fs.readFileSync(file), ...(fs.existsSync(`${file}-wal`) ? [fs.readFileSync(`${file}-wal`)] : [])]);
+  }
+  const rows = await read(async (tx) => [
+    ...(await tx.all("SELECT * FROM oauth_codes")),
+    ...(await tx.all("SELECT * FROM oauth_tokens")),
+    ...(await tx.all("SELECT * FROM access_tokens")),
+  ]);
+  return Buffer.from(JSON.stringify(rows));
+}
 
 describe("discovery and registration", () => {
   it("answers an unauthenticated MCP call with 401 naming the resource metadata; the metadata leads to the authorization server", async () => {
@@ -149,7 +166,7 @@ describe("discovery and registration", () => {
   });
 
   it("refuses bad registrations with 400 in RFC 7591's shape and stores nothing", async () => {
-    const before = count("oauth_clients");
+    const before = await count("oauth_clients");
     const cases: [string, string][] = [
       ["not json", "invalid_client_metadata"],
       ["[]", "invalid_client_metadata"],
@@ -168,17 +185,17 @@ describe("discovery and registration", () => {
       expect(response.status, body).toBe(400);
       expect(response.json, body).toMatchObject({ error, error_description: expect.any(String) });
     }
-    expect(count("oauth_clients")).toBe(before);
+    expect(await count("oauth_clients")).toBe(before);
   });
 
   it(`limits registrations to ${REGISTRATIONS_PER_PEER_PER_MINUTE} a minute per peer address (429 slow_down, nothing stored); other addresses still register`, async () => {
     const body = JSON.stringify({ client_name: "Flood", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
     for (let index = 0; index < REGISTRATIONS_PER_PEER_PER_MINUTE; index++) expect((await registerFrom("127.0.2.1", body)).status).toBe(201);
-    const before = count("oauth_clients");
+    const before = await count("oauth_clients");
     const refused = await registerFrom("127.0.2.1", body);
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ error: "slow_down", error_description: expect.stringContaining(`at most ${REGISTRATIONS_PER_PEER_PER_MINUTE}`) });
-    expect(count("oauth_clients")).toBe(before);
+    expect(await count("oauth_clients")).toBe(before);
     expect((await registerFrom("127.0.2.2", body)).status).toBe(201);
   });
 });
@@ -186,14 +203,14 @@ describe("discovery and registration", () => {
 describe("authorization (the consent page's checks and decision)", () => {
   it("never redirects for an unknown client or an unregistered redirect_uri, at the page or at Approve", async () => {
     const { params } = await authorizationRequest();
-    const unknown = checkAuthorizationRequest({ ...params, client_id: "nope" }, resource());
+    const unknown = await checkAuthorizationRequest({ ...params, client_id: "nope" }, resource());
     expect(unknown).toEqual({ ok: false, message: expect.stringContaining("no client is registered") });
-    const badRedirect = checkAuthorizationRequest({ ...params, redirect_uri: "https://evil.example/cb" }, resource());
+    const badRedirect = await checkAuthorizationRequest({ ...params, redirect_uri: "https://evil.example/cb" }, resource());
     expect(badRedirect).toEqual({ ok: false, message: expect.stringContaining("is not one Claude registered") });
-    const codes = count("oauth_codes");
-    expect(() => approveAuthorization({ ...params, redirect_uri: "https://evil.example/cb" }, resource())).toThrow(/is not one Claude registered/);
-    expect(() => denyAuthorization({ ...params, redirect_uri: "http://127.0.0.1:5599/other" }, resource())).toThrow(/is not one Claude registered/);
-    expect(count("oauth_codes")).toBe(codes);
+    const codes = await count("oauth_codes");
+    await expect(approveAuthorization({ ...params, redirect_uri: "https://evil.example/cb" }, resource())).rejects.toThrow(/is not one Claude registered/);
+    await expect(denyAuthorization({ ...params, redirect_uri: "http://127.0.0.1:5599/other" }, resource())).rejects.toThrow(/is not one Claude registered/);
+    expect(await count("oauth_codes")).toBe(codes);
   });
 
   it("shows later problems on the page too and redirects nowhere until the operator decides; Deny sends access_denied", async () => {
@@ -206,15 +223,15 @@ describe("authorization (the consent page's checks and decision)", () => {
       [{ ...params, resource: undefined }, /named no resource/],
       [{ ...params, resource: "https://other.example/api/mcp" }, /this server's MCP endpoint is/],
     ];
-    const codes = count("oauth_codes");
+    const codes = await count("oauth_codes");
     for (const [bad, message] of cases) {
-      expect(checkAuthorizationRequest(bad, resource())).toEqual({ ok: false, message: expect.stringMatching(message) });
+      expect(await checkAuthorizationRequest(bad, resource())).toEqual({ ok: false, message: expect.stringMatching(message) });
       // A decision on a request the page would not offer is refused, not sent to the client either.
-      expect(() => approveAuthorization({ ...bad, act_as: "chat" }, resource())).toThrow(message);
-      expect(() => denyAuthorization(bad, resource())).toThrow(message);
+      await expect(approveAuthorization({ ...bad, act_as: "chat" }, resource())).rejects.toThrow(message);
+      await expect(denyAuthorization(bad, resource())).rejects.toThrow(message);
     }
-    expect(count("oauth_codes")).toBe(codes);
-    const denied = new URL(denyAuthorization(params, resource()));
+    expect(await count("oauth_codes")).toBe(codes);
+    const denied = new URL(await denyAuthorization(params, resource()));
     expect(`${denied.origin}${denied.pathname}`).toBe(redirectUri);
     expect(denied.searchParams.get("error")).toBe("access_denied");
     expect(denied.searchParams.get("state")).toBe("st-1");
@@ -268,13 +285,13 @@ describe("tokens", () => {
   it("a connector is not the operator: naming a tmux target is a tool error and registers nothing", async () => {
     const { code, codeVerifier } = await approvedCode("code");
     const tokens = await exchange(code, codeVerifier);
-    const agents = count("agents");
+    const agents = await count("agents");
     const mcp = await connectHttpClient(`${origin}/api/mcp`, { authorization: `Bearer ${tokens.access_token}` });
     const typed = await mcp.callTool({ name: "register_agent", arguments: { persona: "connector-dev", tmux_target: "work:1.0" } });
     await mcp.close();
     expect(typed.isError).toBe(true);
     expect((typed.content as { text: string }[])[0].text).toMatch(/connector "claude-connector-code" may not name a tmux target/);
-    expect(count("agents")).toBe(agents);
+    expect(await count("agents")).toBe(agents);
   });
 
   it("refuses a wrong PKCE verifier, a wrong redirect_uri, client or resource with invalid_grant / invalid_target; the code still works after", async () => {
@@ -314,13 +331,13 @@ describe("tokens", () => {
 
   it("refuses an expired code and an expired access token", async () => {
     const { code, codeVerifier } = await approvedCode();
-    sql().connection.prepare("UPDATE oauth_codes SET expires_at = ?").run(storedDate(new Date(Date.now() - 1000)));
+    await write((tx) => tx.run("UPDATE oauth_codes SET expires_at = ?", [storedDate(new Date(Date.now() - 1000))]));
     await expect(exchange(code, codeVerifier)).rejects.toThrow(/expired/);
 
     const fresh = await approvedCode();
     const tokens = await exchange(fresh.code, fresh.codeVerifier);
     expect((await mcpCall(tokens.access_token)).status).toBe(200);
-    sql().connection.prepare("UPDATE oauth_tokens SET expires_at = ? WHERE kind = 'access'").run(storedDate(new Date(Date.now() - 1000)));
+    await write((tx) => tx.run("UPDATE oauth_tokens SET expires_at = ? WHERE kind = 'access'", [storedDate(new Date(Date.now() - 1000))]));
     const expired = await mcpCall(tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers["www-authenticate"]).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource"`);
@@ -335,8 +352,10 @@ describe("tokens", () => {
     expect((await mcpCall(tokens.access_token)).status).toBe(200);
     // The same server reached as localhost is another resource URL.
     expect((await mcpCall(tokens.access_token, { host: `localhost:${new URL(origin).port}` })).status).toBe(401);
-    const hash = (sql().connection.prepare("SELECT token_hash FROM oauth_tokens WHERE kind = 'access' ORDER BY created_at DESC LIMIT 1").get() as { token_hash: string }).token_hash;
-    sql().connection.prepare("UPDATE oauth_tokens SET resource = ? WHERE token_hash = ?").run("https://other.example/api/mcp", hash);
+    await write(async (tx) => {
+      const { token_hash: hash } = (await tx.get<{ token_hash: string }>("SELECT token_hash FROM oauth_tokens WHERE kind = 'access' ORDER BY created_at DESC LIMIT 1"))!;
+      await tx.run("UPDATE oauth_tokens SET resource = ? WHERE token_hash = ?", ["https://other.example/api/mcp", hash]);
+    });
     expect((await mcpCall(tokens.access_token)).status).toBe(401);
   });
 
@@ -384,9 +403,7 @@ describe("tokens", () => {
   it("stores codes and tokens only as hashes", async () => {
     const { code, codeVerifier } = await approvedCode();
     const tokens = await exchange(code, codeVerifier);
-    sql().connection.pragma("wal_checkpoint(TRUNCATE)");
-    const file = databaseFile(databaseUrl());
-    const stored = Buffer.concat([fs.readFileSync(file), ...(fs.existsSync(`${file}-wal`) ? [fs.readFileSync(`${file}-wal`)] : [])]);
+    const stored = await storedBytes();
     for (const secret of [code, tokens.access_token, tokens.refresh_token!]) expect(stored.includes(secret)).toBe(false);
     const { createHash } = await import("node:crypto");
     expect(stored.includes(createHash("sha256").update(tokens.access_token).digest("hex"))).toBe(true);

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent } from "../lib/agents";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { getHandoff } from "../lib/handoffs";
-import { sql } from "../lib/sqlite";
+import { database, read } from "../lib/database";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
@@ -51,22 +51,53 @@ function expectClean(text: string) {
   for (const needle of needles) expect(text.includes(needle), `a secret is left: ${needle.slice(0, 6)}…`).toBe(false);
 }
 
-function baton(cwd: string, args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
-  outputs.push(result.stdout, result.stderr);
-  return result;
+/**
+ * One CLI run. Not spawnSync: the server above lives in this process and must go on answering
+ * (and closing idle connections on time) while the command runs.
+ */
+function baton(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (status) => {
+      outputs.push(stdout, stderr);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
 
 const post = (url: string, body: unknown) => new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const idParams = (id: string) => ({ params: Promise.resolve({ id }) });
 
-function storedEntries(id: string): string[] {
-  return (sql().statement("SELECT content FROM handoff_entries WHERE handoff_id = ? ORDER BY seq").all(id) as { content: string }[]).map((row) => row.content);
+async function storedEntries(id: string): Promise<string[]> {
+  return (await read((tx) => tx.all<{ content: string }>("SELECT content FROM handoff_entries WHERE handoff_id = ? ORDER BY seq", [id]))).map((row) => row.content);
 }
 
-function countRows(): number {
-  const count = (table: string) => (sql().statement(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return count("handoffs") + count("handoff_entries") + count("handoff_sources") + count("handoff_records");
+const storedDocument = async (id: string) => (await read((tx) => tx.get<{ document: string }>("SELECT document FROM handoff_sources WHERE handoff_id = ?", [id])))!;
+
+async function countRows(): Promise<number> {
+  return read(async (tx) => {
+    let rows = 0;
+    for (const table of ["handoffs", "handoff_entries", "handoff_sources", "handoff_records"]) rows += (await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
+    return rows;
+  });
+}
+
+/**
+ * Every row of every table as text, on PostgreSQL: its files are the server's, not in the data
+ * folder (on SQLite the walk below reads the database file and its WAL themselves).
+ */
+async function postgresRowsText(): Promise<string> {
+  return read(async (tx) => {
+    const tables = await tx.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
+    const texts: string[] = [];
+    for (const { name } of tables) texts.push(JSON.stringify(await tx.all(`SELECT * FROM "${name}"`)));
+    return texts.join("\n");
+  });
 }
 
 type Redactions = { field: string; kind: string; line: number; column: number }[];
@@ -97,7 +128,7 @@ describe("secrets through every door (BATON_SECRETS=redact, the default)", () =>
     outputs.push(JSON.stringify(added));
     expect((added.redactions as Redactions).length).toBeGreaterThanOrEqual(halves[1].length);
     expect(added.redactions[0]).toEqual({ field: "content", kind: expect.any(String), line: expect.any(Number), column: expect.any(Number), offset: expect.any(Number) });
-    for (const content of storedEntries(body.handoff.id)) {
+    for (const content of await storedEntries(body.handoff.id)) {
       expectClean(content);
       expect(content).toContain("[redacted: ");
     }
@@ -118,7 +149,7 @@ describe("secrets through every door (BATON_SECRETS=redact, the default)", () =>
       expect(added.isError).toBeFalsy();
       expect((added.structuredContent as { redactions: Redactions }).redactions.length).toBeGreaterThanOrEqual(halves[0].length);
       outputs.push(JSON.stringify(added));
-      for (const content of storedEntries(structured.handoff.id)) expectClean(content);
+      for (const content of await storedEntries(structured.handoff.id)) expectClean(content);
       caught.redacted += structured.redactions.length + (added.structuredContent as { redactions: Redactions }).redactions.length;
       caught.samples += SECRET_SAMPLES.length;
     }
@@ -143,35 +174,35 @@ describe("secrets through every door (BATON_SECRETS=redact, the default)", () =>
     bundle.summary_markdown = textOf(halves[0], 2);
     fs.writeFileSync(path.join(dir, "bundle.json"), JSON.stringify(bundle));
     for (const file of ["handoff.yaml", "bundle.json"]) {
-      const result = baton(dir, ["import", file]);
+      const result = await baton(dir, ["import", file]);
       expect(result.status, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/redacted a secret \(.+ at line \d+, column \d+\) in text/);
       caught.redacted += result.stderr.split("\n").filter((line) => line.startsWith("redacted a secret")).length;
       const id = result.stdout.trim();
-      const source = sql().statement("SELECT document FROM handoff_sources WHERE handoff_id = ?").get(id) as { document: string };
+      const source = await storedDocument(id);
       expectClean(source.document);
       expect(source.document).toContain("[redacted: ");
-      for (const content of storedEntries(id)) expectClean(content);
+      for (const content of await storedEntries(id)) expectClean(content);
       expect((await getHandoff({ id })).handoff.title).not.toContain("[redacted");
     }
   }, 60_000);
 
-  it("CLI checkpoint --push: the entry and the kept handoff.yaml are redacted, the local file is the user's", () => {
+  it("CLI checkpoint --push: the entry and the kept handoff.yaml are redacted, the local file is the user's", async () => {
     const repo = fs.mkdtempSync(path.join(os.tmpdir(), "baton-secrets-repo-"));
     temporary.push(repo);
     execFileSync("git", ["-C", repo, "init", "-q", "-b", "main"]);
     const secret = SECRET_SAMPLES.find((sample) => sample.family === "forge")!;
-    const first = baton(repo, ["checkpoint", "--goal", "ship", "--now", `deploying with ${secret.value}`, "--push"]);
+    const first = await baton(repo, ["checkpoint", "--goal", "ship", "--now", `deploying with ${secret.value}`, "--push"]);
     expect(first.status, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/redacted a secret \(github at line 3, column \d+\) in text/);
-    const again = baton(repo, ["checkpoint", "--now", `still ${SECRET_SAMPLES[0].value}`, "--push"]);
+    const again = await baton(repo, ["checkpoint", "--now", `still ${SECRET_SAMPLES[0].value}`, "--push"]);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/redacted a secret \(aws at line \d+, column \d+\) in text/);
     caught.redacted += 2;
     const id = /handoff (hof_\S+)/.exec(again.stdout)![1];
-    const source = sql().statement("SELECT document FROM handoff_sources WHERE handoff_id = ?").get(id) as { document: string };
+    const source = await storedDocument(id);
     expectClean(source.document);
-    for (const content of storedEntries(id)) expectClean(content);
+    for (const content of await storedEntries(id)) expectClean(content);
     // The project's own handoff.yaml is the user's file, outside Baton's data folder: left as written.
     expect(fs.readFileSync(path.join(repo, ".flow-guardian", "handoff.yaml"), "utf8")).toContain(SECRET_SAMPLES[0].value);
   });
@@ -194,7 +225,7 @@ describe("secrets through every door (BATON_SECRETS=redact, the default)", () =>
     const content = LOOK_ALIKES.join("\n\n");
     const body = await (await createRoute(post("http://localhost/api/handoffs", { title: "Not secrets", content }))).json();
     expect(body.redactions).toEqual([]);
-    expect(storedEntries(body.handoff.id)).toEqual([content]);
+    expect(await storedEntries(body.handoff.id)).toEqual([content]);
   });
 });
 
@@ -204,7 +235,7 @@ describe("BATON_SECRETS=refuse", () => {
   afterAll(() => void (previous === undefined ? delete process.env.BATON_SECRETS : (process.env.BATON_SECRETS = previous)));
 
   it("refuses every door with kind and position, never the value, and stores nothing", async () => {
-    const before = countRows();
+    const before = await countRows();
     const created = await createRoute(post("http://localhost/api/handoffs", { title: "Refused", content: textOf(halves[0]) }));
     expect(created.status).toBe(400);
     const refused = await created.json();
@@ -215,7 +246,7 @@ describe("BATON_SECRETS=refuse", () => {
     caught.refused += refused.error.fieldErrors.content.length;
 
     const { handoff } = await (await createRoute(post("http://localhost/api/handoffs", { title: "Clean", content: "nothing secret" }))).json();
-    const afterClean = countRows();
+    const afterClean = await countRows();
     const appended = await entriesRoute(post(`http://localhost/api/handoffs/${handoff.id}/entries`, { type: "progress", content: textOf(halves[1]) }), idParams(handoff.id));
     expect(appended.status).toBe(400);
     outputs.push(await appended.text());
@@ -235,7 +266,7 @@ describe("BATON_SECRETS=refuse", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-secrets-refuse-"));
     temporary.push(dir);
     fs.writeFileSync(path.join(dir, "handoff.yaml"), EXAMPLE_DOCUMENTS.handoff_yaml.text.replace("abc123", SECRET_SAMPLES[0].value));
-    const cli = baton(dir, ["import", "handoff.yaml"], { BATON_SECRETS: "refuse" });
+    const cli = await baton(dir, ["import", "handoff.yaml"], { BATON_SECRETS: "refuse" });
     expect(cli.status).toBe(1);
     expect(cli.stderr).toMatch(/nothing was stored/);
     expect(cli.stderr).toMatch(/aws at line 12, column 14/);
@@ -245,14 +276,13 @@ describe("BATON_SECRETS=refuse", () => {
     expect(handed.status).toBe(400);
     outputs.push(await handed.text());
 
-    expect(countRows()).toBe(afterClean);
+    expect(await countRows()).toBe(afterClean);
     expect(afterClean).toBe(before + 2);
   }, 60_000);
 });
 
 describe("nothing of any secret anywhere", () => {
-  it("is in the database file, its WAL, the blobs, the shift documents or anything a door printed", () => {
-    sql().statement("PRAGMA wal_checkpoint(TRUNCATE)").run();
+  it("is in the database (its file and WAL on SQLite, its rows on PostgreSQL), the blobs, the shift documents or anything a door printed", async () => {
     const files: string[] = [];
     const walk = (dir: string) => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -262,12 +292,14 @@ describe("nothing of any secret anywhere", () => {
       }
     };
     walk(dataDir);
-    expect(files.some((file) => file.endsWith("baton.db"))).toBe(true);
+    const onSqlite = database().engine === "sqlite";
+    expect(files.some((file) => file.endsWith("baton.db"))).toBe(onSqlite);
     expect(files.some((file) => file.includes(`${path.sep}blobs${path.sep}`))).toBe(true);
     for (const file of files) {
       const bytes = fs.readFileSync(file).toString("latin1");
       for (const needle of needles) expect(bytes.includes(needle), `${path.relative(dataDir, file)} holds a secret`).toBe(false);
     }
+    if (!onSqlite) expectClean(await postgresRowsText());
     for (const output of outputs) expectClean(output);
     console.log(
       `secrets through the doors: ${caught.redacted} redactions reported for ${caught.samples} samples sent in full texts, ${caught.refused} refusals named; ` +
