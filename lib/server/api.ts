@@ -94,7 +94,7 @@ function agentRoutes(api: Hono<BatonEnv>): void {
     try {
       const agent = await getAgent({ agentId: c.req.param("id") });
       if (!agent.handoff) throw new NotFound(`agent ${agent.shortId} has not handed off, so it has no handoff document`);
-      const document = await readHandoffDocument(agent.handoff.filePath);
+      const document = await readHandoffDocument(agent.handoff.filePath, agent.handoff.id);
       if (document.status !== "ok") throw new NotFound(`the handoff document of agent ${agent.shortId} cannot be shown (${document.status})`);
       return new Response(document.content, { headers: { "content-type": "text/markdown; charset=utf-8" } });
     } catch (error) {

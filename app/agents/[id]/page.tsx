@@ -55,7 +55,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
 async function HandoffSection({ agent }: { agent: AgentDetail }) {
-  const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath) : null;
+  const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath, agent.handoff.id) : null;
   // The stalled-delivery flag is computed when the page renders (no timer).
   if (agent.handoff && document) {
     const git = await shiftGitReport(agent.handoff.id, document.status === "ok" ? document.content : null);
