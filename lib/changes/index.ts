@@ -1,10 +1,12 @@
 /**
- * lib/changes: the change feed. SQLite triggers (prisma/migrations/*_change_feed) append a row to
- * `changes` for every write to handoffs, entries, agents and shift handoffs, whichever process
- * made it; this module owns reading that table (and pruning it, the only write it makes). One
- * feed per server process notices new rows with a check every 100 ms that reads no table, only
- * while someone is subscribed, and fans them out; `changeStream` serves them as Server-Sent
- * Events (`GET /api/events`). Client-safe types live in ./types.
+ * lib/changes: the change feed. Triggers (prisma/migrations/*_change_feed on SQLite,
+ * prisma/postgres/migrations/*_change_feed_triggers on PostgreSQL) append a row to `changes` for
+ * every write to handoffs, entries, agents and shift handoffs, whichever process or instance made
+ * it; this module owns reading that table (and pruning it, the only write it makes). One feed per
+ * server process notices new rows, only while someone is subscribed, and fans them out: on SQLite
+ * with a check every 100 ms that reads no table, on PostgreSQL on each NOTIFY the triggers send
+ * at commit. `changeStream` serves them as Server-Sent Events (`GET /api/events`). Client-safe
+ * types live in ./types.
  */
 export {
   changeFeedStats,

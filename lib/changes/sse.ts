@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Invalid } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
-import { MAX_REPLAY, subscribe, type ChangeFilter, type FeedEvent } from "./feed";
+import { MAX_REPLAY, subscribe, type ChangeFilter, type FeedEvent, type Subscription } from "./feed";
 import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
 
 /**
@@ -79,43 +79,64 @@ function frameOf(event: FeedEvent): string {
  * carrying the seq it is caught up to, then live changes. A heartbeat comment every
  * `heartbeatMs` keeps proxies from closing an idle stream and, with an `id:` line but no data,
  * moves the browser's resume point past changes that did not match the filter. Ends when
- * `signal` aborts (the client went away) or the reader cancels.
+ * `signal` aborts (the client went away) or the reader cancels. Resolves once the replay is
+ * read, so a database that does not answer fails the request instead of an open stream.
  */
-export function changeStream(request: EventsRequest, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
-  let end = () => {};
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (signal.aborted) {
-        controller.close();
-        return;
-      }
-      let open = true;
-      const send = (text: string) => {
-        if (!open) return;
-        if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end();
-        controller.enqueue(encoder.encode(text));
-      };
-      send(`retry: ${RECONNECT_DELAY_MS}\n\n`);
-      const subscription = subscribe({ after: request.after, filter: request.filter }, (event) => send(frameOf(event)));
-      const ready: ReadyEvent = { seq: subscription.cursor };
-      send(`id: ${ready.seq}\nevent: ready\ndata: ${JSON.stringify(ready)}\n\n`);
-      const heartbeat = setInterval(() => send(`: keep-alive\nid: ${subscription.cursor}\n\n`), heartbeatMs);
-      end = () => {
-        if (!open) return;
-        open = false;
-        clearInterval(heartbeat);
-        subscription.close();
-        signal.removeEventListener("abort", end);
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the reader's cancel.
-        }
-      };
-      signal.addEventListener("abort", end);
+export async function changeStream(request: EventsRequest, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Promise<ReadableStream<Uint8Array>> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let open = true;
+  /** Ends the live part (subscription and heartbeat) once it started. */
+  let stopLive = () => {};
+  const end = () => {
+    if (!open) return;
+    open = false;
+    stopLive();
+    signal.removeEventListener("abort", end);
+    try {
+      controller.close();
+    } catch {
+      // Already closed by the reader's cancel.
+    }
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    start(streamController) {
+      controller = streamController;
     },
     cancel() {
       end();
     },
   });
+  const send = (text: string) => {
+    if (!open) return;
+    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end();
+    controller.enqueue(encoder.encode(text));
+  };
+  if (signal.aborted) {
+    end();
+    return stream;
+  }
+  signal.addEventListener("abort", end);
+  send(`retry: ${RECONNECT_DELAY_MS}\n\n`);
+  let subscription: Subscription;
+  try {
+    subscription = await subscribe({ after: request.after, filter: request.filter }, (event) => send(frameOf(event)));
+  } catch (error) {
+    end();
+    throw error;
+  }
+  // The client may have gone while the replay was read.
+  if (!open) {
+    subscription.close();
+    return stream;
+  }
+  const ready: ReadyEvent = { seq: subscription.cursor };
+  send(`id: ${ready.seq}\nevent: ready\ndata: ${JSON.stringify(ready)}\n\n`);
+  const heartbeat = setInterval(() => send(`: keep-alive\nid: ${subscription.cursor}\n\n`), heartbeatMs);
+  stopLive = () => {
+    clearInterval(heartbeat);
+    subscription.close();
+  };
+  // The ready event itself may have found the client too far behind.
+  if (!open) stopLive();
+  return stream;
 }

@@ -6,7 +6,7 @@ export const CHANGE_SUBJECTS = ["handoff", "entry", "agent", "shift_handoff"] as
 export type ChangeSubject = (typeof CHANGE_SUBJECTS)[number];
 export type ChangeAction = "created" | "updated" | "closed";
 
-/** One row of the `changes` table, which SQLite triggers append on every write, whichever process wrote. */
+/** One row of the `changes` table, which triggers append on every write, whichever process wrote. */
 export type Change = {
   /** Global and increasing; the SSE event id, and what a client resumes after. */
   seq: number;
@@ -16,7 +16,7 @@ export type Change = {
   agentId: number | null;
   /** The entry's own seq, for `entry` changes. */
   entrySeq: number | null;
-  /** When it was written, ISO-8601. */
+  /** When it was written, ISO-8601 (to the second on SQLite, the millisecond on PostgreSQL). */
   at: string;
 };
 
