@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dataDir } from "../lib/config";
+import { dataDir, databaseUrl } from "../lib/config";
 import { createHandoff } from "../lib/handoffs";
 
 /**
@@ -102,7 +102,9 @@ describe("baton setup claude-code", () => {
     expect(settings.hooks.Stop[0]).toEqual(EXISTING_SETTINGS.hooks.Stop[0]);
     // And Baton's are added.
     const bin = path.join(projectRoot, "bin", "baton.mjs");
-    const pinned = `BATON_DATA_DIR=${dataDir()} `;
+    // The data folder, and a PostgreSQL database (the tests' has no password), pinned for Claude Code's environment.
+    const pinnedEnv = { BATON_DATA_DIR: dataDir(), ...(databaseUrl().startsWith("postgresql:") && { DATABASE_URL: databaseUrl() }) };
+    const pinned = Object.entries(pinnedEnv).map(([name, value]) => `${name}=${value} `).join("");
     expect(settings.hooks.SessionStart[1]).toEqual({
       matcher: "startup|resume|clear|compact",
       hooks: [{ type: "command", command: `${pinned}node ${bin} hook session-start`, timeout: 30 }],
@@ -110,7 +112,7 @@ describe("baton setup claude-code", () => {
     expect(settings.hooks.Stop[1]).toEqual({ hooks: [{ type: "command", command: `${pinned}node ${bin} hook stop`, timeout: 30 }] });
     expect(settings.hooks.PreCompact).toEqual([{ matcher: "manual|auto", hooks: [{ type: "command", command: `${pinned}node ${bin} checkpoint --hook --push`, timeout: 60 }] }]);
     expect(readJson(path.join(repo, ".mcp.json"))).toEqual({
-      mcpServers: { ...EXISTING_SERVERS.mcpServers, baton: { type: "stdio", command: "node", args: [bin, "mcp", "--as", "code"], env: { BATON_DATA_DIR: dataDir() } } },
+      mcpServers: { ...EXISTING_SERVERS.mcpServers, baton: { type: "stdio", command: "node", args: [bin, "mcp", "--as", "code"], env: pinnedEnv } },
     });
 
     const before = ["settings.json", "../.mcp.json"].map((file) => fs.readFileSync(path.join(repo, ".claude", file), "utf8"));
@@ -172,6 +174,13 @@ describe("baton setup claude-code", () => {
     expect(claude(folder, home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
     expect(baton(folder, ["setup", "claude-code", "--user"], { HOME: home }).stdout).toContain("already set up, nothing to change");
   }, 120_000);
+
+  it("pins a PostgreSQL database without its password (the files are often committed)", () => {
+    const printed = baton(repository(), ["setup", "claude-code", "--print"], { DATABASE_URL: "postgresql://baton:s3cret@db.example:5432/baton" });
+    expect(printed.status, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain("DATABASE_URL=postgresql://baton@db.example:5432/baton ");
+    expect(printed.stdout).not.toContain("s3cret");
+  });
 
   it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
     const repo = repository();

@@ -2,7 +2,8 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { databaseFile, dataDir } from "../config";
+import { databaseFile, databaseUrl, dataDir } from "../config";
+import { engineOf } from "../database";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
 import { defaultDataDir, projectRoot } from "../paths.mjs";
@@ -36,15 +37,22 @@ const binFile = path.join(projectRoot, "bin", "baton.mjs");
 const shellQuoted = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
 
 /**
- * The data folder the hooks and the server must use when it is not the checkout's default (a
- * session's hook runs with Claude Code's environment, not the one setup ran in).
+ * The data folder and database the hooks and the server must use when they are not the
+ * checkout's default (a session's hook runs with Claude Code's environment, not the one setup
+ * ran in).
  */
 function pinnedEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
   const folder = dataDir();
   if (folder !== defaultDataDir()) env.BATON_DATA_DIR = folder;
+  const url = databaseUrl();
+  if (engineOf(url) === "postgres") {
+    // Never its password: these files are often committed. pg takes it from PGPASSWORD or ~/.pgpass.
+    env.DATABASE_URL = url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1@");
+    return env;
+  }
   // Only a database moved away from its data folder; a relative URL is pinned as absolute.
-  const database = databaseFile();
+  const database = databaseFile(url);
   if (database !== path.join(folder, "baton.db")) env.DATABASE_URL = `file:${database}`;
   return env;
 }
