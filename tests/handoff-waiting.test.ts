@@ -3,9 +3,10 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_WAITING_AFTER_MS, findWaitingHandoffs, waitingAfterMs } from "../lib/handoffs/attention";
 import { addEntry, createHandoff, markRead } from "../lib/handoffs";
-import { write } from "../lib/sqlite";
+import { write } from "../lib/database";
 import { createWebhook, startWebhookDispatcher, type WebhookDispatcher } from "../lib/webhooks";
 import { HANDOFF_WAITING, raiseWaitingEvents } from "../lib/webhooks/waiting";
+import { rowsOf } from "./support/rows";
 
 const MINUTE = 60_000;
 const later = (minutes: number) => new Date(Date.now() + minutes * MINUTE);
@@ -57,7 +58,7 @@ describe("handoff.waiting webhook", () => {
     dispatcher = null;
     delete process.env.BATON_WAITING_AFTER;
     for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
-    write((tx) => tx.statement("DELETE FROM webhooks").run());
+    await write((tx) => tx.run("DELETE FROM webhooks"));
   });
 
   async function receiver(): Promise<{ url: string; bodies: { event: string; data: Record<string, unknown> }[] }> {
@@ -84,8 +85,8 @@ describe("handoff.waiting webhook", () => {
     const { handoff, entries } = await createHandoff({ title: "Left unread", content: "Please review", project: "shop", asClient: "chat" });
     // Other tests' handoffs wait too: these are this one's events.
     const ours = () => all.filter((body) => (body.data.handoff as { id: string }).id === handoff.id);
-    expect(raiseWaitingEvents()).toBe(0); // no hook wants it: nothing looked at, nothing kept
-    subscribe(url);
+    expect(await raiseWaitingEvents()).toBe(0); // no hook wants it: nothing looked at, nothing kept
+    await subscribe(url);
     dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, waitingCheckMs: 100 });
 
     const deadline = Date.now() + 5_000;
@@ -100,7 +101,7 @@ describe("handoff.waiting webhook", () => {
     await addEntry({ id: handoff.id, type: "task", content: "And the tests", asClient: "chat" });
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(ours().length).toBe(1);
-    expect(raiseWaitingEvents()).toBe(0);
+    expect(await raiseWaitingEvents()).toBe(0);
 
     // Code reads, chat writes again and it waits again: a new episode.
     await markRead({ id: handoff.id, asClient: "code" });
@@ -115,5 +116,14 @@ describe("handoff.waiting webhook", () => {
     dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, waitingCheckMs: 100 });
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(ours().length).toBe(2);
+  });
+
+  it("is raised once when two instances look at the same moment", async () => {
+    const { handoff } = await createHandoff({ title: "Seen by two", content: "Anyone?", asClient: "code" });
+    await subscribe("http://127.0.0.1:9/hook");
+    // Two looks in flight together: on PostgreSQL each in its own connection and transaction.
+    await Promise.all([raiseWaitingEvents({ now: later(31) }), raiseWaitingEvents({ now: later(31) })]);
+    const raised = await rowsOf<{ payload: string }>("SELECT payload FROM webhook_deliveries WHERE event = ?", [HANDOFF_WAITING]);
+    expect(raised.filter((row) => (JSON.parse(row.payload) as { data: { handoff: { id: string } } }).data.handoff.id === handoff.id)).toHaveLength(1);
   });
 });

@@ -3,9 +3,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
-import { sql, storedDate } from "../lib/sqlite";
+import { storedDate, write } from "../lib/database";
 import { createWebhook, failedDeliveriesSince, listWebhooks, recentDeliveries, removeWebhook, startWebhookDispatcher } from "../lib/webhooks";
 import { RefusedDestination, guardedLookup } from "../lib/webhooks/send";
+import { rowsOf } from "./support/rows";
 
 /**
  * Where webhooks may go: the rules of lib/webhooks/addresses at registration (table-driven) and
@@ -67,18 +68,18 @@ const ALLOWED = [
   "http://receiver.lan/hook",
 ];
 
-beforeEach(() => {
-  for (const hook of listWebhooks()) removeWebhook({ id: hook.id });
+beforeEach(async () => {
+  for (const hook of await listWebhooks()) await removeWebhook({ id: hook.id });
 });
 
 describe("registration refuses what a webhook must never reach, and says why", () => {
-  it.each(REFUSED)("refuses %s", (url, why) => {
-    expect(() => createWebhook({ url, events: ["entry.created"] })).toThrow(why);
-    expect(listWebhooks()).toEqual([]);
+  it.each(REFUSED)("refuses %s", async (url, why) => {
+    await expect(createWebhook({ url, events: ["entry.created"] })).rejects.toThrow(why);
+    expect(await listWebhooks()).toEqual([]);
   });
 
-  it.each(ALLOWED)("allows %s (loopback and LAN receivers are the point)", (url) => {
-    expect(createWebhook({ url, events: ["entry.created"] }).webhook.url).toBe(url);
+  it.each(ALLOWED)("allows %s (loopback and LAN receivers are the point)", async (url) => {
+    expect((await createWebhook({ url, events: ["entry.created"] })).webhook.url).toBe(url);
   });
 });
 
@@ -124,37 +125,44 @@ describe("the dispatcher refuses rows stored before the rules", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** A hook row as an older Baton stored it, without today's checks. */
-  const storedHook = (url: string, events: string[]) =>
-    (
-      sql()
-        .connection.prepare("INSERT INTO webhooks (url, events, secret, status, consecutive_failures, created_at) VALUES (?, ?, 'whsec_old', 'active', 0, ?) RETURNING id")
-        .get(url, JSON.stringify({ events, types: [] }), storedDate()) as { id: number }
-    ).id;
+  const storedHook = async (url: string, events: string[]) =>
+    (await write((tx) =>
+      tx.get<{ id: number }>("INSERT INTO webhooks (url, events, secret, status, consecutive_failures, created_at) VALUES (?, ?, 'whsec_old', 'active', 0, ?) RETURNING id", [
+        url,
+        JSON.stringify({ events, types: [] }),
+        storedDate(),
+      ]),
+    ))!.id;
 
   it("never contacts user:pass@ or 0.0.0.0 hooks: the delivery fails at once, the hook pauses, the password is shown nowhere", async () => {
-    const withPassword = storedHook(`http://alice:hunter2@127.0.0.1:${port}/with-password`, ["entry.created"]);
-    const unspecified = storedHook(`http://0.0.0.0:${port}/unspecified`, ["entry.created"]);
+    const withPassword = await storedHook(`http://alice:hunter2@127.0.0.1:${port}/with-password`, ["entry.created"]);
+    const unspecified = await storedHook(`http://0.0.0.0:${port}/unspecified`, ["entry.created"]);
     // By name: the control delivery goes through the checked lookup.
-    const control = storedHook(`http://localhost:${port}/control`, ["entry.created", "delivery.failed"]);
+    const control = await storedHook(`http://localhost:${port}/control`, ["entry.created", "delivery.failed"]);
     const dispatcher = startWebhookDispatcher({ sendIntervalMs: 20 });
     try {
-      const { attemptId } = failedDeliveriesSince();
+      const { attemptId } = await failedDeliveriesSince();
       await createHandoff({ title: "refused destinations", content: "start" });
       const deadline = Date.now() + 5000;
-      const settled = () => [withPassword, unspecified].every((id) => recentDeliveries({ webhookId: id })[0]?.status === "failed") && received.filter((url) => url === "/control").length >= 3;
-      while (!settled() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const lastOf = async (webhookId: number) => (await recentDeliveries({ webhookId }))[0];
+      const settled = async () =>
+        (await lastOf(withPassword))?.status === "failed" &&
+        (await lastOf(unspecified))?.status === "failed" &&
+        received.filter((url) => url === "/control").length >= 3 &&
+        (await rowsOf("SELECT id FROM webhook_deliveries WHERE status = 'pending'")).length === 0;
+      while (!(await settled()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 
       expect(received.filter((url) => url !== "/control")).toEqual([]);
-      expect(recentDeliveries({ webhookId: withPassword })[0]).toMatchObject({ status: "failed", attempts: 1, lastStatus: null, lastError: expect.stringMatching(/^not sent: url must not carry a user name or password/) });
-      expect(recentDeliveries({ webhookId: unspecified })[0]).toMatchObject({ status: "failed", attempts: 1, lastError: expect.stringMatching(/^not sent: url points at 0\.0\.0\.0, the unspecified address/) });
-      const hooks = listWebhooks();
+      expect(await lastOf(withPassword)).toMatchObject({ status: "failed", attempts: 1, lastStatus: null, lastError: expect.stringMatching(/^not sent: url must not carry a user name or password/) });
+      expect(await lastOf(unspecified)).toMatchObject({ status: "failed", attempts: 1, lastError: expect.stringMatching(/^not sent: url points at 0\.0\.0\.0, the unspecified address/) });
+      const hooks = await listWebhooks();
       expect(hooks.find((hook) => hook.id === withPassword)).toMatchObject({ status: "paused", url: `http://127.0.0.1:${port}/with-password` });
       expect(hooks.find((hook) => hook.id === unspecified)?.status).toBe("paused");
       expect(hooks.find((hook) => hook.id === control)?.status).toBe("active");
       // The list, the browser notifications and the delivery.failed reports carry no password.
       expect(JSON.stringify(hooks)).not.toContain("hunter2");
-      expect(JSON.stringify(failedDeliveriesSince(attemptId).failed)).not.toContain("hunter2");
-      const reports = sql().connection.prepare("SELECT payload FROM webhook_deliveries WHERE event = 'delivery.failed'").all() as { payload: string }[];
+      expect(JSON.stringify((await failedDeliveriesSince(attemptId)).failed)).not.toContain("hunter2");
+      const reports = await rowsOf<{ payload: string }>("SELECT payload FROM webhook_deliveries WHERE event = 'delivery.failed'");
       expect(reports).toHaveLength(2);
       expect(JSON.stringify(reports)).not.toContain("hunter2");
     } finally {

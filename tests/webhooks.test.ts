@@ -1,15 +1,19 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { addEntry, closeHandoff, createHandoff } from "../lib/handoffs";
-import { sql } from "../lib/sqlite";
 import {
   createWebhook,
   deliveryAttempts,
+  failedDeliveriesSince,
   listWebhooks,
+  pauseWebhook,
   recentDeliveries,
   redeliver,
+  releaseClaimedDeliveries,
   removeWebhook,
   resumeWebhook,
   startWebhookDispatcher,
@@ -19,28 +23,67 @@ import {
 } from "../lib/webhooks";
 import { signPayload } from "../lib/webhooks/signature";
 import { serveApi, type ApiServer } from "./support/api-server";
+import { countRows } from "./support/rows";
 
-type Received = { headers: http.IncomingHttpHeaders; body: string };
+type Received = { headers: http.IncomingHttpHeaders; body: string; at: number };
 
-/** A receiver on loopback that answers with whatever `answer` says next (200 by default). */
+/**
+ * A receiver on loopback that answers with whatever `answer` says next (200 by default), after
+ * `delayMs`; while `hold` is set it leaves requests unanswered (a receiver that hangs).
+ */
 async function receiver() {
   const received: Received[] = [];
-  const state = { answer: 200, location: "" };
+  const state = { answer: 200, location: "", delayMs: 0, hold: false };
   const server = http.createServer((request, response) => {
     let body = "";
     request.setEncoding("utf8");
     request.on("data", (chunk: string) => (body += chunk));
     request.on("end", () => {
-      received.push({ headers: request.headers, body });
+      received.push({ headers: request.headers, body, at: Date.now() });
+      if (state.hold) return;
       const headers: Record<string, string> = state.location ? { location: state.location } : {};
-      response.writeHead(state.answer, headers);
-      response.end("ok");
+      setTimeout(() => {
+        response.writeHead(state.answer, headers);
+        response.end("ok");
+      }, state.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received, state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url, received, state, close };
 }
+
+/** Another instance's dispatcher in a process of its own (tests/support/webhook-dispatcher-worker.ts), once it follows the feed. */
+async function otherInstance(options: DispatcherOptions): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", dispatcherWorker, JSON.stringify(options)], { env: process.env, stdio: ["pipe", "pipe", "inherit"] });
+  workers.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`the other instance exited (${code}) before it was ready`)));
+  });
+  return child;
+}
+const dispatcherWorker = path.join(import.meta.dirname, "support", "webhook-dispatcher-worker.ts");
+const workers: ChildProcess[] = [];
+
+/** Ends a worker as a graceful shutdown does (stdin closes) and waits for it. */
+const stopWorker = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.stdin!.end();
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const receivers: Awaited<ReturnType<typeof receiver>>[] = [];
 let dispatcher: WebhookDispatcher | null = null;
@@ -57,19 +100,20 @@ function start(options: DispatcherOptions = {}) {
   return dispatcher;
 }
 
-beforeEach(() => {
-  for (const hook of listWebhooks()) removeWebhook({ id: hook.id });
+beforeEach(async () => {
+  for (const hook of await listWebhooks()) await removeWebhook({ id: hook.id });
 });
 afterEach(async () => {
+  await Promise.all(workers.splice(0).map(stopWorker));
   await dispatcher?.stop();
   dispatcher = null;
   for (const open of receivers.splice(0)) await open.close();
 });
 
-async function until<T>(what: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+async function until<T>(what: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = what();
+    const value = await what();
     if (value) return value;
     if (Date.now() > deadline) throw new Error("timed out");
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -83,18 +127,24 @@ async function newReceiver() {
 }
 
 describe("webhook registration", () => {
-  it("refuses what is not an http(s) URL or names no known event, and stores nothing", () => {
-    expect(() => createWebhook({ url: "ftp://example.com/x", events: ["question.asked"] })).toThrow(/http:\/\/ or https:\/\//);
-    expect(() => createWebhook({ url: "http://127.0.0.1/x", events: [] })).toThrow(/at least one event/);
-    expect(() => createWebhook({ url: "http://127.0.0.1/x", events: ["entry.deleted"] })).toThrow(/events must be among/);
-    expect(() => createWebhook({ url: "http://127.0.0.1/x", events: ["entry.created"], types: ["rumour"] })).toThrow(/types must be among/);
-    expect(listWebhooks()).toEqual([]);
+  it("refuses what is not an http(s) URL or names no known event, and stores nothing", async () => {
+    await expect(createWebhook({ url: "ftp://example.com/x", events: ["question.asked"] })).rejects.toThrow(/http:\/\/ or https:\/\//);
+    await expect(createWebhook({ url: "http://127.0.0.1/x", events: [] })).rejects.toThrow(/at least one event/);
+    await expect(createWebhook({ url: "http://127.0.0.1/x", events: ["entry.deleted"] })).rejects.toThrow(/events must be among/);
+    await expect(createWebhook({ url: "http://127.0.0.1/x", events: ["entry.created"], types: ["rumour"] })).rejects.toThrow(/types must be among/);
+    expect(await listWebhooks()).toEqual([]);
   });
 
-  it("shows the secret once: the list never carries it", () => {
-    const { webhook, secret } = createWebhook({ url: "https://example.com/hook", events: ["question.asked"] });
+  it("refuses an id no row can have with a message, not a database error", async () => {
+    await expect(redeliver({ id: 2 ** 40 })).rejects.toThrow(/id must be at most 2147483647/);
+    await expect(removeWebhook({ id: "9007199254740993" })).rejects.toThrow(/id must be/);
+    expect((await failedDeliveriesSince(2 ** 40)).failed).toEqual([]);
+  });
+
+  it("shows the secret once: the list never carries it", async () => {
+    const { webhook, secret } = await createWebhook({ url: "https://example.com/hook", events: ["question.asked"] });
     expect(secret).toMatch(/^whsec_/);
-    expect(JSON.stringify(listWebhooks())).not.toContain(secret);
+    expect(JSON.stringify(await listWebhooks())).not.toContain(secret);
     expect(webhook.status).toBe("active");
   });
 });
@@ -102,7 +152,7 @@ describe("webhook registration", () => {
 describe("deliveries", () => {
   it("POSTs a signed JSON body the receiver can verify, filtered by event and entry type", async () => {
     const target = await newReceiver();
-    const { secret } = createWebhook({ url: target.url, events: ["entry.created", "question.asked"], types: ["question", "decision"] });
+    const { secret } = await createWebhook({ url: target.url, events: ["entry.created", "question.asked"], types: ["question", "decision"] });
     start();
     const { handoff } = await createHandoff({ title: "signed", content: "a context entry nobody asked for" });
     await addEntry({ id: handoff.id, type: "question", content: "Which database?", asClient: "code" });
@@ -125,14 +175,17 @@ describe("deliveries", () => {
     }
     const question = JSON.parse(got.find((delivery) => delivery.headers["x-baton-event"] === "question.asked")!.body);
     expect(question).toMatchObject({ event: "question.asked", data: { handoff: { id: handoff.id, title: "signed" }, entry: { type: "question", from: "code", content: "Which database?" }, waitingFor: "chat" } });
-    const logged = recentDeliveries();
-    expect(logged.every((delivery) => delivery.status === "delivered" && delivery.lastStatus === 200 && delivery.lastResponseMs !== null)).toBe(true);
-    expect(deliveryAttempts(logged[0].id)).toEqual([expect.objectContaining({ status: 200, error: null })]);
+    const logged = await until(async () => {
+      const rows = await recentDeliveries();
+      return rows.every((delivery) => delivery.status === "delivered") && rows;
+    });
+    expect(logged.every((delivery) => delivery.lastStatus === 200 && delivery.lastResponseMs !== null)).toBe(true);
+    expect(await deliveryAttempts(logged[0].id)).toEqual([expect.objectContaining({ status: 200, error: null })]);
   });
 
   it("sends handoff.closed", async () => {
     const target = await newReceiver();
-    createWebhook({ url: target.url, events: ["handoff.closed"] });
+    await createWebhook({ url: target.url, events: ["handoff.closed"] });
     start();
     const { handoff } = await createHandoff({ title: "to close", content: "start" });
     await closeHandoff({ id: handoff.id });
@@ -142,7 +195,7 @@ describe("deliveries", () => {
 
   it("sends agent.handed_off when an agent writes its shift handoff", async () => {
     const target = await newReceiver();
-    createWebhook({ url: target.url, events: ["agent.handed_off"] });
+    await createWebhook({ url: target.url, events: ["agent.handed_off"] });
     start();
     const agent = await registerAgent({ personaSlug: "hook-watcher", project: "baton", name: "Hooky" });
     await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
@@ -155,7 +208,7 @@ describe("deliveries", () => {
     const elsewhere = await newReceiver();
     target.state.answer = 302;
     target.state.location = elsewhere.url;
-    createWebhook({ url: target.url, events: ["entry.created"] });
+    await createWebhook({ url: target.url, events: ["entry.created"] });
     const schedule = [150, 300, 600];
     start({ retryScheduleMs: schedule });
     const { handoff } = await createHandoff({ title: "flaky", content: "start" });
@@ -164,9 +217,12 @@ describe("deliveries", () => {
     target.state.location = "";
     await until(() => target.received.length >= 3, 5000);
     target.state.answer = 204;
-    const [delivery] = await until(() => recentDeliveries().find((row) => row.status === "delivered") && recentDeliveries(), 5000);
+    const [delivery] = await until(async () => {
+      const rows = await recentDeliveries();
+      return rows.find((row) => row.status === "delivered") && rows;
+    }, 5000);
     expect(elsewhere.received).toEqual([]);
-    const attempts = deliveryAttempts(delivery.id);
+    const attempts = await deliveryAttempts(delivery.id);
     expect(attempts.map((row) => row.status)).toEqual([302, 503, 503, 204]);
     expect(attempts[0].error).toMatch(/redirects are not followed/);
     // Each wait is at least the scheduled delay (and not wildly more: the loop checks every 20 ms).
@@ -182,16 +238,16 @@ describe("deliveries", () => {
     const broken = await newReceiver();
     const watcher = await newReceiver();
     broken.state.answer = 500;
-    const { webhook } = createWebhook({ url: broken.url, events: ["entry.created"] });
-    createWebhook({ url: watcher.url, events: ["delivery.failed"] });
+    const { webhook } = await createWebhook({ url: broken.url, events: ["entry.created"] });
+    await createWebhook({ url: watcher.url, events: ["delivery.failed"] });
     start({ retryScheduleMs: [50, 50] });
     await createHandoff({ title: "doomed", content: "start" });
     const [report] = await until(() => watcher.received.length >= 1 && watcher.received, 5000);
     expect(broken.received).toHaveLength(3);
-    const failed = recentDeliveries({ webhookId: webhook.id })[0];
+    const [failed] = await recentDeliveries({ webhookId: webhook.id });
     expect(failed).toMatchObject({ status: "failed", attempts: 3, lastStatus: 500 });
     expect(JSON.parse(report.body)).toMatchObject({ event: "delivery.failed", data: { delivery: { id: failed.id, url: broken.url, lastStatus: 500 } } });
-    expect(listWebhooks().find((hook) => hook.id === webhook.id)).toMatchObject({ status: "paused", consecutiveFailures: 3 });
+    expect((await listWebhooks()).find((hook) => hook.id === webhook.id)).toMatchObject({ status: "paused", consecutiveFailures: 3 });
 
     // The dashboard's notifications: the failure is reported once, to a page that started before it.
     const notices = async (query: string) => (await notificationsGET(new Request(`http://127.0.0.1/api/notifications${query}`))).json();
@@ -201,36 +257,35 @@ describe("deliveries", () => {
     expect((await notificationsGET(new Request("http://127.0.0.1/api/notifications?after_attempt=-1"))).status).toBe(400);
 
     broken.state.answer = 200;
-    redeliver({ id: failed.id });
+    await redeliver({ id: failed.id });
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Paused: nothing goes out until the operator resumes.
     expect(broken.received).toHaveLength(3);
-    resumeWebhook({ id: webhook.id });
-    await until(() => recentDeliveries({ webhookId: webhook.id })[0].status === "delivered");
+    await resumeWebhook({ id: webhook.id });
+    await until(async () => (await recentDeliveries({ webhookId: webhook.id }))[0].status === "delivered");
     expect(broken.received).toHaveLength(4);
     expect(broken.received[3].body).toBe(broken.received[0].body);
-    expect(() => redeliver({ id: 987654 })).toThrow(/no delivery 987654/);
-
+    await expect(redeliver({ id: 987654 })).rejects.toThrow(/no delivery 987654/);
   });
 
   it("pauses a hook after the configured run of consecutive failures", async () => {
     const broken = await newReceiver();
     broken.state.answer = 500;
-    const { webhook } = createWebhook({ url: broken.url, events: ["entry.created"] });
+    const { webhook } = await createWebhook({ url: broken.url, events: ["entry.created"] });
     start({ retryScheduleMs: [10_000], pauseAfterFailures: 3 });
     const { handoff } = await createHandoff({ title: "three strikes", content: "one" });
     await addEntry({ id: handoff.id, type: "progress", content: "two", asClient: "code" });
     await addEntry({ id: handoff.id, type: "progress", content: "three", asClient: "code" });
-    await until(() => listWebhooks().find((hook) => hook.id === webhook.id)?.status === "paused");
+    await until(async () => (await listWebhooks()).find((hook) => hook.id === webhook.id)?.status === "paused");
     await addEntry({ id: handoff.id, type: "progress", content: "four", asClient: "code" });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(broken.received).toHaveLength(3);
-    expect(recentDeliveries({ webhookId: webhook.id })).toHaveLength(4);
+    expect(await recentDeliveries({ webhookId: webhook.id })).toHaveLength(4);
   });
 
   it("loses nothing and sends nothing twice across a restart", async () => {
     const target = await newReceiver();
-    createWebhook({ url: target.url, events: ["entry.created"] });
+    await createWebhook({ url: target.url, events: ["entry.created"] });
     const first = start();
     const { handoff } = await createHandoff({ title: "restart", content: "before" });
     await until(() => target.received.length >= 1);
@@ -238,7 +293,7 @@ describe("deliveries", () => {
     dispatcher = null;
     // Written while no dispatcher runs, as by another process during a restart.
     await addEntry({ id: handoff.id, type: "progress", content: "while down", asClient: "code" });
-    expect(sql().connection.prepare("SELECT count(*) AS n FROM webhook_deliveries").get()).toEqual({ n: 1 });
+    expect(await countRows("webhook_deliveries")).toBe(1);
     start();
     await until(() => target.received.length >= 2);
     await dispatcher!.stop();
@@ -253,5 +308,87 @@ describe("deliveries", () => {
     expect(verifySignature("s", `t=100,v1=${signPayload("s", 100, body)}`, body, 100)).toBe(true);
     expect(verifySignature("s", `t=100,v1=${signPayload("s", 100, body)}`, body, 100 + 3600)).toBe(false);
     expect(verifySignature("s", `t=101,v1=${signPayload("s", 100, body)}`, body, 101)).toBe(false);
+  });
+});
+
+describe("several instances on one database", () => {
+  /** What each delivery id reached the receiver with, and how often. */
+  const timesReceived = (received: Received[]) => {
+    const counts = new Map<string, number>();
+    for (const delivery of received) counts.set(String(delivery.headers["x-baton-delivery"]), (counts.get(String(delivery.headers["x-baton-delivery"])) ?? 0) + 1);
+    return counts;
+  };
+
+  it("delivers each event once while two dispatchers in two processes race over one queue", async () => {
+    const target = await newReceiver();
+    target.state.delayMs = 20;
+    const { webhook } = await createWebhook({ url: target.url, events: ["entry.created"] });
+    await otherInstance({ sendIntervalMs: 10 });
+    start({ sendIntervalMs: 10 });
+    // Paused while the queue fills: both follow the feed (each change is enqueued once), and on
+    // resume every delivery is due at once for both to claim.
+    await pauseWebhook({ id: webhook.id });
+    const { handoff } = await createHandoff({ title: "raced", content: "entry 0" });
+    for (let index = 1; index < 40; index++) await addEntry({ id: handoff.id, type: "progress", content: `entry ${index}`, asClient: "code" });
+    await until(async () => (await countRows("webhook_deliveries")) === 40, 10_000);
+    await resumeWebhook({ id: webhook.id });
+    await until(async () => (await countRows("webhook_deliveries", "status = 'delivered'")) === 40, 15_000);
+    await sleep(300);
+    expect(await countRows("webhook_deliveries")).toBe(40);
+    const counts = timesReceived(target.received);
+    expect(counts.size).toBe(40);
+    expect([...counts.values()].every((times) => times === 1)).toBe(true);
+    const contents = target.received.map((delivery) => JSON.parse(delivery.body).data.entry.content).sort();
+    expect(contents).toEqual(Array.from({ length: 40 }, (_, index) => `entry ${index}`).sort());
+    expect(await countRows("webhook_attempts")).toBe(40);
+  });
+
+  it("sends again a delivery whose instance was killed mid-send, once its lease ran out, from another instance", async () => {
+    const target = await newReceiver();
+    target.state.hold = true;
+    await createWebhook({ url: target.url, events: ["entry.created"] });
+    const leaseMs = 1500;
+    const doomed = await otherInstance({ sendIntervalMs: 10, leaseMs });
+    await createHandoff({ title: "abandoned", content: "sent twice, recorded once" });
+    const [first] = await until(() => target.received.length >= 1 && target.received);
+    const exited = new Promise((resolve) => doomed.once("exit", resolve));
+    doomed.kill("SIGKILL");
+    await exited;
+    target.state.hold = false;
+    start({ sendIntervalMs: 20, leaseMs });
+    const [, second] = await until(() => target.received.length >= 2 && target.received, 10_000);
+    // Not before the dead instance's lease ran out (claimed just before its request arrived), and soon after.
+    expect(second.at - first.at).toBeGreaterThanOrEqual(leaseMs - 100);
+    expect(second.at - first.at).toBeLessThan(leaseMs + 2_000);
+    expect(second.headers["x-baton-delivery"]).toBe(first.headers["x-baton-delivery"]);
+    expect(second.body).toBe(first.body);
+    const [delivery] = await until(async () => {
+      const rows = await recentDeliveries();
+      return rows[0]?.status === "delivered" && rows;
+    });
+    // The killed instance never recorded its attempt.
+    expect(delivery).toMatchObject({ attempts: 1, lastStatus: 200 });
+    await sleep(300);
+    expect(target.received).toHaveLength(2);
+  });
+
+  it("hands back what it claimed when shutting down, and another instance sends it at once", async () => {
+    const target = await newReceiver();
+    target.state.hold = true;
+    await createWebhook({ url: target.url, events: ["entry.created"] });
+    // A lease far longer than the test: only the hand-back can make it due again.
+    start({ sendIntervalMs: 20, leaseMs: 60_000 });
+    await createHandoff({ title: "handed back", content: "one delivery" });
+    const [first] = await until(() => target.received.length >= 1 && target.received);
+    await otherInstance({ sendIntervalMs: 10, leaseMs: 60_000 });
+    target.state.hold = false;
+    expect(await releaseClaimedDeliveries()).toBe(1);
+    const [, second] = await until(() => target.received.length >= 2 && target.received, 5_000);
+    expect(second.headers["x-baton-delivery"]).toBe(first.headers["x-baton-delivery"]);
+    await until(async () => (await recentDeliveries())[0]?.status === "delivered");
+    // This instance claims nothing more, and recorded nothing of the send it abandoned.
+    expect(await deliveryAttempts(Number(first.headers["x-baton-delivery"]))).toEqual([expect.objectContaining({ status: 200 })]);
+    await sleep(200);
+    expect(target.received).toHaveLength(2);
   });
 });

@@ -1,5 +1,5 @@
 import "server-only";
-import { storedDate, type Sql } from "../sqlite";
+import { storedDate, type Tx } from "../database";
 import { eventsOf } from "./hooks";
 import type { WebhookEvent } from "./schemas";
 
@@ -11,9 +11,9 @@ import type { WebhookEvent } from "./schemas";
 export type Queued = { event: WebhookEvent; entryType?: string; data: Record<string, unknown> };
 
 /** Queues `queued` for every hook that wants it, in the caller's transaction; returns how many rows were added. */
-export function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
+export async function enqueue(tx: Tx, queued: Queued[], occurredAt: string): Promise<number> {
   if (queued.length === 0) return 0;
-  const hooks = tx.statement("SELECT id, events FROM webhooks").all() as { id: number; events: string }[];
+  const hooks = await tx.all<{ id: number; events: string }>("SELECT id, events FROM webhooks ORDER BY id");
   const now = storedDate();
   let added = 0;
   for (const hook of hooks) {
@@ -22,13 +22,13 @@ export function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
       if (!(wanted.events as string[]).includes(item.event)) continue;
       if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
       const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
-      tx.statement("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)").run(
+      await tx.run("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)", [
         hook.id,
         item.event,
         payload,
         now,
         now,
-      );
+      ]);
       added++;
     }
   }
@@ -36,7 +36,7 @@ export function enqueue(tx: Sql, queued: Queued[], occurredAt: string): number {
 }
 
 /** Whether any hook wants `event` (so work that only feeds it can be skipped). */
-export function anyHookWants(tx: Sql, event: Queued["event"]): boolean {
-  const hooks = tx.statement("SELECT events FROM webhooks").all() as { events: string }[];
+export async function anyHookWants(tx: Tx, event: Queued["event"]): Promise<boolean> {
+  const hooks = await tx.all<{ events: string }>("SELECT events FROM webhooks");
   return hooks.some((hook) => (eventsOf(hook).events as string[]).includes(event));
 }

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { NotFound } from "../errors";
-import { read, storedDate, write, type Sql } from "../sqlite";
+import { lockRows, read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { webhookUrlProblem, withoutCredentials } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
@@ -32,7 +32,16 @@ const createSchema = z.object({
   types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
 });
 
-const idSchema = z.object({ id: z.coerce.number({ error: "id must be a webhook number" }).int({ error: "id must be a whole number" }).positive({ error: "id must be positive" }) });
+/** Ids are 32-bit integers on PostgreSQL: a larger one names nothing, and must not reach a query. */
+const MAX_ID = 2_147_483_647;
+
+const idSchema = z.object({
+  id: z.coerce
+    .number({ error: "id must be a webhook number" })
+    .int({ error: "id must be a whole number" })
+    .positive({ error: "id must be positive" })
+    .max(MAX_ID, { error: `id must be at most ${MAX_ID}` }),
+});
 
 type HookRow = { id: number; url: string; events: string; secret: string; status: string; consecutive_failures: number; created_at: string };
 export type StoredEvents = { events: WebhookEvent[]; types: EntryType[] };
@@ -52,54 +61,56 @@ const viewOf = (row: HookRow): WebhookView => ({
 });
 
 /** Registers a hook; the secret is returned only here (it is stored to sign with, never shown again). */
-export function createWebhook(input: { url?: unknown; events?: unknown; types?: unknown }): { webhook: WebhookView; secret: string } {
+export async function createWebhook(input: { url?: unknown; events?: unknown; types?: unknown }): Promise<{ webhook: WebhookView; secret: string }> {
   const data = parseInput(createSchema, input);
   const events = [...new Set(data.events)];
   const types = events.includes("entry.created") ? [...new Set(data.types)] : [];
   const secret = `whsec_${randomBytes(24).toString("base64url")}`;
-  const row = write(
-    (tx) =>
-      tx
-        .statement("INSERT INTO webhooks (url, events, secret, status, consecutive_failures, created_at) VALUES (?, ?, ?, 'active', 0, ?) RETURNING *")
-        .get(data.url, JSON.stringify({ events, types }), secret, storedDate()) as HookRow,
+  const row = await write(
+    async (tx) =>
+      (await tx.get<HookRow>("INSERT INTO webhooks (url, events, secret, status, consecutive_failures, created_at) VALUES (?, ?, ?, 'active', 0, ?) RETURNING *", [
+        data.url,
+        JSON.stringify({ events, types }),
+        secret,
+        storedDate(),
+      ]))!,
   );
   return { webhook: viewOf(row), secret };
 }
 
-export function listWebhooks(): WebhookView[] {
-  return (read((tx) => tx.statement("SELECT * FROM webhooks ORDER BY id").all()) as HookRow[]).map(viewOf);
+export async function listWebhooks(): Promise<WebhookView[]> {
+  return (await read((tx) => tx.all<HookRow>("SELECT * FROM webhooks ORDER BY id"))).map(viewOf);
 }
 
-function hookIn(tx: Sql, id: number): HookRow {
-  const row = tx.statement("SELECT * FROM webhooks WHERE id = ?").get(id) as HookRow | undefined;
+async function hookIn(tx: Tx, id: number): Promise<HookRow> {
+  const row = await tx.get<HookRow>(`SELECT * FROM webhooks WHERE id = ?${lockRows(tx)}`, [id]);
   if (!row) throw new NotFound(`no webhook ${id}; \`baton webhook list\` or /settings/webhooks shows the registered ones`);
   return row;
 }
 
-
-export function removeWebhook(input: { id?: unknown }): void {
+export async function removeWebhook(input: { id?: unknown }): Promise<void> {
   const id = parseInput(idSchema, input).id;
-  write((tx) => {
-    hookIn(tx, id);
-    tx.statement("DELETE FROM webhooks WHERE id = ?").run(id);
+  await write(async (tx) => {
+    await hookIn(tx, id);
+    await tx.run("DELETE FROM webhooks WHERE id = ?", [id]);
   });
 }
 
-export function pauseWebhook(input: { id?: unknown }): WebhookView {
+export async function pauseWebhook(input: { id?: unknown }): Promise<WebhookView> {
   const id = parseInput(idSchema, input).id;
-  return write((tx) => {
-    hookIn(tx, id);
-    return viewOf(tx.statement("UPDATE webhooks SET status = 'paused' WHERE id = ? RETURNING *").get(id) as HookRow);
+  return write(async (tx) => {
+    await hookIn(tx, id);
+    return viewOf((await tx.get<HookRow>("UPDATE webhooks SET status = 'paused' WHERE id = ? RETURNING *", [id]))!);
   });
 }
 
 /** Resumes a paused hook: its failure count starts over and what waited is sent now. */
-export function resumeWebhook(input: { id?: unknown }): WebhookView {
+export async function resumeWebhook(input: { id?: unknown }): Promise<WebhookView> {
   const id = parseInput(idSchema, input).id;
-  return write((tx) => {
-    hookIn(tx, id);
-    tx.statement("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'").run(storedDate(), id);
-    return viewOf(tx.statement("UPDATE webhooks SET status = 'active', consecutive_failures = 0 WHERE id = ? RETURNING *").get(id) as HookRow);
+  return write(async (tx) => {
+    await hookIn(tx, id);
+    await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'", [storedDate(), id]);
+    return viewOf((await tx.get<HookRow>("UPDATE webhooks SET status = 'active', consecutive_failures = 0 WHERE id = ? RETURNING *", [id]))!);
   });
 }
 
@@ -133,35 +144,36 @@ const deliveryViewOf = (row: DeliveryRow): DeliveryView => ({
 });
 
 /** The latest deliveries, newest first (of one hook, or of all). */
-export function recentDeliveries(input: { webhookId?: number; limit?: number } = {}): DeliveryView[] {
+export async function recentDeliveries(input: { webhookId?: number; limit?: number } = {}): Promise<DeliveryView[]> {
   const limit = Math.min(Math.max(input.limit ?? 20, 1), 200);
-  const rows = read((tx) =>
+  const rows = await read((tx) =>
     input.webhookId === undefined
-      ? tx.statement("SELECT * FROM webhook_deliveries ORDER BY id DESC LIMIT ?").all(limit)
-      : tx.statement("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?").all(input.webhookId, limit),
-  ) as DeliveryRow[];
+      ? tx.all<DeliveryRow>("SELECT * FROM webhook_deliveries ORDER BY id DESC LIMIT ?", [limit])
+      : tx.all<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?", [input.webhookId, limit]),
+  );
   return rows.map(deliveryViewOf);
 }
 
 export type AttemptView = { status: number | null; responseMs: number; error: string | null; at: string };
 
-export function deliveryAttempts(deliveryId: number): AttemptView[] {
-  const rows = read((tx) => tx.statement("SELECT status, response_ms, error, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id").all(deliveryId)) as {
-    status: number | null;
-    response_ms: number;
-    error: string | null;
-    at: string;
-  }[];
+export async function deliveryAttempts(deliveryId: number): Promise<AttemptView[]> {
+  const rows = await read((tx) =>
+    tx.all<{ status: number | null; response_ms: number; error: string | null; at: string }>(
+      "SELECT status, response_ms, error, at FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
+      [deliveryId],
+    ),
+  );
   return rows.map((row) => ({ status: row.status, responseMs: row.response_ms, error: row.error, at: row.at }));
 }
 
 /** Re-queues one delivery (whatever became of it) to be sent now, with a fresh day of retries. */
-export function redeliver(input: { id?: unknown }): DeliveryView {
+export async function redeliver(input: { id?: unknown }): Promise<DeliveryView> {
   const id = parseInput(idSchema, input).id;
-  return write((tx) => {
-    const row = tx
-      .statement("UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? RETURNING *")
-      .get(storedDate(), id) as DeliveryRow | undefined;
+  return write(async (tx) => {
+    const row = await tx.get<DeliveryRow>(
+      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? RETURNING *",
+      [storedDate(), id],
+    );
     if (!row) throw new NotFound(`no delivery ${id}; the recent ones are listed under each webhook at /settings/webhooks`);
     return deliveryViewOf(row);
   });
@@ -176,17 +188,20 @@ const FAILED_PAGE = 20;
  * notifications poll this. Keyed by attempt, not delivery, because a delivery gives up a day
  * after it was queued. Without `after`, only the starting point.
  */
-export function failedDeliveriesSince(after?: number): { attemptId: number; failed: FailedDelivery[] } {
-  return read((tx) => {
-    const latest = (tx.statement("SELECT max(id) AS id FROM webhook_attempts").get() as { id: number | null }).id ?? 0;
+export async function failedDeliveriesSince(after?: number): Promise<{ attemptId: number; failed: FailedDelivery[] }> {
+  return read(async (tx) => {
+    const latest = (await tx.get<{ id: number | null }>("SELECT MAX(id) AS id FROM webhook_attempts"))!.id ?? 0;
     if (after === undefined) return { attemptId: latest, failed: [] };
-    const rows = tx
-      .statement(
-        `SELECT d.id, d.webhook_id, w.url, d.event, d.last_error, (SELECT max(a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempt_id
+    // No attempt id goes past MAX_ID: a larger `after` asks for none.
+    if (after >= MAX_ID) return { attemptId: after, failed: [] };
+    const rows = await tx.all<{ id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }>(
+      `SELECT id, webhook_id, url, event, last_error, attempt_id FROM (
+         SELECT d.id, d.webhook_id, w.url, d.event, d.last_error, (SELECT MAX(a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempt_id
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'failed' AND attempt_id > ? ORDER BY attempt_id LIMIT ?`,
-      )
-      .all(after, FAILED_PAGE) as { id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }[];
+         WHERE d.status = 'failed'
+       ) failed WHERE attempt_id > ? ORDER BY attempt_id LIMIT ?`,
+      [after, FAILED_PAGE],
+    );
     const failed = rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: withoutCredentials(row.url), event: row.event, lastError: row.last_error }));
     // A full page: resume after its last row, so none beyond it is skipped.
     const attemptId = rows.length === FAILED_PAGE ? rows[rows.length - 1].attempt_id : Math.max(latest, after);

@@ -1,7 +1,9 @@
 /**
  * lib/webhooks: the operator's webhooks (tables webhooks, webhook_deliveries, webhook_attempts,
  * webhook_cursor). hooks.ts registers and manages hooks and their delivery log; dispatcher.ts,
- * started by Baton's server, turns the change feed into signed, retried deliveries.
+ * started by Baton's server (by each instance sharing a PostgreSQL database), turns the change
+ * feed into signed, retried deliveries, each claimed by one instance at a time. A server shutting
+ * down stops its dispatcher, or calls releaseClaimedDeliveries, to hand back what it claimed.
  * Client-safe names and views live in ./schemas.
  */
 import "server-only";
@@ -19,6 +21,16 @@ export {
   type AttemptView,
   type FailedDelivery,
 } from "./hooks";
-export { DELIVERY_TIMEOUT_MS, PAUSE_AFTER_FAILURES, RETRY_SCHEDULE_MS, startWebhookDispatcher, type DispatcherOptions, type WebhookDispatcher } from "./dispatcher";
+export {
+  CLAIM_LEASE_MS,
+  DELIVERY_TIMEOUT_MS,
+  PAUSE_AFTER_FAILURES,
+  releaseClaimedDeliveries,
+  RETRY_SCHEDULE_MS,
+  startWebhookDispatcher,
+  STOP_GRACE_MS,
+  type DispatcherOptions,
+  type WebhookDispatcher,
+} from "./dispatcher";
 export { SIGNATURE_HEADER, signatureHeader, verifySignature } from "./signature";
 export * from "./schemas";

@@ -29,10 +29,11 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
 /**
  * POSTs `body` to `url` once and answers the HTTP status, never following a redirect and reading
  * no more than the status line and headers. Throws RefusedDestination for a URL or resolved
- * address the rules refuse, before anything is sent; otherwise the network's error. node:http
- * rather than fetch: fetch offers no hook on the address it connects to.
+ * address the rules refuse, before anything is sent; otherwise the network's error (an
+ * AbortError after `timeoutMs`, or when `signal` aborts). node:http rather than fetch: fetch
+ * offers no hook on the address it connects to.
  */
-export function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+export function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<number> {
   const problem = webhookUrlProblem(url);
   if (problem) return Promise.reject(new RefusedDestination(problem));
   const target = new URL(url);
@@ -46,7 +47,7 @@ export function postOnce(url: string, body: string, headers: Record<string, stri
         lookup: guardedLookup,
         // A connection of its own: no pooled socket another part of the process opened unchecked.
         agent: false,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
       },
       (response) => {
         resolve(response.statusCode ?? 0);

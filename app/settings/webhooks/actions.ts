@@ -11,7 +11,7 @@ export async function createWebhookAction(_previous: CreateWebhookState, formDat
   const events = formData.getAll("events").filter((value): value is string => typeof value === "string");
   const types = formData.getAll("types").filter((value): value is string => typeof value === "string");
   try {
-    const { webhook, secret } = createWebhook({ url: values.url, events, types });
+    const { webhook, secret } = await createWebhook({ url: values.url, events, types });
     revalidatePath("/settings/webhooks");
     return { status: "success", secret, webhookId: webhook.id, successAt: Date.now() };
   } catch (error) {
@@ -24,7 +24,7 @@ function byId(operation: (input: { id: string }) => unknown) {
   return async (_previous: FormState, formData: FormData): Promise<FormState> => {
     const values = formValues(formData);
     try {
-      operation({ id: values.id });
+      await operation({ id: values.id });
     } catch (error) {
       return formStateFromError(error, values);
     }

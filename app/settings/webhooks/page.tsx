@@ -8,7 +8,7 @@ export const metadata: Metadata = { title: "Webhooks" };
 export const dynamic = "force-dynamic";
 
 export default async function WebhooksPage() {
-  const hooks = listWebhooks().map((hook) => ({ hook, deliveries: recentDeliveries({ webhookId: hook.id, limit: 10 }) }));
+  const hooks = await Promise.all((await listWebhooks()).map(async (hook) => ({ hook, deliveries: await recentDeliveries({ webhookId: hook.id, limit: 10 }) })));
   return (
     <>
       <PageHeader

@@ -20,7 +20,7 @@ async function add(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("webhook", "add takes one URL", USAGE);
   if (!parsed.values.events) return usageError("webhook", `add needs --events, among ${WEBHOOK_EVENTS.join(", ")}`, USAGE);
-  const { webhook, secret } = createWebhook({ url: parsed.positionals[0], events: list(parsed.values.events), types: list(parsed.values.types) });
+  const { webhook, secret } = await createWebhook({ url: parsed.positionals[0], events: list(parsed.values.events), types: list(parsed.values.types) });
   process.stdout.write(`${secret}\n`);
   process.stderr.write(`added webhook ${webhook.id} for ${webhook.events.join(", ")}; the secret above is shown only this once\n`);
   return 0;
@@ -29,7 +29,7 @@ async function add(args: string[]): Promise<number> {
 async function show(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("webhook", USAGE, args, { options: {} });
   if (typeof parsed === "number") return parsed;
-  const hooks = listWebhooks();
+  const hooks = await listWebhooks();
   if (hooks.length === 0) process.stderr.write("no webhooks; add one with `baton webhook add <url> --events question.asked`\n");
   for (const hook of hooks) {
     const types = hook.types.length ? ` (types ${hook.types.join(",")})` : "";
@@ -43,7 +43,7 @@ async function remove(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("webhook", USAGE, args, { allowPositionals: true, options: {} });
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("webhook", "remove takes one webhook id", USAGE);
-  removeWebhook({ id: parsed.positionals[0] });
+  await removeWebhook({ id: parsed.positionals[0] });
   process.stderr.write(`removed webhook ${parsed.positionals[0]} and its deliveries\n`);
   return 0;
 }
