@@ -41,11 +41,12 @@ async function receiver() {
     request.on("end", () => {
       received.push({ headers: request.headers, body, at: Date.now() });
       if (state.hold) return;
-      const headers: Record<string, string> = state.location ? { location: state.location } : {};
+      // The answer as the state was when the request arrived (tests change it right after).
+      const { answer, location, delayMs } = state;
       setTimeout(() => {
-        response.writeHead(state.answer, headers);
+        response.writeHead(answer, location ? { location } : {});
         response.end("ok");
-      }, state.delayMs);
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
