@@ -125,6 +125,9 @@ describe("screenFacts (pure)", () => {
     expect(isPublicRequest("POST", "/api/session")).toBe(true);
     expect(isPublicRequest("GET", "/_next/static/chunks/a.js")).toBe(true);
     expect(isPublicRequest("GET", "/")).toBe(false);
+    // A load balancer probes health without a token; it says only whether the database answers.
+    expect(isPublicRequest("GET", "/api/health")).toBe(true);
+    expect(isPublicRequest("POST", "/api/health")).toBe(false);
     expect(agentMayReach("/api/mcp", false)).toBe(true);
     expect(agentMayReach("/api/handoffs/hof_x/entries", false)).toBe(true);
     expect(agentMayReach("/api/agents", false)).toBe(true);

@@ -204,14 +204,15 @@ const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token", "/oauth
  * What is served without credentials: the sign-in page and the static assets it loads (reading
  * only: a POST there could carry any server action), the sign-in endpoint itself, and what a
  * remote connector needs before it has a token (OAuth discovery under /.well-known/; registration,
- * token and revocation POSTs).
+ * token and revocation POSTs), and the health check a load balancer probes without a token (it
+ * says only whether the database answers).
  */
 export function isPublicRequest(method: string, path: string): boolean {
   if (path === "/api/session") return true;
   const reading = method === "GET" || method === "HEAD";
   if (method === "POST" && OAUTH_ENDPOINT_PATHS.has(path)) return true;
   // Any /.well-known/ path: the metadata above, and a JSON 404 for the rest (clients probe several).
-  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico" || path.startsWith("/.well-known/"));
+  return reading && (path === "/sign-in" || path === "/api/health" || path.startsWith("/_next/static/") || path === "/favicon.ico" || path.startsWith("/.well-known/"));
 }
 
 /**
