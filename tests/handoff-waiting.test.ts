@@ -88,6 +88,7 @@ describe("handoff.waiting webhook", () => {
     expect(await raiseWaitingEvents()).toBe(0); // no hook wants it: nothing looked at, nothing kept
     await subscribe(url);
     dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, waitingCheckMs: 100 });
+    await dispatcher.ready;
 
     const deadline = Date.now() + 5_000;
     while (ours().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

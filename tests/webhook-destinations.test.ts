@@ -140,6 +140,7 @@ describe("the dispatcher refuses rows stored before the rules", () => {
     // By name: the control delivery goes through the checked lookup.
     const control = await storedHook(`http://localhost:${port}/control`, ["entry.created", "delivery.failed"]);
     const dispatcher = startWebhookDispatcher({ sendIntervalMs: 20 });
+    await dispatcher.ready;
     try {
       const { attemptId } = await failedDeliveriesSince();
       await createHandoff({ title: "refused destinations", content: "start" });

@@ -96,8 +96,10 @@ beforeAll(async () => {
 afterAll(() => api.close());
 const notificationsGET = (request: Request) => api.route("GET", "/api/notifications")(request);
 
-function start(options: DispatcherOptions = {}) {
+/** Starts this instance's dispatcher; resolves once it follows the feed (a first start begins at the latest change). */
+async function start(options: DispatcherOptions = {}) {
   dispatcher = startWebhookDispatcher({ sendIntervalMs: 20, ...options });
+  await dispatcher.ready;
   return dispatcher;
 }
 
@@ -154,7 +156,7 @@ describe("deliveries", () => {
   it("POSTs a signed JSON body the receiver can verify, filtered by event and entry type", async () => {
     const target = await newReceiver();
     const { secret } = await createWebhook({ url: target.url, events: ["entry.created", "question.asked"], types: ["question", "decision"] });
-    start();
+    await start();
     const { handoff } = await createHandoff({ title: "signed", content: "a context entry nobody asked for" });
     await addEntry({ id: handoff.id, type: "question", content: "Which database?", asClient: "code" });
     const got = await until(() => target.received.length >= 2 && target.received);
@@ -187,7 +189,7 @@ describe("deliveries", () => {
   it("sends handoff.closed", async () => {
     const target = await newReceiver();
     await createWebhook({ url: target.url, events: ["handoff.closed"] });
-    start();
+    await start();
     const { handoff } = await createHandoff({ title: "to close", content: "start" });
     await closeHandoff({ id: handoff.id });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
@@ -197,7 +199,7 @@ describe("deliveries", () => {
   it("sends agent.handed_off when an agent writes its shift handoff", async () => {
     const target = await newReceiver();
     await createWebhook({ url: target.url, events: ["agent.handed_off"] });
-    start();
+    await start();
     const agent = await registerAgent({ personaSlug: "hook-watcher", project: "baton", name: "Hooky" });
     await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
@@ -211,7 +213,7 @@ describe("deliveries", () => {
     target.state.location = elsewhere.url;
     await createWebhook({ url: target.url, events: ["entry.created"] });
     const schedule = [150, 300, 600];
-    start({ retryScheduleMs: schedule });
+    await start({ retryScheduleMs: schedule });
     const { handoff } = await createHandoff({ title: "flaky", content: "start" });
     await until(() => target.received.length >= 1);
     target.state.answer = 503;
@@ -241,7 +243,7 @@ describe("deliveries", () => {
     broken.state.answer = 500;
     const { webhook } = await createWebhook({ url: broken.url, events: ["entry.created"] });
     await createWebhook({ url: watcher.url, events: ["delivery.failed"] });
-    start({ retryScheduleMs: [50, 50] });
+    await start({ retryScheduleMs: [50, 50] });
     await createHandoff({ title: "doomed", content: "start" });
     const [report] = await until(() => watcher.received.length >= 1 && watcher.received, 5000);
     expect(broken.received).toHaveLength(3);
@@ -273,7 +275,7 @@ describe("deliveries", () => {
     const broken = await newReceiver();
     broken.state.answer = 500;
     const { webhook } = await createWebhook({ url: broken.url, events: ["entry.created"] });
-    start({ retryScheduleMs: [10_000], pauseAfterFailures: 3 });
+    await start({ retryScheduleMs: [10_000], pauseAfterFailures: 3 });
     const { handoff } = await createHandoff({ title: "three strikes", content: "one" });
     await addEntry({ id: handoff.id, type: "progress", content: "two", asClient: "code" });
     await addEntry({ id: handoff.id, type: "progress", content: "three", asClient: "code" });
@@ -287,7 +289,7 @@ describe("deliveries", () => {
   it("loses nothing and sends nothing twice across a restart", async () => {
     const target = await newReceiver();
     await createWebhook({ url: target.url, events: ["entry.created"] });
-    const first = start();
+    const first = await start();
     const { handoff } = await createHandoff({ title: "restart", content: "before" });
     await until(() => target.received.length >= 1);
     await first.stop();
@@ -295,10 +297,10 @@ describe("deliveries", () => {
     // Written while no dispatcher runs, as by another process during a restart.
     await addEntry({ id: handoff.id, type: "progress", content: "while down", asClient: "code" });
     expect(await countRows("webhook_deliveries")).toBe(1);
-    start();
+    await start();
     await until(() => target.received.length >= 2);
     await dispatcher!.stop();
-    start();
+    await start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const contents = target.received.map((delivery) => JSON.parse(delivery.body).data.entry.content);
     expect(contents).toEqual(["before", "while down"]);
@@ -325,7 +327,7 @@ describe("several instances on one database", () => {
     target.state.delayMs = 20;
     const { webhook } = await createWebhook({ url: target.url, events: ["entry.created"] });
     await otherInstance({ sendIntervalMs: 10 });
-    start({ sendIntervalMs: 10 });
+    await start({ sendIntervalMs: 10 });
     // Paused while the queue fills: both follow the feed (each change is enqueued once), and on
     // resume every delivery is due at once for both to claim.
     await pauseWebhook({ id: webhook.id });
@@ -356,7 +358,7 @@ describe("several instances on one database", () => {
     doomed.kill("SIGKILL");
     await exited;
     target.state.hold = false;
-    start({ sendIntervalMs: 20, leaseMs });
+    await start({ sendIntervalMs: 20, leaseMs });
     const [, second] = await until(() => target.received.length >= 2 && target.received, 10_000);
     // Not before the dead instance's lease ran out (claimed just before its request arrived), and soon after.
     expect(second.at - first.at).toBeGreaterThanOrEqual(leaseMs - 100);
@@ -378,7 +380,7 @@ describe("several instances on one database", () => {
     target.state.hold = true;
     await createWebhook({ url: target.url, events: ["entry.created"] });
     // A lease far longer than the test: only the hand-back can make it due again.
-    start({ sendIntervalMs: 20, leaseMs: 60_000 });
+    await start({ sendIntervalMs: 20, leaseMs: 60_000 });
     await createHandoff({ title: "handed back", content: "one delivery" });
     const [first] = await until(() => target.received.length >= 1 && target.received);
     await otherInstance({ sendIntervalMs: 10, leaseMs: 60_000 });

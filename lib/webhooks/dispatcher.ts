@@ -62,6 +62,12 @@ export type DispatcherOptions = {
   waitingCheckMs?: number;
 };
 export type WebhookDispatcher = {
+  /**
+   * Resolves once it follows the change feed (or stopped first). A dispatcher starting on a
+   * database none ever ran on begins at that moment's latest change: writes before are not
+   * for hooks.
+   */
+  ready: Promise<void>;
   /** Stops claiming and following; sends in flight get `stopGraceMs` to finish, the rest are handed back. */
   stop: () => Promise<void>;
   /** Claims and sends what is due now (tests; the loop does it every second). */
@@ -377,6 +383,8 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
   let processing: Promise<void> = Promise.resolve();
   let generation = 0;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
 
   const handle = async (event: FeedEvent) => {
     if (event.kind === "reset") {
@@ -414,6 +422,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
       });
       if (stopped || following !== generation) opened.close();
       else subscription = opened;
+      markReady();
     } catch (error) {
       console.error("baton: webhooks could not follow the change feed; retrying", error);
       followLater();
@@ -435,9 +444,11 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
   void sendDue();
 
   return {
+    ready,
     sendDue,
     stop: async () => {
       stopped = true;
+      markReady();
       claiming = false;
       generation++;
       subscription?.close();

@@ -4,12 +4,11 @@
  * JSON>. Prints "ready" once it follows the change feed; stops (handing back what it claimed)
  * when its stdin closes. A SIGKILL leaves its claims to their lease.
  */
-import { changeFeedStats } from "../../lib/changes";
 import { closeDatabase } from "../../lib/database";
 import { startWebhookDispatcher } from "../../lib/webhooks";
 
 const dispatcher = startWebhookDispatcher(JSON.parse(process.argv[2] ?? "{}"));
-while (changeFeedStats().subscribers === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+await dispatcher.ready;
 process.stdout.write("ready\n");
 process.stdin.resume();
 process.stdin.on("end", async () => {
