@@ -31,7 +31,7 @@ const deskEnv = () => ({ ...process.env, BATON_DATA_DIR: desk.dataDir, DATABASE_
 async function startInstance(port: number, env: Record<string, string>, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-team-"))): Promise<ExtraServer> {
   const server = await startAndWait(
     { dataDir, port, env: { BATON_AUTH: "required", ...env } },
-    async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok,
+    async () => (await fetch(`http://127.0.0.1:${port}/api/health`, { headers: bearer() })).ok,
     `Baton on ${port}`,
   );
   servers.push(server);
@@ -49,9 +49,11 @@ async function getJson<T>(port: number, url: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-type HistoryPage = { handoffs: { id: string; title: string; status: string; entryCount: number; unread: { chat: number; code: number } }[] };
-const historyOf = async (port: number) =>
-  (await getJson<HistoryPage>(port, "/api/handoffs?limit=100")).handoffs.map(({ id, title, status, entryCount, unread }) => ({ id, title, status, entryCount, unread }));
+type HistoryPage = { items: { id: string; title: string; status: string; entryCount: number; chatUnread: number; codeUnread: number }[]; total: number };
+const historyOf = async (port: number) => {
+  const page = await getJson<HistoryPage>(port, "/api/handoffs");
+  return { total: page.total, items: page.items.map(({ id, title, status, entryCount, chatUnread, codeUnread }) => ({ id, title, status, entryCount, chatUnread, codeUnread })) };
+};
 
 test.beforeAll(async () => {
   cluster = await startPostgresCluster();
@@ -75,7 +77,8 @@ test("copy-data moves a seeded desk to PostgreSQL: counts and hashes match, the 
   const before = await historyOf(sqlitePort);
   const longBefore = await getJson<{ entryCount: number }>(sqlitePort, `/api/handoffs/${made.longId}?limit=1`);
   await stopInstance(sqliteServer);
-  expect(before.find((handoff) => handoff.id === made.longId)?.entryCount).toBe(10_000);
+  expect(before.items.find((handoff) => handoff.id === made.longId)?.entryCount).toBe(10_000);
+  expect(longBefore.entryCount).toBe(10_000);
 
   const copied = await run(process.execPath, ["bin/baton.mjs", "copy-data", "--to", teamUrl], { cwd: root, env: deskEnv() });
   expect(copied.stdout).toContain("counts and hashes match");
@@ -107,7 +110,7 @@ test("copy-data moves a seeded desk to PostgreSQL: counts and hashes match, the 
   // The dashboard on PostgreSQL, signed in with the desk's old token, shows the same history.
   await page.goto(`http://127.0.0.1:${port}/`);
   await signInWith(page, desk.tokens.ops);
-  for (const handoff of before.slice(0, 8)) await expect(page.getByRole("link", { name: handoff.title }).first()).toBeVisible();
+  for (const handoff of before.items.slice(0, 8)) await expect(page.getByRole("link", { name: handoff.title }).first()).toBeVisible();
 });
 
 /** Reads an SSE stream, recording when each change arrived. */
@@ -154,8 +157,8 @@ test("two instances on one PostgreSQL: read through either, SSE across instances
     body: JSON.stringify({ title: "Across instances", content: "first", as_client: "chat" }),
   });
   expect(created.status).toBe(201);
-  const { id } = (await created.json()) as { id: string };
-  expect((await getJson<{ title: string }>(portB, `/api/handoffs/${id}`)).title).toBe("Across instances");
+  const { id } = ((await created.json()) as { handoff: { id: string } }).handoff;
+  expect((await getJson<{ handoff: { title: string } }>(portB, `/api/handoffs/${id}`)).handoff.title).toBe("Across instances");
 
   // Webhooks: one receiver, events from writes alternating between the instances.
   const received: string[] = [];
