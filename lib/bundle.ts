@@ -14,8 +14,7 @@ export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
 /**
  * Project files no longer sit where they were written once prebuilt, and CommonJS has no
  * `import.meta`: give each project file its own `import.meta.dirname` / `filename` / `url` as
- * literals while esbuild reads it (lib/database/migrate.ts finds prisma/migrations that way, the
- * generated Prisma client its own folder).
+ * literals while esbuild reads it (lib/database/migrate.ts finds prisma/migrations that way).
  */
 const IMPORT_META_PROPERTY = /\bimport\.meta\.(dirname|filename|url)\b/g;
 

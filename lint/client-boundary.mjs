@@ -3,7 +3,7 @@
  * ESLint rule `baton/client-boundary`: client code imports no server code.
  *
  * Client code is every file under components/ and every file that starts with "use client".
- * Server code is the database layer (lib/db.ts, lib/sqlite.ts, lib/generated/**), any module that
+ * Server code is the database layer (lib/database/**, lib/generated/**), any module that
  * imports "server-only", Node's built-in modules and the native database packages, and every
  * module that reaches one of those through value imports: a barrel such as lib/handoffs/index.ts
  * is server code because it re-exports a module that opens the database. The walk follows
@@ -18,7 +18,7 @@ import path from "node:path";
 import ts from "typescript";
 
 /** Packages that only run on the server, whatever imports them. */
-const SERVER_PACKAGES = ["server-only", "better-sqlite3", "@prisma/", "prisma"];
+const SERVER_PACKAGES = ["server-only", "better-sqlite3", "pg", "@prisma/", "prisma"];
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".mjs", ".js", ".jsx"];
 const BUILTINS = new Set(builtinModules);
 
@@ -104,7 +104,7 @@ function scanOf(file) {
  */
 function serverChain(root, file, visiting = new Set()) {
   const relative = path.relative(root, file);
-  if (relative.startsWith(`lib${path.sep}generated${path.sep}`) || relative === path.join("lib", "db.ts") || relative === path.join("lib", "sqlite.ts")) {
+  if (relative.startsWith(`lib${path.sep}generated${path.sep}`) || relative.startsWith(`lib${path.sep}database${path.sep}`)) {
     return [relative];
   }
   if (visiting.has(file)) return null;

@@ -24,8 +24,7 @@ export function postgresSchemaOf(sqliteSchema: string): string {
     "// PostgreSQL's copy of the same models; its migrations are in ./migrations.\n\n";
   const swapped = sqliteSchema
     .replace(/provider\s*=\s*"sqlite"/, 'provider = "postgresql"')
-    .replace(/url\s*=\s*"file:[^"]*"/, 'url = "postgresql://baton@localhost/baton"')
-    .replace(/output\s*=\s*"\.\.\/lib\/generated\/prisma"/, 'output = "../../lib/generated/prisma-postgres"');
+    .replace(/url\s*=\s*"file:[^"]*"/, 'url = "postgresql://baton@localhost/baton"');
   return header + swapped;
 }
 
