@@ -11,7 +11,7 @@ import "server-only";
 import { databaseUrl } from "../config";
 import { openPostgres } from "./postgres";
 import { openSqlite } from "./sqlite";
-import type { Database, Engine, Tx, WriteOptions } from "./types";
+import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 
 export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 export { BUSY_TIMEOUT_MS } from "./sqlite";
@@ -45,6 +45,11 @@ export function write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): 
 /** Runs `work` in one read transaction: a consistent snapshot across its statements. */
 export function read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   return database().read(work);
+}
+
+/** One statement that is its whole write transaction (see Database.writeStatement). */
+export function writeStatement<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row[]> {
+  return database().writeStatement<Row>(text, params);
 }
 
 /** Closes the process's database (tests and short-lived CLI commands). */

@@ -135,9 +135,31 @@ export function openPostgres(url: string): Database {
     }
   };
 
+  /** A statement on its own (its own transaction), tried again like a transaction that never began. */
+  const writeStatement = async <Row>(text: string, params: Params = []): Promise<Row[]> => {
+    const joined = inside.getStore();
+    if (joined) return joined.all<Row>(text, params);
+    for (let attempt = 0; ; attempt++) {
+      const client = await connect();
+      let broken = false;
+      try {
+        return await txOf(client).all<Row>(text, params);
+      } catch (error) {
+        broken = isConnectionFailure(error);
+        const code = (error as { code?: string }).code;
+        if (code && RETRYABLE.has(code) && attempt < 5) continue;
+        if (broken) throw unavailable(error);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  };
+
   return {
     engine: "postgres",
     write: (work) => transaction("BEGIN", work),
+    writeStatement,
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
     ping: async () => {
       await pool.query("SELECT 1");

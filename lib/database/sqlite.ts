@@ -117,6 +117,7 @@ export function openSqlite(url: string): Database {
     engine: "sqlite",
     write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work),
     read: (work) => transaction(() => statement("BEGIN").run(), work),
+    writeStatement: <Row>(text: string, params: Params = []) => transaction(() => begin(BUSY_TIMEOUT_MS), (tx) => tx.all<Row>(text, params)),
     ping: async () => {
       statement("SELECT 1").get();
     },

@@ -31,6 +31,12 @@ export type Database = {
   write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /** Runs `work` in one read transaction: a consistent snapshot across its statements. */
   read<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * One statement that is its whole write transaction, its rows as objects. On PostgreSQL it runs
+   * on its own (a statement is atomic), one round trip instead of BEGIN, it, COMMIT: for a hot
+   * write an engine can say in one statement. Inside a `write` it joins that transaction.
+   */
+  writeStatement<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row[]>;
   /** Whether the database answers (the health endpoint). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -2,11 +2,10 @@ import "server-only";
 import { z } from "zod";
 import { gitStateForWrite } from "../git/read-state";
 import { repoPathSchema } from "../git/types";
-import { write } from "../database";
 import type { Redaction } from "../secrets";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
-import { appendEntryIn, cleanEntry } from "./store";
+import { appendEntry, cleanEntry } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { assertMayNameFolders, currentCaller } from "../caller";
 
@@ -28,5 +27,5 @@ export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath && input.asClient === "code" ? await gitStateForWrite(input.repoPath) : null;
   const entry = cleanEntry({ fromClient: input.asClient, type: input.type, content: input.content, git });
-  return write((tx) => appendEntryIn(tx, input.id, entry));
+  return appendEntry(input.id, entry);
 }
