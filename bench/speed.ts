@@ -17,8 +17,8 @@
  * 9. `baton hook session-start` (Claude Code's SessionStart hook) spawn → exit, against bare
  *    `node -e ''`, with a handoff waiting and with none.
  * 10. On PostgreSQL (a durable server this run starts): REST appends with 16 clients against
- *    bench/workers/floor-http-pg.ts (node:http + pg, the same append transaction), and stdio
- *    add_to_handoff p50 against that transaction run bare from this process.
+ *    bench/workers/floor-http-pg.ts (node:http + pg, the same append statement), and stdio
+ *    add_to_handoff p50 against that statement run bare from this process.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
  * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live, postgres) runs only
@@ -57,6 +57,7 @@ import {
   startProductionServer,
   timeIt,
 } from "./support";
+import { appendStatement } from "./workers/floor-pg-append";
 import { openFloorStore } from "./workers/floor-store";
 
 const STDIO_CALLS = 300;
@@ -715,23 +716,12 @@ async function liveEvents(baseUrl: string) {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
 
-/** The append transaction bare, on one pg connection: the floor of a stdio append on PostgreSQL. */
+/** The append statement bare, on one pg connection: the floor of a stdio append on PostgreSQL. */
 async function bareAppendPg(url: string, id: string): Promise<number[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await timeIt(STDIO_CALLS, async () => {
-      await client.query("BEGIN");
-      await client.query({ name: "lock", text: "SELECT status FROM handoffs WHERE id = $1 FOR UPDATE", values: [id] });
-      const at = new Date().toISOString();
-      const entry = await client.query({
-        name: "insert",
-        text: "INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES ($1, 'code', 'progress', 'bench entry', $2) RETURNING *",
-        values: [id, at],
-      });
-      await client.query({ name: "move", text: "UPDATE handoffs SET updated_at = $1, code_last_seen = $2 WHERE id = $3 RETURNING *", values: [at, entry.rows[0].seq, id] });
-      await client.query("COMMIT");
-    }, 20);
+    return await timeIt(STDIO_CALLS, () => client.query({ name: "append", text: appendStatement("code_last_seen"), values: [id, "code", "progress", "bench entry", new Date().toISOString()] }), 20);
   } finally {
     await client.end();
   }
@@ -779,8 +769,8 @@ async function onPostgres(build: boolean) {
     try {
       const samples = await timeIt(STDIO_CALLS, () => call(baton.client, "add_to_handoff", { id: write, type: "progress", content: "bench entry", as_client: "code" }), 20);
       const floorSamples = await bareAppendPg(url, bareWrite);
-      log(`  stdio add_to_handoff p50 ${msOf(median(samples))} p99 ${msOf(percentile(samples, 0.99))} · bare transaction p50 ${msOf(median(floorSamples))}`);
-      ceilingRow("PostgreSQL stdio add_to_handoff p50", median(samples), median(floorSamples), "bare pg transaction", msOf, 2);
+      log(`  stdio add_to_handoff p50 ${msOf(median(samples))} p99 ${msOf(percentile(samples, 0.99))} · the same statement bare p50 ${msOf(median(floorSamples))}`);
+      ceilingRow("PostgreSQL stdio add_to_handoff p50", median(samples), median(floorSamples), "bare pg statement", msOf, 2);
     } finally {
       await baton.client.close();
     }
