@@ -10,6 +10,7 @@ import { getHandoff } from "../lib/handoffs";
 import { database, read } from "../lib/database";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
+import { everyRowAsText } from "./support/rows";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 
 /**
@@ -87,18 +88,6 @@ async function countRows(): Promise<number> {
   });
 }
 
-/**
- * Every row of every table as text, on PostgreSQL: its files are the server's, not in the data
- * folder (on SQLite the walk below reads the database file and its WAL themselves).
- */
-async function postgresRowsText(): Promise<string> {
-  return read(async (tx) => {
-    const tables = await tx.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
-    const texts: string[] = [];
-    for (const { name } of tables) texts.push(JSON.stringify(await tx.all(`SELECT * FROM "${name}"`)));
-    return texts.join("\n");
-  });
-}
 
 type Redactions = { field: string; kind: string; line: number; column: number }[];
 const caught = { redacted: 0, refused: 0, samples: 0 };
@@ -299,7 +288,7 @@ describe("nothing of any secret anywhere", () => {
       const bytes = fs.readFileSync(file).toString("latin1");
       for (const needle of needles) expect(bytes.includes(needle), `${path.relative(dataDir, file)} holds a secret`).toBe(false);
     }
-    if (!onSqlite) expectClean(await postgresRowsText());
+    if (!onSqlite) expectClean(await everyRowAsText());
     for (const output of outputs) expectClean(output);
     console.log(
       `secrets through the doors: ${caught.redacted} redactions reported for ${caught.samples} samples sent in full texts, ${caught.refused} refusals named; ` +

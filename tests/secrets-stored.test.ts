@@ -9,6 +9,7 @@ import { exportHandoff } from "../lib/formats/export-handoff";
 import { importDocument } from "../lib/formats/import-document";
 import { createHandoff } from "../lib/handoffs";
 import { database, read } from "../lib/database";
+import { everyRowAsText } from "./support/rows";
 import { SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 
 /**
@@ -37,23 +38,11 @@ function dataFiles(): string[] {
   return files;
 }
 
-/**
- * Every row of every table as text, on PostgreSQL: its files are the server's, not in the data
- * folder (on SQLite the data folder holds the database file and its WAL themselves).
- */
-async function postgresRowsText(): Promise<string> {
-  return read(async (tx) => {
-    const tables = await tx.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'");
-    const texts: string[] = [];
-    for (const { name } of tables) texts.push(JSON.stringify(await tx.all(`SELECT * FROM "${name}"`)));
-    return texts.join("\n");
-  });
-}
 
 /** Where a secret is left: files of the data folder, and on PostgreSQL the database's rows. */
 async function secretsLeft(): Promise<string[]> {
   const places = dataFiles().map((file) => ({ place: path.relative(dataDir, file), text: fs.readFileSync(file).toString("latin1") }));
-  if (database().engine === "postgres") places.push({ place: "the PostgreSQL database", text: await postgresRowsText() });
+  if (database().engine === "postgres") places.push({ place: "the PostgreSQL database", text: await everyRowAsText() });
   return places.flatMap(({ place, text }) => needles.filter((needle) => text.includes(needle)).map(() => place));
 }
 
