@@ -145,10 +145,10 @@ function subscribe(port: number): { arrivals: Map<string, number>; close: () => 
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 
-test("two instances on one PostgreSQL: read through either, SSE across instances and from a stdio process within 1 s, webhooks delivered once, MCP sessions recover", async () => {
+test("two instances on one PostgreSQL: read through either, a sign-in on one holds on the other, SSE across instances and from a stdio process within 1 s, webhooks delivered once, MCP sessions recover, SIGTERM drains", async ({ page }) => {
   test.skip(!desk, "needs the copied desk of the test before");
   const [portA, portB] = [basePort + 62, basePort + 63];
-  await startInstance(portB, { DATABASE_URL: teamUrl });
+  const instanceB = await startInstance(portB, { DATABASE_URL: teamUrl });
 
   // Created through A, read through B.
   const created = await fetch(`http://127.0.0.1:${portA}/api/handoffs`, {
@@ -159,6 +159,14 @@ test("two instances on one PostgreSQL: read through either, SSE across instances
   expect(created.status).toBe(201);
   const { id } = ((await created.json()) as { handoff: { id: string } }).handoff;
   expect((await getJson<{ handoff: { title: string } }>(portB, `/api/handoffs/${id}`)).handoff.title).toBe("Across instances");
+
+  // A sign-in made through A is a session row both instances read (cookies do not depend on the port).
+  await page.goto(`http://127.0.0.1:${portA}/`);
+  await signInWith(page, desk.tokens.ops);
+  await expect(page.getByRole("link", { name: "Across instances" })).toBeVisible();
+  await page.goto(`http://127.0.0.1:${portB}/`);
+  await expect(page).toHaveURL(`http://127.0.0.1:${portB}/`);
+  await expect(page.getByRole("link", { name: "Across instances" })).toBeVisible();
 
   // Webhooks: one receiver, events from writes alternating between the instances.
   const received: string[] = [];
@@ -237,4 +245,12 @@ test("two instances on one PostgreSQL: read through either, SSE across instances
   expect(elsewhere.status).toBe(404);
   const reopened = await fetch(`http://127.0.0.1:${portB}/api/mcp`, { method: "POST", headers: mcpHeaders, body: JSON.stringify(initialize) });
   expect(reopened.status).toBe(200);
+
+  // SIGTERM drains B: a read in flight is answered, B exits by itself, A goes on.
+  const inFlight = fetch(`http://127.0.0.1:${portB}/api/handoffs/${made.longId}?limit=500`, { headers: bearer() });
+  const ended = stopAndWait(instanceB);
+  expect((await inFlight).status).toBe(200);
+  expect(await ended).toBe("exited");
+  servers.splice(servers.indexOf(instanceB), 1);
+  expect((await fetch(`http://127.0.0.1:${portA}/api/health`)).status).toBe(200);
 });
