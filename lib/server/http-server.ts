@@ -91,7 +91,8 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
       outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
       return;
     }
-    if (!/text\/event-stream/.test(incoming.headers.accept ?? "")) {
+    const eventStream = /text\/event-stream/.test(incoming.headers.accept ?? "") || (incoming.url ?? "").startsWith("/api/events");
+    if (!eventStream) {
       inFlight.add(outgoing);
       outgoing.once("close", () => inFlight.delete(outgoing));
     }
