@@ -12,6 +12,7 @@ import { dataDir } from "../lib/config";
 import { countRows } from "./support/rows";
 import { Invalid } from "../lib/errors";
 import { formatNamed } from "../lib/formats";
+import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { createHandoff, findHandoffs } from "../lib/handoffs";
 import { jsonTooDeep, MAX_NESTING, valueTooDeep } from "../lib/nesting";
 import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
@@ -113,6 +114,19 @@ const HOSTILE: {
       cli: { args: () => [key] },
     },
   ]),
+  // PostgreSQL's text cannot hold NUL: both engines refuse it (lib/database/params.ts), never a 500.
+  {
+    input: "a NUL character in a title",
+    rest: () => createRoute(post("/api/handoffs", { title: "a\u0000b", content: "c" })),
+    mcp: { tool: "create_handoff", args: () => ({ title: "a\u0000b", content: "c" }) },
+  },
+  {
+    input: "a NUL character in an entry's content",
+    rest: () => entriesRoute(post(`/api/handoffs/${thread}/entries`, { type: "progress", content: "x\u0000y" }), params(thread)),
+    mcp: { tool: "add_to_handoff", args: () => ({ id: thread, type: "progress", content: "x\u0000y" }) },
+    // The seed's own handoff.json, its instruction carrying a NUL (a JSON escape decodes to one).
+    cli: { args: (files) => ["import", files.write("nul.json", EXAMPLE_DOCUMENTS.handoff_json.text.replace('"handoff_instruction": "', '"handoff_instruction": "\\u0000'))] },
+  },
   {
     input: "prototype keys as filter names with nonsense values",
     rest: () => historyRoute(new Request(url("/api/handoffs?constructor=1&__proto__=x&toString=y&status=open"))),

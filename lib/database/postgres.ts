@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { Unavailable } from "../errors";
+import { checkedParams } from "./params";
 import type { Database, Params, Tx } from "./types";
 
 /**
@@ -81,7 +82,7 @@ export function openPostgres(url: string): Database {
   const txOf = (client: pg.PoolClient): Tx => {
     const query = async (text: string, params: Params, rowMode?: "array") => {
       const { name, text: converted } = toPostgres(text);
-      return client.query({ name, text: converted, values: params as unknown[], ...(rowMode ? { rowMode } : {}) });
+      return client.query({ name, text: converted, values: checkedParams(params) as unknown[], ...(rowMode ? { rowMode } : {}) });
     };
     return {
       engine: "postgres",

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { databaseFile } from "../config";
+import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
 /**
@@ -48,10 +49,11 @@ export function openSqlite(url: string): Database {
   };
   const tx: Tx = {
     engine: "sqlite",
-    get: async <Row>(text: string, params: Params = []) => statement(text).get(...params) as Row | undefined,
-    all: async <Row>(text: string, params: Params = []) => statement(text).all(...params) as Row[],
-    rows: async <Tuple>(text: string, params: Params = []) => rawStatement(text).all(...params) as Tuple[],
+    get: async <Row>(text: string, params: Params = []) => statement(text).get(...checkedParams(params)) as Row | undefined,
+    all: async <Row>(text: string, params: Params = []) => statement(text).all(...checkedParams(params)) as Row[],
+    rows: async <Tuple>(text: string, params: Params = []) => rawStatement(text).all(...checkedParams(params)) as Tuple[],
     run: async (text: string, params: Params = []) => {
+      checkedParams(params);
       const prepared = statement(text);
       // A SELECT (a pragma, a function with effects) cannot be run(); its rows changed nothing.
       if (prepared.reader) {

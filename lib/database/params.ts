@@ -1,0 +1,16 @@
+import { Invalid } from "../errors";
+import type { Params } from "./types";
+
+/**
+ * Refuses a text parameter holding NUL (U+0000) on both engines: PostgreSQL's text cannot store
+ * it (the statement would fail as a server error), and one rule keeps the engines alike. Every
+ * statement's parameters pass here, whatever door or field they came from.
+ */
+export function checkedParams(params: Params): Params {
+  for (const value of params) {
+    if (typeof value === "string" && value.includes("\u0000")) {
+      throw new Invalid("text must not contain the NUL character (U+0000); remove it and send again");
+    }
+  }
+  return params;
+}
