@@ -136,7 +136,11 @@ export function openPostgres(url: string): Database {
     }
   };
 
-  /** A statement on its own (its own transaction), tried again like a transaction that never began. */
+  /**
+   * A statement on its own (its own transaction). Tried again only as a deadlock's or a
+   * serialization's victim (nothing of it was kept); a connection lost meanwhile may have
+   * committed it, so that answers Unavailable and the caller decides.
+   */
   const writeStatement = async <Row>(text: string, params: Params = []): Promise<Row[]> => {
     const joined = inside.getStore();
     if (joined) return joined.all<Row>(text, params);
