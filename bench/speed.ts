@@ -27,7 +27,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -39,6 +38,7 @@ import { closeDatabase } from "../lib/database";
 import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { connectStdioClient } from "../tests/support/mcp-clients";
+import { freePort } from "../tests/support/free-port";
 import { startPostgresCluster } from "../tests/support/postgres-cluster";
 import { ensureMigrated } from "../lib/database/migrate";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
@@ -125,13 +125,6 @@ async function withPrebuilt<T>(what: string, measure: () => Promise<T>): Promise
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const contentOf = (index: number) => `entry ${index} `.repeat(10);
 

@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
-import { read } from "../database";
+import { MAX_INT4, read } from "../database";
 import { parseInput, wholeNumberParam } from "../validation";
 import type { ShiftHandoffReason } from "./schemas";
-import { isoOf } from "./rows";
+import { isoOf } from "../iso-date";
 import { shortIdOf } from "./views";
 
 type ListedRow = {
@@ -18,7 +18,7 @@ type ListedRow = {
 };
 
 /** Record ids are 32-bit integers on PostgreSQL. */
-const MAX_RECORD_ID = 2_147_483_647;
+const MAX_RECORD_ID = MAX_INT4;
 
 export const listShiftDocumentsInput = z.object({
   /** Records with an id above this one (keyset paging: stable while new handoffs arrive). */

@@ -1,12 +1,12 @@
 import "server-only";
-import { read, type Tx } from "../database";
+import { MAX_INT4, read, type Tx } from "../database";
 import { Invalid } from "../errors";
 import { agentNotFound } from "./load";
 import { SESSION_ID_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
 const INTEGER_ID = /^[1-9][0-9]{0,14}$/;
 /** Ids are 32-bit integers on PostgreSQL: a larger one names no agent (and must not reach the database). */
-const MAX_AGENT_ID = 2_147_483_647;
+const MAX_AGENT_ID = MAX_INT4;
 
 function refused(ref: unknown): Invalid {
   const shown = JSON.stringify(String(ref).slice(0, 60));

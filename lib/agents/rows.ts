@@ -1,5 +1,6 @@
 import "server-only";
 import type { Tx } from "../database";
+import { isoOf } from "../iso-date";
 import type { DeliveryState } from "./delivery-states";
 import type { AgentStatus, ShiftHandoffReason } from "./schemas";
 import { shortIdOf, type AgentDetail, type AgentView, type DeliveryOutcome, type HandoffRecordView } from "./views";
@@ -114,16 +115,6 @@ export function agentFilterSql(alias: string, filters: { status?: string; person
     values.push(value);
   }
   return conditions.length ? { sql: conditions.join(" AND "), values } : null;
-}
-
-const STORED_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
-/** SQLite's CURRENT_TIMESTAMP (a column default), which is UTC without saying so. */
-const SQLITE_DEFAULT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/;
-
-/** A stored date as views show it: ISO-8601 with `Z`. */
-export function isoOf(stored: string): string {
-  if (STORED_UTC.test(stored)) return `${stored.slice(0, 23)}Z`;
-  return new Date(SQLITE_DEFAULT.test(stored) ? `${stored.replace(" ", "T")}Z` : stored).toISOString();
 }
 
 const maybeIsoOf = (stored: string | null) => (stored === null ? null : isoOf(stored));

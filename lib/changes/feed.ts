@@ -3,6 +3,7 @@ import net from "node:net";
 import pg from "pg";
 import { databaseUrl } from "../config";
 import { BUSY_TIMEOUT_MS, database, read, write, type Tx } from "../database";
+import { isoOf } from "../iso-date";
 import type { Change, ChangeSubject } from "./types";
 
 /**
@@ -134,8 +135,6 @@ function feed(): FeedState {
   return globalForFeed.batonChangeFeed;
 }
 
-/** `2026-11-22 07:13:08` (SQLite's CURRENT_TIMESTAMP, UTC) or `2026-11-22T07:13:08.123+00:00` (PostgreSQL) as ISO-8601. */
-const isoOf = (createdAt: string) => (createdAt.includes("T") ? createdAt.replace("+00:00", "Z") : `${createdAt.replace(" ", "T")}Z`);
 
 const changeOf = (row: Row): Change => ({
   seq: row.seq,

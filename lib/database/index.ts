@@ -8,7 +8,7 @@
  * argument (the one documented way); a `write` or `read` called inside another joins it.
  */
 import "server-only";
-import { databaseUrl } from "../config";
+import { databaseUrl, withoutPassword } from "../config";
 import { openPostgres } from "./postgres";
 import { openSqlite } from "./sqlite";
 import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
@@ -16,11 +16,14 @@ import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 export { BUSY_TIMEOUT_MS } from "./sqlite";
 
+/** The largest value an integer column holds on PostgreSQL (int4): ids and seqs past it are refused or cut to it. */
+export const MAX_INT4 = 2_147_483_647;
+
 /** Which engine a database URL names. */
 export function engineOf(url: string): Engine {
   if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
   if (url.startsWith("file:")) return "sqlite";
-  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${url.replace(/\/\/[^@/]*@/, "//…@")}"`);
+  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${withoutPassword(url, "…")}"`);
 }
 
 type Held = { url: string; database: Database };
@@ -61,10 +64,13 @@ export async function closeDatabase(): Promise<void> {
 
 /**
  * ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose write transaction already holds the
- * database): the row lock that serializes writers of one handoff, agent or delivery.
+ * database): the row lock that serializes writers of one handoff, agent or delivery. `of` names
+ * the joined table whose rows are locked; `skipLocked` passes over rows another transaction
+ * holds (a queue's claim, a clean-up that must not wait).
  */
-export function lockRows(tx: Tx): string {
-  return tx.engine === "postgres" ? " FOR UPDATE" : "";
+export function lockRows(tx: Tx, { of, skipLocked = false }: { of?: string; skipLocked?: boolean } = {}): string {
+  if (tx.engine !== "postgres") return "";
+  return ` FOR UPDATE${of ? ` OF ${of}` : ""}${skipLocked ? " SKIP LOCKED" : ""}`;
 }
 
 /** True for a unique-constraint failure on either engine. */

@@ -1,5 +1,5 @@
 import "server-only";
-import { write, type Tx } from "../database";
+import { MAX_INT4, write, type Tx } from "../database";
 import { gitStateForWrite, reportedState } from "../git/read-state";
 import type { GitState } from "../git/types";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
@@ -25,7 +25,6 @@ export type ImportedHandoff = {
   redactions: Redaction[];
 };
 
-const MAX_INT32 = 2_147_483_647;
 
 /** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
 export async function importPlanIn(
@@ -47,7 +46,7 @@ export async function importPlanIn(
     metadata: { ...plan.draft.metadata, ...counts, importedThroughSeq: created.entries.at(-1)?.seq ?? 0 },
     warnings: plan.draft.warnings,
     parentThreadId: parent?.threadId ?? null,
-    parentSeq: parent && parent.seq <= MAX_INT32 ? parent.seq : null,
+    parentSeq: parent && parent.seq <= MAX_INT4 ? parent.seq : null,
     artifactId,
     git: importer,
   });

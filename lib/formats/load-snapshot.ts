@@ -1,5 +1,5 @@
 import "server-only";
-import type { Tx } from "../database";
+import { MAX_INT4, type Tx } from "../database";
 import { Invalid } from "../errors";
 import { entriesOf, loadHandoff } from "../handoffs/store";
 import { toHandoffView } from "../handoffs/views";
@@ -7,7 +7,7 @@ import { sourceOf, toSourceRecord } from "./store";
 import type { HandoffSnapshot } from "./types";
 
 /** Every entry of a thread: the largest LIMIT an int4 parameter carries on PostgreSQL. */
-const ALL_ENTRIES = 2_147_483_647;
+const ALL_ENTRIES = MAX_INT4;
 
 /**
  * The thread cut at `cut` (default: its last entry) with its source. A cut must be the seq of

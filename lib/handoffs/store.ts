@@ -1,6 +1,6 @@
 import "server-only";
 import { customAlphabet } from "nanoid";
-import { database, lockRows, storedDate, write, writeStatement, type Tx } from "../database";
+import { database, lockRows, MAX_INT4, storedDate, write, writeStatement, type Tx } from "../database";
 import { Conflict, NotFound } from "../errors";
 import { cleanFields, cleanText, type Redaction } from "../secrets";
 import type { GitState } from "../git/types";
@@ -19,7 +19,7 @@ const ENTRY_COLUMNS = "seq, handoff_id, from_client, type, content, created_at";
 const newHandoffSuffix = customAlphabet(NANOID_ALPHABET, 21);
 
 /** The highest seq a column can hold (PostgreSQL's integer); bounds past it are cut to it. */
-const MAX_SEQ = 2_147_483_647;
+const MAX_SEQ = MAX_INT4;
 
 /** `git`: where the writer's repository stood, when it could tell (stored as JSON; lib/git). */
 export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string; git?: GitState | null };
@@ -111,8 +111,7 @@ type Appended = { handoff: HandoffView; entry: EntryView; redactions: Redaction[
  * nothing), the entry, the handoff's activity and cursor.
  */
 export async function appendEntryIn(tx: Tx, id: string, entry: CleanEntry): Promise<Appended> {
-  const existing = await tx.get<{ status: string }>(`SELECT status FROM handoffs WHERE id = ?${lockRows(tx)}`, [id]);
-  if (!existing) throw handoffNotFound(id);
+  const existing = await loadHandoff(tx, id, { lock: true });
   if (existing.status !== "active") throw completedConflict(id);
   const at = storedDate();
   const added = await insertEntry(tx, id, entry, at);

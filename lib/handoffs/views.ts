@@ -1,4 +1,5 @@
 import type { ClientSide, EntryType, HandoffStatus } from "./schemas";
+import { isoOf } from "../iso-date";
 
 /** A handoff as every door shows it: plain JSON, dates as ISO-8601 strings. */
 export type HandoffView = {
@@ -38,10 +39,6 @@ export type HandoffRow = {
 /** A `handoff_entries` row as the database returns it. */
 export type EntryRow = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };
 
-const STORED_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
-
-/** A stored DateTime (`…+00:00`, as Prisma writes it) as ISO-8601 with `Z`; other forms are parsed. */
-const isoOf = (stored: string) => (STORED_UTC.test(stored) ? `${stored.slice(0, 23)}Z` : new Date(stored).toISOString());
 
 export function toHandoffView(row: HandoffRow): HandoffView {
   return {

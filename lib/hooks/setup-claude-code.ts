@@ -2,7 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { databaseFile, databaseUrl, dataDir } from "../config";
+import { databaseFile, databaseUrl, dataDir, withoutPassword } from "../config";
 import { engineOf } from "../database";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
@@ -48,7 +48,7 @@ function pinnedEnvironment(): Record<string, string> {
   const url = databaseUrl();
   if (engineOf(url) === "postgres") {
     // Never its password: these files are often committed. pg takes it from PGPASSWORD or ~/.pgpass.
-    env.DATABASE_URL = url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1@");
+    env.DATABASE_URL = withoutPassword(url);
     return env;
   }
   // Only a database moved away from its data folder; a relative URL is pinned as absolute.

@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { OAuthClientMetadataSchema, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidClientMetadataError, OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { read, storedDate, write, type Tx } from "../database";
+import { lockRows, read, storedDate, write, type Tx } from "../database";
 import { describeFieldErrors, fieldErrorsOf, visibleControls } from "../validation";
 
 /** RFC 7591 `invalid_redirect_uri` (the SDK has no class for it). */
@@ -58,7 +58,7 @@ function redirectUriProblem(uri: string): string | null {
  * committed) is skipped rather than deleted under its new grant.
  */
 async function deleteUnusedClients(tx: Tx, now: Date): Promise<void> {
-  const unlocked = tx.engine === "postgres" ? " FOR UPDATE SKIP LOCKED" : "";
+  const unlocked = lockRows(tx, { skipLocked: true });
   await tx.run(`DELETE FROM oauth_clients WHERE client_id IN (SELECT client_id FROM oauth_clients WHERE created_at < ? AND ${UNUSED}${unlocked})`, [
     storedDate(new Date(now.getTime() - UNUSED_CLIENT_TTL_MS)),
   ]);

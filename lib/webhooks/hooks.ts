@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { NotFound } from "../errors";
-import { lockRows, read, storedDate, write, type Tx } from "../database";
+import { lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { webhookUrlProblem, withoutCredentials } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
@@ -33,7 +33,7 @@ const createSchema = z.object({
 });
 
 /** Ids are 32-bit integers on PostgreSQL: a larger one names nothing, and must not reach a query. */
-const MAX_ID = 2_147_483_647;
+const MAX_ID = MAX_INT4;
 
 const idSchema = z.object({
   id: z.coerce

@@ -5,10 +5,10 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port";
 
 const BIN = process.env.BATON_PG_BIN || "/usr/lib/postgresql/15/bin";
 const asRoot = process.getuid?.() === 0;
@@ -27,17 +27,6 @@ export function postgresAvailable(): boolean {
   return fs.existsSync(path.join(BIN, "pg_ctl"));
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export type PostgresCluster = {
   port: number;
