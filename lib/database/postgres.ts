@@ -107,7 +107,13 @@ export function openPostgres(url: string): Database {
     }
   };
 
-  const transaction = async <T>(begin: string, work: (tx: Tx) => Promise<T>): Promise<T> => {
+  /**
+   * Runs `work` on a pooled connection, inside `begin` … COMMIT, or with `begin` null as one
+   * statement in its own transaction (one round trip). Tried again when it kept nothing: a
+   * connection lost before BEGIN went through, or a deadlock's or serialization's victim. A
+   * connection lost after that may have committed, so that answers Unavailable.
+   */
+  const transaction = async <T>(begin: string | null, work: (tx: Tx) => Promise<T>): Promise<T> => {
     const joined = inside.getStore();
     if (joined) return work(joined);
     for (let attempt = 0; ; attempt++) {
@@ -115,44 +121,17 @@ export function openPostgres(url: string): Database {
       let broken = false;
       let started = false;
       try {
-        await client.query(begin);
+        if (begin) await client.query(begin);
         started = true;
         const tx = txOf(client);
         const result = await inside.run(tx, () => work(tx));
-        await client.query("COMMIT");
+        if (begin) await client.query("COMMIT");
         return result;
       } catch (error) {
         broken = isConnectionFailure(error);
-        if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+        if (!broken && begin) await client.query("ROLLBACK").catch(() => (broken = true));
         const code = (error as { code?: string }).code;
-        // A transaction that failed before BEGIN went through, or was chosen as a deadlock's or
-        // a serialization's victim, kept nothing: run it again.
         if ((broken && !started && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
-        if (broken) throw unavailable(error);
-        throw error;
-      } finally {
-        client.release(broken);
-      }
-    }
-  };
-
-  /**
-   * A statement on its own (its own transaction). Tried again only as a deadlock's or a
-   * serialization's victim (nothing of it was kept); a connection lost meanwhile may have
-   * committed it, so that answers Unavailable and the caller decides.
-   */
-  const writeStatement = async <Row>(text: string, params: Params = []): Promise<Row[]> => {
-    const joined = inside.getStore();
-    if (joined) return joined.all<Row>(text, params);
-    for (let attempt = 0; ; attempt++) {
-      const client = await connect();
-      let broken = false;
-      try {
-        return await txOf(client).all<Row>(text, params);
-      } catch (error) {
-        broken = isConnectionFailure(error);
-        const code = (error as { code?: string }).code;
-        if (code && RETRYABLE.has(code) && attempt < 5) continue;
         if (broken) throw unavailable(error);
         throw error;
       } finally {
@@ -164,7 +143,7 @@ export function openPostgres(url: string): Database {
   return {
     engine: "postgres",
     write: (work) => transaction("BEGIN", work),
-    writeStatement,
+    writeStatement: <Row>(text: string, params: Params = []) => transaction(null, (tx) => tx.all<Row>(text, params)),
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
     ping: async () => {
       await pool.query("SELECT 1");

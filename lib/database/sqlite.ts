@@ -119,7 +119,9 @@ export function openSqlite(url: string): Database {
     engine: "sqlite",
     write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work),
     read: (work) => transaction(() => statement("BEGIN").run(), work),
-    writeStatement: <Row>(text: string, params: Params = []) => transaction(() => begin(BUSY_TIMEOUT_MS), (tx) => tx.all<Row>(text, params)),
+    // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
+    writeStatement: <Row>(text: string, params: Params = []) =>
+      transaction(() => begin(BUSY_TIMEOUT_MS), async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
     ping: async () => {
       statement("SELECT 1").get();
     },
