@@ -167,10 +167,12 @@ async function claimDue(limit: number, leaseMs: number): Promise<Due[]> {
     const rows = await tx.all<Omit<Due, "lease">>(
       `SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE ${DUE_WHERE} ORDER BY d.next_attempt_at, d.id LIMIT ?${tx.engine === "postgres" ? " FOR UPDATE OF d SKIP LOCKED" : ""}`,
+       WHERE ${DUE_WHERE} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
       [storedDate(now), limit],
     );
-    for (const row of rows) await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?", [lease, row.id]);
+    if (rows.length > 0) {
+      await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
+    }
     return rows.map((row) => ({ ...row, lease }));
   });
 }
@@ -405,9 +407,10 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     subscription?.close();
     subscription = null;
     try {
-      // A fresh dispatcher starts at the present: hooks are about what happens from now on.
-      const present = await latestChangeSeq();
-      const after = await write((tx) => cursorIn(tx, present));
+      // A fresh dispatcher starts at the present: hooks are about what happens from now on. The
+      // present is asked for only then (on PostgreSQL it may wait behind open writers).
+      const stored = await read((tx) => tx.get<{ seq: number }>("SELECT seq FROM webhook_cursor WHERE id = 1"));
+      const after = stored?.seq ?? (await latestChangeSeq().then((present) => write((tx) => cursorIn(tx, present))));
       if (stopped || following !== generation) return;
       const opened = await subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, (event) => {
         processing = processing.then(async () => {

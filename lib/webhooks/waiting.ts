@@ -22,9 +22,10 @@ const MAX_WAITING = 10_000;
 /** The event this module raises (lib/webhooks/schemas.ts lists it with the others). */
 export const HANDOFF_WAITING = "handoff.waiting" satisfies WebhookEvent;
 
-async function lastRaised(tx: Tx, handoffId: string, side: string): Promise<number | null> {
-  const row = await tx.get<{ first_seq: number }>("SELECT first_seq FROM webhook_waiting WHERE handoff_id = ? AND side = ?", [handoffId, side]);
-  return row?.first_seq ?? null;
+/** The first unread seq of the episode last raised, by `<handoff id> <side>`: one read, not one per waiting handoff. */
+async function lastRaisedEpisodes(tx: Tx): Promise<Map<string, number>> {
+  const rows = await tx.all<{ handoff_id: string; side: string; first_seq: number }>("SELECT handoff_id, side, first_seq FROM webhook_waiting");
+  return new Map(rows.map((row) => [`${row.handoff_id} ${row.side}`, row.first_seq]));
 }
 
 function dataOf(waiting: WaitingHandoff, now: Date): Record<string, unknown> {
@@ -51,10 +52,11 @@ export async function raiseWaitingEvents(options: { now?: Date; olderThanMs?: nu
   const cutoff = storedDate(new Date(now.getTime() - (options.olderThanMs ?? waitingAfterMs())));
   const fresh = await read(async (tx) => {
     if (!(await anyHookWants(tx, HANDOFF_WAITING))) return [];
+    const raised = await lastRaisedEpisodes(tx);
     const found: WaitingHandoff[] = [];
     for (const side of CLIENT_SIDES) {
       for (const waiting of await waitingIn(tx, side, cutoff, MAX_WAITING)) {
-        if ((await lastRaised(tx, waiting.handoff.id, waiting.waitingFor)) !== waiting.firstUnreadSeq) found.push(waiting);
+        if (raised.get(`${waiting.handoff.id} ${waiting.waitingFor}`) !== waiting.firstUnreadSeq) found.push(waiting);
       }
     }
     return found;
