@@ -1,7 +1,6 @@
 import "server-only";
 import { databaseUrl, describeDatabase } from "../../config";
 import { copyData } from "../../database/copy-data";
-import { isDomainError } from "../../errors";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton copy-data --to postgresql://USER:PASSWORD@HOST:PORT/DATABASE
@@ -26,11 +25,8 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`${rows} rows in ${result.tables.length} tables, ${result.filesRead} documents and bundles read from files; counts and hashes match\n`);
     return 0;
   } catch (error) {
-    if (!isDomainError(error)) {
-      process.stderr.write(`baton copy-data: ${error instanceof Error ? error.message : String(error)}\n`);
-      return 1;
-    }
-    process.stderr.write(`baton copy-data: ${error.message}\n`);
+    // A refusal (not empty, not a postgresql:// URL) or a failure to connect: said the same way.
+    process.stderr.write(`baton copy-data: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }
