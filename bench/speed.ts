@@ -18,7 +18,8 @@
  *    `node -e ''`, with a handoff waiting and with none.
  * 10. On PostgreSQL (a durable server this run starts): REST appends with 16 clients against
  *    bench/workers/floor-http-pg.ts (node:http + pg, the same append statement), and stdio
- *    add_to_handoff p50 against that statement run bare from this process.
+ *    add_to_handoff p50 against bench/workers/floor-mcp-pg.ts (the SDK's McpServer + pg running
+ *    that statement) and against the statement run bare from this process.
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
  * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live, postgres) runs only
@@ -141,11 +142,12 @@ async function threadOf(size: number, title: string, repoPath?: string): Promise
 // ---------------------------------------------------------------------------------------------
 // stdio
 
-async function connectFloorMcp(entry: string): Promise<{ client: Client; pid: number }> {
+/** A floor MCP server (bench/workers/floor-mcp*.ts, bundled) over stdio; its store comes from `env` (default: this run's SQLite file). */
+async function connectFloorMcp(entry: string, env: Record<string, string> = { FLOOR_DATABASE: databaseFile() }): Promise<{ client: Client; pid: number }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [entry],
-    env: { ...(process.env as Record<string, string>), FLOOR_DATABASE: databaseFile() },
+    env: { ...(process.env as Record<string, string>), ...env },
     cwd: projectRoot,
     stderr: "pipe",
   });
@@ -756,22 +758,26 @@ async function onPostgres(build: boolean) {
     } finally {
       await Promise.all([server.stop(), floor.stop()]);
     }
-    const write = await threadOf(1, "PG stdio write");
-    const bareWrite = await threadOf(1, "PG bare write");
+    const [write, floorWrite, bareWrite] = [await threadOf(1, "PG stdio write"), await threadOf(1, "PG stdio floor write"), await threadOf(1, "PG bare write")];
+    const floorMcpPg = await bundleWorker("floor-mcp-pg");
     await withPrebuilt("PostgreSQL stdio", async () => {
       const baton = await connectStdioClient({ entry: "bin", env: { DATABASE_URL: url } });
+      const floor = await connectFloorMcp(floorMcpPg, { FLOOR_DATABASE_URL: url });
       try {
-        // Interleaved rounds, as in part 1: Baton and the bare statement see the same machine.
-        const samples: number[] = [];
-        const floorSamples: number[] = [];
+        // Interleaved rounds, as in part 1: Baton, the MCP floor and the bare statement see the same machine.
+        const add = (client: Client, id: string) => () => call(client, "add_to_handoff", { id, type: "progress", content: "bench entry", as_client: "code" });
+        const samples = { baton: [] as number[], floor: [] as number[], bare: [] as number[] };
         for (let round = 0; round < STDIO_CALLS / 30; round++) {
-          samples.push(...(await timeIt(30, () => call(baton.client, "add_to_handoff", { id: write, type: "progress", content: "bench entry", as_client: "code" }), round ? 0 : 20)));
-          floorSamples.push(...(await bareAppendPg(url, bareWrite, 30)));
+          samples.baton.push(...(await timeIt(30, add(baton.client, write), round ? 0 : 20)));
+          samples.floor.push(...(await timeIt(30, add(floor.client, floorWrite), round ? 0 : 20)));
+          samples.bare.push(...(await bareAppendPg(url, bareWrite, 30)));
         }
-        log(`  stdio add_to_handoff p50 ${msOf(median(samples))} p99 ${msOf(percentile(samples, 0.99))} · the same statement bare p50 ${msOf(median(floorSamples))}`);
-        ceilingRow("PostgreSQL stdio add_to_handoff p50", median(samples), median(floorSamples), "bare pg statement", msOf, 2);
+        const [batonP50, floorP50, bareP50] = [median(samples.baton), median(samples.floor), median(samples.bare)];
+        log(`  stdio add_to_handoff p50 ${msOf(batonP50)} p99 ${msOf(percentile(samples.baton, 0.99))} · MCP floor (the SDK's stdio server + pg, the same statement) p50 ${msOf(floorP50)} · the statement bare p50 ${msOf(bareP50)}`);
+        ceilingRow("PostgreSQL stdio add_to_handoff p50", batonP50, floorP50, "MCP floor", msOf, 2);
+        ceilingRow("PostgreSQL stdio MCP floor p50 (no Baton)", floorP50, bareP50, "bare pg statement", msOf, null);
       } finally {
-        await baton.client.close();
+        await Promise.all([baton.client.close(), floor.client.close()]);
       }
     });
   } finally {
