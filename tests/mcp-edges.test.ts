@@ -173,6 +173,29 @@ describe("the stdio server process", () => {
     }
   });
 
+  // PostgreSQL's pool keeps idle connections for 10 s, and a resource subscription holds the
+  // change feed's LISTEN connection: neither may keep the process after its client left.
+  it("exits as soon as stdin ends, with a resource subscription open, on this run's engine", async () => {
+    const child = spawn(process.execPath, ["bin/baton.mjs", "mcp"], { cwd: path.resolve(import.meta.dirname, ".."), env: process.env });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    const answered = (id: number) => expect.poll(() => stdout.split("\n").filter(Boolean).some((line) => (JSON.parse(line) as Json).id === id), { timeout: 60_000 }).toBe(true);
+    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/call", params: { name: "create_handoff", arguments: { title: "Leaving", content: "first" } } });
+    await answered(2);
+    const created = JSON.parse(stdout.split("\n").filter(Boolean)[1]) as { result: { structuredContent: Json } };
+    send({ id: 3, method: "resources/subscribe", params: { uri: `baton://handoffs/${idOf(created.result.structuredContent)}` } });
+    await answered(3);
+    child.stdin.end();
+    const endedAt = performance.now();
+    expect(await exited).toBe(0);
+    // Well under the pool's idle timeout (10 s), which an open pool would wait out.
+    expect(performance.now() - endedAt).toBeLessThan(5_000);
+  });
+
   it("writes only JSON-RPC messages to stdout and works on a fresh, empty data folder", async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "baton-mcp-fresh-"));
     try {

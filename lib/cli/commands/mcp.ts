@@ -1,4 +1,5 @@
 import "server-only";
+import { closeDatabase } from "../../database";
 import { Invalid } from "../../errors";
 import { parseStdioArgs, STDIO_USAGE } from "../../mcp/client-identity";
 import { serveStdio } from "../../mcp/serve-stdio";
@@ -22,6 +23,10 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     process.stderr.write(`baton mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  } finally {
+    // PostgreSQL's pooled connections would keep the process alive until they idle out (10 s)
+    // after the client went away.
+    await closeDatabase();
   }
   return 0;
 }
