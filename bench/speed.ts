@@ -758,26 +758,39 @@ async function onPostgres(build: boolean) {
     } finally {
       await Promise.all([server.stop(), floor.stop()]);
     }
-    const [write, floorWrite, bareWrite] = [await threadOf(1, "PG stdio write"), await threadOf(1, "PG stdio floor write"), await threadOf(1, "PG bare write")];
+    const [write, leanWrite, floorWrite, bareWrite] = [
+      await threadOf(1, "PG stdio write"),
+      await threadOf(1, "PG stdio write without secrets and git"),
+      await threadOf(1, "PG stdio floor write"),
+      await threadOf(1, "PG bare write"),
+    ];
     const floorMcpPg = await bundleWorker("floor-mcp-pg");
     await withPrebuilt("PostgreSQL stdio", async () => {
       const baton = await connectStdioClient({ entry: "bin", env: { DATABASE_URL: url } });
+      // What two of an append's features cost: the secret scan (BATON_SECRETS=off) and the git
+      // state a code-side write records (a working folder outside any repository).
+      const lean = await connectStdioClient({ entry: "bin", env: { DATABASE_URL: url, BATON_SECRETS: "off" }, cwd: os.tmpdir() });
       const floor = await connectFloorMcp(floorMcpPg, { FLOOR_DATABASE_URL: url });
       try {
-        // Interleaved rounds, as in part 1: Baton, the MCP floor and the bare statement see the same machine.
+        // Interleaved rounds, as in part 1: every server and the bare statement see the same machine.
         const add = (client: Client, id: string) => () => call(client, "add_to_handoff", { id, type: "progress", content: "bench entry", as_client: "code" });
-        const samples = { baton: [] as number[], floor: [] as number[], bare: [] as number[] };
+        const samples = { baton: [] as number[], lean: [] as number[], floor: [] as number[], bare: [] as number[] };
         for (let round = 0; round < STDIO_CALLS / 30; round++) {
           samples.baton.push(...(await timeIt(30, add(baton.client, write), round ? 0 : 20)));
+          samples.lean.push(...(await timeIt(30, add(lean.client, leanWrite), round ? 0 : 20)));
           samples.floor.push(...(await timeIt(30, add(floor.client, floorWrite), round ? 0 : 20)));
           samples.bare.push(...(await bareAppendPg(url, bareWrite, 30)));
         }
-        const [batonP50, floorP50, bareP50] = [median(samples.baton), median(samples.floor), median(samples.bare)];
-        log(`  stdio add_to_handoff p50 ${msOf(batonP50)} p99 ${msOf(percentile(samples.baton, 0.99))} · MCP floor (the SDK's stdio server + pg, the same statement) p50 ${msOf(floorP50)} · the statement bare p50 ${msOf(bareP50)}`);
+        const [batonP50, leanP50, floorP50, bareP50] = [median(samples.baton), median(samples.lean), median(samples.floor), median(samples.bare)];
+        log(
+          `  stdio add_to_handoff p50 ${msOf(batonP50)} p99 ${msOf(percentile(samples.baton, 0.99))} · without the secret scan and git state p50 ${msOf(leanP50)}` +
+            ` · MCP floor (the SDK's stdio server + pg, the same statement) p50 ${msOf(floorP50)} · the statement bare p50 ${msOf(bareP50)}`,
+        );
         ceilingRow("PostgreSQL stdio add_to_handoff p50", batonP50, floorP50, "MCP floor", msOf, 2);
+        ceilingRow("PostgreSQL stdio, no secret scan or git state", leanP50, floorP50, "MCP floor", msOf, null);
         ceilingRow("PostgreSQL stdio MCP floor p50 (no Baton)", floorP50, bareP50, "bare pg statement", msOf, null);
       } finally {
-        await Promise.all([baton.client.close(), floor.client.close()]);
+        await Promise.all([baton.client.close(), lean.client.close(), floor.client.close()]);
       }
     });
   } finally {
