@@ -7,6 +7,7 @@ import {
   agentMayReach,
   BODY_LIMITS,
   bodyClassOf,
+  carriesForwarding,
   guardPolicy,
   isLoopbackAddress,
   isPublicRequest,
@@ -115,6 +116,22 @@ describe("screenFacts (pure)", () => {
     expect(screenFacts(open, facts({ peerAddress: "10.200.0.2", host: "localhost:3000" }))).toMatchObject({ needsCredentials: true });
     expect(screenFacts(open, facts({ forwarded: true }))).toMatchObject({ needsCredentials: true });
     expect(screenFacts(guardPolicy({ BATON_AUTH: "required" }), facts())).toMatchObject({ needsCredentials: true });
+    // A proxy on this machine is a loopback peer too: the public name it passes on gives it away.
+    const named = guardPolicy({ BATON_ALLOWED_HOSTS: "baton.example.com" });
+    for (const host of ["localhost:3000", "127.0.0.1", "[::1]:3000"]) {
+      expect(screenFacts(named, facts({ host })), host).toMatchObject({ ok: true, needsCredentials: false });
+    }
+    expect(screenFacts(named, facts({ host: "baton.example.com" }))).toMatchObject({ ok: true, needsCredentials: true });
+    expect(screenFacts(named, facts({ host: "baton.example.com:443" }))).toMatchObject({ ok: true, needsCredentials: true });
+    // Baton bound to another loopback address, asked by that address: still this machine.
+    expect(screenFacts(named, facts({ host: "127.0.0.2:3000", peerAddress: "127.0.0.2", localAddress: "127.0.0.2" }))).toMatchObject({ ok: true, needsCredentials: false });
+  });
+
+  it("knows a proxy by any header one adds", () => {
+    for (const name of ["forwarded", "via", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip", "true-client-ip", "cf-connecting-ip", "x-client-ip"]) {
+      expect(carriesForwarding(["host", name]), name).toBe(true);
+    }
+    expect(carriesForwarding(["host", "content-type", "authorization", "cookie", "origin", "sec-fetch-site", "x-request-id"])).toBe(false);
   });
 
   it("knows loopback, public requests and what an agent token reaches", () => {
@@ -261,7 +278,7 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
   });
 
   it("refuses a request carrying forwarding headers and no token with 401 and a line on BATON_AUTH=required", async () => {
-    for (const name of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
+    for (const name of ["x-forwarded-for", "forwarded", "x-real-ip", "x-forwarded-proto", "via"]) {
       const response = await raw(server.origin, "GET", "/api/handoffs", { host: server.host, [name]: "203.0.113.9" });
       expect(response.status).toBe(401);
       expect(response.headers["www-authenticate"]).toBe('Bearer realm="baton"');
@@ -401,5 +418,41 @@ describe("sessions and start-up", () => {
     await createToken({ name: "twice", role: "agent" });
     await expect(createToken({ name: "twice", role: "agent" })).rejects.toMatchObject({ code: "CONFLICT" });
     await expect(revokeToken({ name: "never-made" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("the guard behind a reverse proxy on the same machine", () => {
+  let server: Awaited<ReturnType<typeof guarded>>;
+  beforeAll(async () => (server = await guarded(guardPolicy({ BATON_ALLOWED_HOSTS: "baton.example.com" }))));
+  afterAll(() => server.close());
+
+  it("keeps the open desk for loopback names only: the public name a proxy passes on needs a token, with or without forwarding headers", async () => {
+    expect((await raw(server.origin, "GET", "/api/handoffs", { host: server.host })).status).toBe(200);
+    const proxied: Record<string, string>[] = [
+      { host: "baton.example.com" },
+      { host: "baton.example.com", "x-forwarded-proto": "https" },
+      { host: server.host, "x-forwarded-proto": "https" },
+    ];
+    for (const headers of proxied) {
+      const response = await raw(server.origin, "GET", "/api/handoffs", headers);
+      expect(response.status, JSON.stringify(headers)).toBe(401);
+    }
+    const named = await raw(server.origin, "GET", "/api/handoffs", { host: "baton.example.com" });
+    expect(messageOf(named.body)).toContain('named "baton.example.com", not localhost');
+    // Nothing is written either: a POST through the proxy without a token stores nothing.
+    const before = await handoffCount();
+    const post = await raw(server.origin, "POST", "/api/handoffs", { host: "baton.example.com", "content-type": "application/json" }, createBody);
+    expect(post.status).toBe(401);
+    expect(await handoffCount()).toBe(before);
+    // A page asked through the proxy sends the browser to sign in instead of serving the desk.
+    const page = await raw(server.origin, "GET", "/probe", { host: "baton.example.com" });
+    expect(page.status).not.toBe(200);
+  });
+
+  it("serves the proxy's requests that carry a token, as a caller that is not on this machine", async () => {
+    const { token } = await createToken({ name: "proxied-operator", role: "operator" });
+    const response = await raw(server.origin, "GET", "/probe", { host: "baton.example.com", "x-forwarded-for": "203.0.113.9", authorization: `Bearer ${token}` });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ who: { kind: "token", name: "proxied-operator" }, local: false });
   });
 });

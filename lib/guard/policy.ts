@@ -27,7 +27,7 @@ export type RequestFacts = {
   peerAddress: string;
   /** The socket's local address: a client that connected to this IP may name it in Host. */
   localAddress: string;
-  /** Whether the request carries Forwarded, X-Forwarded-For/-Host or X-Real-IP. */
+  /** Whether the request carries a header a proxy adds (carriesForwarding). */
   forwarded: boolean;
 };
 
@@ -40,7 +40,27 @@ export const BODY_LIMITS = { import: 1024 * KiB, document: 256 * KiB, default: 1
 export type BodyClass = keyof typeof BODY_LIMITS;
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-export const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip"];
+const FORWARDING_HEADERS = new Set(["forwarded", "via", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip"]);
+
+/**
+ * Whether a request's header names (lowercase, as Node gives them) show a proxy between the
+ * client and Baton: Forwarded, Via, any X-Forwarded-* (nginx configurations often set only
+ * X-Forwarded-Proto), or a client-address header.
+ */
+export function carriesForwarding(headerNames: Iterable<string>): boolean {
+  for (const name of headerNames) if (FORWARDING_HEADERS.has(name) || name.startsWith("x-forwarded-")) return true;
+  return false;
+}
+
+/**
+ * A request from Baton's own machine: a loopback peer, addressed by a loopback name, with no proxy
+ * in between. A proxy on the same machine is a loopback peer too; it gives itself away by a
+ * forwarding header or by passing on the public name it was reached by.
+ */
+export function isFromThisMachine(facts: Pick<RequestFacts, "peerAddress" | "host" | "forwarded">): boolean {
+  const name = facts.host === null ? null : splitHost(facts.host)?.name;
+  return isLoopbackAddress(facts.peerAddress) && !facts.forwarded && !!name && (LOOPBACK_NAMES.includes(name) || isLoopbackAddress(name));
+}
 
 const list = (value: string | undefined) =>
   (value ?? "")
@@ -194,7 +214,7 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   if (facts.path.startsWith("/api/") && !SAFE_METHODS.has(method) && (declared ?? 0) > 0 && mediaType(facts.contentType) !== "application/json") {
     return { ok: false, status: 415, reason: `send the body as JSON with Content-Type: application/json (got "${facts.contentType ?? "none"}")` };
   }
-  return { ok: true, needsCredentials: policy.authRequired || facts.forwarded || !isLoopbackAddress(facts.peerAddress), bodyLimit };
+  return { ok: true, needsCredentials: policy.authRequired || !isFromThisMachine(facts), bodyLimit };
 }
 
 /** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { SESSION_COOKIE, verifySession, verifyToken, type Principal } from "../auth";
 import type { Caller, Who } from "../caller";
 import { isAccessToken, oauthUrls, publicBaseUrl, verifyAccessToken } from "../oauth";
-import { agentMayReach, FORWARDING_HEADERS, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
+import { agentMayReach, carriesForwarding, isFromThisMachine, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
 
 /** The guard's answer for one request: its caller, or a refusal (and whether a page should send the browser to sign in). */
 export type Verdict = { ok: true; caller: Caller } | (Refusal & { signIn?: boolean; invalidToken?: boolean });
@@ -27,7 +27,7 @@ export function factsOf(request: IncomingMessage): RequestFacts {
     transferEncoding: header(request, "transfer-encoding"),
     peerAddress: request.socket.remoteAddress ?? "",
     localAddress: request.socket.localAddress ?? "",
-    forwarded: FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined),
+    forwarded: carriesForwarding(Object.keys(request.headers)),
   };
 }
 
@@ -44,6 +44,9 @@ function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
     return "this request came through a proxy (it carries forwarding headers), so it counts as remote and needs a token: set BATON_AUTH=required, create a token with `npx baton token create --name NAME --role agent` and send it as Authorization: Bearer <token>";
   }
   if (policy.authRequired) return "BATON_AUTH=required: send Authorization: Bearer <token>, or sign in at /sign-in";
+  if (isLoopbackAddress(facts.peerAddress)) {
+    return `this request named "${facts.host}", not localhost, so it counts as remote (a proxy passing on its public name) and needs a token: send Authorization: Bearer <token> (create one on the server with \`npx baton token create --name NAME --role agent\`), or sign in at /sign-in`;
+  }
   return "requests from beyond loopback need a token: send Authorization: Bearer <token> (create one on the server with `npx baton token create --name NAME --role agent`), or sign in at /sign-in";
 }
 
@@ -68,8 +71,7 @@ export async function screenRequest(policy: GuardPolicy, request: IncomingMessag
   const facts = factsOf(request);
   const screened = screenFacts(policy, facts);
   if (!screened.ok) return screened;
-  // On Baton's own machine: the socket's peer is loopback and no proxy stands between.
-  const local = isLoopbackAddress(facts.peerAddress) && !facts.forwarded;
+  const local = isFromThisMachine(facts);
 
   const authorization = header(request, "authorization");
   let who: Who | null = null;
