@@ -105,13 +105,14 @@ it.runIf(!onSqlite)("an append waits for the handoff's row lock another connecti
     await other.query("BEGIN");
     await other.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [handoff.id]);
     const started = performance.now();
-    const appended = addEntry({ id: handoff.id, type: "progress", content: "after the lock" });
+    // The refusal's handler is attached now: the append may settle before COMMIT's answer is read.
+    const refused = expect(addEntry({ id: handoff.id, type: "progress", content: "after the lock" })).rejects.toThrow(/is completed/);
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The other connection closes the thread while the append waits: the append sees it completed.
     await other.query("DELETE FROM handoff_entries WHERE handoff_id = $1", [handoff.id]);
     await other.query("UPDATE handoffs SET status = 'completed' WHERE id = $1", [handoff.id]);
     await other.query("COMMIT");
-    await expect(appended).rejects.toThrow(/is completed/);
+    await refused;
     expect(performance.now() - started).toBeGreaterThan(350);
     const left = await read((tx) => tx.get<{ count: number }>("SELECT COUNT(*) AS count FROM handoff_entries WHERE handoff_id = ?", [handoff.id]));
     expect(left?.count).toBe(0);
