@@ -15,7 +15,7 @@ import type { ClientSide } from "./handoffs/schemas";
 
 /** Who the caller is. */
 export type Who =
-  /** The open desk: a loopback peer without forwarding headers, with BATON_AUTH not required. */
+  /** The open desk: a loopback peer naming a loopback address, without forwarding headers, with BATON_AUTH not required (lib/guard, isFromThisMachine). */
   | { kind: "desk" }
   /** An operator (or agent) signed in with a token: the dashboard's session cookie. */
   | { kind: "session"; tokenId: number; name: string; role: Role }
@@ -30,8 +30,8 @@ export type Who =
 
 /**
  * A caller: who, and whether it is on Baton's own machine (stdio and the CLI, or HTTP from a
- * loopback peer without forwarding headers). A token holder on loopback is local; the same token
- * from a LAN peer is not.
+ * loopback peer naming a loopback address, without forwarding headers). A token holder on
+ * loopback is local; the same token from a LAN peer, or through a proxy, is not.
  */
 export type Caller = { who: Who; local: boolean };
 
