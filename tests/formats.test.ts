@@ -167,6 +167,21 @@ describe("exports of imported threads that moved on in Baton", () => {
   });
 });
 
+describe("titles taken from a document's first line", () => {
+  // A counterexample fast-check found (tests/formats-properties.test.ts): a goal of heading marks
+  // alone lost them all and the import was refused with "title must not be empty".
+  it("keep a line of heading marks alone, drop the marks before words, and round-trip", async () => {
+    for (const [goal, title] of [["#", "#"], ["## ", "##"], ["# Fix the login", "Fix the login"], ["###\nthen words", "###"]]) {
+      const doc = { goal, status: "in_progress", now: "!", timestamp: "2000-01-01T00:00:00.000Z" };
+      const imported = await importDocument({ text: JSON.stringify(doc), fileName: "handoff.yaml" });
+      expect(imported.handoff.title, JSON.stringify(goal)).toBe(title);
+    }
+    const doc = { goal: "#", status: "in_progress", now: "!", timestamp: "2000-01-01T00:00:00.000Z" };
+    const imported = await importDocument({ text: JSON.stringify(doc), fileName: "handoff.yaml" });
+    expect(parseYaml((await exportHandoff({ id: imported.handoff.id, format: "yaml" })).text)).toEqual(doc);
+  });
+});
+
 describe("bundle export", () => {
   it("summarises the cut with the latest decision and open questions first and names the source cut", async () => {
     const id = await nativeThread();

@@ -104,6 +104,8 @@ export function validateDocument<Schema extends z.ZodType>(schema: Schema, value
 
 /** First line of `text`, at most `max` characters, for titles and one-line fields. */
 export function firstLine(text: string, max = 200): string {
-  const line = text.trim().split("\n")[0].replace(/^#+\s*/, "").trim();
+  const whole = text.trim().split("\n")[0].trim();
+  // A line of heading marks alone ("#") stays as it is: a title is never empty.
+  const line = whole.replace(/^#+\s*/, "").trim() || whole;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
