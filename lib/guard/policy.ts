@@ -59,7 +59,7 @@ export function carriesForwarding(headerNames: Iterable<string>): boolean {
  */
 export function isFromThisMachine(facts: Pick<RequestFacts, "peerAddress" | "host" | "forwarded">): boolean {
   const name = facts.host === null ? null : splitHost(facts.host)?.name;
-  return isLoopbackAddress(facts.peerAddress) && !facts.forwarded && !!name && (LOOPBACK_NAMES.includes(name) || isLoopbackAddress(name));
+  return isLoopbackAddress(facts.peerAddress) && !facts.forwarded && !!name && isLoopbackAddress(name);
 }
 
 const list = (value: string | undefined) =>
