@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -7,7 +6,7 @@ import { createHandoff } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { serveApi, type ApiServer } from "./support/api-server";
-import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient, rawStdioServer } from "./support/mcp-clients";
 
 /**
  * What the MCP spec (2025-11-25) and JSON-RPC 2.0 ask of the server, checked with the SDK's real
@@ -16,8 +15,6 @@ import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
  * a line that is not a JSON-RPC message.
  */
 const projectRoot = path.resolve(import.meta.dirname, "..");
-
-type Json = Record<string, unknown>;
 
 let client: Client;
 let writer: Client;
@@ -132,33 +129,13 @@ describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (tra
   }, 30_000);
 });
 
-/** Spawns a stdio server and exchanges raw lines with it. */
-function rawServer(args: string[]) {
-  const child = spawn(process.execPath, args, { cwd: projectRoot, env: process.env });
-  let stdout = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  const messages = () =>
-    stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Json);
-  return {
-    write: (line: string) => child.stdin.write(`${line}\n`),
-    messages,
-    async end(): Promise<number | null> {
-      child.stdin.end();
-      return new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
-}
-
 describe.each([
   ["the sources (bin/baton.mjs)", false],
   ["the prebuilt server (lib/mcp/launch.mjs)", true],
 ])("a line that is not a JSON-RPC message, through %s", (_, prebuilt) => {
   it("gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, and the server goes on serving", { timeout: 120_000 }, async () => {
     if (prebuilt) await ensurePrebuilt("mcp");
-    const server = rawServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
+    const server = rawStdioServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
     server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
     await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);
     server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));

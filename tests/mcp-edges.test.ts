@@ -6,7 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countRows } from "./support/rows";
 import { MAX_CONTENT_BYTES } from "../lib/handoffs";
-import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+import { connectHttpClient, connectStdioClient, rawStdioServer } from "./support/mcp-clients";
 import { serveApi } from "./support/api-server";
 
 type Json = Record<string, unknown>;
@@ -176,22 +176,20 @@ describe("the stdio server process", () => {
   // PostgreSQL's pool keeps idle connections for 10 s, and a resource subscription holds the
   // change feed's LISTEN connection: neither may keep the process after its client left.
   it("exits as soon as stdin ends, with a resource subscription open, on this run's engine", async () => {
-    const child = spawn(process.execPath, ["bin/baton.mjs", "mcp"], { cwd: path.resolve(import.meta.dirname, ".."), env: process.env });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
-    const answered = (id: number) => expect.poll(() => stdout.split("\n").filter(Boolean).some((line) => (JSON.parse(line) as Json).id === id), { timeout: 60_000 }).toBe(true);
+    const server = rawStdioServer(["bin/baton.mjs", "mcp"]);
+    const send = (message: Json) => server.write(JSON.stringify({ jsonrpc: "2.0", ...message }));
+    const answer = async (id: number) => {
+      await expect.poll(() => server.messages().some((message) => message.id === id), { timeout: 60_000 }).toBe(true);
+      return server.messages().find((message) => message.id === id)!;
+    };
     send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
     send({ method: "notifications/initialized" });
     send({ id: 2, method: "tools/call", params: { name: "create_handoff", arguments: { title: "Leaving", content: "first" } } });
-    await answered(2);
-    const created = JSON.parse(stdout.split("\n").filter(Boolean)[1]) as { result: { structuredContent: Json } };
+    const created = (await answer(2)) as { result: { structuredContent: Json } };
     send({ id: 3, method: "resources/subscribe", params: { uri: `baton://handoffs/${idOf(created.result.structuredContent)}` } });
-    await answered(3);
-    child.stdin.end();
+    await answer(3);
     const endedAt = performance.now();
-    expect(await exited).toBe(0);
+    expect(await server.end()).toBe(0);
     // Well under the pool's idle timeout (10 s), which an open pool would wait out.
     expect(performance.now() - endedAt).toBeLessThan(5_000);
   });
@@ -199,20 +197,14 @@ describe("the stdio server process", () => {
   it("writes only JSON-RPC messages to stdout and works on a fresh, empty data folder", async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "baton-mcp-fresh-"));
     try {
-      const child = spawn(process.execPath, ["bin/baton.mjs", "mcp"], {
-        cwd: path.resolve(import.meta.dirname, ".."),
-        env: { ...process.env, BATON_DATA_DIR: fresh, DATABASE_URL: "" },
-      });
-      let stdout = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-      const send = (message: Json) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+      const server = rawStdioServer(["bin/baton.mjs", "mcp"], { BATON_DATA_DIR: fresh, DATABASE_URL: "" });
+      const send = (message: Json) => server.write(JSON.stringify({ jsonrpc: "2.0", ...message }));
       send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
       send({ method: "notifications/initialized" });
       send({ id: 2, method: "tools/call", params: { name: "create_handoff", arguments: { title: "Fresh", content: "first" } } });
-      await expect.poll(() => stdout.split("\n").filter(Boolean).length, { timeout: 60_000 }).toBe(2);
-      child.stdin.end();
-      expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
-      const messages = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Json);
+      await expect.poll(() => server.messages().length, { timeout: 60_000 }).toBe(2);
+      expect(await server.end()).toBe(0);
+      const messages = server.messages();
       expect(messages.map((message) => message.jsonrpc)).toEqual(["2.0", "2.0"]);
       const created = (messages[1].result as { structuredContent: Json; isError?: boolean });
       expect(created.isError).toBeFalsy();

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -68,3 +69,30 @@ export const BATON_TOOL_NAMES = [
   "report_context",
   "trigger_handoff",
 ];
+
+type JsonMessage = Record<string, unknown>;
+
+/**
+ * A stdio server spoken to in raw lines, without the SDK's client (which would refuse or repair
+ * what these tests send): `args` after `node`, in the checkout, with process.env and `env`.
+ */
+export function rawStdioServer(args: string[], env: Record<string, string | undefined> = {}) {
+  const child = spawn(process.execPath, args, { cwd: projectRoot, env: { ...process.env, ...env } });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const messages = () =>
+    stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as JsonMessage);
+  return {
+    write: (line: string) => child.stdin.write(`${line}\n`),
+    messages,
+    /** Ends stdin (the client went away) and resolves to the exit code. */
+    async end(): Promise<number | null> {
+      child.stdin.end();
+      return exited;
+    },
+  };
+}
