@@ -126,7 +126,6 @@ async function withPrebuilt<T>(what: string, measure: () => Promise<T>): Promise
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 const contentOf = (index: number) => `entry ${index} `.repeat(10);
 
 /** A thread of `size` entries written through the domain, read to the end by chat; recorded in `repoPath`'s repository when given. */

@@ -135,7 +135,6 @@ function feed(): FeedState {
   return globalForFeed.batonChangeFeed;
 }
 
-
 const changeOf = (row: Row): Change => ({
   seq: row.seq,
   subject: row.subject,

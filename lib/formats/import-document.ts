@@ -25,7 +25,6 @@ export type ImportedHandoff = {
   redactions: Redaction[];
 };
 
-
 /** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
 export async function importPlanIn(
   tx: Tx,

@@ -96,7 +96,6 @@ function splitHost(host: string): { name: string; withPort: string; port: number
   return { name: match[1], withPort: value, port: match[2] === undefined ? null : Number(match[2]) };
 }
 
-
 function hostAllowed(policy: GuardPolicy, host: string, localAddress: string): boolean {
   const parts = splitHost(host);
   if (!parts) return false;

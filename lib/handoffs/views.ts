@@ -39,7 +39,6 @@ export type HandoffRow = {
 /** A `handoff_entries` row as the database returns it. */
 export type EntryRow = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };
 
-
 export function toHandoffView(row: HandoffRow): HandoffView {
   return {
     id: row.id,

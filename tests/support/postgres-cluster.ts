@@ -27,7 +27,6 @@ export function postgresAvailable(): boolean {
   return fs.existsSync(path.join(BIN, "pg_ctl"));
 }
 
-
 export type PostgresCluster = {
   port: number;
   dir: string;
