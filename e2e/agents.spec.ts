@@ -1,13 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { waitForHydration } from "./hydration";
-
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes[0]?.target})`)).toEqual([]);
-}
+import { expectNoAxeViolations } from "./support/axe";
 
 /** Registers an agent through the form and returns its page URL path. */
 async function registerThroughForm(page: Page, persona: string, project = "e2e") {

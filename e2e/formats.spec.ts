@@ -1,12 +1,7 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { waitForHydration } from "./hydration";
-
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
-}
+import { expectNoAxeViolations } from "./support/axe";
 
 async function nativeThread(request: APIRequestContext, title: string): Promise<string> {
   const created = await request.post("/api/handoffs", { data: { title, content: "We decided on **JWT** with refresh tokens.", project: "e2e" } });

@@ -1,11 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { waitForHydration } from "./hydration";
-
-async function expectNoAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
-}
+import { expectNoAxeViolations } from "./support/axe";
 
 async function createThroughForm(page: Page, title: string, content: string, project = "e2e") {
   await page.goto("/handoffs/new");

@@ -1,5 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expectNoAxeViolations } from "./support/axe";
 
 /** Issue 17, point 4: search over titles and entries, from the home page and the API. */
 
@@ -46,8 +46,7 @@ test("a word only in an entry is found from the home page and from the API", asy
   // The marked excerpt is text: no markup from the index reaches the page.
   expect(await excerpt.locator("mark").evaluate((mark) => mark.innerHTML)).toBe("xylophonist");
 
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+  await expectNoAxeViolations(page);
   await page.setViewportSize({ width: 390, height: 844 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 });
