@@ -31,6 +31,14 @@ describe("the secret scanner on the corpus", () => {
     expect(JSON.stringify(cleaned.redactions)).not.toContain(sample.value);
   });
 
+  it("still finds a secret a secretlint-disable comment points at (a writer could otherwise exempt its own secret)", () => {
+    const sample = SECRET_SAMPLES.find((s) => s.family === "forge")!;
+    const text = `// secretlint-disable-next-line\nconst token = "${sample.value}"; // secretlint-disable-line\n/* secretlint-disable */ ${sample.value}`;
+    const cleaned = cleanText("content", text);
+    expect(cleaned.redactions.map((redaction) => redaction.kind)).toEqual(["github", "github"]);
+    expect(cleaned.text).not.toContain(sample.value);
+  });
+
   it("leaves a redacted text as it is", () => {
     const text = SECRET_SAMPLES.map((sample, i) => embed(sample, embeddingOf(i))).join("\n\n");
     const once = cleanText("content", text).text;

@@ -121,7 +121,7 @@ export async function appendEntryIn(tx: Tx, id: string, entry: CleanEntry): Prom
 }
 
 /** appendEntryIn's rule as PostgreSQL's one statement: lock and check the thread, insert, move the cursor. */
-const appendStatement = (cursor: "chat_last_seen" | "code_last_seen") => `
+const appendStatementOf = (cursor: "chat_last_seen" | "code_last_seen") => `
   WITH target AS (SELECT id, status FROM handoffs WHERE id = ? FOR UPDATE),
   added AS (
     INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git)
@@ -133,6 +133,8 @@ const appendStatement = (cursor: "chat_last_seen" | "code_last_seen") => `
   SELECT added.seq, added.from_client, added.type, added.content, added.created_at AS entry_created_at,
     moved.id, moved.title, moved.project, moved.chat_last_seen, moved.code_last_seen, moved.status, moved.created_at, moved.updated_at, moved.closed_at
   FROM target LEFT JOIN added ON true LEFT JOIN moved ON true`;
+/** Built once per writer side: the engine looks its prepared statement up by the text. */
+const APPEND_STATEMENTS = { chat: appendStatementOf("chat_last_seen"), code: appendStatementOf("code_last_seen") };
 
 type AppendedRow = HandoffRow & { seq: number | null; from_client: string; type: string; content: string; entry_created_at: string };
 
@@ -143,8 +145,7 @@ type AppendedRow = HandoffRow & { seq: number | null; from_client: string; type:
  */
 export async function appendEntry(id: string, entry: CleanEntry): Promise<Appended> {
   if (database().engine !== "postgres") return write((tx) => appendEntryIn(tx, id, entry));
-  const cursor = entry.fromClient === "chat" ? "chat_last_seen" : "code_last_seen";
-  const [row] = await writeStatement<AppendedRow>(appendStatement(cursor), [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git)]);
+  const [row] = await writeStatement<AppendedRow>(APPEND_STATEMENTS[entry.fromClient], [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git)]);
   // No row: no such thread. A row without an entry: the thread is not active.
   if (!row) throw handoffNotFound(id);
   if (row.seq === null) throw completedConflict(id);
