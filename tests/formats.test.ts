@@ -182,6 +182,23 @@ describe("titles taken from a document's first line", () => {
   });
 });
 
+describe("a bundle's title", () => {
+  it("is its summary's first heading with words, never words from a line after bare marks", async () => {
+    const base = JSON.parse(EXAMPLE_DOCUMENTS.bundle.text);
+    const cases: [string, string][] = [
+      ["### Summary\n- …", "Summary"],
+      ["#\n\nrest of the summary", "Context bundle from"],
+      ["# \n   \n## Found later", "Found later"],
+      ["notes first\n  # Indented heading", "Indented heading"],
+      ["plain text only\n#", "Context bundle from"],
+    ];
+    for (const [summary, title] of cases) {
+      const imported = await importDocument({ text: JSON.stringify({ ...base, summary_markdown: summary }), fileName: "bundle.json" });
+      expect(imported.handoff.title, JSON.stringify(summary)).toContain(title);
+    }
+  });
+});
+
 describe("bundle export", () => {
   it("summarises the cut with the latest decision and open questions first and names the source cut", async () => {
     const id = await nativeThread();

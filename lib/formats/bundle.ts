@@ -70,7 +70,9 @@ function sourceCutOf(bundle: Bundle): ThreadRef | null {
 
 function toThread(bundle: Bundle): ThreadDraft {
   const cut = sourceCutOf(bundle);
-  const heading = bundle.summary_markdown.match(/^#{1,6}\s+(.+)$/m)?.[1];
+  // An ATX heading with words on its own line: `[ \t]` and `\S` keep the match from running on
+  // into the next line when the marks stand alone ("#" then a blank line is no heading).
+  const heading = bundle.summary_markdown.match(/^ {0,3}#{1,6}[ \t]+(\S.*)$/m)?.[1];
   const warnings: QualityWarning[] = cut
     ? []
     : [
