@@ -269,6 +269,19 @@ describe("the state a write records", () => {
     expect(afterCommit?.head).not.toBe(first?.head);
   });
 
+  it("sees at once a checkout, a new remote and a commit that changes no file", async () => {
+    const repo = repoAtCommitA();
+    const first = await gitStateForWrite(repo);
+    git(repo, "checkout", "-q", "-b", "fix/moved");
+    expect((await gitStateForWrite(repo))?.branch).toBe("fix/moved");
+    git(repo, "remote", "add", "origin", "git@github.com:acme/moved.git");
+    expect((await gitStateForWrite(repo))?.remote).toBe("git@github.com:acme/moved.git");
+    git(repo, "commit", "-q", "--allow-empty", "-m", "nothing changed");
+    const afterEmpty = await gitStateForWrite(repo);
+    expect(afterEmpty?.head).toBe(git(repo, "rev-parse", "HEAD"));
+    expect(afterEmpty?.head).not.toBe(first?.head);
+  });
+
   it("is recorded at once when it is older than 2 s, and read again in the background for the writes after it", async () => {
     const repo = repoAtCommitA();
     const first = await gitStateForWrite(repo);

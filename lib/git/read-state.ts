@@ -51,14 +51,15 @@ export function withoutCredentials(url: string): string {
 }
 
 /**
- * What the writes of this process last read of each folder, with the times of the repository's
- * HEAD, index and config then. Appends from one agent come many a second, and three git
+ * What the writes of this process last read of each folder, with the time of the repository's
+ * `.git` folder then. Appends from one agent come many a second, and three git
  * processes each time would cost ten times the append; so a write records the remembered state
  * and, when that is older than RECENT_MS, starts reading it again in the background for the
  * writes after it (a write never waits for git then: with 32 writers on two cores it did, and
- * those waits were their slowest appends). A commit, checkout, `git add` or a new remote touches
- * HEAD, the index or the config: the next write sees that and waits for a fresh read. An edit not
- * yet added shows as dirty within about RECENT_MS.
+ * those waits were their slowest appends). A commit, checkout, `git add` or a new remote replaces
+ * the index, HEAD or the config, and git replaces a file there by renaming a lock file inside
+ * `.git`, which moves the folder's own time: the next write sees that (one stat) and waits for a
+ * fresh read. An edit not yet added shows as dirty within about RECENT_MS.
  */
 const RECENT_MS = 2_000;
 const MAX_REMEMBERED = 64;
@@ -68,7 +69,7 @@ const recent = new Map<string, Remembered>();
 function repositoryKey(root: string | null | undefined): string {
   if (!root) return "";
   try {
-    return ["HEAD", "index", "config"].map((name) => fs.statSync(path.join(root, ".git", name)).mtimeMs).join(":");
+    return String(fs.statSync(path.join(root, ".git")).mtimeMs);
   } catch {
     return "";
   }
