@@ -56,10 +56,10 @@ export function withoutCredentials(url: string): string {
  * processes each time would cost ten times the append; so a write records the remembered state
  * and, when that is older than RECENT_MS, starts reading it again in the background for the
  * writes after it (a write never waits for git then: with 32 writers on two cores it did, and
- * those waits were their slowest appends). A commit, checkout, `git add` or a new remote replaces
- * the index, HEAD or the config, and git replaces a file there by renaming a lock file inside
- * `.git`, which moves the folder's own time: the next write sees that (one stat) and waits for a
- * fresh read. An edit not yet added shows as dirty within about RECENT_MS.
+ * those waits were their slowest appends). A commit (even one that changes no file), checkout,
+ * `git add` or a new remote locks the index, HEAD or the config with a `.lock` file inside `.git`,
+ * then renames or removes it, which moves the folder's own time: the next write sees that (one
+ * stat) and waits for a fresh read. An edit not yet added shows as dirty within about RECENT_MS.
  */
 const RECENT_MS = 2_000;
 const MAX_REMEMBERED = 64;
