@@ -32,7 +32,8 @@ export type RequestFacts = {
 };
 
 export type Refusal = { ok: false; status: 400 | 401 | 403 | 411 | 413 | 415; reason: string };
-export type Screened = { ok: true; needsCredentials: boolean; bodyLimit: number };
+/** A request that may go on: whether it is from Baton's own machine (isFromThisMachine), whether it needs credentials, its body limit. */
+export type Screened = { ok: true; local: boolean; needsCredentials: boolean; bodyLimit: number };
 
 export const KiB = 1024;
 /** Body limits by route class. MCP carries shift documents, which grow when JSON-escaped. */
@@ -57,7 +58,7 @@ export function carriesForwarding(headerNames: Iterable<string>): boolean {
  * in between. A proxy on the same machine is a loopback peer too; it gives itself away by a
  * forwarding header or by passing on the public name it was reached by.
  */
-export function isFromThisMachine(facts: Pick<RequestFacts, "peerAddress" | "host" | "forwarded">): boolean {
+function isFromThisMachine(facts: Pick<RequestFacts, "peerAddress" | "host" | "forwarded">): boolean {
   const name = facts.host === null ? null : splitHost(facts.host)?.name;
   return isLoopbackAddress(facts.peerAddress) && !facts.forwarded && !!name && isLoopbackAddress(name);
 }
@@ -213,7 +214,8 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   if (facts.path.startsWith("/api/") && !SAFE_METHODS.has(method) && (declared ?? 0) > 0 && mediaType(facts.contentType) !== "application/json") {
     return { ok: false, status: 415, reason: `send the body as JSON with Content-Type: application/json (got "${facts.contentType ?? "none"}")` };
   }
-  return { ok: true, needsCredentials: policy.authRequired || !isFromThisMachine(facts), bodyLimit };
+  const local = isFromThisMachine(facts);
+  return { ok: true, local, needsCredentials: policy.authRequired || !local, bodyLimit };
 }
 
 /** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */

@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { SESSION_COOKIE, verifySession, verifyToken, type Principal } from "../auth";
 import type { Caller, Who } from "../caller";
 import { isAccessToken, oauthUrls, publicBaseUrl, verifyAccessToken } from "../oauth";
-import { agentMayReach, carriesForwarding, isFromThisMachine, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
+import { agentMayReach, carriesForwarding, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
 
 /** The guard's answer for one request: its caller, or a refusal (and whether a page should send the browser to sign in). */
 export type Verdict = { ok: true; caller: Caller } | (Refusal & { signIn?: boolean; invalidToken?: boolean });
@@ -71,7 +71,7 @@ export async function screenRequest(policy: GuardPolicy, request: IncomingMessag
   const facts = factsOf(request);
   const screened = screenFacts(policy, facts);
   if (!screened.ok) return screened;
-  const local = isFromThisMachine(facts);
+  const { local } = screened;
 
   const authorization = header(request, "authorization");
   let who: Who | null = null;
