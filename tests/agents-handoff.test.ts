@@ -117,6 +117,17 @@ describe("triggerHandoff", () => {
     expect((await getAgent({ agentId: agent.id })).status).toBe("active");
   });
 
+  it("counts the text under a heading line of bare marks, and refuses headings alone however they are marked", async () => {
+    const agent = await registerAgent({ personaSlug: "bare-marks" });
+    for (const document of ["# Handoff\n## Goal\n#\n", "  ## Goal\n### Done"]) {
+      const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
+      expect(error, JSON.stringify(document)).toBeInstanceOf(Invalid);
+      expect(error.fieldErrors.document?.[0]).toMatch(/only headings/);
+    }
+    const { record } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "#\nFinish the token refresh in src/auth.ts" });
+    expect(record.reason).toBe("shift_end");
+  });
+
   it("a tmux delivery failure is recorded and never undoes the handoff", async () => {
     const agent = await registerAgent({ personaSlug: "no-pane" });
     const previous = process.env.BATON_TMUX_SOCKET;

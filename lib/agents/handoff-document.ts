@@ -28,7 +28,9 @@ export const HANDOFF_DOCUMENT_TEMPLATE = `# Handoff
 
 `;
 
-const HEADING_LINE = /^\s*#{1,6}\s.*$/gm;
+// One line each: `[ \t]` never crosses a newline, so a line of bare marks ("#") takes no text
+// from the line after it.
+const HEADING_LINE = /^[ \t]*#{1,6}(?:[ \t].*)?$/gm;
 
 /** The handoff document: refused when empty or when it holds nothing but headings. */
 export const handoffDocumentSchema = z
