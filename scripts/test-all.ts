@@ -1,11 +1,14 @@
 /**
- * `npm test`: typecheck, lint, unit/integration (vitest) and e2e (Playwright), every suite run
- * even when an earlier one fails, then one line `N passed, N failed` adding all of them up
- * (also written to .test-results/summary.txt for .ci/run).
+ * `npm test`: typecheck, lint, unit/integration (vitest) and e2e (Playwright) on the Node running
+ * it, then unit/integration again and a served smoke test on the other LTS line users run (22 or
+ * 24, from the npm registry: tests/support/lts-node.ts), every suite run even when an earlier one
+ * fails, then one line `N passed, N failed` adding all of them up (also written to
+ * .test-results/summary.txt for .ci/run).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { ltsNode } from "../tests/support/lts-node";
 
 const root = path.resolve(import.meta.dirname, "..");
 const results = path.join(root, ".test-results");
@@ -16,9 +19,9 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: 
 
 type Tally = { suite: string; passed: number; failed: number };
 
-function run(command: string, args: string[]): boolean {
+function run(command: string, args: string[], where: { cwd: string; env: NodeJS.ProcessEnv } = { cwd: root, env }): boolean {
   console.log(`\n$ ${path.basename(command)} ${args.join(" ")}`);
-  return spawnSync(command, args, { cwd: root, env, stdio: "inherit" }).status === 0;
+  return spawnSync(command, args, { ...where, stdio: "inherit" }).status === 0;
 }
 
 function readJson<T>(file: string): T | null {
@@ -33,14 +36,42 @@ function check(suite: string, ok: boolean): Tally {
   return { suite, passed: ok ? 1 : 0, failed: ok ? 0 : 1 };
 }
 
-function vitest(): Tally {
-  const file = path.join(results, "vitest.json");
-  const ok = run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
+/** vitest on the Node running this, or (`other`) on another line's Node. */
+function vitest(suite: string, other?: { node: string; env: NodeJS.ProcessEnv; exclude: string[] }): Tally {
+  const file = path.join(results, `${suite.replace(/\W+/g, "-")}.json`);
+  const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`];
+  const ok = other
+    ? run(other.node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), ...args, ...other.exclude.flatMap((glob) => ["--exclude", glob])], { cwd: root, env: other.env })
+    : run(bin("vitest"), args);
   const report = readJson<{ numPassedTests: number; numFailedTests: number; numTotalTestSuites: number }>(file);
-  if (!report) return check("unit/integration (no report)", false);
+  if (!report) return check(`${suite} (no report)`, false);
   // A crash outside any test (a file that fails to load) still fails the suite.
   const failed = report.numFailedTests + (ok || report.numFailedTests > 0 ? 0 : 1);
-  return { suite: "unit/integration", passed: report.numPassedTests, failed };
+  return { suite, passed: report.numPassedTests, failed };
+}
+
+/**
+ * The other LTS line: the unit/integration suite, and `npm start`'s server answering over a socket
+ * (served from the build the e2e run just made). Every dependency's native code is Node-API, so
+ * both lines share this checkout's node_modules.
+ */
+function onOtherLine(major: 22 | 24): Tally[] {
+  let node: ReturnType<typeof ltsNode>;
+  try {
+    node = ltsNode(major);
+  } catch (error) {
+    console.error(`Node ${major}: could not install it from the npm registry: ${error instanceof Error ? error.message : String(error)}`);
+    return [check(`unit/integration on Node ${major} (not run)`, false)];
+  }
+  const lineEnv = { ...env, ...node.env };
+  // The package's install test runs the packed package on both lines itself.
+  const unit = vitest(`unit/integration on Node ${major}`, { node: node.node, env: lineEnv, exclude: ["tests/package-install.test.ts"] });
+  const build = `.next-e2e-${process.env.BATON_E2E_PORT || "3100"}`;
+  let served = false;
+  if (fs.existsSync(path.join(root, build))) {
+    served = run(node.node, ["--import", "tsx", path.join(root, "scripts", "served-smoke.ts")], { cwd: root, env: { ...lineEnv, BATON_DIST_DIR: build } });
+  } else console.error(`Node ${major}: no build at ${build} to serve (the e2e run makes it)`);
+  return [unit, check(`served smoke on Node ${major}`, served)];
 }
 
 function playwright(): Tally {
@@ -60,11 +91,20 @@ function playwright(): Tally {
   return { suite: "e2e", passed: report.stats.expected + report.stats.flaky, failed };
 }
 
+const major = Number(process.versions.node.split(".")[0]);
+if (major < 22) {
+  console.error(`npm test: Baton runs on Node 22 and 24; this is Node ${process.versions.node} (put Node 22 or 24 first on PATH)`);
+  fs.writeFileSync(path.join(results, "summary.txt"), "0 passed, 1 failed\n");
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
+
 const tallies = [
   check("typecheck", run(bin("tsc"), ["--noEmit"])),
   check("lint", run(bin("eslint"), ["--max-warnings", "0", "."])),
-  vitest(),
+  vitest("unit/integration"),
   playwright(),
+  ...onOtherLine(major === 22 ? 24 : 22),
 ];
 console.log("");
 for (const tally of tallies) console.log(`${tally.suite}: ${tally.passed} passed, ${tally.failed} failed`);

@@ -4,11 +4,12 @@ import os from "node:os";
 import path from "node:path";
 
 /**
- * A Node LTS line other than the one running, from the npm registry (`npm install node@<major>`:
- * its platform package holds bin/node and include/node, so native modules compile for it offline
- * with npm_config_nodedir pointed at it). Installed once per machine into the temp folder.
+ * A Node LTS line from the npm registry (`npm install node@<major>`: its platform package holds
+ * bin/node and include/node; npm_config_nodedir pointed at it lets a native module compile for it
+ * offline). Installed once per machine into the temp folder, where .ci/run also puts the Node 24
+ * that runs `npm test`.
  */
-export type LtsNode = { major: number; home: string; node: string; env: NodeJS.ProcessEnv };
+export type LtsNode = { major: number; prefix: string; home: string; node: string; env: NodeJS.ProcessEnv };
 
 export function ltsNode(major: 22 | 24): LtsNode {
   const prefix = path.join(os.tmpdir(), `baton-node-${major}`);
@@ -18,5 +19,5 @@ export function ltsNode(major: 22 | 24): LtsNode {
     execFileSync("npm", ["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", `node@${major}`], { stdio: "ignore" });
   }
   const env = { ...process.env, PATH: `${path.join(home, "bin")}${path.delimiter}${process.env.PATH ?? ""}`, npm_config_nodedir: home };
-  return { major, home, node, env };
+  return { major, prefix, home, node, env };
 }
