@@ -13,6 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { build, type BuildOptions } from "esbuild";
 import { relocatedImportMeta } from "../lib/bundle";
+import { BUNDLE_EXTERNALS, dependencyFolders } from "../lib/package/dependencies";
 import { projectRoot } from "../lib/paths.mjs";
 import { PREBUILT_COMMANDS } from "../lib/prebuilt/prebuilt.mjs";
 
@@ -43,19 +44,6 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${result.status ?? result.signal})`);
 }
 
-/** The packages `names` need (dependencies, recursively) among those in `nodeModules`, `LEFT_OUT` left out. */
-function dependencyClosure(nodeModules: string, names: string[]): Set<string> {
-  const found = new Set<string>();
-  const visit = (name: string) => {
-    if (found.has(name) || LEFT_OUT.has(name) || !fs.existsSync(path.join(nodeModules, name, "package.json"))) return;
-    found.add(name);
-    const pkg = JSON.parse(fs.readFileSync(path.join(nodeModules, name, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-    for (const dependency of Object.keys(pkg.dependencies ?? {})) visit(dependency);
-  };
-  names.forEach(visit);
-  return found;
-}
-
 /**
  * A bundled package's manifest names only what travels with it: npm would otherwise fetch what
  * Next's trace left out (its compiler binaries, sharp, build-time dependencies).
@@ -72,10 +60,10 @@ function trimManifest(folder: string, bundled: Set<string>) {
 function nextBuild() {
   run(path.join(projectRoot, "node_modules", ".bin", "next"), ["build"], { env: { ...env, BATON_STANDALONE: "1", BATON_DIST_DIR: NEXT_DIST } });
   const standalone = path.join(projectRoot, NEXT_DIST, "standalone");
-  const tracedModules = path.join(standalone, "node_modules");
-  const bundled = dependencyClosure(tracedModules, ["next", "react", "react-dom"]);
-  for (const name of bundled) {
-    fs.cpSync(path.join(tracedModules, name), path.join(stage, "node_modules", name), { recursive: true, dereference: true });
+  const traced = dependencyFolders(["next", "react", "react-dom"], { from: standalone, root: standalone, skip: LEFT_OUT });
+  const bundled = new Set(traced.keys());
+  for (const [name, folder] of traced) {
+    fs.cpSync(folder, path.join(stage, "node_modules", name), { recursive: true, dereference: true });
     trimManifest(path.join(stage, "node_modules", name), bundled);
   }
   const nextDir = path.join(stage, NEXT_DIST);
@@ -130,7 +118,8 @@ async function bundles() {
     format: "cjs",
     outExtension: { ".js": ".cjs" },
     supported: { "dynamic-import": false },
-    external: [...external, ...checkoutOnly],
+    // zod's order problem is the ES module bundle's: CommonJS bundles carry it (setup's copy of the hook's runtime stays small).
+    external: [...BUNDLE_EXTERNALS, ...BUNDLE_EXTERNALS.map((name) => `${name}/*`), ...checkoutOnly],
     plugins: [relocatedImportMeta(distDir, "cjs")],
   });
   await build({
