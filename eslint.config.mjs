@@ -9,7 +9,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ["node_modules/**", ".next/**", ".next-*/**", "lib/generated/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+    ignores: ["node_modules/**", ".next/**", ".next-*/**", ".package/**", "lib/generated/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
   },
   {
     plugins: { baton: { rules: { "client-boundary": clientBoundary } } },

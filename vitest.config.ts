@@ -19,6 +19,7 @@ const engineIndependent = [
   "tests/stale-cache.test.ts",
   "tests/tmux-bridge.test.ts",
   "tests/crash-safety.test.ts",
+  "tests/package-install.test.ts",
 ];
 
 export default defineConfig({

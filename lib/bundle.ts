@@ -11,23 +11,51 @@ import type { Plugin } from "esbuild";
 /** Packages loaded from node_modules at run time: native code, WASM and files found by path. */
 export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
 
+/** JavaScript expressions for one project file's `import.meta` properties. */
+type ImportMetaExpressions = (file: string) => Record<"dirname" | "filename" | "url", string>;
+
 /**
- * Project files no longer sit where they were written once prebuilt, and CommonJS has no
- * `import.meta`: give each project file its own `import.meta.dirname` / `filename` / `url` as
- * literals while esbuild reads it (lib/database/migrate.ts finds prisma/migrations that way).
+ * Project files no longer sit where they were written once bundled, and CommonJS has no
+ * `import.meta`: give each project file its own `import.meta.dirname` / `filename` / `url` while
+ * esbuild reads it (lib/database/migrate.ts finds prisma/migrations that way, lib/paths.mjs the
+ * checkout or the package).
  */
+function importMetaPlugin(name: string, expressionsOf: ImportMetaExpressions): Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, (args) => {
+        if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        const source = fs.readFileSync(args.path, "utf8");
+        if (!source.includes("import.meta")) return undefined;
+        const expressions = expressionsOf(args.path);
+        const contents = source.replace(IMPORT_META_PROPERTY, (_, property: keyof typeof expressions) => expressions[property]);
+        return { contents, loader: /\.m?ts$/.test(args.path) ? "ts" : "js" };
+      });
+    },
+  };
+}
+
 const IMPORT_META_PROPERTY = /\bimport\.meta\.(dirname|filename|url)\b/g;
 
-export const keepImportMeta: Plugin = {
-  name: "keep-import-meta",
-  setup(build) {
-    build.onLoad({ filter: /\.(ts|mts|js|mjs)$/ }, (args) => {
-      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      const source = fs.readFileSync(args.path, "utf8");
-      if (!source.includes("import.meta")) return undefined;
-      const values = { dirname: path.dirname(args.path), filename: args.path, url: pathToFileURL(args.path).href };
-      const contents = source.replace(IMPORT_META_PROPERTY, (_, property: keyof typeof values) => JSON.stringify(values[property]));
-      return { contents, loader: /\.m?ts$/.test(args.path) ? "ts" : "js" };
-    });
-  },
-};
+/** In the checkout: the file's own place, as literals. */
+export const keepImportMeta = importMetaPlugin("keep-import-meta", (file) => ({
+  dirname: JSON.stringify(path.dirname(file)),
+  filename: JSON.stringify(file),
+  url: JSON.stringify(pathToFileURL(file).href),
+}));
+
+/**
+ * In the published package (scripts/build-package.ts), which keeps the checkout's layout for the
+ * files found by path (package.json, prisma/): the file's place relative to the bundle's own
+ * place at run time, wherever npm put the package. `bundleDir` is where the bundle sits in that
+ * layout; an ES module bundle needs `require` (its banner's createRequire).
+ */
+export function relocatedImportMeta(bundleDir: string, format: "cjs" | "esm"): Plugin {
+  const bundleFolder = format === "cjs" ? "__dirname" : `require("node:url").fileURLToPath(new URL(".", import.meta.url))`;
+  return importMetaPlugin("relocated-import-meta", (file) => {
+    const dirname = `require("node:path").join(${bundleFolder}, ${JSON.stringify(path.relative(bundleDir, path.dirname(file)))})`;
+    const filename = `require("node:path").join(${dirname}, ${JSON.stringify(path.basename(file))})`;
+    return { dirname: `(${dirname})`, filename: `(${filename})`, url: `(require("node:url").pathToFileURL(${filename}).href)` };
+  });
+}

@@ -4,16 +4,43 @@
  * (lib/prebuilt/prebuilt.mjs) and `bin/baton.mjs` run without TypeScript. One definition for the
  * dashboard, MCP and the CLI.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import envPaths from "env-paths";
 
-/** The checkout: the folder with package.json. */
+/** The checkout, or the installed package (`baton-desk`): the folder with package.json. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
+/** The checkout's package.json is named `baton`; the published package is `baton-desk` (scripts/build-package.ts). */
+export const CHECKOUT_NAME = "baton";
+
+/** @type {boolean | undefined} */
+let checkout;
+
+/** Whether this code runs from a checkout of Baton's repository rather than from the installed package. */
+export function isCheckout() {
+  if (checkout === undefined) {
+    try {
+      checkout = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8")).name === CHECKOUT_NAME;
+    } catch {
+      checkout = false;
+    }
+  }
+  return checkout;
+}
+
+/** The platform's per-user folders for Baton (`~/.local/share/baton`, `~/Library/Application Support/baton`, `%LOCALAPPDATA%\baton\Data` …). */
+export function userFolders() {
+  return envPaths("baton", { suffix: "" });
+}
+
 /**
- * The data folder when BATON_DATA_DIR is not set: `data/` in the checkout, whatever the current
- * folder, so `npx baton mcp` started by Claude Code in a project folder shares the dashboard's data.
+ * The data folder when BATON_DATA_DIR is not set. In a checkout `data/` in it, whatever the
+ * current folder, so `npx baton mcp` started by Claude Code in a project folder shares the
+ * dashboard's data. From the installed package the user's data folder: never inside the package
+ * or npm's cache, which npm replaces and prunes.
  */
 export function defaultDataDir() {
-  return path.join(projectRoot, "data");
+  return isCheckout() ? path.join(projectRoot, "data") : userFolders().data;
 }

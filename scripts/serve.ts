@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { dataDir, describeDatabase } from "../lib/config";
 import { ensureMigrated } from "../lib/database/migrate";
-import { projectRoot } from "../lib/paths.mjs";
+import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
 
 const dev = process.argv.includes("--dev");
@@ -30,6 +30,8 @@ const onServerError = errorLog ? (line: string) => fs.appendFileSync(errorLog, `
 try {
   const server = await startBatonServer({ dir: path.resolve(projectRoot), host, port, dev, onServerError });
   console.log(`baton: serving ${server.url}`);
+  // The published package's users start here: say what comes next (contributors know the README).
+  if (!isCheckout()) console.log(`baton: open ${server.url} in a browser; wire a repository for Claude Code with \`npx baton-desk setup claude-code\` in it`);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(signal, () => {
       console.log(`baton: ${signal}: finishing requests in flight, then stopping`);

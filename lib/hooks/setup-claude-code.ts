@@ -6,7 +6,8 @@ import { databaseFile, databaseUrl, dataDir, withoutPassword } from "../config";
 import { engineOf } from "../database";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
-import { defaultDataDir, projectRoot } from "../paths.mjs";
+import { defaultDataDir } from "../paths.mjs";
+import { batonBinFile } from "./baton-command";
 
 /**
  * `baton setup claude-code`: registers Baton's MCP server for Claude Code and adds its hooks
@@ -33,7 +34,6 @@ export type PlannedFile = {
   changes: string[];
 };
 
-const binFile = path.join(projectRoot, "bin", "baton.mjs");
 const shellQuoted = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
 
 /**
@@ -59,7 +59,7 @@ function pinnedEnvironment(): Record<string, string> {
 
 function commandLine(args: string[]): string {
   const env = Object.entries(pinnedEnvironment()).map(([name, value]) => `${name}=${shellQuoted(value)} `);
-  return `${env.join("")}node ${shellQuoted(binFile)} ${args.join(" ")}`;
+  return `${env.join("")}node ${shellQuoted(batonBinFile())} ${args.join(" ")}`;
 }
 
 /** Baton's hooks: the event, how to recognise one setup added earlier (wherever the checkout was), the entry. */
@@ -152,7 +152,7 @@ function planServer(file: string, remove: boolean): PlannedFile {
   const servers = asObject(config.mcpServers);
   const changes: string[] = [];
   const env = pinnedEnvironment();
-  const wanted = { type: "stdio", command: "node", args: [binFile, "mcp", "--as", "code"], ...(Object.keys(env).length > 0 && { env }) };
+  const wanted = { type: "stdio", command: "node", args: [batonBinFile(), "mcp", "--as", "code"], ...(Object.keys(env).length > 0 && { env }) };
   const existing = servers[SERVER_NAME];
   if (remove) {
     if (existing !== undefined) {

@@ -73,14 +73,14 @@ export function freshEntry(name) {
 }
 
 /**
- * Loads a CommonJS build as a script compiled with its code cache (`<entry>.cache`). `saveCache`
+ * Loads a CommonJS build as a script compiled with its code cache (`cacheFile`). `saveCache`
  * is set when there was none or V8 refused it (another Node, a rebuilt command): called later, it
  * also keeps the functions compiled since the start. It throws when the cache cannot be written.
  * @param {string} entry
+ * @param {string} cacheFile
  * @returns {{ command: RunnableCommand; saveCache: (() => void) | null }}
  */
-function loadWithCodeCache(entry) {
-  const cacheFile = `${entry}.cache`;
+function loadWithCodeCache(entry, cacheFile) {
   /** @type {Buffer | undefined} */
   let cachedData;
   try {
@@ -93,6 +93,7 @@ function loadWithCodeCache(entry) {
   const loaded = { exports: /** @type {RunnableCommand} */ ({}) };
   script.runInThisContext()(loaded.exports, createRequire(entry), loaded, entry, path.dirname(entry));
   const saveCache = () => {
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
     const temporary = `${cacheFile}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, script.createCachedData());
     fs.renameSync(temporary, cacheFile);
@@ -126,7 +127,21 @@ export async function launchPrebuilt(name, args, policy) {
     const sources = /** @type {RunnableCommand} */ (await import(pathToFileURL(path.join(projectRoot, PREBUILT_COMMANDS[name].sourceEntry)).href));
     return sources.run(args);
   }
-  const { command, saveCache } = loadWithCodeCache(entry);
+  return runWithCodeCache(entry, `${entry}.cache`, args, policy);
+}
+
+/**
+ * Runs the CommonJS build `entry` with its code cache in `cacheFile` (written as the policy says)
+ * and returns its exit code: the prebuilt commands here, the published package's bundles
+ * (lib/package/entry.mjs).
+ * @param {string} entry
+ * @param {string} cacheFile
+ * @param {string[]} args
+ * @param {Pick<LaunchPolicy, "codeCache" | "warn">} policy
+ * @returns {Promise<number>}
+ */
+export async function runWithCodeCache(entry, cacheFile, args, policy) {
+  const { command, saveCache } = loadWithCodeCache(entry, cacheFile);
   if (!saveCache) return command.run(args);
   const save = () => {
     try {

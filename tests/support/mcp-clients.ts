@@ -10,9 +10,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
  */
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
-function stringEnv(extra: Record<string, string | undefined>): Record<string, string> {
+function stringEnv(extra: Record<string, string | undefined>, inherit = true): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries({ ...process.env, ...extra })) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries({ ...(inherit && process.env), ...extra })) if (value !== undefined) env[key] = value;
   return env;
 }
 
@@ -21,10 +21,14 @@ export type StdioClientOptions = {
   args?: string[];
   /** Extra environment; the data folder comes from process.env unless overridden here. */
   env?: Record<string, string | undefined>;
+  /** false: the server's environment is `env` alone, as a user's shell gives it (the test's data folder stays out). */
+  inheritEnv?: boolean;
   /** "bin": `node bin/baton.mjs mcp` (tsx); "launch": `node lib/mcp/launch.mjs` (the fast-start bundle). */
   entry?: "bin" | "launch";
   /** The server's working folder (default the checkout): the client's repository, as a coding client starts it. */
   cwd?: string;
+  /** Another command line than the checkout's `node …` (e.g. `npx -y baton-desk mcp`, tests/package-install.test.ts); `args` follow it. */
+  command?: { command: string; args: string[] };
 };
 
 /** Spawns a stdio MCP server and connects the SDK's client to it (stderr is collected, not shown). */
@@ -33,10 +37,11 @@ export async function connectStdioClient(
 ): Promise<{ client: Client; stderr: () => string; /** the server's process id, e.g. to SIGKILL it */ pid: number }> {
   const entryArgs =
     options.entry === "launch" ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
+  const { command, args } = options.command ?? { command: process.execPath, args: entryArgs };
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...entryArgs, ...(options.args ?? [])],
-    env: stringEnv(options.env ?? {}),
+    command,
+    args: [...args, ...(options.args ?? [])],
+    env: stringEnv(options.env ?? {}, options.inheritEnv ?? true),
     cwd: options.cwd ?? projectRoot,
     stderr: "pipe",
   });

@@ -1,8 +1,9 @@
 import "server-only";
 import path from "node:path";
 import { isDomainError } from "../../errors";
+import { prepareBatonCommand } from "../../hooks/baton-command";
 import { applySetup, planSetup, SERVER_NAME, type SetupScope } from "../../hooks/setup-claude-code";
-import { ensurePrebuilt } from "../../prebuilt/build";
+import { isCheckout } from "../../paths.mjs";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton setup claude-code [--user] [--print] [--remove]
@@ -43,18 +44,24 @@ export async function run(args: string[]): Promise<number> {
     }
     return 0;
   }
+  if (!remove) {
+    try {
+      await prepareBatonCommand();
+    } catch (error) {
+      // From npx the commands would start a copy that is not there: write nothing. In a checkout only speed is lost.
+      if (!isCheckout()) {
+        process.stderr.write(`baton setup: could not copy Baton's runtime into the data folder (${(error as Error).message}); nothing was written\n`);
+        return 1;
+      }
+      process.stderr.write(`baton setup: could not prebuild the hook (${(error as Error).message}); hooks still work, the first ones start more slowly\n`);
+    }
+  }
   applySetup(plan.files);
   for (const file of plan.files) {
     if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: already set up, nothing to change\n`);
     for (const change of file.changes) process.stdout.write(`${relative(file.file)}: ${change}\n`);
   }
   if (remove) return 0;
-  try {
-    // The first session's hook should not wait for a build: build it now.
-    await ensurePrebuilt("hook");
-  } catch (error) {
-    process.stderr.write(`baton setup: could not prebuild the hook (${(error as Error).message}); hooks still work, the first ones start more slowly\n`);
-  }
   const approve =
     scope === "project"
       ? `Claude Code asks once before it starts a project's .mcp.json server: start \`claude\` here and choose to use "${SERVER_NAME}" (or approve it in /mcp).\n`
