@@ -5,6 +5,9 @@
 // them; every other command runs the TypeScript CLI through tsx's loader.
 import { fileURLToPath } from "node:url";
 import { defaultDataDir } from "../lib/paths.mjs";
+import { exitUnlessSupportedNode } from "../lib/supported-node.mjs";
+
+exitUnlessSupportedNode();
 
 process.env.BATON_DATA_DIR ||= defaultDataDir();
 const [command, ...args] = process.argv.slice(2);

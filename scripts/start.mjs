@@ -11,6 +11,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "../lib/paths.mjs";
+import { exitUnlessSupportedNode } from "../lib/supported-node.mjs";
+
+exitUnlessSupportedNode();
 
 const distDir = path.join(projectRoot, process.env.BATON_DIST_DIR || ".next");
 const serverEntry = path.join(distDir, "baton-server", "server.mjs");

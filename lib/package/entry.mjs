@@ -12,6 +12,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultDataDir, projectRoot, userFolders } from "../paths.mjs";
 import { runWithCodeCache } from "../prebuilt/prebuilt.mjs";
+import { exitUnlessSupportedNode } from "../supported-node.mjs";
+
+exitUnlessSupportedNode();
 
 /** After this long the MCP server's compiled functions (start-up, first calls) go into the code cache. */
 const MCP_CODE_CACHE_DELAY_MS = 2_000;
