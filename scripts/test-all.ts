@@ -63,7 +63,8 @@ function onOtherLine(major: 22 | 24): Tally[] {
     console.error(`Node ${major}: could not install it from the npm registry: ${error instanceof Error ? error.message : String(error)}`);
     return [check(`unit/integration on Node ${major} (not run)`, false)];
   }
-  const lineEnv = { ...env, ...node.env };
+  // One engine here: what differs between Node lines is the runtime, not the SQL (both engines ran above).
+  const lineEnv = { ...env, ...node.env, BATON_TEST_ENGINE: "sqlite" };
   // The package's install test runs the packed package on both lines itself.
   const unit = vitest(`unit/integration on Node ${major}`, { node: node.node, env: lineEnv, exclude: ["tests/package-install.test.ts"] });
   const build = `.next-e2e-${process.env.BATON_E2E_PORT || "3100"}`;
