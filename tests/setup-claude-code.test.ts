@@ -182,6 +182,23 @@ describe("baton setup claude-code", () => {
     expect(printed.stdout).not.toContain("s3cret");
   });
 
+  it.each([
+    ["a password in the query", "postgresql://baton@db.example:5432/baton?password=Qz7secretvalue&sslmode=require", "postgresql://baton@db.example:5432/baton?sslmode=require"],
+    ["PGPASSWORD in the query", "postgres://baton@db.example/baton?PGPASSWORD=Qz7secretvalue", "postgres://baton@db.example/baton"],
+    ["a key's passphrase in the query", "postgresql://baton@db.example/baton?sslmode=verify-full&sslpassword=Qz7secretvalue", "postgresql://baton@db.example/baton?sslmode=verify-full"],
+    ["every form at once", "postgresql://baton:Qz7secretvalue@db.example/baton?pwd=Qz7secretvalue&password=Qz7secretvalue#x", "postgresql://baton@db.example/baton#x"],
+  ])("writes no PostgreSQL credential given as %s into the files", (_, url, pinned) => {
+    const repo = repository();
+    const written = baton(repo, ["setup", "claude-code"], { DATABASE_URL: url });
+    expect(written.status, written.stderr).toBe(0);
+    for (const file of [".mcp.json", path.join(".claude", "settings.json")]) {
+      const text = fs.readFileSync(path.join(repo, file), "utf8");
+      expect(text).toContain(pinned);
+      expect(text).not.toContain("Qz7secretvalue");
+    }
+    expect(written.stdout).not.toContain("Qz7secretvalue");
+  });
+
   it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
     const repo = repository();
     fs.mkdirSync(path.join(repo, ".claude"));

@@ -2,10 +2,11 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { databaseFile, databaseUrl, dataDir, withoutPassword } from "../config";
+import { databaseFile, databaseUrl, dataDir } from "../config";
 import { engineOf } from "../database";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
+import { withoutCredentials } from "../url-credentials";
 import { defaultDataDir } from "../paths.mjs";
 import { batonBinFile } from "./baton-command";
 
@@ -48,7 +49,7 @@ function pinnedEnvironment(): Record<string, string> {
   const url = databaseUrl();
   if (engineOf(url) === "postgres") {
     // Never its password: these files are often committed. pg takes it from PGPASSWORD or ~/.pgpass.
-    env.DATABASE_URL = withoutPassword(url);
+    env.DATABASE_URL = withoutCredentials(url, { keepUserName: true });
     return env;
   }
   // Only a database moved away from its data folder; a relative URL is pinned as absolute.
