@@ -258,6 +258,9 @@ test("two instances on one PostgreSQL: read through either, a sign-in on one hol
 
   // SIGTERM drains B: a read in flight is answered, B exits by itself, A goes on.
   const inFlight = fetch(`http://127.0.0.1:${portB}/api/handoffs/${made.longId}?limit=500`, { headers: bearer() });
+  // Signalled once the request has reached B: one still in the client's hands when B stops
+  // listening is reset (Node 24's fetch was still on its way when the signal came at once).
+  await new Promise((resolve) => setTimeout(resolve, 30));
   const ended = stopAndWait(instanceB);
   expect((await inFlight).status).toBe(200);
   expect(await ended).toBe("exited");
