@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { expect, test, type Request as PageRequest } from "@playwright/test";
 import { rawRequest } from "../tests/support/raw-http";
 
@@ -47,7 +50,7 @@ test("pages, downloads and artifacts refuse a rebinding Host; writes to them are
   const created = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json" }, JSON.stringify({ title: "download me", content: "body" }));
   expect(created.status).toBe(201);
   const id = (JSON.parse(created.body) as { handoff: { id: string } }).handoff.id;
-  const bundle = await rawRequest(base, "GET", `/handoffs/${id}/export?format=bundle`, { host });
+  const bundle = await rawRequest(base, "POST", `/handoffs/${id}/export?format=bundle`, { host });
   expect(bundle.status).toBe(200);
   const artifact = String(bundle.headers["x-baton-artifact-id"]);
   for (const path of ["/", `/handoffs/${id}`, "/agents", "/import", `/handoffs/${id}/export?format=json`, `/api/artifacts/${artifact}`, "/_next/static/chunks/x.js"]) {
@@ -56,6 +59,40 @@ test("pages, downloads and artifacts refuse a rebinding Host; writes to them are
   }
   expect((await rawRequest(base, "GET", `/api/artifacts/${artifact}`, { host })).status).toBe(200);
   await expectRefused("POST", `/handoffs/${id}/export`, attacks("x", 128 * 1024 + 1, false));
+});
+
+test("a download never writes: cross-site and repeated GETs of bundles store nothing; keeping one is a screened POST", async () => {
+  const created = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json" }, JSON.stringify({ title: "export me", content: "first" }));
+  const id = (JSON.parse(created.body) as { handoff: { id: string } }).handoff.id;
+  for (const content of ["second", "third", "fourth"]) {
+    await rawRequest(base, "POST", `/api/handoffs/${id}/entries`, { host, "content-type": "application/json" }, JSON.stringify({ content, type: "note" }));
+  }
+  const entries = (JSON.parse((await rawRequest(base, "GET", `/api/handoffs/${id}`, { host })).body) as { entries: { seq: number }[] }).entries;
+  expect(entries).toHaveLength(4);
+  const blobs = path.join(process.env.BATON_DATA_DIR!, "artifacts", "blobs");
+  const blobCount = () => (fs.existsSync(blobs) ? fs.readdirSync(blobs).length : 0);
+  const before = blobCount();
+  const downloaded: string[] = [];
+  const crossSite = { host, origin: "https://evil.example", "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors" };
+  for (const { seq } of entries) {
+    for (const headers of [crossSite, { host }]) {
+      const download = await rawRequest(base, "GET", `/handoffs/${id}/export?format=bundle&cut=${seq}`, headers);
+      expect(download.headers["x-baton-artifact-id"]).toBeUndefined();
+      if (download.status === 200) downloaded.push(download.body);
+    }
+  }
+  expect(downloaded.length).toBeGreaterThanOrEqual(entries.length);
+  // Neither a blob file nor a row: the artifact route (which reads both) knows none of them.
+  const stored = async (text: string) => (await rawRequest(base, "GET", `/api/artifacts/${createHash("sha256").update(text).digest("hex")}`, { host })).status;
+  expect(blobCount()).toBe(before);
+  for (const text of downloaded) expect(await stored(text)).toBe(404);
+  // Keeping is a write: refused cross-site, done for the operator's own request.
+  expect((await rawRequest(base, "POST", `/handoffs/${id}/export?format=bundle`, crossSite)).status).toBe(403);
+  expect(blobCount()).toBe(before);
+  const kept = await rawRequest(base, "POST", `/handoffs/${id}/export?format=bundle`, { host });
+  expect(kept.headers["x-baton-artifact-id"]).toMatch(/^[0-9a-f]{64}$/);
+  expect(blobCount()).toBe(before + 1);
+  expect(await stored(kept.body)).toBe(200);
 });
 
 test("server actions: the dashboard's own submission works, the same action replayed from elsewhere is refused", async ({ page }) => {

@@ -123,8 +123,11 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
       ip("-n", ns, "link", "set", dev, "up");
       ip("-n", ns, "link", "set", "lo", "up");
     }
-    // `cat` in the pane: whatever is typed and entered shows on it, and runs nothing.
-    tmux("new-session", "-d", "-s", "work", "-x", "200", "-y", "50", "cat");
+    // The agent's pane: `cat` under Claude Code's process name (Baton types only into an agent),
+    // so whatever is typed and entered shows on it, and runs nothing.
+    const agentBin = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-agent-"));
+    fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(agentBin, "claude"));
+    tmux("new-session", "-d", "-s", "work", "-x", "200", "-y", "50", path.join(agentBin, "claude"));
 
     const prepared = prepareDataDir([
       { name: "lan-agent", role: "agent" },

@@ -97,7 +97,10 @@ test("copy-data moves a seeded desk to PostgreSQL: counts and hashes match, the 
 
   // An instance on PostgreSQL with a data folder of its own: documents and bundles come from the database.
   const port = basePort + 62;
-  await startInstance(port, { DATABASE_URL: teamUrl });
+  // With a password in the URL (the test cluster trusts every local connection, so it is only
+  // carried): the Connect page must not show it to an operator.
+  const withPassword = `${teamUrl.replace("://postgres@", "://postgres:Desk7Secret9@")}?sslmode=disable&password=Desk7Secret9`;
+  await startInstance(port, { DATABASE_URL: withPassword });
   expect(await historyOf(port)).toEqual(before);
   expect((await getJson<{ entryCount: number }>(port, `/api/handoffs/${made.longId}?limit=1`)).entryCount).toBe(longBefore.entryCount);
   expect((await fetch(`http://127.0.0.1:${port}/api/handoffs`)).status).toBe(401);
@@ -111,6 +114,13 @@ test("copy-data moves a seeded desk to PostgreSQL: counts and hashes match, the 
   await page.goto(`http://127.0.0.1:${port}/`);
   await signInWith(page, desk.tokens.ops);
   for (const handoff of before.items.slice(0, 8)) await expect(page.getByRole("link", { name: handoff.title }).first()).toBeVisible();
+
+  // The Connect page shows the database the stdio server must use, as setup writes it: no credential.
+  await page.goto(`http://127.0.0.1:${port}/connect`);
+  await expect(page.getByText("DATABASE_URL").first()).toBeVisible();
+  const connect = await page.content();
+  expect(connect).toContain(teamUrl.replace(/^postgresql:\/\//, "").split("?")[0]);
+  expect(connect).not.toContain("Desk7Secret9");
 });
 
 /** Reads an SSE stream, recording when each change arrived. */
@@ -248,6 +258,9 @@ test("two instances on one PostgreSQL: read through either, a sign-in on one hol
 
   // SIGTERM drains B: a read in flight is answered, B exits by itself, A goes on.
   const inFlight = fetch(`http://127.0.0.1:${portB}/api/handoffs/${made.longId}?limit=500`, { headers: bearer() });
+  // Signalled once the request has reached B: one still in the client's hands when B stops
+  // listening is reset (Node 24's fetch was still on its way when the signal came at once).
+  await new Promise((resolve) => setTimeout(resolve, 30));
   const ended = stopAndWait(instanceB);
   expect((await inFlight).status).toBe(200);
   expect(await ended).toBe("exited");

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { defaultDataDir } from "./paths.mjs";
+import { withoutCredentials } from "./url-credentials";
 
 /**
  * Where Baton keeps its state: `BATON_DATA_DIR`, else the checkout's `data/` (lib/paths.mjs, the
@@ -24,7 +25,7 @@ export function databaseUrl(): string {
 /** The SQLite file behind a `file:` URL, resolved against the working directory. */
 export function databaseFile(url: string = databaseUrl()): string {
   if (!url.startsWith("file:")) {
-    throw new Error(`DATABASE_URL must be a SQLite file: URL, got "${withoutPassword(url, "…")}"`);
+    throw new Error(`DATABASE_URL must be a SQLite file: URL, got "${withoutCredentials(url, { keepUserName: true, standIn: "…" })}"`);
   }
   return path.resolve(/*turbopackIgnore: true*/ url.slice("file:".length).replace(/\?.*$/, ""));
 }
@@ -32,10 +33,5 @@ export function databaseFile(url: string = databaseUrl()): string {
 /** The configured database for messages: a SQLite file's path, or a PostgreSQL URL without its password. */
 export function describeDatabase(url: string = databaseUrl()): string {
   if (url.startsWith("file:")) return databaseFile(url);
-  return withoutPassword(url, "…");
-}
-
-/** A database URL without its password, the user name kept: `standIn` shows where it was, else it goes with its colon. */
-export function withoutPassword(url: string, standIn?: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, standIn === undefined ? "//$1@" : `//$1:${standIn}@`);
+  return withoutCredentials(url, { keepUserName: true, standIn: "…" });
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
+import { GET as exportRoute, POST as keepRoute } from "../app/handoffs/[id]/export/route";
 import { dataDir } from "../lib/config";
 import { read } from "../lib/database";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
@@ -53,8 +53,13 @@ describe("formats over HTTP", () => {
     expect(json.headers.get("content-disposition")).toBe(`attachment; filename="${handoff.id}-cut-${handoff.codeLastSeen}.handoff.json"`);
     expect(JSON.parse(await json.text())).toEqual(JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text));
 
-    const bundle = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=bundle`), context(handoff.id));
+    // A download only reads; a POST keeps the bundle.
+    const downloaded = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=bundle`), context(handoff.id));
+    expect(downloaded.status).toBe(200);
+    expect(downloaded.headers.get("x-baton-artifact-id")).toBeNull();
+    const bundle = await keepRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=bundle`, { method: "POST" }), context(handoff.id));
     const artifactId = bundle.headers.get("x-baton-artifact-id")!;
+    expect(await downloaded.text()).toBe(await bundle.clone().text());
     expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
     const served = await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${artifactId}`), context(artifactId));
     expect(served.status).toBe(200);

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,6 +205,27 @@ describe("baton hook session-start", () => {
     expectQuietExit(missing);
     expect(fs.existsSync(path.join(empty, "baton.db"))).toBe(false);
 
+    // A PostgreSQL that takes the connection and never answers: both hooks give up well inside
+    // Claude Code's 30 s, with their one line.
+    const silentServer = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silentServer.listen(0, "127.0.0.1", resolve));
+    const mute = `postgresql://baton@127.0.0.1:${(silentServer.address() as net.AddressInfo).port}/baton`;
+    try {
+      for (const [event, input] of [
+        ["session-start", { session_id: "s", source: "startup", cwd: repo }],
+        ["stop", { session_id: "s", cwd: repo, stop_hook_active: false }],
+      ] as const) {
+        const started = performance.now();
+        const gaveUp = await hook(event, input, { DATABASE_URL: mute });
+        const seconds = (performance.now() - started) / 1000;
+        expectQuietExit(gaveUp);
+        expect(gaveUp.stderr).toMatch(new RegExp(`^baton hook ${event}: the Baton database did not answer within 5 s \\(postgresql://baton@127\\.0\\.0\\.1:\\d+/baton\\); gave up`));
+        expect(seconds).toBeLessThan(25);
+      }
+    } finally {
+      silentServer.close();
+    }
+
     // A person at the command line with an unknown event gets the usage, and still no exit 2 (which would block in Claude Code).
     const unknown = await hook("stop-now" as "stop", "{}");
     expect(unknown.code).toBe(1);
@@ -256,6 +278,22 @@ describe("baton hook stop", () => {
     expect((await stop(repo, "a-third-session", false)).stdout).toBe("");
     // Only sessions that were reminded keep a state file.
     expect(fs.readdirSync(path.join(dataDir(), "hooks", "sessions")).length).toBe(2);
+  });
+
+  it("bounds its reason: quotes a few questions, names the handoffs of some more and counts the rest", async () => {
+    const repo = repository("git@github.com:acme/many-questions.git");
+    const asked: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { handoff } = await createHandoff({ title: `Question ${i}`, content: "context", asClient: "chat", repoPath: repo });
+      await addEntry({ id: handoff.id, type: "question", content: `${"Which rounding applies here? ".repeat(100)}#${i}`, asClient: "chat" });
+      asked.push(handoff.id);
+    }
+    const reason = reasonOf(await stop(repo, "5b0c9a7e-0000-4000-8000-0000000000aa", false));
+    expect(reason.length).toBeLessThan(10_000);
+    expect(quotedBlocks(reason).blocks).toHaveLength(3);
+    expect(reason).toContain("37 more unanswered questions, not quoted here");
+    expect(reason).toContain("and 27 more handoffs. Read them with get_handoff.");
+    expect(asked.filter((id) => reason.includes(id))).toHaveLength(13);
   });
 
   it("exits 0 with stdout empty on malformed input and outside a repository", async () => {

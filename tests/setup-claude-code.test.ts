@@ -182,6 +182,108 @@ describe("baton setup claude-code", () => {
     expect(printed.stdout).not.toContain("s3cret");
   });
 
+  it.each([
+    ["a password in the query", "postgresql://baton@db.example:5432/baton?password=Qz7secretvalue&sslmode=require", "postgresql://baton@db.example:5432/baton?sslmode=require"],
+    ["PGPASSWORD in the query", "postgres://baton@db.example/baton?PGPASSWORD=Qz7secretvalue", "postgres://baton@db.example/baton"],
+    ["a key's passphrase in the query", "postgresql://baton@db.example/baton?sslmode=verify-full&sslpassword=Qz7secretvalue", "postgresql://baton@db.example/baton?sslmode=verify-full"],
+    ["every form at once", "postgresql://baton:Qz7secretvalue@db.example/baton?pwd=Qz7secretvalue&password=Qz7secretvalue#x", "postgresql://baton@db.example/baton#x"],
+  ])("writes no PostgreSQL credential given as %s into the files", (_, url, pinned) => {
+    const repo = repository();
+    const written = baton(repo, ["setup", "claude-code"], { DATABASE_URL: url });
+    expect(written.status, written.stderr).toBe(0);
+    for (const file of [".mcp.json", path.join(".claude", "settings.json")]) {
+      const text = fs.readFileSync(path.join(repo, file), "utf8");
+      expect(text).toContain(pinned);
+      expect(text).not.toContain("Qz7secretvalue");
+    }
+    expect(written.stdout).not.toContain("Qz7secretvalue");
+  });
+
+  it("recognises only its own entries: a user's hook that merely mentions baton is neither updated nor removed", () => {
+    const repo = repository();
+    const settingsFile = path.join(repo, ".claude", "settings.json");
+    const notify = { type: "command", command: "~/bin/notify-baton hook stop" };
+    const report = { type: "command", command: "/usr/local/bin/baton-report hook session-start --quiet" };
+    const ownFromOldCheckout = { type: "command", command: "BATON_DATA_DIR=/srv/old node /srv/old-checkout/bin/baton.mjs hook stop", timeout: 30 };
+    write(settingsFile, { hooks: { Stop: [{ hooks: [notify, ownFromOldCheckout] }], SessionStart: [{ hooks: [report] }] } });
+
+    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    const hooks = readJson(settingsFile).hooks as Record<string, { hooks: { command: string }[] }[]>;
+    const commands = (event: string) => hooks[event].flatMap((group) => group.hooks.map((hook) => hook.command));
+    expect(commands("Stop")).toContain(notify.command);
+    expect(commands("Stop").filter((command) => command.endsWith("bin/baton.mjs hook stop"))).toHaveLength(1);
+    expect(commands("Stop")).not.toContain(ownFromOldCheckout.command);
+    expect(commands("SessionStart")).toContain(report.command);
+
+    expect(baton(repo, ["setup", "claude-code", "--remove"]).status).toBe(0);
+    const left = readJson(settingsFile).hooks as Record<string, { hooks: { command: string }[] }[]>;
+    expect(left.Stop.flatMap((group) => group.hooks.map((hook) => hook.command))).toEqual([notify.command]);
+    expect(left.SessionStart.flatMap((group) => group.hooks.map((hook) => hook.command))).toEqual([report.command]);
+  });
+
+  it("keeps every untouched byte: numbers past double precision and the file's own formatting", () => {
+    const repo = repository();
+    const settingsFile = path.join(repo, ".claude", "settings.json");
+    const mcpFile = path.join(repo, ".mcp.json");
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    const settingsText = '{\n    "feedbackSurveyId": 12345678901234567890,\n    "ratio": 1.50,\n    "permissions": { "allow": ["Bash(npm test)"] }\n}\n';
+    const mcpText = '{\n    "mcpServers": {\n        "other": { "command": "other-server", "args": ["--port", "8080"], "nonce": 98765432109876543210 }\n    }\n}\n';
+    fs.writeFileSync(settingsFile, settingsText);
+    fs.writeFileSync(mcpFile, mcpText);
+    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    const settings = fs.readFileSync(settingsFile, "utf8");
+    for (const line of settingsText.split("\n").slice(1, 4)) expect(settings).toContain(line);
+    expect(settings).toContain('"hooks"');
+    const servers = fs.readFileSync(mcpFile, "utf8");
+    expect(servers).toContain('"other": { "command": "other-server", "args": ["--port", "8080"], "nonce": 98765432109876543210 }');
+    expect(servers).toContain('"baton"');
+  });
+
+  it("writes through a symlinked settings file (a dotfiles link stays a link), and refuses a link that leads out of the repository", () => {
+    const home = tempFolder();
+    const dotfiles = tempFolder();
+    const linkedSettings = path.join(dotfiles, "claude-settings.json");
+    write(linkedSettings, { theme: "dark" });
+    fs.mkdirSync(path.join(home, ".claude"), { recursive: true });
+    fs.symlinkSync(linkedSettings, path.join(home, ".claude", "settings.json"));
+    const user = baton(repository(), ["setup", "claude-code", "--user"], { HOME: home });
+    expect(user.status, user.stderr).toBe(0);
+    expect(fs.lstatSync(path.join(home, ".claude", "settings.json")).isSymbolicLink()).toBe(true);
+    expect(readJson(linkedSettings)).toMatchObject({ theme: "dark", hooks: { SessionStart: expect.any(Array) } });
+
+    const repo = repository();
+    const outside = path.join(tempFolder(), "mcp.json");
+    write(outside, { mcpServers: { vault: { command: "vault", env: { VAULT_TOKEN: "s.outsideSecret1234" } } } });
+    fs.symlinkSync(outside, path.join(repo, ".mcp.json"));
+    const refused = baton(repo, ["setup", "claude-code"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/\.mcp\.json is a link to .*, outside the repository; setup neither writes through it nor replaces it/);
+    expect(fs.lstatSync(path.join(repo, ".mcp.json")).isSymbolicLink()).toBe(true);
+    expect(readJson(outside)).toEqual({ mcpServers: { vault: { command: "vault", env: { VAULT_TOKEN: "s.outsideSecret1234" } } } });
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+  });
+
+  it("leaves a read-only file alone and says so in one line; a folder where a file should be is one line, no stack trace", () => {
+    const repo = repository();
+    const settingsFile = path.join(repo, ".claude", "settings.json");
+    write(settingsFile, { theme: "light" });
+    fs.chmodSync(settingsFile, 0o444);
+    const readOnly = baton(repo, ["setup", "claude-code"]);
+    expect(readOnly.status).toBe(1);
+    expect(readOnly.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readOnly.stderr).toMatch(/settings\.json is read-only; setup leaves it alone/);
+    expect(readJson(settingsFile)).toEqual({ theme: "light" });
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+
+    const other = repository();
+    fs.mkdirSync(path.join(other, ".mcp.json"));
+    const folder = baton(other, ["setup", "claude-code"]);
+    expect(folder.status).toBe(1);
+    expect(folder.stderr.trim().split("\n")).toHaveLength(1);
+    expect(folder.stderr).toMatch(/\.mcp\.json is a folder where Claude Code expects a file/);
+  });
+
   it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
     const repo = repository();
     fs.mkdirSync(path.join(repo, ".claude"));

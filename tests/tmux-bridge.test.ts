@@ -31,10 +31,13 @@ beforeAll(() => {
   tmux("new-session", "-d", "-s", "baton", "-x", "220", "-y", "40", "cat");
   socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
   process.env.BATON_TMUX_SOCKET = socket;
+  // The agents these panes stand in for: cat (echoes what is typed), Node scripts, and sh while a spinner runs.
+  process.env.BATON_AGENT_COMMANDS = "cat,node,sh";
 });
 
 afterAll(() => {
   delete process.env.BATON_TMUX_SOCKET;
+  delete process.env.BATON_AGENT_COMMANDS;
   try {
     tmux("kill-server");
   } catch {
@@ -76,6 +79,31 @@ describe("tmux bridge against a real tmux server", () => {
     expect(await deliverPrompt("nosuch:9.9", "hello")).toMatch(/^failed: no such tmux session .*\(tmux: can't find session: nosuch\)$/);
     expect(await deliverPrompt("bad;target", "hello")).toMatch(/^failed: refused tmux target/);
     expect(await deliverPrompt(null, "hello")).toBe("no target");
+  });
+
+  it("types only into an agent: a pane whose agent exited (a shell) gets nothing and the delivery fails saying how to choose another pane", async () => {
+    const configured = process.env.BATON_AGENT_COMMANDS;
+    delete process.env.BATON_AGENT_COMMANDS;
+    try {
+      // Claude Code as its process shows (`claude`), stood in for by cat under that name.
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), "baton-agent-bin-"));
+      fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(bin, "claude"));
+      tmux("new-window", "-t", "baton:", "-n", "agent", path.join(bin, "claude"));
+      tmux("new-window", "-t", "baton:", "-n", "exited", "bash --norc --noprofile");
+      const marker = path.join(bin, "ran");
+      const prompt = `Continue the work: \`touch ${marker}\` is what the document quotes.`;
+
+      const refused = await deliverPrompt("baton:exited.0", prompt);
+      expect(refused).toMatch(/^failed: the pane "baton:exited\.0" runs "bash", not an agent \(claude, node\); nothing was typed: choose the agent's pane/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(screen("baton:exited.0")).not.toContain("Continue the work");
+      expect(fs.existsSync(marker)).toBe(false);
+
+      expect(await deliverPrompt("baton:agent.0", prompt)).toBe("delivered");
+      await waitFor(() => screen("baton:agent.0").includes("Continue the work"), "the prompt in the agent's pane");
+    } finally {
+      process.env.BATON_AGENT_COMMANDS = configured;
+    }
   });
 
   it("a text ending in ; or \\; arrives as typed (tmux reads a trailing ; as the end of a command)", async () => {

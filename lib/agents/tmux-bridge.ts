@@ -148,6 +148,25 @@ async function waitForRest(exact: string, waitMs: number): Promise<string | null
   }
 }
 
+/**
+ * What a pane's foreground process may be for Baton to type into it (`#{pane_current_command}`):
+ * the agents, `BATON_AGENT_COMMANDS` (comma-separated) or by default Claude Code, which shows as
+ * `claude` (or `node` when it runs as a Node script). A pane whose agent exited shows its shell,
+ * and a shell would run what a prompt quotes in backticks.
+ */
+export function agentCommands(): string[] {
+  const configured = process.env.BATON_AGENT_COMMANDS?.split(",").map((name) => name.trim()).filter(Boolean);
+  return configured?.length ? configured : ["claude", "node"];
+}
+
+/** Why the pane's foreground process is not an agent to type into, or null when it is one. */
+async function notAnAgent(exact: string, target: string): Promise<string | null> {
+  const running = (await runTmux(["display-message", "-p", "-t", exact, "#{pane_current_command}"])).trim();
+  const agents = agentCommands();
+  if (agents.includes(running)) return null;
+  return `the pane ${JSON.stringify(target)} runs ${JSON.stringify(running.slice(0, 40))}, not an agent (${agents.join(", ")}); nothing was typed: choose the agent's pane as the target (Retry in the dashboard), or add its command to BATON_AGENT_COMMANDS`;
+}
+
 /** Where one delivery attempt got: the step reached and when, or tmux's reason for failing. */
 export type PromptDelivery =
   | { step: "no target" }
@@ -163,7 +182,8 @@ export type SendOptions = { /** How long to wait for the pane to come to rest (d
  * once the pane is at rest (see REST_WAIT_MS), presses Enter, then reads the pane back
  * (`capture-pane`) until the prompt's end shows. A target that does not exist, or a pane that
  * does not come to rest in time, is a failure with its reason and nothing typed, never a delivery
- * to a pane whose name merely starts the same. `onTyped` runs once the whole text was accepted,
+ * to a pane whose name merely starts the same, nor to a pane whose foreground process is not an
+ * agent (agentCommands: a shell would run the prompt). `onTyped` runs once the whole text was accepted,
  * before Enter. Never throws: the outcome is what the record stores.
  */
 export async function sendPrompt(
@@ -182,6 +202,8 @@ export async function sendPrompt(
     if (held) {
       return { step: "failed", reason: `the pane ${JSON.stringify(target)} did not come to rest within ${restWaitMs / 1000} s (${held}); nothing was typed: retry once it is free` };
     }
+    const refusal = await notAnAgent(exact, target);
+    if (refusal) return { step: "failed", reason: refusal };
     for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(chunk)]);
     typedAt = new Date();
     await onTyped?.(typedAt);

@@ -23,4 +23,5 @@ export {
   type Subscription,
 } from "./feed";
 export { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, HEARTBEAT_MS, type EventsRequest } from "./sse";
+export { MAX_STREAMS, MAX_STREAMS_PER_CALLER, STREAM_RETRY_AFTER_S, takeStreamSlot } from "./stream-slots";
 export * from "./types";

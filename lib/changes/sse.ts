@@ -80,9 +80,10 @@ function frameOf(event: FeedEvent): string {
  * `heartbeatMs` keeps proxies from closing an idle stream and, with an `id:` line but no data,
  * moves the browser's resume point past changes that did not match the filter. Ends when
  * `signal` aborts (the client went away) or the reader cancels. Resolves once the replay is
- * read, so a database that does not answer fails the request instead of an open stream.
+ * read, so a database that does not answer fails the request instead of an open stream. `onEnd`
+ * runs once when the stream ends, however it ends (the stream's slot: lib/changes/stream-slots.ts).
  */
-export async function changeStream(request: EventsRequest, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS): Promise<ReadableStream<Uint8Array>> {
+export async function changeStream(request: EventsRequest, signal: AbortSignal, heartbeatMs = HEARTBEAT_MS, onEnd: () => void = () => {}): Promise<ReadableStream<Uint8Array>> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let open = true;
   /** Ends the live part (subscription and heartbeat) once it started. */
@@ -91,6 +92,7 @@ export async function changeStream(request: EventsRequest, signal: AbortSignal, 
     if (!open) return;
     open = false;
     stopLive();
+    onEnd();
     signal.removeEventListener("abort", end);
     try {
       controller.close();

@@ -12,7 +12,7 @@ import pg from "pg";
 import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
 import { engineOf } from "./index";
-import { ensureMigrated } from "./migrate";
+import { ensureMigrated, isBatonMigration, migratePostgresIn } from "./migrate";
 import "./postgres";
 
 export type CopyDataOptions = { from: string; to: string; dataFolder?: string };
@@ -102,20 +102,40 @@ function withFileContents(table: Table, rows: Record<string, unknown>[], dataFol
   return read;
 }
 
+/**
+ * Refuses a target that holds another application's tables: one with no tables, or Baton's own
+ * (every migration it recorded is Baton's), may be migrated; the emptiness of Baton's tables is
+ * checked after, under their locks.
+ */
+async function refuseForeignDatabase(target: pg.Client): Promise<void> {
+  const { rows: tables } = await target.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+  if (tables.length === 0) return;
+  const names = tables.map((table) => table.name);
+  if (names.includes("_prisma_migrations")) {
+    const { rows } = await target.query<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations");
+    if (rows.every((row) => isBatonMigration(row.name))) return;
+  }
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
+  throw new Conflict(`the target database holds another application's tables (${shown}); copy-data writes only into an empty database, so nothing was created or copied`);
+}
+
 export async function copyData(options: CopyDataOptions): Promise<CopyDataResult> {
   if (engineOf(options.from) !== "sqlite") throw new Invalid("copy-data copies from a SQLite database (a file: URL)", { from: ["not a SQLite file: URL"] });
   if (engineOf(options.to) !== "postgres") throw new Invalid("--to must be a postgresql:// URL", { to: ["not a postgresql:// URL"] });
   const sourceFile = databaseFile(options.from);
   if (!fs.existsSync(sourceFile)) throw new Invalid(`there is no database at ${sourceFile}`, { from: ["no such file"] });
   await ensureMigrated(options.from);
-  await ensureMigrated(options.to);
   const dataFolder = options.dataFolder ?? dataDir();
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true });
   const target = new pg.Client({ connectionString: options.to, options: "-c TimeZone=UTC" });
   await target.connect();
   try {
-    const tables = await tablesOf(target);
+    // Checked before anything is created, in the transaction that migrates and fills it: a refused
+    // target is left exactly as it was.
     await target.query("BEGIN");
+    await refuseForeignDatabase(target);
+    await migratePostgresIn(target);
+    const tables = await tablesOf(target);
     // Nothing else may write while the copy decides the target is empty and fills it.
     await target.query(`LOCK TABLE ${tables.map((table) => quote(table.name)).join(", ")} IN EXCLUSIVE MODE`);
     const occupied: string[] = [];

@@ -8,7 +8,8 @@
  * argument (the one documented way); a `write` or `read` called inside another joins it.
  */
 import "server-only";
-import { databaseUrl, withoutPassword } from "../config";
+import { databaseUrl } from "../config";
+import { withoutCredentials } from "../url-credentials";
 import { openPostgres } from "./postgres";
 import { openSqlite } from "./sqlite";
 import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
@@ -23,7 +24,7 @@ export const MAX_INT4 = 2_147_483_647;
 export function engineOf(url: string): Engine {
   if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
   if (url.startsWith("file:")) return "sqlite";
-  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${withoutPassword(url, "…")}"`);
+  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${withoutCredentials(url, { keepUserName: true, standIn: "…" })}"`);
 }
 
 type Held = { url: string; database: Database };

@@ -142,23 +142,38 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
   }
 }
 
+/**
+ * Applies the pending PostgreSQL migrations inside the transaction `client` has open, under the
+ * migration lock (held until that transaction ends): so a caller can check a database before it
+ * migrates it and keep both in one transaction (copy-data refuses a database of another
+ * application that way, leaving it exactly as it was).
+ */
+export async function migratePostgresIn(client: pg.Client): Promise<void> {
+  await client.query(`SET LOCAL lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
+  await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
+  await client.query(POSTGRES_MIGRATIONS_TABLE);
+  const applied = await appliedInPostgres(client);
+  for (const name of committedMigrations("postgres").filter((migration) => !applied.has(migration))) {
+    const { sql, checksum } = migrationSql("postgres", name);
+    const startedAt = new Date();
+    await client.query(sql);
+    await client.query(
+      "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)",
+      [randomUUID(), checksum, name, startedAt],
+    );
+  }
+}
+
+/** Whether `name` is one of Baton's PostgreSQL migrations. */
+export function isBatonMigration(name: string): boolean {
+  return committedMigrations("postgres").includes(name);
+}
+
 async function migratePostgres(url: string): Promise<void> {
   await withPostgres(url, async (client) => {
-    await client.query(`SET lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
     await client.query("BEGIN");
     try {
-      await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
-      await client.query(POSTGRES_MIGRATIONS_TABLE);
-      const applied = await appliedInPostgres(client);
-      for (const name of committedMigrations("postgres").filter((migration) => !applied.has(migration))) {
-        const { sql, checksum } = migrationSql("postgres", name);
-        const startedAt = new Date();
-        await client.query(sql);
-        await client.query(
-          "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)",
-          [randomUUID(), checksum, name, startedAt],
-        );
-      }
+      await migratePostgresIn(client);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

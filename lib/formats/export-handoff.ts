@@ -67,17 +67,29 @@ export async function recordBundleIn(tx: Tx, handoffId: string, rendered: Render
   return artifactId;
 }
 
+async function renderExport(options: ExportHandoffOptions): Promise<{ id: string; rendered: RenderedDocument }> {
+  const input = parseInput(exportHandoffInput, options);
+  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
+  return { id: input.id, rendered: renderSnapshot(snapshot, formatNamed(input.format)) };
+}
+
+/**
+ * A thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json or
+ * handoff.yaml, for a download: it only reads (a GET may come from any page the operator visits,
+ * and each cut would otherwise store a blob). exportHandoff keeps a bundle.
+ */
+export async function downloadHandoff(options: ExportHandoffOptions): Promise<ExportedDocument> {
+  return { ...(await renderExport(options)).rendered, artifactId: null };
+}
+
 /**
  * Exports a thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json
  * or handoff.yaml. A bundle is also recorded as an artifact and stored under its SHA-256.
  */
 export async function exportHandoff(options: ExportHandoffOptions): Promise<ExportedDocument> {
-  const input = parseInput(exportHandoffInput, options);
-  const format = formatNamed(input.format);
-  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
-  const rendered = renderSnapshot(snapshot, format);
-  if (format !== "bundle") return { ...rendered, artifactId: null };
-  const artifactId = await write((tx) => recordBundleIn(tx, input.id, rendered, "export"));
+  const { id, rendered } = await renderExport(options);
+  if (rendered.format !== "bundle") return { ...rendered, artifactId: null };
+  const artifactId = await write((tx) => recordBundleIn(tx, id, rendered, "export"));
   mirrorBlob(rendered.text);
   return { ...rendered, artifactId };
 }

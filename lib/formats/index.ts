@@ -13,7 +13,7 @@ export { BUNDLE_SCHEMA, bundleFormat, bundleSchema, type Bundle } from "./bundle
 export { canonicalJson } from "./canonical-json";
 export { checkpointProject, type CheckpointFields, type CheckpointProjectOptions, type CheckpointResult } from "./checkpoint-project";
 export { detectFormat, formatNamed } from "./detect-format";
-export { exportHandoff, type ExportedDocument, type ExportHandoffOptions } from "./export-handoff";
+export { downloadHandoff, exportHandoff, type ExportedDocument, type ExportHandoffOptions } from "./export-handoff";
 export { findProjectRoot, gitState, handoffYamlPath } from "./flow-guardian";
 export { getProvenance, type ArtifactView, type LinkedThread, type Provenance } from "./get-provenance";
 export { handoffJsonFormat, handoffJsonSchema, type HandoffJson } from "./handoff-json";

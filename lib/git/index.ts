@@ -5,5 +5,6 @@
  */
 import "server-only";
 export { compareWithRepository, reportOnThisMachine } from "./compare";
-export { readGitState, reportedState, withoutCredentials } from "./read-state";
+export { readGitState, reportedState } from "./read-state";
+export { withoutCredentials } from "../url-credentials";
 export { describeRecorded, gitStateSchema, parseGitState, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";

@@ -2,6 +2,7 @@ import "server-only";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path, { isAbsolute } from "node:path";
+import { withoutCredentials } from "../url-credentials";
 import { MAX_RECORDED_FILES, type GitState } from "./types";
 
 /**
@@ -34,20 +35,6 @@ export function runGit(cwd: string, args: string[]): Promise<string | null> {
       resolve(null);
     }
   });
-}
-
-/** A remote URL without user name or password (tokens are often put there); scp-style `git@host:path` stays. */
-export function withoutCredentials(url: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
-  try {
-    const parsed = new URL(url);
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    // Not parseable: drop everything up to an "@" in the authority rather than risk keeping a secret.
-    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, "$1");
-  }
 }
 
 /**

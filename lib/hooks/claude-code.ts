@@ -1,7 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import { z } from "zod";
-import { databaseFile, databaseUrl } from "../config";
+import { databaseFile, databaseUrl, describeDatabase } from "../config";
 import { engineOf } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { repoPathSchema } from "../git/types";
@@ -77,12 +77,32 @@ async function stop(text: string): Promise<HookOutcome> {
   return { stdout: `${JSON.stringify({ decision: "block", reason: reminder })}\n`, note: null };
 }
 
-/** Runs one hook on its input text; never throws. */
-export async function runHook(event: HookEvent, text: string): Promise<HookOutcome> {
+/**
+ * How long a hook may wait for its database, all steps together. Claude Code gives a hook 30 s
+ * and the session waits for SessionStart; a PostgreSQL that accepts connections and never answers
+ * once held a hook 30.2 s. Past this the hook gives up with its one line.
+ */
+export const HOOK_DATABASE_DEADLINE_MS = 5_000;
+
+/** Runs one hook on its input text; never throws, and answers within HOOK_DATABASE_DEADLINE_MS (`timedOut`: it gave up). */
+export async function runHook(event: HookEvent, text: string): Promise<HookOutcome & { timedOut?: true }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<HookOutcome & { timedOut: true }>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          ...silent(`the Baton database did not answer within ${HOOK_DATABASE_DEADLINE_MS / 1000} s (${describeDatabase()}); gave up so the session is not held`),
+          timedOut: true,
+        }),
+      HOOK_DATABASE_DEADLINE_MS,
+    );
+  });
   try {
-    return await (event === "session-start" ? sessionStart(text) : stop(text));
+    return await Promise.race([(event === "session-start" ? sessionStart(text) : stop(text)), deadline]);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return silent(`could not use the Baton database (${reason}); check BATON_DATA_DIR / DATABASE_URL`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -2,10 +2,12 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { databaseFile, databaseUrl, dataDir, withoutPassword } from "../config";
+import { databaseFile, databaseUrl, dataDir } from "../config";
 import { engineOf } from "../database";
+import { applyEdits, format, modify } from "jsonc-parser";
 import { Invalid } from "../errors";
 import { readRepositoryIdentity } from "../git/read-state";
+import { withoutCredentials } from "../url-credentials";
 import { defaultDataDir } from "../paths.mjs";
 import { batonBinFile } from "./baton-command";
 
@@ -48,7 +50,7 @@ function pinnedEnvironment(): Record<string, string> {
   const url = databaseUrl();
   if (engineOf(url) === "postgres") {
     // Never its password: these files are often committed. pg takes it from PGPASSWORD or ~/.pgpass.
-    env.DATABASE_URL = withoutPassword(url);
+    env.DATABASE_URL = withoutCredentials(url, { keepUserName: true });
     return env;
   }
   // Only a database moved away from its data folder; a relative URL is pinned as absolute.
@@ -62,12 +64,24 @@ function commandLine(args: string[]): string {
   return `${env.join("")}node ${shellQuoted(batonBinFile())} ${args.join(" ")}`;
 }
 
-/** Baton's hooks: the event, how to recognise one setup added earlier (wherever the checkout was), the entry. */
+/** Baton's hooks: the event, the entry. */
 const HOOKS = [
-  { event: "SessionStart", matcher: "startup|resume|clear|compact", ours: /\bbaton(?:\.mjs)?'?\s+hook\s+session-start\b/, args: ["hook", "session-start"], timeout: 30 },
-  { event: "Stop", matcher: null, ours: /\bbaton(?:\.mjs)?'?\s+hook\s+stop\b/, args: ["hook", "stop"], timeout: 30 },
-  { event: "PreCompact", matcher: "manual|auto", ours: /\bbaton(?:\.mjs)?'?\s+checkpoint\b.*--hook\b/, args: ["checkpoint", "--hook", "--push"], timeout: 60 },
+  { event: "SessionStart", matcher: "startup|resume|clear|compact", args: ["hook", "session-start"], timeout: 30 },
+  { event: "Stop", matcher: null, args: ["hook", "stop"], timeout: 30 },
+  { event: "PreCompact", matcher: "manual|auto", args: ["checkpoint", "--hook", "--push"], timeout: 60 },
 ] as const;
+
+/**
+ * Whether `command` is one setup wrote for `args`, from any checkout, install or data folder:
+ * exactly commandLine()'s form (pinned variables, `node`, a `…/bin/baton.mjs` path, the
+ * arguments), never a loose match: a user's own `~/bin/notify-baton hook stop` is not Baton's.
+ */
+function isBatonCommand(command: string, args: readonly string[]): boolean {
+  const assignment = String.raw`[A-Z][A-Z0-9_]*=(?:'[^']*'|[^\s']+) `;
+  const bin = String.raw`(?:'[^']*/bin/baton\.mjs'|[^\s']*/bin/baton\.mjs)`;
+  const tail = args.map((arg) => arg.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join(" ");
+  return new RegExp(`^(?:${assignment})*node ${bin} ${tail}$`).test(command);
+}
 
 type HookCommand = { type?: unknown; command?: unknown; timeout?: unknown };
 type HookGroup = { matcher?: unknown; hooks?: unknown };
@@ -77,8 +91,10 @@ function readJson(file: string): { text: string | null; json: Json } {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { text: null, json: {} };
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { text: null, json: {} };
+    if (code === "EISDIR") throw new Invalid(`${file} is a folder where Claude Code expects a file; move it away, then run setup again: nothing was written`);
+    throw new Invalid(`cannot read ${file} (${code ?? (error as Error).message}); nothing was written`);
   }
   let json: unknown;
   try {
@@ -91,7 +107,25 @@ function readJson(file: string): { text: string | null; json: Json } {
 }
 
 const asObject = (value: unknown): Json => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const toText = (json: Json) => `${JSON.stringify(json, null, 2)}\n`;
+
+const FORMATTING = { tabSize: 2, insertSpaces: true, eol: "\n" };
+
+/**
+ * The file's text with the value at `path` set (undefined: removed), every other byte as it was:
+ * jsonc-parser edits the text instead of reparsing and printing it, so untouched keys keep their
+ * formatting and numbers (a reprinted 12345678901234567890 became 12345678901234567000). Only the
+ * inserted value is laid out, two spaces a level; a new or empty file is written whole.
+ */
+function withValue(text: string | null, path: [string, string], value: unknown): string {
+  if (text === null || /^\s*(?:\{\s*\})?\s*$/.test(text)) {
+    return `${JSON.stringify(value === undefined ? {} : { [path[0]]: { [path[1]]: value } }, null, 2)}\n`;
+  }
+  const edits = modify(text, path, value, {});
+  const edited = applyEdits(text, edits);
+  if (value === undefined || edits.length !== 1) return edited;
+  const [edit] = edits;
+  return applyEdits(edited, format(edited, { offset: edit.offset, length: edit.content.length }, FORMATTING));
+}
 
 /** Each hook command of `event` in the settings, with where it sits. */
 function hookCommands(hooks: Json, event: string): { group: HookGroup; entry: HookCommand; index: number }[] {
@@ -111,7 +145,7 @@ function planSettings(file: string, remove: boolean): PlannedFile {
   const hooks = asObject(settings.hooks);
   for (const hook of HOOKS) {
     const command = commandLine([...hook.args]);
-    const found = hookCommands(hooks, hook.event).filter(({ entry }) => hook.ours.test(String(entry.command)));
+    const found = hookCommands(hooks, hook.event).filter(({ entry }) => isBatonCommand(String(entry.command), hook.args));
     if (remove) {
       for (const { group, entry } of found) group.hooks = (group.hooks as HookCommand[]).filter((other) => other !== entry);
       if (found.length > 0) changes.push(`removed the ${hook.event} hook (${found.map(({ entry }) => entry.command).join("; ")})`);
@@ -139,8 +173,10 @@ function planSettings(file: string, remove: boolean): PlannedFile {
       else delete hooks[hook.event];
     }
   }
-  if (Object.keys(hooks).length > 0 || settings.hooks !== undefined) settings.hooks = hooks;
-  return { file, before: text, after: changes.length ? toText(settings) : (text ?? toText(settings)), changes };
+  let after = text ?? "{}\n";
+  // Only the events setup touched are rewritten; the rest of the file stays byte for byte.
+  if (changes.length > 0) for (const hook of HOOKS) after = withValue(after, ["hooks", hook.event], hooks[hook.event]);
+  return { file, before: text, after, changes };
 }
 
 function planServer(file: string, remove: boolean): PlannedFile {
@@ -164,8 +200,8 @@ function planServer(file: string, remove: boolean): PlannedFile {
     const shown = `${wanted.command} ${wanted.args.join(" ")}`;
     changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}": ${shown}` : `updated the MCP server "${SERVER_NAME}": ${shown} (was: ${JSON.stringify(existing)})`);
   }
-  if (changes.length > 0) config.mcpServers = servers;
-  return { file, before: text, after: changes.length ? toText(config) : (text ?? toText(config)), changes };
+  const after = changes.length > 0 ? withValue(text, ["mcpServers", SERVER_NAME], servers[SERVER_NAME]) : (text ?? "{}\n");
+  return { file, before: text, after, changes };
 }
 
 /** Where setup writes for `scope`, for the repository around `folder` (project scope). */
@@ -181,14 +217,44 @@ export async function setupTargets(scope: SetupScope, folder: string): Promise<{
   return { settings: path.join(identity.root, ".claude", "settings.json"), servers: path.join(identity.root, ".mcp.json"), root: identity.root };
 }
 
+/**
+ * The file setup really writes for `file`: itself, or the target of a symbolic link (dotfiles
+ * often link ~/.claude/settings.json), written through so the link stays a link. In a
+ * repository, a link that leads outside it is refused: writing through would change a file
+ * elsewhere, and replacing it would copy that file (secrets included) into the work tree.
+ */
+function writtenFile(file: string, root: string | null): string {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!stat?.isSymbolicLink()) return file;
+  const target = path.resolve(path.dirname(file), fs.readlinkSync(file));
+  const resolved = fs.existsSync(target) ? fs.realpathSync(target) : target;
+  if (root !== null) {
+    const realRoot = fs.realpathSync(root);
+    if (path.relative(realRoot, resolved).startsWith("..") || path.isAbsolute(path.relative(realRoot, resolved))) {
+      throw new Invalid(`${file} is a link to ${resolved}, outside the repository; setup neither writes through it nor replaces it: add Baton there yourself, or replace the link with a file: nothing was written`);
+    }
+  }
+  return resolved;
+}
+
+/** A file whose permissions say nobody may write it is the user's decision: setup leaves it alone. */
+function refuseReadOnly(file: string): void {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat?.isFile() && (stat.mode & 0o222) === 0) throw new Invalid(`${file} is read-only; setup leaves it alone: make it writable to let setup add Baton: nothing was written`);
+}
+
 /** What setup (or `remove`) would write; reads the files, writes nothing. */
 export async function planSetup(options: { scope: SetupScope; folder: string; remove?: boolean }): Promise<{ root: string | null; files: PlannedFile[] }> {
   const targets = await setupTargets(options.scope, options.folder);
   const remove = options.remove ?? false;
-  return { root: targets.root, files: [planServer(targets.servers, remove), planSettings(targets.settings, remove)] };
+  const servers = writtenFile(targets.servers, targets.root);
+  const settings = writtenFile(targets.settings, targets.root);
+  const files = [planServer(servers, remove), planSettings(settings, remove)];
+  for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file);
+  return { root: targets.root, files };
 }
 
-/** Writes the planned files that change, each whole through a temporary file (keeping its mode). */
+/** Writes the planned files that change, each whole through a temporary file beside it (keeping its mode). */
 export function applySetup(files: PlannedFile[]): void {
   for (const planned of files) {
     if (planned.changes.length === 0) continue;

@@ -8,6 +8,13 @@ import { readSessionState, writeSessionState } from "./session-state";
 
 /** How much of a question the reminder quotes; get_handoff has the rest. */
 const QUOTED_CHARS = 2000;
+/**
+ * The reminder's budget: it becomes the session's next instruction, so it quotes this many
+ * questions, oldest first, names the handoffs of up to NAMED_HANDOFFS more, and counts the rest
+ * (201 unanswered questions once made a reason of 454,398 characters). About 8 KB at most.
+ */
+export const MAX_QUOTED_QUESTIONS = 3;
+const NAMED_HANDOFFS = 10;
 
 /** `inRepository` false: the folder is in no git repository (or git is missing). */
 export type StopReminder = { inRepository: boolean; reminder: string | null };
@@ -42,8 +49,16 @@ function render(open: UnansweredQuestion[]): string {
       "handoffs of this repository. (This reminder comes from Baton's Stop hook, `baton hook stop`, once per question; it is not from the user.)",
     quotingNotice(fence),
   ];
-  for (const { handoff, question } of open) {
+  const quoted = open.slice(0, MAX_QUOTED_QUESTIONS);
+  for (const { handoff, question } of quoted) {
     lines.push("", `Handoff ${handoff.id} ${quotedTitle(handoff.title)}, question #${question.seq}:`, quoteEntry(question, fence, QUOTED_CHARS));
+  }
+  const rest = open.slice(quoted.length);
+  if (rest.length > 0) {
+    const handoffs = [...new Set(rest.map((item) => item.handoff.id))];
+    const named = handoffs.slice(0, NAMED_HANDOFFS).join(", ");
+    const more = handoffs.length > NAMED_HANDOFFS ? ` and ${handoffs.length - NAMED_HANDOFFS} more handoffs` : "";
+    lines.push("", `${rest.length} more unanswered ${rest.length === 1 ? "question" : "questions"}, not quoted here: in ${named}${more}. Read them with get_handoff.`);
   }
   lines.push(
     "",

@@ -76,6 +76,36 @@ const envAssignment: Scanner = (text, report) => {
   }
 };
 
+/**
+ * Credentials in the forms connection strings and command lines carry them, each pattern's `secret`
+ * group the part to redact (the user name and host stay readable): a password in any URL's user
+ * part (`redis://:pw@`, `amqp://user:pw@`, `postgresql://u:pw@`), credential query parameters
+ * (`?password=`, `sslpassword=`, `pwd=`), a `.pgpass` line (host:port:database:user:password),
+ * and the password options of common tools (`sshpass -p`, `mysql -pSECRET`, `--password=`,
+ * `redis-cli -a`, `curl -u user:pw`). Flags are case-sensitive: `mysql -P 3306` is a port.
+ */
+const CREDENTIAL_FORMS: { kind: string; pattern: RegExp }[] = [
+  { kind: "url-password", pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/?#@:"'`]*:(?<secret>[^\s/?#@"'`]+)@/dgi },
+  { kind: "url-password", pattern: /[?&;](?:password|passwd|pwd|pass|sslpassword|db_password)=(?<secret>[^&;#\s"'`]+)/dgi },
+  { kind: "pgpass", pattern: /(?<![\w.:/@-])(?:\*|[A-Za-z0-9.-]*[A-Za-z.][A-Za-z0-9.-]*):(?:\d{1,5}|\*):[\w.*-]+:[\w.*@-]+:(?<secret>[^\s:"'`,]{4,})(?=$|[\s"'`,])/dgm },
+  { kind: "command-password", pattern: /\bsshpass\s+-p\s*(?<q>["']?)(?<secret>[^\s"']+)\k<q>/dg },
+  { kind: "command-password", pattern: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?<secret>[^\s"'`]+)/dg },
+  { kind: "command-password", pattern: /(?:^|\s)--(?:password|passwd|pass)(?:=|\s+)(?<q>["']?)(?<secret>[^\s"'`-][^\s"'`]*)\k<q>/dg },
+  { kind: "command-password", pattern: /\bredis-cli\b[^\n]*?\s-a\s+(?<q>["']?)(?<secret>[^\s"'`]+)\k<q>/dg },
+  { kind: "command-password", pattern: /\bcurl\b[^\n]*?\s(?:-u|--user)\s*(?<q>["']?)[^\s:"']+:(?<secret>[^\s"'`]+)\k<q>/dg },
+];
+
+const credentialForms: Scanner = (text, report) => {
+  for (const { kind, pattern } of CREDENTIAL_FORMS) {
+    for (const match of text.matchAll(pattern)) {
+      // The `d` flag gives each group's offsets.
+      const where = match.indices?.groups?.secret;
+      if (!where || PLACEHOLDER.test(match.groups?.secret ?? "")) continue;
+      report({ kind, start: where[0], end: where[1] });
+    }
+  }
+};
+
 // Whole runs, filtered by length in code: `{32,}` would rescan every shorter word from each of its letters.
 const ENTROPY_CANDIDATE = /[A-Za-z0-9+/_-]+={0,2}/g;
 
@@ -120,6 +150,7 @@ const SCANNERS: Scanner[] = [
   batonToken,
   jwt,
   pemPrivateKey,
+  credentialForms,
   envAssignment,
   highEntropy,
 ];

@@ -5,7 +5,8 @@ import { rateLimiter } from "hono-rate-limiter";
 import { endAgent, findAgents, getAgent, getContinuityChain, readHandoffDocument, registerAgent, triggerHandoff, updateAgent } from "../agents";
 import type { RegisterAgentOptions, TriggerHandoffOptions, UpdateAgentOptions } from "../agents";
 import { signIn, signOut, SESSION_COOKIE } from "../auth";
-import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq } from "../changes";
+import { callerKey } from "../caller";
+import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq, STREAM_RETRY_AFTER_S, takeStreamSlot } from "../changes";
 import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
 import { readBlob } from "../formats/artifact-store";
@@ -144,10 +145,19 @@ const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_att
 function liveRoutes(api: Hono<BatonEnv>): void {
   /** Server-Sent Events: `?after=&handoff=&agent=&subject=`; replays after `after` (or Last-Event-ID), then streams. */
   api.get("/api/events", async (c) => {
+    let release: (() => void) | null = null;
     try {
       const request = eventsRequestOf(new URL(c.req.url), c.req.header("last-event-id") ?? null);
-      return new Response(await changeStream(request, c.req.raw.signal), { headers: EVENT_STREAM_HEADERS });
+      release = takeStreamSlot(callerKey(c.var.caller));
+      if (!release) {
+        return Response.json(
+          { error: { message: "too many live-update streams are open (per caller or in all): close one, or try again later" } },
+          { status: 429, headers: { "retry-after": String(STREAM_RETRY_AFTER_S), "cache-control": "no-store" } },
+        );
+      }
+      return new Response(await changeStream(request, c.req.raw.signal, undefined, release), { headers: EVENT_STREAM_HEADERS });
     } catch (error) {
+      release?.();
       return errorResponse(error);
     }
   });

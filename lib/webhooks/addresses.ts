@@ -64,12 +64,3 @@ export function webhookUrlProblem(url: string): string | null {
   return problem ? `url points at ${host}, ${problem}; webhooks are not sent there` : null;
 }
 
-/** The URL without any user name or password, for showing: rows stored before the rule may carry them. */
-export function withoutCredentials(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (!parsed.username && !parsed.password) return url;
-  parsed.username = "";
-  parsed.password = "";
-  return parsed.href;
-}

@@ -1,7 +1,7 @@
 import "server-only";
 import { latestChangeSeq, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
 import { lockRows, read, storedDate, write, type Tx } from "../database";
-import { withoutCredentials } from "./addresses";
+import { withoutCredentials } from "../url-credentials";
 import { enqueue, type Queued } from "./enqueue";
 import { RefusedDestination, postOnce } from "./send";
 import { signatureHeader } from "./signature";

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { NotFound } from "../errors";
 import { lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
-import { webhookUrlProblem, withoutCredentials } from "./addresses";
+import { withoutCredentials } from "../url-credentials";
+import { webhookUrlProblem } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
 
 /** The operator's registered hooks and their delivery log: every read and write of webhooks, webhook_deliveries and webhook_attempts outside the dispatcher's sending loop. */

@@ -42,12 +42,14 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`baton hook: give one of ${HOOK_EVENTS.join(", ")}\n\n${USAGE}\n`);
     return 1;
   }
-  try {
-    const outcome = await runHook(event as HookEvent, await readInput());
-    if (outcome.stdout) process.stdout.write(outcome.stdout);
-    if (outcome.note) process.stderr.write(`baton hook ${event}: ${outcome.note}\n`);
-  } finally {
-    await closeDatabase();
+  const outcome = await runHook(event as HookEvent, await readInput());
+  if (outcome.stdout) process.stdout.write(outcome.stdout);
+  if (outcome.note) process.stderr.write(`baton hook ${event}: ${outcome.note}\n`);
+  if (outcome.timedOut) {
+    // A connection that never answers would keep the process (and the session) waiting on it.
+    setTimeout(() => process.exit(0), 100).unref();
+    return 0;
   }
+  await closeDatabase();
   return 0;
 }

@@ -56,7 +56,12 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write(`baton setup: could not prebuild the hook (${(error as Error).message}); hooks still work, the first ones start more slowly\n`);
     }
   }
-  applySetup(plan.files);
+  try {
+    applySetup(plan.files);
+  } catch (error) {
+    process.stderr.write(`baton setup: could not write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: ${(error as Error).message.split("\n")[0]})\n`);
+    return 1;
+  }
   for (const file of plan.files) {
     if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: already set up, nothing to change\n`);
     for (const change of file.changes) process.stdout.write(`${relative(file.file)}: ${change}\n`);

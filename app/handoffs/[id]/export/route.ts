@@ -1,15 +1,29 @@
-import { exportHandoff } from "@/lib/formats/export-handoff";
+import { downloadHandoff, exportHandoff, type ExportedDocument } from "@/lib/formats/export-handoff";
 import { errorResponse } from "@/lib/http";
 
+type Context = { params: Promise<{ id: string }> };
+
 /**
- * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at entry #N). A bundle is also
- * stored content-addressed; its id is in the `x-baton-artifact-id` header.
+ * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at entry #N). GET only reads:
+ * any page the operator visits can send one.
  */
-export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
+export async function GET(request: Request, context: Context) {
+  return answer(request, context, downloadHandoff);
+}
+
+/**
+ * The same document, a bundle also kept: stored content-addressed, its id in the
+ * `x-baton-artifact-id` header. A POST, so the guard screens it as the write it is.
+ */
+export async function POST(request: Request, context: Context) {
+  return answer(request, context, exportHandoff);
+}
+
+async function answer(request: Request, { params }: Context, render: typeof downloadHandoff): Promise<Response> {
   const { id } = await params;
   const search = new URL(request.url).searchParams;
   try {
-    const exported = await exportHandoff({ id, format: search.get("format") ?? "", cut: search.get("cut") });
+    const exported: ExportedDocument = await render({ id, format: search.get("format") ?? "", cut: search.get("cut") });
     return new Response(exported.text, {
       headers: {
         "content-type": exported.contentType,

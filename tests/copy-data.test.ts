@@ -1,0 +1,86 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { ensureMigrated } from "../lib/database/migrate";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "..");
+
+/** A database of its own on the run's PostgreSQL, with `setup` run in it first. */
+async function database(name: string, setup: string[] = []): Promise<string> {
+  const admin = new pg.Client({ connectionString: process.env.BATON_TEST_POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = process.env.BATON_TEST_POSTGRES_ADMIN_URL!.replace(/\/postgres$/, `/${name}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of setup) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
+/** Every table of the database's schema with its row count: what "exactly as it was" compares. */
+async function contentsOf(url: string): Promise<Record<string, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+    const counts: Record<string, number> = {};
+    for (const { name } of rows) counts[name] = (await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM "${name}"`)).rows[0].n;
+    return counts;
+  } finally {
+    await client.end();
+  }
+}
+
+/** `baton copy-data --to <url>` from a fresh desk, as an operator runs it. */
+async function copyDataTo(url: string): Promise<{ code: number; stderr: string }> {
+  const desk = fs.mkdtempSync(path.join(os.tmpdir(), "baton-copy-desk-"));
+  const env = { ...process.env, BATON_DATA_DIR: desk, DATABASE_URL: `file:${path.join(desk, "baton.db")}` };
+  await ensureMigrated(env.DATABASE_URL);
+  return run(process.execPath, ["bin/baton.mjs", "copy-data", "--to", url], { cwd: root, env }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+  );
+}
+
+describe.runIf(process.env.BATON_TEST_ENGINE === "postgres")("copy-data checks its target before it touches it", () => {
+  it("refuses another application's database and leaves it exactly as it was: no table of Baton's is created", async () => {
+    const url = await database("copy_foreign", ["CREATE TABLE orders (id serial PRIMARY KEY, total int)", "INSERT INTO orders (total) VALUES (12), (30)"]);
+    const before = await contentsOf(url);
+    const refused = await copyDataTo(url);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("holds another application's tables (orders)");
+    expect(await contentsOf(url)).toEqual(before);
+  });
+
+  it("refuses another Prisma application's database (its migrations are not Baton's), unchanged", async () => {
+    const url = await database("copy_other_prisma", [
+      'CREATE TABLE "_prisma_migrations" (id varchar(36) PRIMARY KEY, checksum varchar(64) NOT NULL, finished_at timestamptz, migration_name varchar(255) NOT NULL, logs text, rolled_back_at timestamptz, started_at timestamptz NOT NULL DEFAULT now(), applied_steps_count int NOT NULL DEFAULT 0)',
+      "INSERT INTO \"_prisma_migrations\" (id, checksum, migration_name) VALUES ('1', 'x', '20240101000000_init')",
+      'CREATE TABLE "User" (id serial PRIMARY KEY)',
+    ]);
+    const before = await contentsOf(url);
+    expect((await copyDataTo(url)).code).toBe(1);
+    expect(await contentsOf(url)).toEqual(before);
+  });
+
+  it("fills an empty database: Baton's tables created and copied in one go", async () => {
+    const url = await database("copy_empty");
+    const copied = await copyDataTo(url);
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(Object.keys(await contentsOf(url))).toEqual(expect.arrayContaining(["_prisma_migrations", "handoffs", "handoff_entries"]));
+  });
+});

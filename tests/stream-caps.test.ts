@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createToken } from "../lib/auth";
+import { changeFeedStats, MAX_STREAMS_PER_CALLER } from "../lib/changes";
+import { serveApi, type ApiServer } from "./support/api-server";
+
+/**
+ * Live-update streams are a per-caller resource with a cap (one operator token opened 2,000 of
+ * them and the server grew to 300 MB): over real sockets against Baton's own server, a caller's
+ * stream past the cap gets 429 with Retry-After, another caller is unaffected, and a closed
+ * stream gives its slot back.
+ */
+describe("live-update streams per caller", () => {
+  let server: ApiServer;
+  let first: string;
+  let second: string;
+  beforeAll(async () => {
+    server = await serveApi();
+    first = (await createToken({ name: "streams-a", role: "operator" })).token;
+    second = (await createToken({ name: "streams-b", role: "operator" })).token;
+  });
+  afterAll(() => server.close());
+
+  const open = async (token: string) => {
+    const controller = new AbortController();
+    const response = await server.fetch("/api/events", { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    return { response, close: () => controller.abort() };
+  };
+
+  it("refuses the stream past the cap with 429 and Retry-After, keeps other callers' streams, and frees a slot when one closes", async () => {
+    const streams = await Promise.all(Array.from({ length: MAX_STREAMS_PER_CALLER }, () => open(first)));
+    expect(streams.map((stream) => stream.response.status)).toEqual(streams.map(() => 200));
+
+    const refused = await open(first);
+    expect(refused.response.status).toBe(429);
+    expect(Number(refused.response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await refused.response.json()) as { error: { message: string } }).error.message).toMatch(/too many live-update streams/);
+
+    const other = await open(second);
+    expect(other.response.status).toBe(200);
+
+    streams[0].close();
+    await expect.poll(async () => {
+      const again = await open(first);
+      again.close();
+      return again.response.status;
+    }).toBe(200);
+
+    for (const stream of [...streams, other]) stream.close();
+    await expect.poll(() => changeFeedStats().subscribers).toBe(0);
+  });
+});
