@@ -94,6 +94,9 @@ async function bundles() {
     tsconfig: path.join(projectRoot, "tsconfig.json"),
     logLevel: "warning",
     legalComments: "none",
+    // jsonc-parser's main entry is a UMD build whose factory requires its parts at run time, out of
+    // esbuild's sight: its ES module build bundles whole.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   };
   const external = [...INSTALLED, ...INSTALLED.map((name) => `${name}/*`)];
   // Reached only in a checkout (lib/prebuilt builds, tsx for sources); never loaded from the package.

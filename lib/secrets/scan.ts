@@ -82,17 +82,18 @@ const envAssignment: Scanner = (text, report) => {
  * part (`redis://:pw@`, `amqp://user:pw@`, `postgresql://u:pw@`), credential query parameters
  * (`?password=`, `sslpassword=`, `pwd=`), a `.pgpass` line (host:port:database:user:password),
  * and the password options of common tools (`sshpass -p`, `mysql -pSECRET`, `--password=`,
- * `redis-cli -a`, `curl -u user:pw`). Flags are case-sensitive: `mysql -P 3306` is a port.
+ * `redis-cli -a`, `curl -u user:pw`). Flags are case-sensitive: `mysql -P 3306` is a port. Every
+ * repeated part has a bound, so a megabyte of letters costs a linear scan, not a backtracking one.
  */
 const CREDENTIAL_FORMS: { kind: string; pattern: RegExp }[] = [
-  { kind: "url-password", pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/?#@:"'`]*:(?<secret>[^\s/?#@"'`]+)@/dgi },
+  { kind: "url-password", pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s/?#@:"'`]{0,256}:(?<secret>[^\s/?#@"'`]{1,256})@/dgi },
   { kind: "url-password", pattern: /[?&;](?:password|passwd|pwd|pass|sslpassword|db_password)=(?<secret>[^&;#\s"'`]+)/dgi },
-  { kind: "pgpass", pattern: /(?<![\w.:/@-])(?:\*|[A-Za-z0-9.-]*[A-Za-z.][A-Za-z0-9.-]*):(?:\d{1,5}|\*):[\w.*-]+:[\w.*@-]+:(?<secret>[^\s:"'`,]{4,})(?=$|[\s"'`,])/dgm },
+  { kind: "pgpass", pattern: /(?<![\w.:/@-])(?<host>\*|[A-Za-z0-9.-]{1,253}):(?:\d{1,5}|\*):[\w.*-]{1,63}:[\w.*@-]{1,63}:(?<secret>[^\s:"'`,]{4,256})(?=$|[\s"'`,])/dgm },
   { kind: "command-password", pattern: /\bsshpass\s+-p\s*(?<q>["']?)(?<secret>[^\s"']+)\k<q>/dg },
-  { kind: "command-password", pattern: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]*?\s-p(?<secret>[^\s"'`]+)/dg },
+  { kind: "command-password", pattern: /\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n]{0,200}?\s-p(?<secret>[^\s"'`]+)/dg },
   { kind: "command-password", pattern: /(?:^|\s)--(?:password|passwd|pass)(?:=|\s+)(?<q>["']?)(?<secret>[^\s"'`-][^\s"'`]*)\k<q>/dg },
-  { kind: "command-password", pattern: /\bredis-cli\b[^\n]*?\s-a\s+(?<q>["']?)(?<secret>[^\s"'`]+)\k<q>/dg },
-  { kind: "command-password", pattern: /\bcurl\b[^\n]*?\s(?:-u|--user)\s*(?<q>["']?)[^\s:"']+:(?<secret>[^\s"'`]+)\k<q>/dg },
+  { kind: "command-password", pattern: /\bredis-cli\b[^\n]{0,200}?\s-a\s+(?<q>["']?)(?<secret>[^\s"'`]+)\k<q>/dg },
+  { kind: "command-password", pattern: /\bcurl\b[^\n]{0,200}?\s(?:-u|--user)\s*(?<q>["']?)[^\s:"']{1,256}:(?<secret>[^\s"'`]+)\k<q>/dg },
 ];
 
 const credentialForms: Scanner = (text, report) => {
@@ -101,6 +102,8 @@ const credentialForms: Scanner = (text, report) => {
       // The `d` flag gives each group's offsets.
       const where = match.indices?.groups?.secret;
       if (!where || PLACEHOLDER.test(match.groups?.secret ?? "")) continue;
+      // A .pgpass host has a letter or a dot (or is `*`): not a run of numbers like a time.
+      if (match.groups?.host !== undefined && !/[A-Za-z.*]/.test(match.groups.host)) continue;
       report({ kind, start: where[0], end: where[1] });
     }
   }
