@@ -65,7 +65,8 @@ test("a download never writes: cross-site and repeated GETs of bundles store not
   const created = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json" }, JSON.stringify({ title: "export me", content: "first" }));
   const id = (JSON.parse(created.body) as { handoff: { id: string } }).handoff.id;
   for (const content of ["second", "third", "fourth"]) {
-    await rawRequest(base, "POST", `/api/handoffs/${id}/entries`, { host, "content-type": "application/json" }, JSON.stringify({ content, type: "note" }));
+    const appended = await rawRequest(base, "POST", `/api/handoffs/${id}/entries`, { host, "content-type": "application/json" }, JSON.stringify({ content, type: "progress" }));
+    expect(appended.status, appended.body).toBe(201);
   }
   const entries = (JSON.parse((await rawRequest(base, "GET", `/api/handoffs/${id}`, { host })).body) as { entries: { seq: number }[] }).entries;
   expect(entries).toHaveLength(4);
