@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -9,6 +8,7 @@ import { dataDir } from "../lib/config";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
+import { runHookProcess, type HookRun } from "./support/hook-process";
 
 /**
  * Issue 19, acceptance 1: Baton's hooks driven exactly as Claude Code drives them, a process per
@@ -39,27 +39,8 @@ function repository(origin: string): string {
   return repo;
 }
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** One hook process, as Claude Code starts it: the event's JSON on stdin, Baton's data folder in the environment. */
-function hook(event: "session-start" | "stop", input: string | object, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), "hook", event], {
-      cwd: tempFolder(),
-      env: { ...process.env, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    // A hook that stops reading an oversized input closes its end early: the rest has nowhere to go.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(typeof input === "string" ? input : JSON.stringify(input));
-  });
-}
+type Run = HookRun;
+const hook = runHookProcess;
 
 const sessionStart = (cwd: string, source = "startup", env: Record<string, string> = {}) =>
   hook("session-start", { session_id: "3f1c2d4e-0000-4000-8000-000000000001", transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "SessionStart", source }, env);
@@ -115,7 +96,8 @@ describe("baton hook session-start", () => {
 
     const context = contextOf(await sessionStart(path.join(repo, "src")));
     expect(context).toContain(ours.handoff.id);
-    expect(context).toContain('"Implement \\"refresh\\" tokens"');
+    // The title came from outside Baton: it is quoted in the handoff's details, one line of a fenced block.
+    expect(context).toMatch(/BEGIN QUOTED DETAILS of hof_[^\n]*\ntitle: "Implement \\"refresh\\" tokens"\nproject: "shop"\n----- END QUOTED DETAILS/);
     expect(context).not.toContain(theirs.handoff.id);
     expect(context).toMatch(/^Baton \(automatic pickup\): 1 handoff waits for the code side in this repository/);
     expect(context).toContain("added by Baton's SessionStart hook");
@@ -125,7 +107,8 @@ describe("baton hook session-start", () => {
     expect(blocks.map((block) => block.text)).toEqual(["We decided on JWT with refresh tokens (30 days). Start in src/auth.ts.", hostile]);
     // The forged END line carries another fence: it closes nothing.
     expect(hostile).not.toContain(fence);
-    expect(context.split(`[${fence}] -----`).length - 1).toBe(4);
+    // Two entries and two details blocks (the repository, the handoff), each opened and closed.
+    expect(context.split(`[${fence}] -----`).length - 1).toBe(8);
 
     // Any clone of the same origin is the same repository.
     expect(contextOf(await sessionStart(clone))).toContain(ours.handoff.id);
@@ -146,7 +129,7 @@ describe("baton hook session-start", () => {
 
     await addEntry({ id: handoff.id, type: "question", content: "Did you round half up?", asClient: "chat" });
     const back = contextOf(await sessionStart(repo, "compact"));
-    expect(back).toContain('session source: "compact"');
+    expect(back).toContain("session source: compact");
     expect(quotedBlocks(back).blocks.map((block) => block.text)).toEqual(["Did you round half up?"]);
     expect(back).toContain("1 entry new to you (code)");
   });
@@ -158,7 +141,8 @@ describe("baton hook session-start", () => {
     git(repo, "commit", "-q", "-am", "Rework token refresh");
     const context = contextOf(await sessionStart(repo));
     expect(context).toContain(handoff.id);
-    expect(context).toMatch(/Stale: 1 commit on main since this handoff was written \([0-9a-f]+ Rework token refresh\); changed since: src\/auth\.ts\./);
+    expect(context).toContain("Stale: 1 commit since this handoff was written; 1 file it names changed (details quoted below).");
+    expect(context).toMatch(/\ncommit: "[0-9a-f]+ Rework token refresh"\nchanged file: "src\/auth\.ts"\n----- END QUOTED DETAILS/);
   });
 
   it("a handoff created elsewhere belongs to the repository its code side wrote from", async () => {

@@ -3,6 +3,7 @@
  * repository says about it since. Client-safe: the dashboard's badge renders these types.
  */
 import { z } from "zod";
+import { oneLine } from "../one-line";
 
 /** A folder on Baton's machine, as a reader's or writer's repository; absolute, so it never depends on the server's cwd. */
 export const repoPathSchema = z
@@ -71,7 +72,10 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** "Stale: 3 commits since this handoff was written (…); branch fix/x → main; changed since: src/auth.ts" */
+/**
+ * "Stale: 3 commits since this handoff was written (…); branch fix/x → main; changed since: src/auth.ts".
+ * Commit subjects, branch and file names come from the repository: each stays on this one line.
+ */
 export function renderStaleness(found: Omit<Staleness, "block">, recorded: GitState): string {
   const parts: string[] = [];
   if (found.headMissing && recorded.head) {
@@ -79,20 +83,43 @@ export function renderStaleness(found: Omit<Staleness, "block">, recorded: GitSt
   } else if (found.commitsSince > 0) {
     const more = found.commitsSince > found.commits.length ? `; … ${found.commitsSince - found.commits.length} more` : "";
     const on = found.branch ? found.branch.to : recorded.branch;
-    parts.push(`${plural(found.commitsSince, "commit")}${on ? ` on ${on}` : ""} since this handoff was written (${found.commits.join("; ")}${more})`);
+    parts.push(`${plural(found.commitsSince, "commit")}${on ? ` on ${oneLine(on)}` : ""} since this handoff was written (${found.commits.map(oneLine).join("; ")}${more})`);
   }
   if (found.branch) {
-    const to = found.branch.to ?? "a detached HEAD";
-    parts.push(`branch ${found.branch.from} → ${to}${found.branch.gone ? ` (${found.branch.from} no longer exists)` : ""}`);
+    const to = found.branch.to === null ? "a detached HEAD" : oneLine(found.branch.to);
+    const from = oneLine(found.branch.from);
+    parts.push(`branch ${from} → ${to}${found.branch.gone ? ` (${from} no longer exists)` : ""}`);
   }
-  if (found.changedFiles.length > 0) parts.push(`changed since: ${found.changedFiles.join(", ")}`);
+  if (found.changedFiles.length > 0) parts.push(`changed since: ${found.changedFiles.map(oneLine).join(", ")}`);
   return `Stale: ${parts.join("; ")}. Check the code before acting on the entries below.`;
+}
+
+/**
+ * The staleness in Baton's words alone (counts, no text from the repository), for a note that
+ * quotes the repository's text apart (stalenessDetails) inside its fences.
+ */
+export function summarizeStaleness(found: Omit<Staleness, "block">): string {
+  const parts: string[] = [];
+  if (found.headMissing) parts.push("the commit this handoff was written at is not in this repository (not pushed or not fetched?)");
+  else if (found.commitsSince > 0) parts.push(`${plural(found.commitsSince, "commit")} since this handoff was written`);
+  if (found.branch) parts.push(found.branch.gone ? "its branch no longer exists" : "the branch changed");
+  if (found.changedFiles.length > 0) parts.push(`${plural(found.changedFiles.length, "file")} it names changed`);
+  return `Stale: ${parts.join("; ")} (details quoted below). Check the code before acting on the entries below.`;
+}
+
+/** The repository's own text behind a staleness, field by field: commit subjects, branch names, file names. */
+export function stalenessDetails(found: Omit<Staleness, "block">): [name: string, value: string][] {
+  return [
+    ...found.commits.map((commit): [string, string] => ["commit", commit]),
+    ...(found.branch ? [["branch", `${found.branch.from} → ${found.branch.to ?? "a detached HEAD"}`] as [string, string]] : []),
+    ...found.changedFiles.map((file): [string, string] => ["changed file", file]),
+  ];
 }
 
 /** What the writer reported, for a reader without the repository: "Written on fix/x at abc1234 (uncommitted changes)". */
 export function describeRecorded(state: GitState): string {
-  const where = [state.branch ? `on ${state.branch}` : null, state.head ? `at ${short(state.head)}` : null].filter(Boolean).join(" ");
+  const where = [state.branch ? `on ${oneLine(state.branch)}` : null, state.head ? `at ${short(state.head)}` : null].filter(Boolean).join(" ");
   const dirty = state.dirty ? " with uncommitted changes" : "";
-  const remote = state.remote ? ` (${state.remote})` : "";
+  const remote = state.remote ? ` (${oneLine(state.remote)})` : "";
   return `Written ${where || "in a git repository"}${dirty}${remote}.`;
 }

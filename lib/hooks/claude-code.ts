@@ -5,6 +5,7 @@ import { databaseFile, databaseUrl, describeDatabase } from "../config";
 import { engineOf } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { repoPathSchema } from "../git/types";
+import { quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
 
@@ -61,7 +62,7 @@ async function sessionStart(text: string): Promise<HookOutcome> {
   const problem = await databaseProblem();
   if (problem) return silent(problem);
   const pickup = await sessionStartPickup({ folder: input.cwd, source: input.source });
-  if (!pickup) return silent(`${input.cwd} is not inside a git repository (or git is not installed): nothing to pick up`);
+  if (!pickup) return silent(`${quotedOneLine(input.cwd)} is not inside a git repository (or git is not installed): nothing to pick up`);
   if (!pickup.context) return silent();
   return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: pickup.context } })}\n`, note: null };
 }
@@ -72,7 +73,7 @@ async function stop(text: string): Promise<HookOutcome> {
   const problem = await databaseProblem();
   if (problem) return silent(problem);
   const { inRepository, reminder } = await stopReminder({ folder: input.cwd, sessionId: input.session_id, stopHookActive: input.stop_hook_active === true });
-  if (!inRepository) return silent(`${input.cwd} is not inside a git repository (or git is not installed): no handoffs to remind of`);
+  if (!inRepository) return silent(`${quotedOneLine(input.cwd)} is not inside a git repository (or git is not installed): no handoffs to remind of`);
   if (!reminder) return silent();
   return { stdout: `${JSON.stringify({ decision: "block", reason: reminder })}\n`, note: null };
 }

@@ -9,6 +9,6 @@
 import "server-only";
 
 export { linkRepository, listRepositoryLinks, repositoryLinkOf, unlinkRepository, type RepositoryLink } from "./links";
-export { belongsTo, describeRepository, repositoryAt, type Repository } from "./repository";
+export { belongsTo, repositoryAt, type Repository } from "./repository";
 export { handoffsWaitingIn, MAX_QUOTED_HANDOFFS, sessionStartPickup, type PickedHandoff, type SessionPickup } from "./session-start";
 export { stopReminder, type StopReminder } from "./stop-reminder";

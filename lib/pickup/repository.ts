@@ -29,8 +29,3 @@ export function belongsTo(handoff: { project: string | null; recorded: GitState[
     return recorded.root !== null && recorded.root === repository.root;
   });
 }
-
-/** How a session's repository is named in what Baton tells it. */
-export function describeRepository(repository: Repository): string {
-  return repository.remote ? `${repository.root} (origin ${repository.remote})` : repository.root;
-}

@@ -4,9 +4,10 @@ import { getHandoff } from "../handoffs/get-handoff";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../handoffs/limits";
 import type { EntryView } from "../handoffs/views";
 import { read } from "../database";
+import { stalenessDetails, summarizeStaleness, type Staleness } from "../git/types";
 import { linkedProjectIn } from "./links";
-import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
-import { belongsTo, describeRepository, repositoryAt, type Repository } from "./repository";
+import { fenceFor, quoteDetails, quoteEntry, quotingNotice, textsOf, type QuotedField } from "./quote";
+import { belongsTo, repositoryAt, type Repository } from "./repository";
 
 /** Handoffs whose new entries are quoted in full (newest activity first); the others are only named. */
 export const MAX_QUOTED_HANDOFFS = 3;
@@ -19,7 +20,7 @@ export type PickedHandoff = HandoffNewToSide & {
   /** New entries left out of the note for its budget. */
   leftOut: number;
   /** What moved on in the repository since the handoff's recorded state (lib/git), when it did. */
-  staleBlock: string | null;
+  staleness: Staleness | null;
 };
 
 export type SessionPickup = {
@@ -53,39 +54,64 @@ export async function sessionStartPickup(options: { folder: string; source?: str
   const handoffs: PickedHandoff[] = [];
   for (const [index, candidate] of waiting.entries()) {
     if (index >= MAX_QUOTED_HANDOFFS || room < MIN_ROOM_BYTES) {
-      handoffs.push({ ...candidate, quoted: [], leftOut: candidate.newCount, staleBlock: null });
+      handoffs.push({ ...candidate, quoted: [], leftOut: candidate.newCount, staleness: null });
       continue;
     }
     const thread = await getHandoff({ id: candidate.handoff.id, asClient: "code", afterSeq: candidate.handoff.codeLastSeen, maxBytes: room, repoPath: options.folder });
     room -= thread.entries.reduce((sum, entry) => sum + Buffer.byteLength(entry.content, "utf8"), 0);
-    handoffs.push({ ...candidate, quoted: thread.entries, leftOut: candidate.newCount - thread.entries.length, staleBlock: thread.staleness?.block ?? null });
+    handoffs.push({ ...candidate, quoted: thread.entries, leftOut: candidate.newCount - thread.entries.length, staleness: thread.staleness });
   }
   return { repository, handoffs, context: handoffs.length ? render(repository, handoffs, options.source) : null };
 }
 
+/** Claude Code's own session sources (startup, resume, clear, compact); anything else is not named. */
+const SESSION_SOURCE = /^[a-z]{1,16}$/;
+
+/**
+ * The note. Baton's lines carry only Baton's words: IDs, counts, times. Everything from outside
+ * (titles, projects, the repository's folder and origin, commit subjects, branch and file names,
+ * entries) is inside the quoted blocks.
+ */
 function render(repository: Repository, handoffs: PickedHandoff[], source: string | undefined): string {
-  const fence = fenceFor(handoffs.flatMap((picked) => [picked.handoff.title, ...picked.quoted.map((entry) => entry.content)]));
-  const sourceNote = source ? `, session source: ${JSON.stringify(source)}` : "";
+  const detailsOf = (picked: PickedHandoff): QuotedField[] => [
+    ["title", picked.handoff.title],
+    ["project", picked.handoff.project],
+    ...(picked.staleness ? stalenessDetails(picked.staleness) : []),
+  ];
+  const repositoryDetails: QuotedField[] = [
+    ["folder", repository.root],
+    ["origin", repository.remote],
+  ];
+  const quotedHandoffs = handoffs.filter((item) => item.quoted.length > 0);
+  const named = handoffs.filter((item) => item.quoted.length === 0);
+  const namedTitles: QuotedField[] = named.map((picked) => [picked.handoff.id, picked.handoff.title]);
+  const fence = fenceFor([
+    ...textsOf(repositoryDetails),
+    ...textsOf(namedTitles),
+    ...handoffs.flatMap((picked) => [...textsOf(detailsOf(picked)), ...picked.quoted.map((entry) => entry.content)]),
+  ]);
+  const sourceNote = source && SESSION_SOURCE.test(source) ? `, session source: ${source}` : "";
   const lines = [
-    `Baton (automatic pickup): ${plural(handoffs.length, "handoff")} wait${handoffs.length === 1 ? "s" : ""} for the code side in this repository, ${describeRepository(repository)}.`,
+    `Baton (automatic pickup): ${plural(handoffs.length, "handoff")} wait${handoffs.length === 1 ? "s" : ""} for the code side in this repository (its folder and origin are quoted below).`,
     `This note was added by Baton's SessionStart hook (\`baton hook session-start\`${sourceNote}), not typed by the user.`,
     quotingNotice(fence),
+    quoteDetails("this repository", repositoryDetails, fence),
   ];
-  for (const picked of handoffs.filter((item) => item.quoted.length > 0)) {
+  for (const picked of quotedHandoffs) {
     const { handoff } = picked;
-    const project = handoff.project ? ` (project ${handoff.project})` : "";
     lines.push(
       "",
-      `Handoff ${handoff.id} ${quotedTitle(handoff.title)}${project}: ${plural(picked.newCount, "entry", "entries")} new to you (code); the latest entry is by ${picked.lastWriter}, last activity ${when(handoff.updatedAt)}.`,
+      `Handoff ${handoff.id}: ${plural(picked.newCount, "entry", "entries")} new to you (code); the latest entry is by ${picked.lastWriter}, last activity ${when(handoff.updatedAt)}. Its title and project are quoted below.`,
     );
-    if (picked.staleBlock) lines.push(picked.staleBlock);
+    if (picked.staleness) lines.push(summarizeStaleness(picked.staleness));
+    lines.push(quoteDetails(handoff.id, detailsOf(picked), fence));
     for (const entry of picked.quoted) lines.push(quoteEntry(entry, fence));
     if (picked.leftOut > 0) lines.push(`(${plural(picked.leftOut, "later new entry", "later new entries")} left out to keep this note short: get_handoff reads them.)`);
   }
-  const named = handoffs.filter((item) => item.quoted.length === 0);
   if (named.length > 0) {
-    lines.push("", "Also waiting (not quoted here):");
-    for (const picked of named) lines.push(`- ${picked.handoff.id} ${quotedTitle(picked.handoff.title)}: ${plural(picked.newCount, "new entry", "new entries")}, the latest by ${picked.lastWriter}.`);
+    lines.push("", "Also waiting (not quoted here; their titles are quoted below):");
+    for (const picked of named) lines.push(`- ${picked.handoff.id}: ${plural(picked.newCount, "new entry", "new entries")}, the latest by ${picked.lastWriter}.`);
+    lines.push(quoteDetails("the handoffs also waiting", namedTitles, fence));
   }
   lines.push(
     "",

@@ -2,7 +2,7 @@ import "server-only";
 import { findUnansweredQuestions, type UnansweredQuestion } from "../handoffs/attention";
 import { read } from "../database";
 import { linkedProjectIn } from "./links";
-import { fenceFor, quotedTitle, quoteEntry, quotingNotice } from "./quote";
+import { fenceFor, quoteDetails, quoteEntry, quotingNotice } from "./quote";
 import { belongsTo, repositoryAt } from "./repository";
 import { readSessionState, writeSessionState } from "./session-state";
 
@@ -51,7 +51,12 @@ function render(open: UnansweredQuestion[]): string {
   ];
   const quoted = open.slice(0, MAX_QUOTED_QUESTIONS);
   for (const { handoff, question } of quoted) {
-    lines.push("", `Handoff ${handoff.id} ${quotedTitle(handoff.title)}, question #${question.seq}:`, quoteEntry(question, fence, QUOTED_CHARS));
+    lines.push(
+      "",
+      `Handoff ${handoff.id}, question #${question.seq} (the handoff's title is quoted with it):`,
+      quoteDetails(handoff.id, [["title", handoff.title]], fence),
+      quoteEntry(question, fence, QUOTED_CHARS),
+    );
   }
   const rest = open.slice(quoted.length);
   if (rest.length > 0) {
