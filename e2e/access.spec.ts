@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
+import { createLan, type Lan } from "./support/network-namespaces";
 import { rawRequest } from "../tests/support/raw-http";
 
 /**
@@ -78,13 +79,11 @@ test.describe("BATON_AUTH=required on loopback", () => {
 });
 
 test.describe("beyond loopback, inside network namespaces this test creates", () => {
-  const id = `${process.pid % 10000}`;
-  const serverNs = `baton-srv-${id}`;
-  const clientNs = `baton-cli-${id}`;
-  const subnet = `10.231.${process.pid % 200}`;
-  const serverIp = `${subnet}.1`;
+  let lan: Lan;
+  let serverNs = "";
+  let clientNs = "";
+  let serverIp = "";
   const port = basePort + 12;
-  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
   /** curl run from the client namespace; prints the status code, then the body. */
   const curlFromLan = (path: string, headers: string[] = [], extra: string[] = []) => {
     const args = ["netns", "exec", clientNs, "curl", "-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "10", ...headers.flatMap((h) => ["-H", h]), ...extra, `http://${serverIp}:${port}${path}`];
@@ -96,25 +95,12 @@ test.describe("beyond loopback, inside network namespaces this test creates", ()
   const dataDirs: string[] = [];
 
   test.beforeAll(() => {
-    ip("netns", "add", serverNs);
-    ip("netns", "add", clientNs);
-    ip("link", "add", "vb-s", "netns", serverNs, "type", "veth", "peer", "name", "vb-c", "netns", clientNs);
-    ip("-n", serverNs, "addr", "add", `${serverIp}/24`, "dev", "vb-s");
-    ip("-n", clientNs, "addr", "add", `${subnet}.2/24`, "dev", "vb-c");
-    for (const [ns, dev] of [[serverNs, "vb-s"], [clientNs, "vb-c"]]) {
-      ip("-n", ns, "link", "set", dev, "up");
-      ip("-n", ns, "link", "set", "lo", "up");
-    }
+    lan = createLan("b", 231);
+    ({ serverNs, clientNs, serverIp } = lan);
   });
   test.afterAll(() => {
     server?.stop();
-    for (const ns of [serverNs, clientNs]) {
-      try {
-        ip("netns", "delete", ns);
-      } catch {
-        // Not created.
-      }
-    }
+    lan?.destroy();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test, type Page } from "@playwright/test";
 import { prepareDataDir, signInWith, startAndWait, stopAndWait, type ExtraServer } from "./support/extra-server";
+import { createLan, type Lan } from "./support/network-namespaces";
 
 /**
  * Issue 16 ("One way in"), through the server users run (`npm start`'s compiled server, real
@@ -51,18 +52,15 @@ function gitRepository(): { dir: string; commit: (message: string) => string } {
 }
 
 test.describe("a LAN peer, in network namespaces this test creates", () => {
-  const id = `${process.pid % 10000}`;
-  const serverNs = `baton-1w-s-${id}`;
-  const clientNs = `baton-1w-c-${id}`;
-  const subnet = `10.232.${process.pid % 200}`;
-  const serverIp = `${subnet}.1`;
+  let network: Lan;
+  let serverNs = "";
+  let clientNs = "";
+  let serverUrl = "";
   const port = basePort + 51;
-  const serverUrl = `http://${serverIp}:${port}`;
   // A private tmux server (tmux -L): the pane the operator's successor would run in.
   const tmuxSocket = `baton-e2e-1w-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync("tmux", ["-L", tmuxSocket, ...args], { encoding: "utf8" });
   const pane = () => tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "=work:0.0");
-  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
   let server: ExtraServer | undefined;
   let dataDir = "";
   let tokens: Record<string, string> = {};
@@ -111,18 +109,9 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
   const agentCount = () => lan("GET", "/api/agents?status=active", tokens.operator).json.total;
 
   test.beforeAll(async () => {
-    ip("netns", "add", serverNs);
-    ip("netns", "add", clientNs);
-    ip("link", "add", "vw-s", "netns", serverNs, "type", "veth", "peer", "name", "vw-c", "netns", clientNs);
-    ip("-n", serverNs, "addr", "add", `${serverIp}/24`, "dev", "vw-s");
-    ip("-n", clientNs, "addr", "add", `${subnet}.2/24`, "dev", "vw-c");
-    for (const [ns, dev] of [
-      [serverNs, "vw-s"],
-      [clientNs, "vw-c"],
-    ]) {
-      ip("-n", ns, "link", "set", dev, "up");
-      ip("-n", ns, "link", "set", "lo", "up");
-    }
+    network = createLan("w", 232);
+    ({ serverNs, clientNs } = network);
+    serverUrl = `http://${network.serverIp}:${port}`;
     // The agent's pane: `cat` under Claude Code's process name (Baton types only into an agent),
     // so whatever is typed and entered shows on it, and runs nothing.
     const agentBin = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-agent-"));
@@ -136,7 +125,7 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
     dataDir = prepared.dataDir;
     tokens = { agent: prepared.tokens["lan-agent"], operator: prepared.tokens["lan-operator"] };
     server = await startAndWait(
-      { dataDir, port, host: serverIp, netns: serverNs, env: { BATON_TMUX_SOCKET: tmuxSocket } },
+      { dataDir, port, host: network.serverIp, netns: serverNs, env: { BATON_TMUX_SOCKET: tmuxSocket } },
       async () => lan("GET", "/api/handoffs", tokens.agent).status === 200,
       "the server inside the namespace",
     );
@@ -144,13 +133,7 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
 
   test.afterAll(async () => {
     if (server) await stopAndWait(server);
-    for (const ns of [serverNs, clientNs]) {
-      try {
-        ip("netns", "delete", ns);
-      } catch {
-        // Not created.
-      }
-    }
+    network?.destroy();
     try {
       tmux("kill-server");
     } catch {

@@ -96,8 +96,8 @@ let browser: Browser;
 const servers: ExtraServer[] = [];
 
 /** A request to `proxy` as a client that resolved the public name: Host names it. */
-const through = (proxy: Proxy, method: string, url: string, headers: Record<string, string> = {}, body?: string) =>
-  rawRequest(`http://127.0.0.1:${proxy.port}`, method, url, { host: `${publicName}:${proxy.port}`, ...headers }, body);
+const through = (proxy: Proxy, method: string, url: string, headers: Record<string, string> = {}, body?: string, from?: string) =>
+  rawRequest(`http://127.0.0.1:${proxy.port}`, method, url, { host: `${publicName}:${proxy.port}`, ...headers }, body, from);
 
 const bearer = () => ({ authorization: `Bearer ${token}` });
 const handoffTotal = async () => {
@@ -117,7 +117,9 @@ test.beforeAll(async () => {
   token = execFileSync(process.execPath, ["bin/baton.mjs", "token", "create", "--name", "ops", "--role", "operator"], { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   for (const port of [portA, portB]) {
     const server = await startAndWait(
-      { dataDir: fs.mkdtempSync(path.join(scratch, "instance-")), port, env: { DATABASE_URL: teamUrl, BATON_ALLOWED_HOSTS: publicName } },
+      // BATON_TRUSTED_PROXIES as the README says: the proxy's address (here loopback's 127.0.0.1), so
+      // clients on 127.0.0.2 and beyond are clients, not proxies.
+      { dataDir: fs.mkdtempSync(path.join(scratch, "instance-")), port, env: { DATABASE_URL: teamUrl, BATON_ALLOWED_HOSTS: publicName, BATON_TRUSTED_PROXIES: "127.0.0.1" } },
       async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok,
       `Baton on ${port}`,
     );
@@ -194,6 +196,22 @@ for (const proxy of proxies) {
       await expect(page.getByRole("link", { name: title })).toBeVisible();
     }
     await context.close();
+  });
+
+  test(`through ${proxy.name}, client registration is limited per client, not per proxy: a flood from one client leaves the next able to register`, async () => {
+    const [flooder, next] = proxy.name === "Caddy" ? ["127.0.0.2", "127.0.0.3"] : ["127.0.0.4", "127.0.0.5"];
+    const json = { "content-type": "application/json" };
+    const body = JSON.stringify({ client_name: `Flood via ${proxy.name}`, redirect_uris: ["https://claude.ai/api/mcp/auth_callback"], token_endpoint_auth_method: "none" });
+    const statuses: number[] = [];
+    // Each with a forged X-Forwarded-For: a proxy passes it on to the left of the real peer, so it buys no fresh bucket.
+    // Thirty: past both instances' limits (10 a minute each, counted apart behind round robin).
+    for (let index = 0; index < 30; index++) {
+      statuses.push((await through(proxy, "POST", "/oauth/register", { ...json, "x-forwarded-for": `203.0.113.${index}` }, body, flooder)).status);
+    }
+    expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(20);
+    expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+    // Another client of the same proxy (claude.ai's next connector) is not in the flooder's bucket.
+    for (let attempt = 0; attempt < 2; attempt++) expect((await through(proxy, "POST", "/oauth/register", json, body, next)).status).toBe(201);
   });
 }
 

@@ -412,6 +412,14 @@ describe("sessions and start-up", () => {
     expect(await startRefusal("0.0.0.0", guardPolicy({}))).toBeNull();
   });
 
+  it("refuses to start with a BATON_TRUSTED_PROXIES that names no address, in one line; none and lists start", async () => {
+    expect(await startRefusal("127.0.0.1", guardPolicy({ BATON_TRUSTED_PROXIES: "proxy.lan" }))).toMatch(/^baton: refusing to start: BATON_TRUSTED_PROXIES is not a list of addresses[^\n]*proxy\.lan$/);
+    for (const value of ["none", "10.0.0.10", "10.0.0.0/8, loopback", "::1, uniquelocal"]) expect(await startRefusal("127.0.0.1", guardPolicy({ BATON_TRUSTED_PROXIES: value })), value).toBeNull();
+    expect(guardPolicy({ BATON_TRUSTED_PROXIES: "none" }).trustProxy("127.0.0.1", 0)).toBe(false);
+    expect(guardPolicy({}).trustProxy("127.0.0.1", 0)).toBe(true);
+    expect(guardPolicy({}).trustProxy("10.0.0.10", 0)).toBe(false);
+  });
+
   it("refuses bad token names and roles with field errors, and a duplicate name with a conflict", async () => {
     await expect(createToken({ name: "Bad Name!", role: "agent" })).rejects.toMatchObject({ code: "INVALID", fieldErrors: { name: [expect.any(String)] } });
     await expect(createToken({ name: "ok", role: "root" })).rejects.toMatchObject({ code: "INVALID", fieldErrors: { role: ['role must be "operator" or "agent"'] } });

@@ -15,7 +15,7 @@ import { createToken, listTokens, revokeToken } from "../lib/auth";
 import { databaseFile, databaseUrl } from "../lib/config";
 import { isPublicRequest } from "../lib/guard";
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
-import { REGISTRATIONS_PER_PEER_PER_MINUTE } from "../lib/oauth";
+import { REGISTRATIONS_PER_ADDRESS_PER_MINUTE } from "../lib/oauth";
 import { database, read, storedDate, write } from "../lib/database";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient } from "./support/mcp-clients";
@@ -188,13 +188,13 @@ describe("discovery and registration", () => {
     expect(await count("oauth_clients")).toBe(before);
   });
 
-  it(`limits registrations to ${REGISTRATIONS_PER_PEER_PER_MINUTE} a minute per peer address (429 slow_down, nothing stored); other addresses still register`, async () => {
+  it(`limits registrations to ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE} a minute per peer address (429 slow_down, nothing stored); other addresses still register`, async () => {
     const body = JSON.stringify({ client_name: "Flood", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
-    for (let index = 0; index < REGISTRATIONS_PER_PEER_PER_MINUTE; index++) expect((await registerFrom("127.0.2.1", body)).status).toBe(201);
+    for (let index = 0; index < REGISTRATIONS_PER_ADDRESS_PER_MINUTE; index++) expect((await registerFrom("127.0.2.1", body)).status).toBe(201);
     const before = await count("oauth_clients");
     const refused = await registerFrom("127.0.2.1", body);
     expect(refused.status).toBe(429);
-    expect(refused.json).toMatchObject({ error: "slow_down", error_description: expect.stringContaining(`at most ${REGISTRATIONS_PER_PEER_PER_MINUTE}`) });
+    expect(refused.json).toMatchObject({ error: "slow_down", error_description: expect.stringContaining(`at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE}`) });
     expect(await count("oauth_clients")).toBe(before);
     expect((await registerFrom("127.0.2.2", body)).status).toBe(201);
   });

@@ -26,7 +26,15 @@ export function prepareDataDir(tokens: { name: string; role: "operator" | "agent
   return { dataDir, tokens: created };
 }
 
-export function startExtraServer(options: { dataDir: string; port: number; host?: string; env?: Record<string, string>; netns?: string }): ExtraServer {
+export function startExtraServer(options: {
+  dataDir: string;
+  port: number;
+  host?: string;
+  env?: Record<string, string>;
+  netns?: string;
+  /** The process's limit on open files (prlimit), for tests of what runs out first. */
+  openFiles?: number;
+}): ExtraServer {
   const env = {
     ...process.env,
     PORT: String(options.port),
@@ -38,7 +46,8 @@ export function startExtraServer(options: { dataDir: string; port: number; host?
     BATON_E2E_KEEP_DATA: "1",
     ...options.env,
   };
-  const command = [process.execPath, "scripts/e2e-server.mjs"];
+  const limited = options.openFiles ? ["prlimit", `--nofile=${options.openFiles}:${options.openFiles}`] : [];
+  const command = [...limited, process.execPath, "scripts/e2e-server.mjs"];
   const [file, ...args] = options.netns ? ["ip", "netns", "exec", options.netns, ...command] : command;
   const child = spawn(file, args, { cwd: root, env, detached: true, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";

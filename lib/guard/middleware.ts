@@ -2,6 +2,7 @@ import "server-only";
 import type { HttpBindings } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
 import { withCaller, type Caller } from "../caller";
+import { clientAddressOf } from "./client-address";
 import { oauthUrls, publicBaseUrl } from "../oauth";
 import type { GuardPolicy } from "./policy";
 import { reentryCallerOf } from "./reentry";
@@ -11,7 +12,7 @@ import { screenRequest, type Verdict } from "./screen";
  * What Baton's router knows about every request: Node's request and response (Hono's
  * @hono/node-server bindings), and, once the guard admitted it, its caller.
  */
-export type BatonEnv = { Bindings: HttpBindings; Variables: { caller: Caller } };
+export type BatonEnv = { Bindings: HttpBindings; Variables: { caller: Caller; clientAddress: string } };
 
 const jsonRpcPaths = new Set(["/api/mcp"]);
 
@@ -38,13 +39,15 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
 
 /**
  * The guard as the router's first middleware: screens the request (lib/guard/screen.ts), refuses
- * it, or sets its caller on the context (`c.var.caller`) and runs everything after it (routes,
+ * it, or sets its caller (`c.var.caller`) and where it came from (`c.var.clientAddress`, through
+ * trusted proxies) on the context and runs everything after it (routes,
  * and Next for pages and server actions) with that caller current (lib/caller.ts), so domain
  * functions see the same value.
  */
 export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
   return async (c, next) => {
     const incoming = c.env.incoming;
+    c.set("clientAddress", clientAddressOf(incoming, policy.trustProxy));
     const reentry = reentryCallerOf(incoming);
     if (reentry) {
       c.set("caller", reentry);

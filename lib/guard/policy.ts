@@ -4,6 +4,8 @@
  * every request before Next sees it; nothing else in Baton checks Host, Origin, content type or
  * body size.
  */
+import { proxyTrustFrom, type ProxyTrust } from "./client-address";
+
 export type GuardPolicy = {
   /** Hostnames (any port) or host:port pairs the Host header may name, lowercase. */
   allowedHosts: string[];
@@ -11,6 +13,10 @@ export type GuardPolicy = {
   allowedOrigins: string[];
   /** BATON_AUTH=required: every request needs credentials, loopback included. */
   authRequired: boolean;
+  /** BATON_TRUSTED_PROXIES: the peers whose X-Forwarded-For names a request's client address (client-address.ts). */
+  trustProxy: ProxyTrust;
+  /** Why the environment's policy cannot be used (one line), or null: the server refuses to start with it. */
+  problem: string | null;
 };
 
 export type RequestFacts = {
@@ -80,9 +86,12 @@ export function isLoopbackAddress(address: string): boolean {
   return plain === "localhost" || plain === "::1" || /^127(\.\d{1,3}){3}$/.test(plain);
 }
 
-/** The policy the environment sets: BATON_ALLOWED_HOSTS, BATON_ALLOWED_ORIGINS, BATON_AUTH. */
+/** The policy the environment sets: BATON_ALLOWED_HOSTS, BATON_ALLOWED_ORIGINS, BATON_AUTH, BATON_TRUSTED_PROXIES. */
 export function guardPolicy(env: Readonly<Record<string, string | undefined>> = process.env): GuardPolicy {
+  const proxies = proxyTrustFrom(env.BATON_TRUSTED_PROXIES);
   return {
+    trustProxy: proxies.trust,
+    problem: proxies.problem,
     allowedHosts: [...new Set([...LOOPBACK_NAMES, ...list(env.BATON_ALLOWED_HOSTS)])],
     allowedOrigins: [...new Set(list(env.BATON_ALLOWED_ORIGINS))],
     authRequired: (env.BATON_AUTH ?? "").trim().toLowerCase() === "required",

@@ -27,10 +27,11 @@ export const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Beyond this many unused clients, a registration deletes the oldest unused ones (a flood from many peers stays bounded). */
 export const MAX_UNUSED_CLIENTS = 1000;
 /**
- * For the router's per-peer rate limit of POST /oauth/register: a connector registers once per
- * connection attempt, so a handful a minute is plenty.
+ * For the router's rate limit of POST /oauth/register per client address (behind a trusted proxy,
+ * the address it forwarded): a connector registers once per connection attempt, so a handful a
+ * minute is plenty.
  */
-export const REGISTRATIONS_PER_PEER_PER_MINUTE = 10;
+export const REGISTRATIONS_PER_ADDRESS_PER_MINUTE = 10;
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 /** A client nobody approved: no grant (codes and tokens hang off grants, so none of those either). */

@@ -25,7 +25,7 @@ import {
   protectedResourceMetadata,
   publicBaseUrl,
   registerClient,
-  REGISTRATIONS_PER_PEER_PER_MINUTE,
+  REGISTRATIONS_PER_ADDRESS_PER_MINUTE,
   revokeOAuthToken,
   tokenRequest,
 } from "../oauth";
@@ -223,15 +223,15 @@ function oauthRoutes(api: Hono<BatonEnv>): void {
   api.get("/.well-known/oauth-authorization-server", (c) => oauthJson(authorizationServerMetadata(publicBaseUrl(host(c)))));
   api.all("/.well-known/*", (c) => c.json({ error: { code: "NOT_FOUND", message: `nothing is published at ${c.req.path}` } }, 404));
 
-  /** Dynamic client registration (RFC 7591), limited per peer address. */
+  /** Dynamic client registration (RFC 7591), limited per client address (behind a trusted proxy, the one it forwarded). */
   api.post(
     "/oauth/register",
     rateLimiter<BatonEnv>({
       windowMs: 60_000,
-      limit: REGISTRATIONS_PER_PEER_PER_MINUTE,
-      keyGenerator: (c) => c.env.incoming.socket.remoteAddress ?? "unknown",
+      limit: REGISTRATIONS_PER_ADDRESS_PER_MINUTE,
+      keyGenerator: (c) => c.var.clientAddress,
       handler: () =>
-        oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_PEER_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
+        oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
     }),
     async (c) => {
       try {

@@ -10,6 +10,7 @@ import { markServing } from "../caller";
 import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
+import { boundConnections, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
 
 /**
  * Baton's HTTP server: Node's http server, Baton's names dropped from every request at the
@@ -44,6 +45,7 @@ const inFlightOf = new WeakMap<http.Server, Set<http.ServerResponse>>();
 
 /** Why this server must not start, or null: beyond loopback (or with BATON_AUTH=required) a token must exist. */
 export async function startRefusal(host: string, policy: GuardPolicy): Promise<string | null> {
+  if (policy.problem) return `baton: refusing to start: ${policy.problem}`;
   const beyondLoopback = !isLoopbackAddress(host);
   if (!beyondLoopback && !policy.authRequired) return null;
   if (await hasTokens()) return null;
@@ -82,7 +84,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
   });
   const inFlight = new Set<http.ServerResponse>();
-  const server = http.createServer((incoming, outgoing) => {
+  const server = http.createServer(BOUNDED_SERVER_OPTIONS, (incoming, outgoing) => {
     noteReentry(incoming);
     dropBatonHeaders(incoming);
     const badLine = requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
@@ -105,6 +107,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     void listener(incoming, outgoing);
   });
   server.on("clientError", answerClientError);
+  boundConnections(server, options.policy);
   inFlightOf.set(server, inFlight);
   return server;
 }

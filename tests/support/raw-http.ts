@@ -6,10 +6,18 @@ export type RawAnswer = { status: number; body: string; headers: http.IncomingHt
  * One request with exactly the given headers and path: fetch and Playwright would set Host, Origin
  * and more themselves, and resolve `..` in the path.
  */
-export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<RawAnswer> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  /** The loopback address to send from (`127.0.0.2`): another client, as a proxy sees it. */
+  localAddress?: string,
+): Promise<RawAnswer> {
   const base = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: base.hostname, port: base.port, path, method, headers, setHost: false }, (response) => {
+    const request = http.request({ host: base.hostname, port: base.port, path, method, headers, setHost: false, localAddress }, (response) => {
       let text = "";
       response.on("data", (chunk: Buffer) => (text += chunk.toString()));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
