@@ -18,11 +18,11 @@ export type Who =
   /** The open desk: a loopback peer naming a loopback address, without forwarding headers, with BATON_AUTH not required (lib/guard, isFromThisMachine). */
   | { kind: "desk" }
   /** An operator (or agent) signed in with a token: the dashboard's session cookie. */
-  | { kind: "session"; tokenId: number; name: string; role: Role }
+  | { kind: "session"; tokenId: number; name: string; role: Role; proof: string }
   /** A named access token sent as a bearer. */
-  | { kind: "token"; tokenId: number; name: string; role: Role }
+  | { kind: "token"; tokenId: number; name: string; role: Role; proof: string }
   /** A connector's OAuth grant (a remote Claude client), acting as the side it was approved for. */
-  | { kind: "connector"; tokenId: number; name: string; side: ClientSide }
+  | { kind: "connector"; tokenId: number; name: string; side: ClientSide; proof: string }
   /** A public path (sign-in, OAuth discovery) reached without credentials. */
   | { kind: "anonymous" }
   /** This machine's own process: `baton mcp` over stdio, the CLI, a hook. */

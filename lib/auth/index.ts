@@ -5,6 +5,6 @@
  */
 import "server-only";
 
-export { createToken, hasTokens, listTokens, revokeToken, verifyToken, type Principal, type TokenView } from "./tokens";
-export { signIn, signOut, verifySession, type SignedIn } from "./sessions";
+export { createToken, hasTokens, listTokens, revokeToken, tokensStillValid, verifyToken, type Principal, type TokenView } from "./tokens";
+export { sessionsStillValid, signIn, signOut, verifySession, type SignedIn } from "./sessions";
 export * from "./schemas";

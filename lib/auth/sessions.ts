@@ -5,7 +5,7 @@ import { read, storedDate, write } from "../database";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { SESSION_TTL_MS } from "./schemas";
-import { assertOperator, hashSecret, lockToken, verifyToken, type Principal } from "./tokens";
+import { assertOperator, chunksOf, hashSecret, lockToken, verifyToken, type Principal } from "./tokens";
 
 /** Operator sign-in: a token is exchanged for a random session id kept in an HttpOnly cookie. */
 export type SignedIn = { sessionId: string; expiresAt: Date; principal: Principal };
@@ -42,14 +42,28 @@ export async function signIn(options: { token: unknown }): Promise<SignedIn> {
 /** The principal behind a session cookie, or null when it is unknown, expired or its token revoked. */
 export async function verifySession(sessionId: string): Promise<Principal | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return null;
+  const proof = hashSecret(sessionId);
   const row = await read((tx) =>
     tx.get<{ id: number; name: string; role: string; expires_at: string }>(
       "SELECT t.id AS id, t.name AS name, t.role AS role, s.expires_at AS expires_at FROM sessions s JOIN access_tokens t ON t.id = s.token_id WHERE s.id_hash = ?",
-      [hashSecret(sessionId)],
+      [proof],
     ),
   );
   if (!row || Date.parse(row.expires_at) <= Date.now()) return null;
-  return { tokenId: row.id, name: row.name, role: row.role as Principal["role"] };
+  return { tokenId: row.id, name: row.name, role: row.role as Principal["role"], proof };
+}
+
+/** Which of `proofs` (session id hashes) are still signed in: not signed out, not expired, their token not revoked. */
+export async function sessionsStillValid(proofs: readonly string[]): Promise<Set<string>> {
+  const now = storedDate(new Date());
+  return read(async (tx) => {
+    const valid = new Set<string>();
+    for (const chunk of chunksOf(proofs)) {
+      const rows = await tx.all<{ id_hash: string }>(`SELECT id_hash FROM sessions WHERE expires_at > ? AND id_hash IN (${chunk.map(() => "?").join(", ")})`, [now, ...chunk]);
+      for (const row of rows) valid.add(row.id_hash);
+    }
+    return valid;
+  });
 }
 
 export async function signOut(sessionId: string): Promise<void> {

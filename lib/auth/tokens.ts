@@ -20,8 +20,13 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** A grant an operator approved for a remote connector (lib/oauth): the client's name, the side it acts as, and both in words. */
 export type ConnectorView = { client: string; actAs: ClientSide; label: string };
 export type TokenView = { name: string; role: Role; createdAt: string; lastUsedAt: string | null; connector: ConnectorView | null };
-/** `actAs`: the side a connector's grant acts as, the default `as_client` of its MCP calls. */
-export type Principal = { tokenId: number; name: string; role: Role; actAs?: ClientSide };
+/**
+ * Who a credential stands for. `actAs`: the side a connector's grant acts as, the default
+ * `as_client` of its MCP calls. `proof`: the SHA-256 of the secret presented (a token, a session
+ * id, an OAuth access token), what a long-lived stream is checked against while it stays open
+ * (lib/guard/revocation-watch.ts), never the secret itself.
+ */
+export type Principal = { tokenId: number; name: string; role: Role; actAs?: ClientSide; proof: string };
 
 export const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
@@ -130,10 +135,30 @@ export async function touch(row: { id: number; last_used_at: string | null }): P
 /** The principal a bearer token names, or null for an unknown, revoked or malformed one. */
 export async function verifyToken(token: string): Promise<Principal | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const row = await read((tx) => tx.get<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE token_hash = ?`, [hashSecret(token)]));
+  const proof = hashSecret(token);
+  const row = await read((tx) => tx.get<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM access_tokens WHERE token_hash = ?`, [proof]));
   if (!row) return null;
   await touch(row);
-  return { tokenId: row.id, name: row.name, role: row.role as Role };
+  return { tokenId: row.id, name: row.name, role: row.role as Role, proof };
+}
+
+/** Which of `proofs` (token hashes) still name a token: the others were revoked. One query per 500. */
+export async function tokensStillValid(proofs: readonly string[]): Promise<Set<string>> {
+  return read(async (tx) => {
+    const valid = new Set<string>();
+    for (const chunk of chunksOf(proofs)) {
+      const rows = await tx.all<{ token_hash: string }>(`SELECT token_hash FROM access_tokens WHERE token_hash IN (${chunk.map(() => "?").join(", ")})`, chunk);
+      for (const row of rows) valid.add(row.token_hash);
+    }
+    return valid;
+  });
+}
+
+/** `items` in chunks small enough for one statement's parameters on every engine. */
+export function chunksOf<T>(items: readonly T[], size = 500): T[][] {
+  const chunks: T[][] = [];
+  for (let at = 0; at < items.length; at += size) chunks.push(items.slice(at, at + size));
+  return chunks;
 }
 
 /**

@@ -10,4 +10,5 @@ import "server-only";
 export * from "./middleware";
 export * from "./policy";
 export * from "./reentry";
+export * from "./revocation-watch";
 export * from "./screen";

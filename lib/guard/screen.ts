@@ -58,13 +58,13 @@ function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
 async function bearerWho(token: string, host: string | null): Promise<Who | null> {
   if (isAccessToken(token)) {
     const grant = await verifyAccessToken(token, oauthUrls(publicBaseUrl(host)).resource);
-    return grant && { kind: "connector", tokenId: grant.tokenId, name: grant.name, side: grant.actAs ?? "chat" };
+    return grant && { kind: "connector", tokenId: grant.tokenId, name: grant.name, side: grant.actAs ?? "chat", proof: grant.proof };
   }
   const principal = await verifyToken(token);
-  return principal && { kind: "token", tokenId: principal.tokenId, name: principal.name, role: principal.role };
+  return principal && { kind: "token", tokenId: principal.tokenId, name: principal.name, role: principal.role, proof: principal.proof };
 }
 
-const sessionWho = (principal: Principal): Who => ({ kind: "session", tokenId: principal.tokenId, name: principal.name, role: principal.role });
+const sessionWho = (principal: Principal): Who => ({ kind: "session", tokenId: principal.tokenId, name: principal.name, role: principal.role, proof: principal.proof });
 
 /** The whole guard for one request: headers first, then who the caller is and what it may reach. */
 export async function screenRequest(policy: GuardPolicy, request: IncomingMessage): Promise<Verdict> {

@@ -4,6 +4,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerKey, type Caller } from "../caller";
+import { endWhenRevoked } from "../guard/revocation-watch";
 import type { ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { parsed, type McpMessage } from "./http-message";
@@ -18,7 +19,7 @@ import { parsed, type McpMessage } from "./http-message";
  * nothing to anyone else, and the cap on sessions is per caller, so one caller's initializes end
  * only its own oldest sessions.
  */
-type Session = { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; owner: string; lastUsed: number };
+type Session = { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; owner: string; lastUsed: number; unwatch: () => void };
 
 const IDLE_MS = 30 * 60 * 1000;
 /** Sessions one caller may hold; its oldest ends when it opens one more. */
@@ -37,6 +38,7 @@ async function closeSession(id: string): Promise<void> {
   const session = sessions.get(id);
   if (!session) return;
   sessions.delete(id);
+  session.unwatch();
   await session.server.close();
 }
 
@@ -85,7 +87,11 @@ export async function handleSessionRequest(request: Request, caller: Caller, sid
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,
-    onsessioninitialized: (sessionId) => void sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now() }),
+    onsessioninitialized: (sessionId) => {
+      // Revoking the caller's token, grant or sign-in ends the session and its GET stream at once.
+      const unwatch = endWhenRevoked(caller, () => void closeSession(sessionId));
+      sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now(), unwatch });
+    },
     onsessionclosed: (sessionId) => void closeSession(sessionId),
   });
   await server.connect(transport);

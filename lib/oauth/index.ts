@@ -21,5 +21,5 @@ export {
   type OAuthClient,
 } from "./clients";
 export { AUTHORIZATION_PARAM_NAMES, approveAuthorization, checkAuthorizationRequest, denyAuthorization, type AuthorizationCheck, type AuthorizationParams, type AuthorizationRequest } from "./authorize";
-export { isAccessToken, revokeOAuthToken, tokenRequest, verifyAccessToken } from "./tokens";
+export { accessTokensStillValid, isAccessToken, revokeOAuthToken, tokenRequest, verifyAccessToken } from "./tokens";
 export { oauthErrorResponse, oauthJson } from "./http";

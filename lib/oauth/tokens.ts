@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { hashSecret, lockToken, touch, type Principal } from "../auth/tokens";
+import { chunksOf, hashSecret, lockToken, touch, type Principal } from "../auth/tokens";
 import type { ClientSide } from "../handoffs/schemas";
 import { read, storedDate, write, type Tx } from "../database";
 import { canBeClientId } from "./clients";
@@ -166,15 +166,32 @@ type AccessRow = { id: number; name: string; act_as: string | null; last_used_at
  */
 export async function verifyAccessToken(token: string, resource: string): Promise<Principal | null> {
   if (!ACCESS_SHAPE.test(token)) return null;
+  const proof = hashSecret(token);
   const row = await read((tx) =>
     tx.get<AccessRow>(
       "SELECT t.id, t.name, t.act_as, t.last_used_at, o.resource, o.expires_at FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND o.kind = 'access'",
-      [hashSecret(token)],
+      [proof],
     ),
   );
   if (!row || row.resource !== resource || Date.parse(row.expires_at) <= Date.now()) return null;
   await touch(row);
-  return { tokenId: row.id, name: row.name, role: "agent", actAs: (row.act_as as ClientSide | null) ?? undefined };
+  return { tokenId: row.id, name: row.name, role: "agent", actAs: (row.act_as as ClientSide | null) ?? undefined, proof };
+}
+
+/** Which of `proofs` (access token hashes) are still good: not expired, not revoked, their grant not revoked. */
+export async function accessTokensStillValid(proofs: readonly string[]): Promise<Set<string>> {
+  const now = storedDate(new Date());
+  return read(async (tx) => {
+    const valid = new Set<string>();
+    for (const chunk of chunksOf(proofs)) {
+      const rows = await tx.all<{ token_hash: string }>(
+        `SELECT token_hash FROM oauth_tokens WHERE kind = 'access' AND expires_at > ? AND token_hash IN (${chunk.map(() => "?").join(", ")})`,
+        [now, ...chunk],
+      );
+      for (const row of rows) valid.add(row.token_hash);
+    }
+    return valid;
+  });
 }
 
 export const isAccessToken = (token: string) => token.startsWith(ACCESS_TOKEN_PREFIX);

@@ -13,7 +13,7 @@ import { readBlob } from "../formats/artifact-store";
 import { importDocument } from "../formats/import-document";
 import type { ImportDocumentOptions } from "../formats/plan-import";
 import { previewImport } from "../formats/preview-import";
-import type { BatonEnv } from "../guard";
+import { endWhenRevoked, type BatonEnv } from "../guard";
 import { addEntry, closeHandoff, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
 import type { AddEntryOptions, CreateHandoffOptions, MarkReadOptions } from "../handoffs";
 import { errorResponse, jsonRoute, readJsonBody } from "../http";
@@ -155,7 +155,18 @@ function liveRoutes(api: Hono<BatonEnv>): void {
           { status: 429, headers: { "retry-after": String(STREAM_RETRY_AFTER_S), "cache-control": "no-store" } },
         );
       }
-      return new Response(await changeStream(request, c.req.raw.signal, undefined, release), { headers: EVENT_STREAM_HEADERS });
+      // Revoking the caller's token, grant or sign-in ends the stream (lib/guard/revocation-watch.ts).
+      const revoked = new AbortController();
+      const unwatch = endWhenRevoked(c.var.caller, () => revoked.abort());
+      const ended = release;
+      const stream = await changeStream(request, AbortSignal.any([c.req.raw.signal, revoked.signal]), undefined, () => {
+        ended();
+        unwatch();
+      }).catch((error: unknown) => {
+        unwatch();
+        throw error;
+      });
+      return new Response(stream, { headers: EVENT_STREAM_HEADERS });
     } catch (error) {
       release?.();
       return errorResponse(error);

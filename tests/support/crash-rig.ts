@@ -151,11 +151,11 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-/** Starts `tests/support/serve-mcp-http.ts` in its own process group and waits for its origin. */
-async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string; stderr: () => string }> {
+/** Starts `tests/support/serve-mcp-http.ts` (with `env` added to this process's) in its own process group and waits for its origin. */
+export async function startHttpDoor(env: Record<string, string> = {}): Promise<{ door: ChildProcess; origin: string; stderr: () => string }> {
   const door = spawn(process.execPath, ["--import", "tsx", HTTP_DOOR_SCRIPT], {
     cwd: projectRoot,
-    env: process.env,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -176,7 +176,7 @@ async function startHttpDoor(): Promise<{ door: ChildProcess; origin: string; st
 }
 
 /** Ends an HTTP door's whole process group with `signal` and waits for it to be gone. */
-async function stopHttpDoor(door: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+export async function stopHttpDoor(door: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (door.exitCode !== null || door.signalCode !== null) return;
   const exited = new Promise((resolve) => door.once("exit", resolve));
   try {

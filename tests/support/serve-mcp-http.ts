@@ -6,5 +6,5 @@
  */
 import { serveApi } from "./api-server";
 
-const { origin } = await serveApi();
+const { origin } = await serveApi(process.env);
 console.log(`listening ${origin}`);
