@@ -4,7 +4,7 @@ import { Invalid } from "../lib/errors";
 import { addEntry, closeHandoff, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
 import { read, write } from "../lib/database";
 import { fts5QueryOf, parseSearchQuery, tsqueryOf } from "../lib/search";
-import { scanStored } from "../lib/secrets/stored";
+import { scanStored } from "../lib/jobs/secrets-sweep";
 import type { HighlightedText } from "../lib/search/types";
 import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
 
@@ -229,7 +229,7 @@ describe("the index", () => {
     await addEntry({ id: handoff.id, type: "progress", content: "another dingo line" });
     const gone = await createHandoff({ title: "Numbat thread", content: "numbat words" });
     await closeHandoff({ id: gone.handoff.id, archive: true });
-    // What lib/secrets/stored.ts does when it redacts stored secrets.
+    // What lib/jobs/secrets-sweep.ts does when it redacts stored secrets.
     await write(async (tx) => {
       await tx.run("UPDATE handoffs SET title = 'Dingo after' WHERE id = ?", [handoff.id]);
       await tx.run("UPDATE handoff_entries SET content = 'rewritten wallaby' WHERE handoff_id = ? AND type = 'progress'", [handoff.id]);

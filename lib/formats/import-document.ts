@@ -3,7 +3,7 @@ import { MAX_INT4, write, type Tx } from "../database";
 import { gitStateForWrite, reportedState } from "../git/read-state";
 import type { GitState } from "../git/types";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
-import { createHandoffIn, handoffExists } from "../handoffs/store";
+import { cleanHandoffTexts, createHandoffIn, handoffExists, type CleanHandoffTexts } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
 import { artifactIdOf, mirrorBlob } from "./artifact-store";
@@ -25,17 +25,24 @@ export type ImportedHandoff = {
   redactions: Redaction[];
 };
 
+/** A plan's title and entries through the secrets check (lib/handoffs/store.ts), for importPlanIn. */
+export const cleanedTextsOf = (plan: ImportPlan): CleanHandoffTexts =>
+  cleanHandoffTexts(
+    plan.draft.title,
+    plan.draft.entries.map(({ fromClient, type, content }) => ({ fromClient, type, content })),
+  );
+
 /** Creates the thread (through lib/handoffs) and its source row for a plan, inside the caller's transaction. */
 export async function importPlanIn(
   tx: Tx,
   plan: ImportPlan,
+  texts: CleanHandoffTexts,
   artifactId: string | null,
   extra: { checkpoints?: number; importer?: GitState | null } = {},
 ): Promise<ImportedHandoff> {
-  const entries = plan.draft.entries.map(({ fromClient, type, content }) => ({ fromClient, type, content }));
   const git = handoffGitOf(plan, extra.importer ?? null);
   const { importer, ...counts } = extra;
-  const created = await createHandoffIn(tx, { title: plan.draft.title, project: plan.project, entries, git });
+  const created = await createHandoffIn(tx, { texts, project: plan.project, git });
   const parent = plan.draft.parent;
   await insertSource(tx, {
     handoffId: created.handoff.id,
@@ -76,7 +83,8 @@ export async function importDocument(options: ImportDocumentOptions, where: { re
   const artifactId = plan.canonicalBundle === null ? null : artifactIdOf(Buffer.from(plan.canonicalBundle, "utf8"));
   // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
   const importer = where.repoPath ? await gitStateForWrite(where.repoPath) : null;
-  const imported = await write((tx) => importPlanIn(tx, plan, artifactId, { importer }));
+  const texts = cleanedTextsOf(plan);
+  const imported = await write((tx) => importPlanIn(tx, plan, texts, artifactId, { importer }));
   if (plan.canonicalBundle !== null) mirrorBlob(plan.canonicalBundle);
   return imported;
 }

@@ -6,7 +6,7 @@ import { appendEntryIn, cleanEntry, handoffExists } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
 import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
-import { importPlanIn } from "./import-document";
+import { cleanedTextsOf, importPlanIn } from "./import-document";
 import { firstLine } from "./schema-helpers";
 import { planImport } from "./plan-import";
 import { metadataOf, replaceSourceDocument, sourceOf } from "./store";
@@ -55,7 +55,7 @@ export async function pushCheckpoint(options: PushCheckpointOptions): Promise<Pu
     const id = options.handoffId && HANDOFF_ID_PATTERN.test(options.handoffId) && (await handoffExists(tx, options.handoffId)) ? options.handoffId : null;
     const source = id ? await sourceOf(tx, id, { forUpdate: true }) : undefined;
     if (!id || source?.format !== "handoff_yaml") {
-      const imported = await importPlanIn(tx, plan, null, { checkpoints: 1 });
+      const imported = await importPlanIn(tx, plan, cleanedTextsOf(plan), null, { checkpoints: 1 });
       return { handoff: imported.handoff, created: true, entry: null, redactions: imported.redactions };
     }
     let appended;

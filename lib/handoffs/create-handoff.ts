@@ -6,7 +6,7 @@ import { write } from "../database";
 import type { Redaction } from "../secrets";
 import { parseInput, type DoorInput } from "../validation";
 import { clientSideSchema, contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
-import { createHandoffIn } from "./store";
+import { cleanHandoffTexts, createHandoffIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { assertMayNameFolders, currentCaller } from "../caller";
 
@@ -27,12 +27,6 @@ export async function createHandoff(options: CreateHandoffOptions): Promise<Crea
   const input = parseInput(createHandoffInput, options);
   if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
-  return write((tx) =>
-    createHandoffIn(tx, {
-      title: input.title,
-      project: input.project ?? null,
-      git,
-      entries: [{ fromClient: input.asClient, type: "context", content: input.content }],
-    }),
-  );
+  const texts = cleanHandoffTexts(input.title, [{ fromClient: input.asClient, type: "context", content: input.content }]);
+  return write((tx) => createHandoffIn(tx, { texts, project: input.project ?? null, git }));
 }

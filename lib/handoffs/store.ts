@@ -61,41 +61,52 @@ async function insertEntry(tx: Tx, handoffId: string, entry: DraftEntry, at: str
  */
 export async function createHandoffIn(
   tx: Tx,
-  draft: { title: string; project: string | null; entries: DraftEntry[]; at?: Date; git?: GitState | null },
+  draft: { texts: CleanHandoffTexts; project: string | null; at?: Date; git?: GitState | null },
 ): Promise<{ handoff: HandoffView; entries: EntryView[]; redactions: Redaction[] }> {
-  // Secrets are redacted (or refused) here, the one place every entry passes before it is stored.
-  const contentField = (index: number) => (draft.entries.length === 1 ? "content" : `entries[${index}].content`);
-  const fields: Record<string, string> = { title: parseInput(titleSchema, draft.title) };
-  draft.entries.forEach((entry, index) => (fields[contentField(index)] = entry.content));
-  const { texts, redactions } = cleanFields(fields);
-  // Checked again: a marker can be longer than the secret it replaced.
-  const title = parseInput(titleSchema, texts.title);
   const at = storedDate(draft.at);
   const id = `hof_${newHandoffSuffix()}`;
-  await tx.run("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)", [id, title, draft.project, at, at, gitJson(draft.git)]);
+  await tx.run("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)", [id, draft.texts.title, draft.project, at, at, gitJson(draft.git)]);
   const entries: EntryView[] = [];
-  for (const [index, entry] of draft.entries.entries()) entries.push(await insertEntry(tx, id, { ...entry, content: texts[contentField(index)] }, at));
+  for (const entry of draft.texts.entries) entries.push(await insertEntry(tx, id, entry, at));
   const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
   const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
     lastBy("chat"),
     lastBy("code"),
     id,
   ]);
-  return { handoff: toHandoffView(handoff!), entries, redactions };
+  return { handoff: toHandoffView(handoff!), entries, redactions: draft.texts.redactions };
 }
 
 declare const cleaned: unique symbol;
 
 /**
- * An entry whose content passed the secrets check (redacted, or refused per BATON_SECRETS). Only
- * `cleanEntry` makes one, and `appendEntryIn` takes nothing else: the check runs before the write
- * transaction, so a 64 KiB entry no longer holds the write lock for its scan (~2 ms).
+ * Texts that passed the secrets check (redacted, or refused per BATON_SECRETS): the one point
+ * every text of a handoff passes before it is stored. Only `cleanEntry` and `cleanHandoffTexts`
+ * make them, and this module's write functions take nothing else, so a writer cannot skip the
+ * check. Doors run them before their write transaction, so a 64 KiB entry does not hold the
+ * write lock for its scan (~2 ms); a checkpoint push that turns out to start a thread runs
+ * cleanHandoffTexts inside its own.
  */
 export type CleanEntry = DraftEntry & { readonly redactions: Redaction[]; readonly [cleaned]: true };
+export type CleanHandoffTexts = { readonly title: string; readonly entries: CleanEntry[]; readonly redactions: Redaction[]; readonly [cleaned]: true };
 
 export function cleanEntry(entry: DraftEntry): CleanEntry {
   const { text: content, redactions } = cleanText("content", entry.content);
   return { ...entry, content, redactions } as CleanEntry;
+}
+
+/** A new thread's title and first entries, checked together: one refusal names every field. */
+export function cleanHandoffTexts(title: string, entries: DraftEntry[]): CleanHandoffTexts {
+  const contentField = (index: number) => (entries.length === 1 ? "content" : `entries[${index}].content`);
+  const fields: Record<string, string> = { title: parseInput(titleSchema, title) };
+  entries.forEach((entry, index) => (fields[contentField(index)] = entry.content));
+  const { texts, redactions } = cleanFields(fields);
+  return {
+    // Checked again: a marker can be longer than the secret it replaced.
+    title: parseInput(titleSchema, texts.title),
+    entries: entries.map((entry, index) => ({ ...entry, content: texts[contentField(index)], redactions: [] }) as unknown as CleanEntry),
+    redactions,
+  } as CleanHandoffTexts;
 }
 
 export function completedConflict(id: string): Conflict {

@@ -7,6 +7,7 @@
  */
 import "server-only";
 import type { Engine, Tx } from "../database";
+import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { SearchEngine } from "./engine";
 import { compactFts5In, fts5Engine } from "./fts5";
 import { postgresEngine } from "./postgres";
@@ -24,10 +25,13 @@ export async function keepSummaryFindableIn(tx: Tx, handoffId: string, summary: 
   await tx.run("UPDATE handoff_search_texts SET kept_summary = ? WHERE handoff_id = ?", [summary, handoffId]);
 }
 
-/** Every kept summary, for the scan of stored secrets (lib/secrets/stored.ts). */
-export async function keptSummariesIn(tx: Tx): Promise<{ handoffId: string; summary: string }[]> {
+/** For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): kept summaries, rewritten where `redactor` says, in the caller's transaction. */
+export async function redactKeptSummariesIn(tx: Tx, redactor: StoredTextRedactor): Promise<void> {
   const rows = await tx.all<{ handoff_id: string; kept_summary: string }>("SELECT handoff_id, kept_summary FROM handoff_search_texts WHERE kept_summary IS NOT NULL");
-  return rows.map((row) => ({ handoffId: row.handoff_id, summary: row.kept_summary }));
+  for (const { handoff_id, kept_summary } of rows) {
+    const redacted = redactor(`kept summary of ${handoff_id}`, kept_summary);
+    if (redacted !== null) await keepSummaryFindableIn(tx, handoff_id, redacted);
+  }
 }
 
 /**

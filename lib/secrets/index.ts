@@ -3,7 +3,8 @@
  * documents, imports, checkpoints) passes `cleanText` / `cleanFields` (documents: documents.ts) before it is written:
  * secretlint's recommended rules run synchronously (scan.ts) plus Baton's own tokens, JWTs, PEM
  * keys, `.env` assignments and a high-entropy check; the policy (`BATON_SECRETS`) redacts, refuses
- * or lets through. stored.ts scans and cleans what was stored before (`baton secrets scan`).
+ * or lets through. What was stored before is swept by lib/jobs/secrets-sweep.ts (`baton secrets
+ * scan`): each table's owner rewrites its own rows with the redactor of stored-redactor.ts.
  */
 import "server-only";
 import { Invalid } from "../errors";
@@ -32,7 +33,8 @@ export function redactionMarker(kind: string): string {
   return `[redacted: ${kind}]`;
 }
 
-function positionOf(text: string, offset: number): { line: number; column: number } {
+/** Where `offset` falls in `text`: line and column, both counting from 1. */
+export function positionOf(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) {

@@ -1,7 +1,7 @@
 import "server-only";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
-import { scanStored } from "../../secrets/stored";
+import { scanStored } from "../../jobs/secrets-sweep";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton secrets scan [--redact]
