@@ -11,7 +11,8 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Role } from "./auth/schemas";
 import { Forbidden } from "./errors";
-import type { ClientSide } from "./handoffs/schemas";
+import { repoPathSchema } from "./git/types";
+import { clientSideSchema, type ClientSide } from "./handoffs/schemas";
 
 /** Who the caller is. */
 export type Who =
@@ -33,9 +34,19 @@ export type Who =
  * loopback peer naming a loopback address, without forwarding headers). A token holder on
  * loopback is local; the same token from a LAN peer, or through a proxy, is not.
  */
-export type Caller = { who: Who; local: boolean };
+export type Caller = {
+  who: Who;
+  local: boolean;
+  /** The side the door was told calls count as when they name none (`baton mcp --as code`, `/api/mcp?as=code`). */
+  side?: ClientSide;
+};
 
-const PROCESS_CALLER: Caller = Object.freeze({ who: Object.freeze({ kind: "process" as const }), local: true });
+let processCaller: Caller = Object.freeze({ who: Object.freeze({ kind: "process" as const }), local: true });
+
+/** This process's own side (`baton mcp --as code`, BATON_CLIENT): stdio and the CLI serve one caller. */
+export function setProcessSide(side: ClientSide): void {
+  processCaller = Object.freeze({ ...processCaller, side });
+}
 
 // One store for the whole process: Next's server bundle and Baton's own server each load this
 // module, and both must see the value the guard set.
@@ -64,7 +75,7 @@ export function currentCaller(): Caller {
   const caller = store.getStore();
   if (caller) return caller;
   if (holder[servingKey]) throw new Error("no caller: this code ran outside the request the guard admitted");
-  return PROCESS_CALLER;
+  return processCaller;
 }
 
 /** The caller of the current request, or null outside one (proxy.ts: nothing the guard admitted). */
@@ -108,10 +119,16 @@ export function callerKey(caller: Caller): string {
   return id === null ? `${who.kind}:${caller.local ? "local" : "remote"}` : `${who.kind}:${id}`;
 }
 
-/** The side a call counts as when it names none: a connector's approved side, else chat (the seed's default). */
+/**
+ * The side a call counts as when it names none, for every door: the side the door was told
+ * (`--as`, `?as=`), else a connector's approved side, else chat (the seed's default).
+ */
 export function defaultSideOf(caller: Caller): ClientSide {
-  return caller.who.kind === "connector" ? caller.who.side : "chat";
+  return caller.side ?? (caller.who.kind === "connector" ? caller.who.side : "chat");
 }
+
+/** An operation's `asClient`: the side named, else the current caller's default side. Every operation's schema uses it. */
+export const asClientSchema = clientSideSchema.optional().transform((side) => side ?? defaultSideOf(currentCaller()));
 
 /**
  * Whether the caller may have Baton read git in a folder it names (`repoPath` / `repo_path`):
@@ -122,13 +139,23 @@ function mayNameFolders(caller: Caller): boolean {
   return caller.local;
 }
 
-export function assertMayNameFolders(caller: Caller, field = "repoPath"): void {
+function assertMayNameFolders(caller: Caller): void {
   if (!mayNameFolders(caller)) {
     throw new Forbidden(`a repository folder (repoPath, or repo_path over MCP) is read only for callers on Baton's own machine (stdio, the CLI, or HTTP from loopback); leave it out`, {
-      [field]: ["is read only for callers on Baton's own machine"],
+      repoPath: ["is read only for callers on Baton's own machine"],
     });
   }
 }
+
+/**
+ * A folder an operation reads (`repoPath`, a link's folder, a hook's `cwd`): an absolute folder
+ * on Baton's machine, named only by a caller on that machine. The rule runs as the input is parsed (a Forbidden, 403), so an operation that
+ * takes a folder cannot forget it: tests/caller-rules.test.ts refuses any other folder schema.
+ */
+export const namedFolderSchema = repoPathSchema.transform((path) => {
+  assertMayNameFolders(currentCaller());
+  return path;
+});
 
 /**
  * Whether the caller may have Baton type into a tmux pane (a successor's target): the operator

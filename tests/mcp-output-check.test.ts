@@ -40,7 +40,7 @@ describe("the synchronous output check", () => {
   it("passes a result that matches the output schema and refuses one that does not, naming the field", async () => {
     const server = new McpServer({ name: "t", version: "1" }, { capabilities: { tools: {} } });
     checkOutputsSynchronously(server);
-    registerTool(server, countTool, { defaultClient: "chat", log: () => {} });
+    registerTool(server, countTool, { log: () => {} });
     const client = await connected(server);
     const good = await client.callTool({ name: "count", arguments: { wrong: false } });
     expect(good.isError).toBeFalsy();

@@ -5,7 +5,7 @@ import { dataDir } from "../config";
 import { read, write } from "../database";
 import { Conflict, NotFound } from "../errors";
 import { compareWithRepository } from "../git/compare";
-import { parseGitState, repoPathSchema, type Staleness } from "../git/types";
+import { parseGitState, type Staleness } from "../git/types";
 import { parseInput } from "../validation";
 import { recordDocumentRead } from "./delivery";
 import { loadAgent } from "./load";
@@ -14,12 +14,12 @@ import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { toAgentView, toHandoffRecordView } from "./rows";
 import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
-import { assertMayNameFolders, currentCaller } from "../caller";
+import { namedFolderSchema } from "../caller";
 
 export const getShiftDocumentInput = z.object({
   agentId: agentRefSchema,
   /** The successor's working folder: the document is compared with the repository there (lib/git). */
-  repoPath: repoPathSchema.optional(),
+  repoPath: namedFolderSchema.optional(),
 });
 
 export type GetShiftDocumentOptions = { agentId: string | number; repoPath?: string };
@@ -50,7 +50,6 @@ export function shiftDocumentUri(agentId: number): string {
  */
 export async function getShiftDocument(options: GetShiftDocumentOptions): Promise<ShiftDocument> {
   const input = parseInput(getShiftDocumentInput, options);
-  if (input.repoPath) assertMayNameFolders(currentCaller());
   const writer = await read(async (tx) => {
     const named = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     if (named.handoff) return named;

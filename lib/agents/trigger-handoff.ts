@@ -3,7 +3,6 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { read, storedDate, write } from "../database";
 import { gitStateForWrite } from "../git/read-state";
-import { repoPathSchema } from "../git/types";
 import { cleanText, type Redaction } from "../secrets";
 import { parseInput } from "../validation";
 import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
@@ -16,7 +15,7 @@ import { shiftDocumentUri } from "./get-shift-document";
 import { AGENT_RETURNING, RECORD_RETURNING, toAgentView, toHandoffRecordView, type AgentRow, type RecordRow } from "./rows";
 import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
 import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
-import { assertMayNameFolders, assertMayTypeIntoTmux, currentCaller } from "../caller";
+import { assertMayTypeIntoTmux, currentCaller, namedFolderSchema } from "../caller";
 
 export const triggerHandoffInput = z.object({
   agentId: agentRefSchema,
@@ -33,7 +32,7 @@ export const triggerHandoffInput = z.object({
     }, { error: "successor must be an object: { tmuxTarget?, name?, sessionId? }" })
     .default({}),
   /** The outgoing agent's working folder: where its repository stands is recorded with the handoff. */
-  repoPath: repoPathSchema.optional(),
+  repoPath: namedFolderSchema.optional(),
 });
 
 export type TriggerHandoffOptions = {
@@ -81,7 +80,6 @@ export function injectionPromptFor(shortId: string, agentId: number, absolutePat
 export async function triggerHandoff(options: TriggerHandoffOptions): Promise<TriggeredHandoff> {
   const input = parseInput(triggerHandoffInput, options);
   const caller = currentCaller();
-  if (input.repoPath) assertMayNameFolders(caller);
   if (input.successor.tmuxTarget) assertMayTypeIntoTmux(caller, "successor.tmuxTarget");
   // Refuse early, before anything is written; the transaction checks again.
   const outgoing = await read(async (tx) => loadAgent(tx, await resolveAgentIdIn(tx, input.agentId)));

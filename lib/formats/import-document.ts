@@ -10,7 +10,9 @@ import { artifactIdOf, mirrorBlob } from "./artifact-store";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
 import { insertSource } from "./store";
 import type { QualityWarning, SourceFormat } from "./types";
-import { assertMayNameFolders, currentCaller } from "../caller";
+import { namedFolderSchema } from "../caller";
+import { parseInput } from "../validation";
+import { z } from "zod";
 
 export type ImportedHandoff = {
   handoff: HandoffView;
@@ -70,6 +72,9 @@ function handoffGitOf(plan: ImportPlan, importer: GitState | null): GitState | n
   return { ...importer, branch: reported?.branch ?? importer.branch, ...(reported?.files ? { files: reported.files } : {}) };
 }
 
+/** Where an import runs from: the importer's folder, named only by a caller on this machine. */
+const importerInput = z.object({ repoPath: namedFolderSchema.optional() });
+
 /**
  * Imports a rip context bundle, handoff.json or handoff.yaml (pasted text, a file's text or a
  * stored bundle's artifact id) as a new thread, with the document kept beside it. Bad input is
@@ -79,10 +84,10 @@ function handoffGitOf(plan: ImportPlan, importer: GitState | null): GitState | n
  */
 export async function importDocument(options: ImportDocumentOptions, where: { repoPath?: string } = {}): Promise<ImportedHandoff> {
   const plan = await planImport(options);
-  if (where.repoPath) assertMayNameFolders(currentCaller());
+  const { repoPath } = parseInput(importerInput, where);
   const artifactId = plan.canonicalBundle === null ? null : artifactIdOf(Buffer.from(plan.canonicalBundle, "utf8"));
   // The importer's folder (the CLI's current folder): an absolute path on this machine, else nothing.
-  const importer = where.repoPath ? await gitStateForWrite(where.repoPath) : null;
+  const importer = repoPath ? await gitStateForWrite(repoPath) : null;
   const texts = cleanedTextsOf(plan);
   const imported = await write((tx) => importPlanIn(tx, plan, texts, artifactId, { importer }));
   if (plan.canonicalBundle !== null) mirrorBlob(plan.canonicalBundle);

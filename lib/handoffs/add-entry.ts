@@ -1,21 +1,20 @@
 import "server-only";
 import { z } from "zod";
 import { gitStateForWrite } from "../git/read-state";
-import { repoPathSchema } from "../git/types";
 import type { Redaction } from "../secrets";
 import { parseInput, type DoorInput } from "../validation";
-import { clientSideSchema, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
+import { contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
 import { appendEntry, cleanEntry } from "./store";
 import type { EntryView, HandoffView } from "./views";
-import { assertMayNameFolders, currentCaller } from "../caller";
+import { asClientSchema, namedFolderSchema } from "../caller";
 
 const addEntryInput = z.object({
   id: handoffIdSchema,
   type: entryTypeSchema,
   content: contentSchema,
-  asClient: clientSideSchema.default("chat"),
+  asClient: asClientSchema,
   /** The writer's working folder; recorded for the code side, whose entries describe the code. */
-  repoPath: repoPathSchema.optional(),
+  repoPath: namedFolderSchema.optional(),
 });
 
 export type AddEntryOptions = DoorInput<typeof addEntryInput>;
@@ -24,7 +23,6 @@ export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: R
 /** Appends an entry to an active thread (a completed one refuses with a Conflict). */
 export async function addEntry(options: AddEntryOptions): Promise<AddedEntry> {
   const input = parseInput(addEntryInput, options);
-  if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath && input.asClient === "code" ? await gitStateForWrite(input.repoPath) : null;
   const entry = cleanEntry({ fromClient: input.asClient, type: input.type, content: input.content, git });
   return appendEntry(input.id, entry);

@@ -1,22 +1,21 @@
 import "server-only";
 import { z } from "zod";
 import { gitStateForWrite } from "../git/read-state";
-import { repoPathSchema } from "../git/types";
 import { write } from "../database";
 import type { Redaction } from "../secrets";
 import { parseInput, type DoorInput } from "../validation";
-import { clientSideSchema, contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
+import { contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
 import { cleanHandoffTexts, createHandoffIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
-import { assertMayNameFolders, currentCaller } from "../caller";
+import { asClientSchema, namedFolderSchema } from "../caller";
 
 const createHandoffInput = z.object({
   title: titleSchema,
   content: contentSchema,
   project: optionalProjectSchema,
-  asClient: clientSideSchema.default("chat"),
+  asClient: asClientSchema,
   /** The writer's working folder: where its repository stands is recorded with the handoff. */
-  repoPath: repoPathSchema.optional(),
+  repoPath: namedFolderSchema.optional(),
 });
 
 export type CreateHandoffOptions = DoorInput<typeof createHandoffInput>;
@@ -25,7 +24,6 @@ export type CreatedHandoff = { handoff: HandoffView; entries: EntryView[]; redac
 /** Starts a thread: `content` becomes its first `context` entry, seen by its creator. */
 export async function createHandoff(options: CreateHandoffOptions): Promise<CreatedHandoff> {
   const input = parseInput(createHandoffInput, options);
-  if (input.repoPath) assertMayNameFolders(currentCaller());
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
   const texts = cleanHandoffTexts(input.title, [{ fromClient: input.asClient, type: "context", content: input.content }]);
   return write((tx) => createHandoffIn(tx, { texts, project: input.project ?? null, git }));

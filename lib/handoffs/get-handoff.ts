@@ -3,25 +3,25 @@ import { z } from "zod";
 import { read, type Tx } from "../database";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
-import { parseGitState, repoPathSchema, type GitReport, type GitState, type Staleness } from "../git/types";
+import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
 import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf } from "./store";
-import { clientSideSchema, handoffIdSchema } from "./schemas";
+import { handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
-import { assertMayNameFolders, currentCaller } from "../caller";
+import { asClientSchema, namedFolderSchema } from "../caller";
 
 export const getHandoffInput = z
   .object({
     id: handoffIdSchema,
-    asClient: clientSideSchema.default("chat"),
+    asClient: asClientSchema,
     afterSeq: wholeNumberParam("after_seq", 0, END_OF_THREAD),
     beforeSeq: wholeNumberParam("before_seq", 0, END_OF_THREAD),
     limit: wholeNumberParam("limit", 1, MAX_THREAD_LIMIT),
     /** A smaller byte budget, for a door that carries each entry twice (the thread page's HTML). */
     maxBytes: wholeNumberParam("maxBytes", 1, THREAD_ANSWER_BUDGET_BYTES),
     /** The reader's working folder: the thread is compared with the repository there (lib/git). */
-    repoPath: repoPathSchema.optional(),
+    repoPath: namedFolderSchema.optional(),
   })
   .refine((input) => input.afterSeq === undefined || input.beforeSeq === undefined || input.afterSeq < input.beforeSeq, {
     error: "before_seq must be above after_seq (together they ask for the entries between them)",
@@ -150,7 +150,6 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
  */
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
-  if (input.repoPath) assertMayNameFolders(currentCaller());
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
   const thread = await read(async (tx) => {
     const handoff = toHandoffView(await loadHandoff(tx, input.id));

@@ -2,13 +2,14 @@ import "server-only";
 import { z } from "zod";
 import { write } from "../database";
 import { parseInput, type DoorInput } from "../validation";
-import { clientSideSchema, handoffIdSchema } from "./schemas";
+import { asClientSchema } from "../caller";
+import { handoffIdSchema } from "./schemas";
 import { markReadIn } from "./store";
 import type { HandoffView } from "./views";
 
 const markReadInput = z.object({
   id: handoffIdSchema,
-  asClient: clientSideSchema.default("chat"),
+  asClient: asClientSchema,
 });
 
 export type MarkReadOptions = DoorInput<typeof markReadInput>;

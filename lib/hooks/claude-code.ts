@@ -4,7 +4,7 @@ import { z } from "zod";
 import { databaseFile, databaseUrl, describeDatabase } from "../config";
 import { engineOf } from "../database";
 import { ensureMigrated } from "../database/migrate";
-import { repoPathSchema } from "../git/types";
+import { namedFolderSchema } from "../caller";
 import { quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
@@ -22,12 +22,12 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 export type HookOutcome = { stdout: string; note: string | null };
 
 const sessionStartInput = z.looseObject({
-  cwd: repoPathSchema,
+  cwd: namedFolderSchema,
   source: z.string().max(64).optional(),
   session_id: z.string().max(256).optional(),
 });
 const stopInput = z.looseObject({
-  cwd: repoPathSchema,
+  cwd: namedFolderSchema,
   session_id: z.string({ error: "session_id is required" }).min(1).max(256),
   stop_hook_active: z.boolean().optional(),
 });

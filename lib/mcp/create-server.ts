@@ -10,7 +10,6 @@
  */
 import "server-only";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { ClientSide } from "../handoffs/schemas";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { advertiseSingleTypes } from "./single-type-schemas";
@@ -39,8 +38,6 @@ const INSTRUCTIONS =
   "also the resource baton://handoffs/<id>; the prompts pickup, handoff_to_code and end_shift start the usual flows.";
 
 export type CreateMcpServerOptions = {
-  /** Identity for calls that omit `as_client` (default chat, as in the seed). */
-  defaultClient?: ClientSide;
   log?: (line: string) => void;
   /** Offer resources/subscribe: only where notifications can reach the client unasked (stdio, an HTTP session's GET stream). */
   subscriptions?: boolean;
@@ -51,7 +48,6 @@ export type CreateMcpServerOptions = {
 /** A Baton MCP server with every tool, prompt and resource registered; both transports (stdio, HTTP) use it. */
 export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer {
   const context: ToolContext = {
-    defaultClient: options.defaultClient ?? "chat",
     log: options.log ?? ((line) => process.stderr.write(`baton mcp: ${line}\n`)),
     workingFolder: options.workingFolder,
   };

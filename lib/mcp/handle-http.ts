@@ -1,30 +1,31 @@
 import "server-only";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { defaultSideOf, type Caller } from "../caller";
-import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
+import { withCaller, type Caller } from "../caller";
+import { CLIENT_SIDES } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { handleSessionRequest } from "./http-sessions";
 import { parsed, readMcpMessage, refusal, type McpMessage } from "./http-message";
 
 /**
- * The side of calls that omit `as_client`: `/api/mcp?as=code` like `baton mcp --as code`;
- * without `?as=`, the caller's own (a connector's approved side, else chat).
+ * The caller with the side `/api/mcp?as=code` names (like `baton mcp --as code`), for calls that
+ * omit `as_client`; without `?as=`, the caller as it is (lib/caller.ts's defaultSideOf decides).
  */
-export function sideOf(request: Request, caller: Caller): ClientSide | "invalid" {
+function sidedCaller(request: Request, caller: Caller): Caller | "invalid" {
   const value = new URL(request.url).searchParams.get("as");
-  if (value === null || value === "") return defaultSideOf(caller);
-  return CLIENT_SIDES.find((side) => side === value.toLowerCase()) ?? "invalid";
+  if (value === null || value === "") return caller;
+  const side = CLIENT_SIDES.find((candidate) => candidate === value.toLowerCase());
+  return side ? { ...caller, side } : "invalid";
 }
 
 /**
- * Servers with every tool registered, waiting for their next request, per side (the caller's
- * rules are the domain's, read from the current caller). Building one (ten tools, their schemas) costs about as much as the
+ * Servers with every tool registered, waiting for their next request (the caller's rules and
+ * default side are the domain's, read from the current caller). Building one (ten tools, their schemas) costs about as much as the
  * append it serves; connecting a built one to a fresh transport costs microseconds. A server
  * serves one request at a time, so concurrent requests take several; more than MAX_IDLE left
  * over after a burst are dropped.
  */
-const idle = new Map<string, McpServer[]>();
+const idle: McpServer[] = [];
 const MAX_IDLE = 16;
 
 /**
@@ -32,17 +33,15 @@ const MAX_IDLE = 16;
  * refuses to reuse a stateless one) connected to an idle server for this POST and closed once the
  * response is made.
  */
-async function handleStateless(request: Request, side: ClientSide, message: McpMessage): Promise<Response> {
-  const pool = idle.get(side) ?? [];
-  idle.set(side, pool);
-  const server = pool.pop() ?? createMcpServer({ defaultClient: side });
+async function handleStateless(request: Request, message: McpMessage): Promise<Response> {
+  const server = idle.pop() ?? createMcpServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, parsed(message));
   } finally {
     await server.close();
-    if (pool.length < MAX_IDLE) pool.push(server);
+    if (idle.length < MAX_IDLE) idle.push(server);
   }
 }
 
@@ -52,12 +51,14 @@ async function handleStateless(request: Request, side: ClientSide, message: McpM
  * POST without a session id is served statelessly; GET and DELETE need a session.
  */
 export async function serveMcp(request: Request, caller: Caller): Promise<Response> {
-  const side = sideOf(request, caller);
-  if (side === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+  const sided = sidedCaller(request, caller);
+  if (sided === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
   const message = request.method === "POST" ? await readMcpMessage(request) : "none";
   if (message instanceof Response) return message;
-  const inSession = await handleSessionRequest(request, caller, side, message);
-  if (inSession) return inSession;
-  if (request.method === "POST") return handleStateless(request, side, message);
-  return refusal(405, "GET and DELETE need an Mcp-Session-Id from an initialize; send JSON-RPC requests with POST", { allow: "POST" });
+  return withCaller(sided, async () => {
+    const inSession = await handleSessionRequest(request, sided, message);
+    if (inSession) return inSession;
+    if (request.method === "POST") return handleStateless(request, message);
+    return refusal(405, "GET and DELETE need an Mcp-Session-Id from an initialize; send JSON-RPC requests with POST", { allow: "POST" });
+  });
 }

@@ -5,7 +5,6 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerKey, type Caller } from "../caller";
 import { endWhenRevoked } from "../guard/revocation-watch";
-import type { ClientSide } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { parsed, type McpMessage } from "./http-message";
 
@@ -67,7 +66,7 @@ function initializes(message: McpMessage): boolean {
  * Serves a request that belongs to a session (it carries Mcp-Session-Id) or starts one (an
  * initialize POST); anything else returns null for the stateless path.
  */
-export async function handleSessionRequest(request: Request, caller: Caller, side: ClientSide, message: McpMessage): Promise<Response | null> {
+export async function handleSessionRequest(request: Request, caller: Caller, message: McpMessage): Promise<Response | null> {
   const owner = callerKey(caller);
   const id = request.headers.get(SESSION_HEADER);
   if (id !== null) {
@@ -83,7 +82,7 @@ export async function handleSessionRequest(request: Request, caller: Caller, sid
   if (!initializes(message)) return null;
   await sweep(owner);
   if (sessions.size >= MAX_SESSIONS) return jsonRpcError(429, "this Baton holds as many MCP sessions as it will; try again later, or send requests without a session");
-  const server = createMcpServer({ defaultClient: side, subscriptions: true });
+  const server = createMcpServer({ subscriptions: true });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     enableJsonResponse: true,

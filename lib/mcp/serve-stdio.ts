@@ -7,6 +7,7 @@ import type { ClientSide } from "../handoffs/schemas";
 import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { createMcpServer } from "./create-server";
+import { setProcessSide } from "../caller";
 import { loadHandoffs } from "./domain";
 
 export type ServeStdioOptions = { defaultClient: ClientSide };
@@ -65,7 +66,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     throw new Error(`could not prepare the database ${describeDatabase()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
   }
   const workingFolder = process.cwd();
-  const server = createMcpServer({ defaultClient: options.defaultClient, log, subscriptions: true, workingFolder });
+  // This process serves one client: its side is the process caller's (lib/caller.ts), for every call that names none.
+  setProcessSide(options.defaultClient);
+  const server = createMcpServer({ log, subscriptions: true, workingFolder });
   const closed = new Promise<void>((resolve) => {
     // The factory's own close handler (ending resource subscriptions) runs first.
     const previous = server.server.onclose;

@@ -1,13 +1,13 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { ClientSide } from "../handoffs/schemas";
 import { toolErrorText } from "./tool-errors";
 
-/** What every tool call knows besides its arguments. */
+/**
+ * What every tool call knows besides its arguments. The side of a call that omits `as_client` is
+ * not here: the domain takes it from the caller (lib/caller.ts's defaultSideOf), as every door does.
+ */
 export type ToolContext = {
-  /** Identity used when a call omits `as_client`: chat, or the server's `--as` / BATON_CLIENT. */
-  defaultClient: ClientSide;
   /** Diagnostics; never stdout (stdout carries only MCP messages over stdio). */
   log: (line: string) => void;
   /** The client's working folder when the server runs beside it (stdio): where its repository is read (lib/git). */
@@ -31,11 +31,6 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
   definition: ToolDefinition<Input, Output>,
 ): ToolDefinition<Input, Output> {
   return definition;
-}
-
-/** The explicit `as_client` of a call, else the server's default identity. */
-export function clientOf(asClient: ClientSide | undefined, context: ToolContext): ClientSide {
-  return asClient ?? context.defaultClient;
 }
 
 /**

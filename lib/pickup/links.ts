@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { Invalid, NotFound } from "../errors";
-import { repoPathSchema } from "../git/types";
+import { namedFolderSchema } from "../caller";
 import { projectTagSchema } from "../handoffs/schemas";
 import { read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
@@ -24,7 +24,7 @@ const viewOf = (row: LinkRow): RepositoryLink => ({
   updatedAt: new Date(row.updated_at).toISOString(),
 });
 
-const folderInput = z.object({ folder: repoPathSchema });
+const folderInput = z.object({ folder: namedFolderSchema });
 const linkInput = folderInput.extend({
   project: z.string({ error: "project is required: the project tag whose handoffs this repository picks up" }).pipe(projectTagSchema),
 });

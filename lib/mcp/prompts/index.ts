@@ -7,6 +7,7 @@ import { CLIENT_SIDES, type ClientSide } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
 import { threadMarkdown } from "../resources/thread-markdown";
 import type { ToolContext } from "../tool-kit";
+import { currentCaller, defaultSideOf } from "../../caller";
 
 /**
  * MCP prompts: ready-made first messages a client offers its user (Claude Code lists them as
@@ -31,9 +32,9 @@ async function refusingBadInput<T>(work: () => Promise<T>, context: ToolContext,
   }
 }
 
-const sideOf = (raw: string | undefined, context: ToolContext): ClientSide => {
+const sideOf = (raw: string | undefined): ClientSide => {
   const value = raw?.trim().toLowerCase();
-  if (!value) return context.defaultClient;
+  if (!value) return defaultSideOf(currentCaller());
   const side = CLIENT_SIDES.find((candidate) => candidate === value);
   if (!side) throw new McpError(ErrorCode.InvalidParams, 'as_client must be "chat" or "code"');
   return side;
@@ -74,7 +75,7 @@ export function registerPrompts(server: McpServer, context: ToolContext): void {
     async ({ id, as_client }) =>
       refusingBadInput(
         async () => {
-          const side = sideOf(as_client, context);
+          const side = sideOf(as_client);
           const handoffId = extractHandoffId(id);
           if (!handoffId) {
             throw new McpError(ErrorCode.InvalidParams, `${JSON.stringify(id.slice(0, 60))} holds no handoff ID: paste one such as hof_V1StGXR8Z5jdHi6BmyT2a`);

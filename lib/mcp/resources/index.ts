@@ -16,6 +16,7 @@ import { HANDOFF_ID_PATTERN } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
 import type { ToolContext } from "../tool-kit";
 import { threadMarkdown } from "./thread-markdown";
+import { currentCaller, defaultSideOf } from "../../caller";
 
 /**
  * MCP resources: each handoff as `baton://handoffs/<id>` (Markdown, entries new to the reading
@@ -130,8 +131,9 @@ async function asResourceError<T>(work: () => Promise<T>, context: ToolContext, 
 async function readHandoff(uri: string, id: string, context: ToolContext): Promise<ReadResourceResult> {
   if (!HANDOFF_ID_PATTERN.test(id)) throw resourceNotFound(uri, `${uri} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
   const { getHandoff } = await loadHandoffs();
-  const thread = await getHandoff({ id, asClient: context.defaultClient, repoPath: context.workingFolder });
-  return { contents: [{ uri, mimeType: "text/markdown", text: threadMarkdown(thread, context.defaultClient) }] };
+  const side = defaultSideOf(currentCaller());
+  const thread = await getHandoff({ id, asClient: side, repoPath: context.workingFolder });
+  return { contents: [{ uri, mimeType: "text/markdown", text: threadMarkdown(thread, side) }] };
 }
 
 async function readShiftDocument(uri: string, agentRef: string, context: ToolContext): Promise<ReadResourceResult> {

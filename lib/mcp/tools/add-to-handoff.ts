@@ -2,7 +2,7 @@ import { z } from "zod";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
 import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
-import { clientOf, defineTool } from "../tool-kit";
+import { defineTool } from "../tool-kit";
 import { asClientArg, contentArg, entryTypeArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
 
@@ -24,7 +24,7 @@ export const addToHandoffTool = defineTool({
       id: handoffIdOf(args.id),
       type: args.type,
       content: args.content,
-      asClient: clientOf(args.as_client, context),
+      asClient: args.as_client,
       repoPath: repoPathOf(args.repo_path, context),
     });
     return { handoff: toMcpHandoff(added.handoff), entry: toMcpEntry(added.entry), redactions: toMcpRedactions(added.redactions) };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
 import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
-import { clientOf, defineTool } from "../tool-kit";
+import { defineTool } from "../tool-kit";
 import { asClientArg, contentArg } from "../tool-inputs";
 import { mcpEntrySchema, mcpHandoffSchema, toMcpEntry, toMcpHandoff } from "../views";
 
@@ -33,7 +33,7 @@ export const createHandoffTool = defineTool({
       title: args.title,
       content: args.content,
       project: args.project,
-      asClient: clientOf(args.as_client, context),
+      asClient: args.as_client,
       repoPath: repoPathOf(args.repo_path, context),
     });
     return { handoff: toMcpHandoff(created.handoff), entries: created.entries.map(toMcpEntry), redactions: toMcpRedactions(created.redactions) };

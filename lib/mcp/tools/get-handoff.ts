@@ -2,7 +2,7 @@ import { z } from "zod";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
-import { clientOf, defineTool } from "../tool-kit";
+import { defineTool } from "../tool-kit";
 import { afterSeqArg, asClientArg, beforeSeqArg, handoffIdArg, handoffIdOf, limitArg } from "../tool-inputs";
 import { mcpStalenessSchema, toMcpStaleness } from "../staleness-view";
 import { mcpEntrySchema, mcpHandoffSchema, mcpOmittedRangeSchema, toMcpEntry, toMcpHandoff, toMcpOmittedRange } from "../views";
@@ -38,7 +38,7 @@ export const getHandoffTool = defineTool({
     const { getHandoff } = await loadHandoffs();
     const thread = await getHandoff({
       id: handoffIdOf(args.id),
-      asClient: clientOf(args.as_client, context),
+      asClient: args.as_client,
       afterSeq: args.after_seq,
       beforeSeq: args.before_seq,
       limit: args.limit,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { loadHandoffs } from "../domain";
-import { clientOf, defineTool } from "../tool-kit";
+import { defineTool } from "../tool-kit";
 import { asClientArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpHandoffSchema, toMcpHandoff } from "../views";
 
@@ -14,8 +14,8 @@ export const markHandoffReadTool = defineTool({
   input: z.object({ id: handoffIdArg, as_client: asClientArg }),
   output: mcpHandoffSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run(args, context) {
+  async run(args) {
     const { markRead } = await loadHandoffs();
-    return toMcpHandoff(await markRead({ id: handoffIdOf(args.id), asClient: clientOf(args.as_client, context) }));
+    return toMcpHandoff(await markRead({ id: handoffIdOf(args.id), asClient: args.as_client }));
   },
 });
