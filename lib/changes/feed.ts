@@ -1,8 +1,6 @@
 import "server-only";
-import net from "node:net";
-import pg from "pg";
 import { databaseUrl } from "../config";
-import { BUSY_TIMEOUT_MS, database, read, write, type Tx } from "../database";
+import { BUSY_TIMEOUT_MS, database, listen, read, write, type Listening, type Tx } from "../database";
 import { isoOf } from "../iso-date";
 import type { Change, ChangeSubject } from "./types";
 
@@ -43,8 +41,6 @@ export const GAP_MAX_HOLD_MS = 10_000;
 /** PostgreSQL: how long latestChangeSeq waits for running writers to settle the newest seq. */
 const SETTLE_MAX_WAIT_MS = 2_000;
 const SETTLE_POLL_MS = 10;
-/** Pauses between attempts to bring the LISTEN connection back; the last one repeats. */
-const LISTEN_RECONNECT_PAUSES_MS = [100, 200, 400, 800, 1600, 3200, 5000];
 /** A subscriber further behind than this is told to refetch instead of replaying (cheaper for both). */
 export const MAX_REPLAY = 10_000;
 /** What pruning keeps: the last KEEP_ROWS changes, and none older than KEEP_MS. */
@@ -371,9 +367,7 @@ function followSqlite(state: FeedState): Follower {
 
 function followPostgres(state: FeedState): Follower {
   let stopped = false;
-  let client: pg.Client | null = null;
-  let failures = 0;
-  let reconnect: ReturnType<typeof setTimeout> | null = null;
+  let listening: Listening | null = null;
   let recheck: ReturnType<typeof setTimeout> | null = null;
 
   const check = () => {
@@ -385,48 +379,13 @@ function followPostgres(state: FeedState): Follower {
     });
   };
 
-  const connect = async () => {
-    const connection = new pg.Client({
-      connectionString: state.url,
-      connectionTimeoutMillis: 10_000,
-      // Its own socket, unreferenced: the feed never keeps a process alive by itself.
-      stream: () => new net.Socket().unref(),
-    });
-    let dropped = false;
-    const drop = (error?: unknown) => {
-      if (dropped) return;
-      dropped = true;
-      if (client === connection) client = null;
-      void connection.end().catch(() => undefined);
-      if (stopped) return;
-      if (failures++ === 0) console.error(`baton: the change feed lost its PostgreSQL connection (${error instanceof Error ? error.message : "closed"}); reconnecting`);
-      const pause = LISTEN_RECONNECT_PAUSES_MS[Math.min(failures - 1, LISTEN_RECONNECT_PAUSES_MS.length - 1)];
-      reconnect = setTimeout(() => ((reconnect = null), void connect()), pause);
-      reconnect.unref?.();
-    };
-    connection.on("notification", check);
-    connection.on("error", drop);
-    connection.on("end", () => drop());
-    try {
-      await connection.connect();
-      await connection.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    } catch (error) {
-      drop(error);
-      return;
-    }
-    if (stopped) return void connection.end().catch(() => undefined);
-    client = connection;
-    if (failures > 0) console.error("baton: the change feed is listening again");
-    failures = 0;
-    // What was written while no one listened.
-    check();
-  };
-
   const poll = setInterval(check, SAFETY_POLL_MS);
   poll.unref?.();
   const ready = (async () => {
     // Listen first: a change committed after it is notified, one before it is below `last`.
-    await connect();
+    const opened = await listen({ url: state.url, channel: NOTIFY_CHANNEL, label: "the change feed", onNotify: check });
+    if (stopped) return opened.stop();
+    listening = opened;
     const latest = await latestChangeSeq();
     if (!stopped) state.last = latest;
   })();
@@ -435,10 +394,9 @@ function followPostgres(state: FeedState): Follower {
     stop: () => {
       stopped = true;
       clearInterval(poll);
-      if (reconnect) clearTimeout(reconnect);
       if (recheck) clearTimeout(recheck);
-      void client?.end().catch(() => undefined);
-      client = null;
+      listening?.stop();
+      listening = null;
     },
   };
 }

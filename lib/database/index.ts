@@ -16,6 +16,7 @@ import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 
 export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 export { BUSY_TIMEOUT_MS } from "./sqlite";
+export { listen, type Listening } from "./listen";
 export { vacuum } from "./vacuum";
 
 /** The largest value an integer column holds on PostgreSQL (int4): ids and seqs past it are refused or cut to it. */
