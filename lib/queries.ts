@@ -1,25 +1,13 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
-import { z } from "zod";
 import type { EntryView, HandoffPage, HandoffThread, HandoffView } from "./handoffs";
-import { SOURCE_FILTERS } from "./formats/types";
 import { END_OF_THREAD, THREAD_PAGE_SIZE } from "./handoffs/limits";
-import { CLIENT_SIDES, handoffStatusSchema, projectTagSchema } from "./handoffs/schemas";
+import { HISTORY_FILTER_FIELDS } from "./handoffs/history-filters";
 import type { ApiError } from "./http";
-import { MAX_SEARCH_LENGTH } from "./search/query";
 import { urlFilters, type UrlFilters } from "./url-filters";
-import { MAX_PAGE, wholeNumberParam } from "./validation";
 
-const historyFilterFields = {
-  status: handoffStatusSchema,
-  project: projectTagSchema,
-  q: z.string().trim().min(1).max(MAX_SEARCH_LENGTH),
-  source: z.enum(SOURCE_FILTERS),
-  unread: z.enum(CLIENT_SIDES),
-  page: wholeNumberParam("page", 1, MAX_PAGE),
-};
-const historyFilters = urlFilters(historyFilterFields);
+const historyFilters = urlFilters(HISTORY_FILTER_FIELDS);
 
-export type HistoryFilters = UrlFilters<typeof historyFilterFields>;
+export type HistoryFilters = UrlFilters<typeof HISTORY_FILTER_FIELDS>;
 
 /** History filters from a URL's search params; a value that makes no sense is dropped, not fatal. */
 export const historyFiltersFrom = historyFilters.parse;

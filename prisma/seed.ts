@@ -5,7 +5,8 @@
  */
 import { closeDatabase } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
-import { addEntry, closeHandoff, createHandoff, markRead, type EntryType } from "../lib/handoffs";
+import { closeHandoff } from "../lib/formats";
+import { addEntry, createHandoff, markRead, type EntryType } from "../lib/handoffs";
 
 type Step = [side: "chat" | "code", type: EntryType, content: string];
 type Demo = { title: string; project?: string; creator?: "chat" | "code"; context: string; steps: Step[]; readBy?: ("chat" | "code")[]; close?: boolean };

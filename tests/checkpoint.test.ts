@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { exportHandoff, findProjectRoot, getProvenance } from "../lib/formats";
-import { closeHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
+import { closeHandoff, exportHandoff, findProjectRoot, getProvenance } from "../lib/formats";
+import { findHandoffs, getHandoff } from "../lib/handoffs";
 
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const temporary: string[] = [];

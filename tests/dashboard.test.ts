@@ -3,7 +3,8 @@ import { registerAgent, triggerHandoff, updateAgent, type AgentView } from "../l
 import { findAgentChains } from "../lib/dashboard/find-agent-chains";
 import { findAttention } from "../lib/dashboard/find-attention";
 import { readBundle } from "../lib/dashboard/read-kept-bundle";
-import { addEntry, closeHandoff, createHandoff, markRead } from "../lib/handoffs";
+import { addEntry, createHandoff, markRead } from "../lib/handoffs";
+import { closeHandoff } from "../lib/formats";
 
 /** lib/dashboard: the desk's own queries (issue 17), on a real database through the domain's doors. */
 const DOCUMENT = "## Goal\nKeep going.\n";

@@ -6,20 +6,8 @@ import { describe, expect, it, vi } from "vitest";
 import { dataDir } from "../lib/config";
 import { read, write } from "../lib/database";
 import { Invalid } from "../lib/errors";
-import {
-  blobPath,
-  canonicalJson,
-  detectFormat,
-  EXAMPLE_DOCUMENTS,
-  exportHandoff,
-  getProvenance,
-  importDocument,
-  mergeHandoffYaml,
-  previewImport,
-  readBlob,
-  validateHandoffYaml,
-} from "../lib/formats";
-import { addEntry, closeHandoff, createHandoff, getHandoff } from "../lib/handoffs";
+import { blobPath, canonicalJson, closeHandoff, detectFormat, EXAMPLE_DOCUMENTS, exportHandoff, getProvenance, importDocument, mergeHandoffYaml, previewImport, readBlob, validateHandoffYaml } from "../lib/formats";
+import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
 
 async function nativeThread(title = "Implement auth") {
   const { handoff } = await createHandoff({ title, content: "We decided on **JWT** with refresh tokens.", project: "hlg" });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { read, storedDate, write } from "../lib/database";
 import { Conflict, Invalid, NotFound } from "../lib/errors";
+import { closeHandoff } from "../lib/formats";
 import {
   addEntry,
-  closeHandoff,
   createHandoff,
   extractHandoffId,
   findHandoffs,

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Invalid } from "../lib/errors";
-import { addEntry, closeHandoff, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
+import { addEntry, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
+import { closeHandoff } from "../lib/formats";
 import { read, write } from "../lib/database";
 import { fts5QueryOf, parseSearchQuery, tsqueryOf } from "../lib/search";
 import { scanStored } from "../lib/jobs/secrets-sweep";

@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
-import { addEntry, closeHandoff, createHandoff } from "../lib/handoffs";
+import { addEntry, createHandoff } from "../lib/handoffs";
+import { closeHandoff } from "../lib/formats";
 import {
   createWebhook,
   deliveryAttempts,

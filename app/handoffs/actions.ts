@@ -4,7 +4,8 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { NotFound } from "@/lib/errors";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
-import { addEntry, closeHandoff, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+import { addEntry, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+import { closeHandoff } from "@/lib/formats";
 import { redactionLines } from "@/lib/secrets";
 import { revalidateThread } from "./revalidate";
 

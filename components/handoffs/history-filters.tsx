@@ -2,7 +2,8 @@
 
 import { inputClass } from "@/components/ui/field";
 import { FilterForm, FilterSelect, plainOptions } from "@/components/ui/filter-form";
-import { FORMAT_LABELS, SOURCE_FORMATS } from "@/lib/formats/types";
+import { FORMAT_LABELS } from "@/lib/formats/types";
+import { SOURCE_FORMATS } from "@/lib/handoffs/schemas";
 import type { HistoryFilters } from "@/lib/queries";
 import { MAX_SEARCH_LENGTH } from "@/lib/search/query";
 

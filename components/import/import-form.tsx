@@ -7,7 +7,8 @@ import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
 import { EXAMPLE_DOCUMENTS } from "@/lib/formats/examples";
 import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
-import { FORMAT_LABELS, SOURCE_FORMATS } from "@/lib/formats/types";
+import { FORMAT_LABELS } from "@/lib/formats/types";
+import { SOURCE_FORMATS } from "@/lib/handoffs/schemas";
 import { FieldErrorList, ImportPreview } from "./import-preview";
 
 const PREVIEW_DELAY_MS = 250;

@@ -6,7 +6,8 @@
  */
 import { registerAgent, triggerHandoff } from "../../lib/agents";
 import { closeDatabase } from "../../lib/database";
-import { addEntry, closeHandoff, createHandoff } from "../../lib/handoffs";
+import { addEntry, createHandoff } from "../../lib/handoffs";
+import { closeHandoff } from "../../lib/formats";
 
 const entries = Number(process.argv[2] || 10_000);
 const { handoff: long } = await createHandoff({ title: "A long-running thread", project: "team", content: "entry 1", asClient: "chat" });

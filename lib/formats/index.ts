@@ -11,6 +11,7 @@ import "server-only";
 export { ARTIFACT_ID_PATTERN, blobPath, readBlob } from "./artifact-store";
 export { BUNDLE_SCHEMA, bundleFormat, bundleSchema, type Bundle } from "./bundle";
 export { canonicalJson } from "./canonical-json";
+export { closeHandoff, type CloseHandoffOptions, type ClosedHandoff } from "./close-handoff";
 export { checkpointProject, type CheckpointFields, type CheckpointProjectOptions, type CheckpointResult } from "./checkpoint-project";
 export { detectFormat, formatNamed } from "./detect-format";
 export { downloadHandoff, exportHandoff, type ExportedDocument, type ExportHandoffOptions } from "./export-handoff";

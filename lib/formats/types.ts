@@ -2,15 +2,10 @@
  * The formats' vocabulary: format names, their labels (the one set every page and the CLI show),
  * and the shapes format modules exchange. Client-safe: the import form and the badges read it.
  */
-import type { ClientSide, EntryType } from "../handoffs/schemas";
+import type { ClientSide, EntryType, SOURCE_FORMATS } from "../handoffs/schemas";
 import type { EntryView, HandoffView } from "../handoffs/views";
 
-export const SOURCE_FORMATS = ["bundle", "handoff_json", "handoff_yaml"] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
-
-/** Where a thread came from, as the history filters it: started in Baton, or imported. */
-export const SOURCE_FILTERS = ["native", ...SOURCE_FORMATS] as const;
-export type SourceFilter = (typeof SOURCE_FILTERS)[number];
 
 /** What people type for a format (`--format json`), and what each means. */
 export const FORMAT_ALIASES: Record<string, SourceFormat> = {

@@ -1,29 +1,22 @@
 import "server-only";
 import { z } from "zod";
-import { SOURCE_FILTERS } from "../formats/types";
 import { read, type Tx } from "../database";
-import { MAX_SEARCH_LENGTH, parseSearchQuery, searchEngineOf, type SearchMatch, type SearchTerm } from "../search";
-import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam, type DoorInput } from "../validation";
-import { CLIENT_SIDES, handoffStatusSchema, optionalProjectSchema } from "./schemas";
+import { parseSearchQuery, searchEngineOf, type SearchMatch, type SearchTerm } from "../search";
+import { blankToUndefined, parseInput, wholeNumberParam, type DoorInput } from "../validation";
+import { HISTORY_FILTER_FIELDS } from "./history-filters";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
 
 export const HISTORY_PAGE_SIZE = 50;
 
+const optionalFilter = <Schema extends z.ZodType>(schema: Schema) => z.preprocess(blankToUndefined, schema.optional());
+
 const findHandoffsInput = z.object({
-  status: z.preprocess(blankToUndefined, handoffStatusSchema.optional()),
-  project: optionalProjectSchema,
-  /** Words, "phrases" and prefix* over titles, entries and kept summaries (lib/search/query.ts). */
-  q: z.preprocess(
-    blankToUndefined,
-    z.string({ error: "search must be text" }).trim().max(MAX_SEARCH_LENGTH, { error: `search must be at most ${MAX_SEARCH_LENGTH} characters` }).optional(),
-  ),
-  source: z.preprocess(
-    blankToUndefined,
-    z.enum(SOURCE_FILTERS, { error: `source must be one of ${SOURCE_FILTERS.join(", ")}` }).optional(),
-  ),
-  /** Only handoffs with entries that side has not read. */
-  unread: z.preprocess(blankToUndefined, z.enum(CLIENT_SIDES, { error: 'unread must be "chat" or "code"' }).optional()),
-  page: wholeNumberParam("page", 1, MAX_PAGE).transform((page) => page ?? 1),
+  status: optionalFilter(HISTORY_FILTER_FIELDS.status),
+  project: optionalFilter(HISTORY_FILTER_FIELDS.project),
+  q: optionalFilter(HISTORY_FILTER_FIELDS.q),
+  source: optionalFilter(HISTORY_FILTER_FIELDS.source),
+  unread: optionalFilter(HISTORY_FILTER_FIELDS.unread),
+  page: HISTORY_FILTER_FIELDS.page.transform((page) => page ?? 1),
   perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? HISTORY_PAGE_SIZE),
 });
 

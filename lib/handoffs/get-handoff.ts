@@ -6,7 +6,7 @@ import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf } from "./store";
+import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf, type SeqBounds } from "./store";
 import { handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
@@ -83,8 +83,6 @@ class Room {
     return true;
   }
 }
-
-type SeqBounds = { gt?: number; lt?: number };
 
 /**
  * Entries within `bounds` in `order`, as many as `room` holds, stopping at the first that does

@@ -8,7 +8,6 @@
 import "server-only";
 
 export { addEntry, type AddEntryOptions, type AddedEntry } from "./add-entry";
-export { closeHandoff, type CloseHandoffOptions, type ClosedHandoff } from "./close-handoff";
 export { createHandoff, type CreateHandoffOptions, type CreatedHandoff } from "./create-handoff";
 export {
   findHandoffs,

@@ -8,6 +8,10 @@ export const HANDOFF_ID_PATTERN = /^hof_[A-Za-z0-9_-]{21}$/;
 export const CLIENT_SIDES = ["chat", "code"] as const;
 export const ENTRY_TYPES = ["context", "task", "progress", "question", "decision", "done"] as const;
 export const HANDOFF_STATUSES = ["active", "completed"] as const;
+/** The documents a thread can be imported from (lib/formats reads and writes them). */
+export const SOURCE_FORMATS = ["bundle", "handoff_json", "handoff_yaml"] as const;
+/** Where a thread came from, as the history filters it: started in Baton, or imported. */
+export const SOURCE_FILTERS = ["native", ...SOURCE_FORMATS] as const;
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_CONTENT_BYTES = 64 * 1024;

@@ -197,7 +197,8 @@ export async function recordedGitOf(tx: Tx, id: string): Promise<{ latest: strin
   return { latest: entry?.git ?? handoff, handoff };
 }
 
-type SeqBounds = { gt?: number; lt?: number };
+/** A range of seqs: after `gt`, before `lt` (each optional). */
+export type SeqBounds = { gt?: number; lt?: number };
 
 /**
  * `seq > ? AND seq <= ?` for `bounds`, as values a seq column holds: a caller may pass any

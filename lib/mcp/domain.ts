@@ -8,6 +8,8 @@ import "server-only";
 
 let handoffs: Promise<typeof import("../handoffs")> | undefined;
 let agents: Promise<typeof import("../agents")> | undefined;
+let formats: Promise<typeof import("../formats")> | undefined;
 
 export const loadHandoffs = () => (handoffs ??= import("../handoffs"));
 export const loadAgents = () => (agents ??= import("../agents"));
+export const loadFormats = () => (formats ??= import("../formats"));

@@ -1,8 +1,7 @@
 import "server-only";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
-import { errorLines } from "../../formats";
-import { closeHandoff } from "../../handoffs";
+import { closeHandoff, errorLines } from "../../formats";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton close <hof id> [--archive]

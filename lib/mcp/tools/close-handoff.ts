@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { loadHandoffs } from "../domain";
+import { loadFormats } from "../domain";
 import { defineTool } from "../tool-kit";
 import { handoffIdArg, handoffIdOf } from "../tool-inputs";
 import { mcpHandoffSchema, toMcpHandoff } from "../views";
@@ -28,7 +28,7 @@ export const closeHandoffTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args) {
-    const { closeHandoff } = await loadHandoffs();
+    const { closeHandoff } = await loadFormats();
     const closed = await closeHandoff({ id: handoffIdOf(args.id), archive: args.archive ?? false });
     return { ...toMcpHandoff(closed.handoff), ...(args.archive && { archive_artifact_id: closed.artifactId }) };
   },

@@ -1,15 +1,29 @@
 import "server-only";
+import { z } from "zod";
 import { write, type Tx } from "../database";
+import { handoffIdSchema } from "../handoffs/schemas";
 import { closeHandoffIn, loadHandoff } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import { keepSummaryFindableIn } from "../search";
+import { parseInput, type DoorInput } from "../validation";
 import { mirrorBlob } from "./artifact-store";
 import type { Bundle } from "./bundle";
 import { recordBundleIn, renderSnapshot } from "./export-handoff";
 import { loadSnapshot } from "./load-snapshot";
 import { keptBundleOf } from "./store";
 
-export type ClosedWithBundle = { handoff: HandoffView; artifactId: string | null };
+/**
+ * Closing a handoff, in one home. lib/handoffs keeps the wipe itself (closeHandoffIn, the only SQL
+ * that writes its tables); closing with an archive needs the bundle, which is this module's, so
+ * the operation every door calls lives here, above both.
+ */
+const closeHandoffInput = z.object({
+  id: handoffIdSchema,
+  archive: z.boolean({ error: "archive must be true or false" }).default(false),
+});
+
+export type CloseHandoffOptions = DoorInput<typeof closeHandoffInput>;
+export type ClosedHandoff = { handoff: HandoffView; artifactId: string | null };
 
 /**
  * Closes a handoff in the caller's transaction, the whole thread (cut at its last entry) first
@@ -18,7 +32,7 @@ export type ClosedWithBundle = { handoff: HandoffView; artifactId: string | null
  * over. A thread with no entries closes with no bundle; closing a completed one again returns
  * its kept bundle.
  */
-async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedWithBundle & { bundle: string | null }> {
+async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedHandoff & { bundle: string | null }> {
   // Writers of this thread wait until it is closed: an entry added meanwhile would be wiped unkept.
   await loadHandoff(tx, id, { lock: true });
   const snapshot = await loadSnapshot(tx, id);
@@ -33,11 +47,15 @@ async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedWithBundle & 
 }
 
 /**
- * Closes a handoff but keeps its history as a context bundle (see closeArchivingIn), then copies
- * the bundle to the artifact folder.
+ * The one close, for every door: one transaction deletes every entry and marks the handoff
+ * completed (the row stays). With `archive`, the whole thread is first kept as a context bundle
+ * in the artifact store (closeArchivingIn), whose id is returned, and the bundle is copied to the
+ * artifact folder; closing again returns it again.
  */
-export async function closeKeepingBundle(id: string): Promise<ClosedWithBundle> {
-  const { bundle, ...closed } = await write((tx) => closeArchivingIn(tx, id));
+export async function closeHandoff(options: CloseHandoffOptions): Promise<ClosedHandoff> {
+  const input = parseInput(closeHandoffInput, options);
+  if (!input.archive) return write(async (tx) => ({ handoff: await closeHandoffIn(tx, input.id), artifactId: null }));
+  const { bundle, ...closed } = await write((tx) => closeArchivingIn(tx, input.id));
   if (bundle !== null) mirrorBlob(bundle);
   return closed;
 }
