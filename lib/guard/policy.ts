@@ -1,9 +1,12 @@
 /**
  * The guard's rules as pure functions of the environment and one request's facts, so every rule
- * is tested directly. lib/guard/screen.ts applies them (and asks lib/auth who the caller is) to
+ * is tested directly. What depends on the route (who may call it, its body limit) is read from the
+ * API's own declarations (lib/server/api.ts); patterns remain only for Next's pages. lib/guard/screen.ts applies them (and asks lib/auth who the caller is) to
  * every request before Next sees it; nothing else in Baton checks Host, Origin, content type or
  * body size.
  */
+import { apiRoutePolicy } from "../server/api";
+import { BODY_LIMITS, KiB, type BodyClass } from "./body-limits";
 import { proxyTrustFrom, type ProxyTrust } from "./client-address";
 
 export type GuardPolicy = {
@@ -41,10 +44,7 @@ export type Refusal = { ok: false; status: 400 | 401 | 403 | 411 | 413 | 415; re
 /** A request that may go on: whether it is from Baton's own machine (isFromThisMachine), whether it needs credentials, its body limit. */
 export type Screened = { ok: true; local: boolean; needsCredentials: boolean; bodyLimit: number };
 
-export const KiB = 1024;
-/** Body limits by route class. MCP carries shift documents, which grow when JSON-escaped. */
-export const BODY_LIMITS = { import: 1024 * KiB, document: 256 * KiB, default: 128 * KiB } as const;
-export type BodyClass = keyof typeof BODY_LIMITS;
+export { BODY_LIMITS, KiB, type BodyClass } from "./body-limits";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
 const FORWARDING_HEADERS = new Set(["forwarded", "via", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip"]);
@@ -127,10 +127,21 @@ function originAllowed(policy: GuardPolicy, origin: string, host: string): boole
   return policy.allowedOrigins.includes(url.origin.toLowerCase());
 }
 
-/** Which limit a path's body gets. */
+/** The methods a body comes with, in the order a path's declared routes are asked for its limit. */
+const WRITING_METHODS = ["POST", "PATCH", "PUT", "DELETE"];
+
+/**
+ * Which limit a path's body gets: an API route's as declared with it (lib/server/api.ts); a page's
+ * (Next routes those, not Hono) by its pattern: the import page and an agent's page (ending a
+ * shift sends its document) take the larger ones.
+ */
 export function bodyClassOf(path: string): BodyClass {
-  if (path === "/api/import" || path === "/import" || path === "/api/mcp") return "import";
-  if (/^\/api\/agents\/[^/]+\/handoff$/.test(path) || /^\/agents\/[^/]+$/.test(path)) return "document";
+  for (const method of WRITING_METHODS) {
+    const declared = apiRoutePolicy(method, path);
+    if (declared) return declared.body;
+  }
+  if (path === "/import") return "import";
+  if (/^\/agents\/[^/]+$/.test(path)) return "document";
   return "default";
 }
 
@@ -227,34 +238,26 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
   return { ok: true, local, needsCredentials: policy.authRequired || !local, bodyLimit };
 }
 
-/** OAuth endpoints whose credential is in the body (a registration, a code, a refresh token). The consent page is not one. */
-const OAUTH_ENDPOINT_PATHS = new Set(["/oauth/register", "/oauth/token", "/oauth/revoke"]);
-
 /**
- * What is served without credentials: the sign-in page and the static assets it loads (reading
- * only: a POST there could carry any server action), the sign-in endpoint itself, and what a
- * remote connector needs before it has a token (OAuth discovery under /.well-known/; registration,
- * token and revocation POSTs), and the health check a load balancer probes without a token (it
- * says only whether the database answers).
+ * What is served without credentials: an API route declared public (lib/server/api.ts: the
+ * sign-in endpoint, what a remote connector needs before it has a token, the health check), and
+ * of Next's pages only the sign-in page and the static assets it loads (reading only: a POST
+ * there could carry any server action).
  */
 export function isPublicRequest(method: string, path: string): boolean {
-  if (path === "/api/session") return true;
+  const declared = apiRoutePolicy(method, path);
+  if (declared) return declared.access === "public";
   const reading = method === "GET" || method === "HEAD";
-  if (method === "POST" && OAUTH_ENDPOINT_PATHS.has(path)) return true;
-  // Any /.well-known/ path: the metadata above, and a JSON 404 for the rest (clients probe several).
-  return reading && (path === "/sign-in" || path === "/api/health" || path.startsWith("/_next/static/") || path === "/favicon.ico" || path.startsWith("/.well-known/"));
+  return reading && (path === "/sign-in" || path.startsWith("/_next/static/") || path === "/favicon.ico");
 }
 
 /**
- * What an agent token may reach: the MCP door and the thread/agent API, never token management,
- * pages or server actions (which Next runs on any page path that receives one).
+ * What an agent token (or a connector's grant) may reach: API routes declared for agents (the MCP
+ * door and the thread/agent API), and of the pages only a thread's export; never token
+ * management, other pages or server actions (which Next runs on any page path that receives one).
  */
 export function agentMayReach(path: string, serverAction: boolean): boolean {
-  return (
-    !serverAction &&
-    (path === "/api/mcp" ||
-      path === "/api/import" ||
-      /^\/api\/(handoffs|agents|artifacts)(\/|$)/.test(path) ||
-      /^\/handoffs\/[^/]+\/export$/.test(path))
-  );
+  if (serverAction) return false;
+  if (/^\/handoffs\/[^/]+\/export$/.test(path)) return true;
+  return ["GET", ...WRITING_METHODS].some((method) => apiRoutePolicy(method, path)?.access === "agent");
 }

@@ -3,7 +3,7 @@
  * (http-sessions.ts): the refusal shape and the POST body, read once.
  */
 import "server-only";
-import { BODY_LIMITS } from "../guard/policy";
+import { BODY_LIMITS } from "../guard/body-limits";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
 export function refusal(status: number, reason: string, headers: Record<string, string> = {}): Response {

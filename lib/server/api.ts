@@ -1,7 +1,9 @@
 import "server-only";
 import { InvalidClientMetadataError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { rateLimiter } from "hono-rate-limiter";
+import { TrieRouter } from "hono/router/trie-router";
+import { z } from "zod";
 import { endAgent, findAgents, getAgent, getContinuityChain, readHandoffDocument, registerAgent, triggerHandoff, updateAgent } from "../agents";
 import type { RegisterAgentOptions, TriggerHandoffOptions, UpdateAgentOptions } from "../agents";
 import { signIn, signOut, SESSION_COOKIE } from "../auth";
@@ -9,15 +11,17 @@ import { callerKey } from "../caller";
 import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq, STREAM_RETRY_AFTER_S, takeStreamSlot } from "../changes";
 import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
+import { closeHandoff } from "../formats";
 import { readBlob } from "../formats/artifact-store";
 import { importDocument } from "../formats/import-document";
 import type { ImportDocumentOptions } from "../formats/plan-import";
 import { previewImport } from "../formats/preview-import";
-import { endWhenRevoked, type BatonEnv } from "../guard";
+import type { BatonEnv } from "../guard/middleware";
+import type { BodyClass } from "../guard/body-limits";
+import { endWhenRevoked } from "../guard/revocation-watch";
 import { addEntry, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
-import { closeHandoff } from "../formats";
 import type { AddEntryOptions, CreateHandoffOptions, MarkReadOptions } from "../handoffs";
-import { errorResponse, jsonRoute, readJsonBody } from "../http";
+import { errorResponse, readJsonBody } from "../http";
 import { serveMcp } from "../mcp/handle-http";
 import {
   authorizationServerMetadata,
@@ -32,100 +36,165 @@ import {
 } from "../oauth";
 import { parseInput, wholeNumberParam } from "../validation";
 import { failedDeliveriesSince } from "../webhooks";
-import { z } from "zod";
 
 /**
  * Baton's HTTP API, declared in one place: the JSON API under /api, the MCP endpoint, OAuth's
- * endpoints and discovery documents. Every handler is thin: it reads the request, calls one
- * domain function and answers its result or its typed error (lib/http.ts). The guard (lib/guard)
- * ran before any of them and set `c.var.caller`; the domain reads the same caller
- * (lib/caller.ts) for the rules that depend on it.
+ * endpoints and discovery documents. Each route is declared once, with its policy beside it: who
+ * may call it (anyone, an agent's token or a connector's grant too, or the operator only) and
+ * which body limit it gets. The guard (lib/guard) reads the same declarations before any handler
+ * runs (apiRoutePolicy); it set `c.var.caller`, and the domain reads the same caller
+ * (lib/caller.ts). Handlers are thin: they read the request, call one domain function and answer
+ * its result; a thrown typed error is answered once, by the router's onError.
  */
 type Ctx = Context<BatonEnv>;
+type Handler = (c: Ctx) => Response | Promise<Response>;
+
+/**
+ * Who may call a route: `public`, anyone (what a sign-in or a connector needs before it has
+ * credentials, and the load balancer's health check); `agent`, an agent's token or a connector's
+ * grant as well as the operator; `operator`, the operator only.
+ */
+export type RouteAccess = "public" | "agent" | "operator";
+export type RoutePolicy = { access: RouteAccess; body: BodyClass };
+type ApiRoute = { methods: readonly string[]; path: string; policy: RoutePolicy; handler: Handler; before?: MiddlewareHandler<BatonEnv> };
+
+const PUBLIC: RoutePolicy = { access: "public", body: "default" };
+const AGENT: RoutePolicy = { access: "agent", body: "default" };
+const OPERATOR: RoutePolicy = { access: "operator", body: "default" };
 
 const query = (c: Ctx) => Object.fromEntries(new URL(c.req.url).searchParams);
+const json = (value: unknown, status = 200) => Response.json(value, { status });
+const host = (c: Ctx) => c.req.header("host") ?? null;
+/** The `:id` of a route declared with one (Hono types a handler declared apart from its path loosely). */
+const idParam = (c: Ctx) => c.req.param("id") ?? "";
 
-function handoffRoutes(api: Hono<BatonEnv>): void {
-  /** History: `?status=&project=&q=&source=&page=&perPage=`. */
-  api.get("/api/handoffs", (c) => jsonRoute(() => findHandoffs(query(c))));
-  /** Create: `{ title, content, project?, asClient?, repoPath? }` → `{ handoff, entries, redactions }`. */
-  api.post("/api/handoffs", (c) => jsonRoute(async () => createHandoff((await readJsonBody(c.req.raw)) as CreateHandoffOptions), 201));
-  /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `limit` page it. */
-  api.get("/api/handoffs/:id", (c) =>
-    jsonRoute(() =>
-      getHandoff({ id: c.req.param("id"), asClient: c.req.query("as"), afterSeq: c.req.query("after_seq"), beforeSeq: c.req.query("before_seq"), limit: c.req.query("limit") }),
-    ),
-  );
-  /** Append: `{ type, content, asClient?, repoPath? }` → `{ handoff, entry, redactions }`; 409 on a completed handoff. */
-  api.post("/api/handoffs/:id/entries", (c) =>
-    jsonRoute(async () => addEntry({ ...(await readJsonBody(c.req.raw)), id: c.req.param("id") } as AddEntryOptions), 201),
-  );
-  /** Mark read: `{ asClient? }` → the handoff with that side's cursor at the latest entry. */
-  api.post("/api/handoffs/:id/read", (c) => jsonRoute(async () => markRead({ ...(await readJsonBody(c.req.raw)), id: c.req.param("id") } as MarkReadOptions)));
-  /** Close: wipes the entries; `{"archive": true}` first keeps the thread as a context bundle. */
-  api.post("/api/handoffs/:id/close", (c) =>
-    jsonRoute(async () => {
-      const body = await readJsonBody(c.req.raw);
-      const closed = await closeHandoff({ id: c.req.param("id"), archive: body.archive as boolean | undefined });
-      return { ...closed.handoff, artifactId: closed.artifactId };
-    }),
-  );
+/** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over https. */
+function sessionCookie(c: Ctx, value: string, expires: Date): string {
+  const https = new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Expires=${expires.toUTCString()}${https ? "; Secure" : ""}`;
 }
 
-function agentRoutes(api: Hono<BatonEnv>): void {
+const formBody = async (c: Ctx, what: string): Promise<URLSearchParams> => {
+  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw new InvalidRequestError(`send the ${what} request as application/x-www-form-urlencoded`);
+  return new URLSearchParams(await c.req.text());
+};
+
+const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
+
+/** Dynamic client registration (RFC 7591), limited per client address (behind a trusted proxy, the one it forwarded). */
+const registrationLimit = rateLimiter<BatonEnv>({
+  windowMs: 60_000,
+  limit: REGISTRATIONS_PER_ADDRESS_PER_MINUTE,
+  keyGenerator: (c) => c.var.clientAddress,
+  handler: () => oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
+});
+
+const protectedResource: Handler = (c) => oauthJson(protectedResourceMetadata(publicBaseUrl(host(c))));
+const notPublished: Handler = (c) => c.json({ error: { code: "NOT_FOUND", message: `nothing is published at ${c.req.path}` } }, 404);
+
+/** Every API route, with its policy. A route added any other way fails tests/route-policy.test.ts. */
+const API_ROUTES: readonly ApiRoute[] = [
+  // Threads.
+  /** History: `?status=&project=&q=&source=&page=&perPage=`. */
+  { methods: ["GET"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await findHandoffs(query(c))) },
+  /** Create: `{ title, content, project?, asClient?, repoPath? }` → `{ handoff, entries, redactions }`. */
+  { methods: ["POST"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await createHandoff((await readJsonBody(c.req.raw)) as CreateHandoffOptions), 201) },
+  /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `limit` page it. */
+  {
+    methods: ["GET"],
+    path: "/api/handoffs/:id",
+    policy: AGENT,
+    handler: async (c) =>
+      json(await getHandoff({ id: idParam(c), asClient: c.req.query("as"), afterSeq: c.req.query("after_seq"), beforeSeq: c.req.query("before_seq"), limit: c.req.query("limit") })),
+  },
+  /** Append: `{ type, content, asClient?, repoPath? }` → `{ handoff, entry, redactions }`; 409 on a completed handoff. */
+  {
+    methods: ["POST"],
+    path: "/api/handoffs/:id/entries",
+    policy: AGENT,
+    handler: async (c) => json(await addEntry({ ...(await readJsonBody(c.req.raw)), id: idParam(c) } as AddEntryOptions), 201),
+  },
+  /** Mark read: `{ asClient? }` → the handoff with that side's cursor at the latest entry. */
+  {
+    methods: ["POST"],
+    path: "/api/handoffs/:id/read",
+    policy: AGENT,
+    handler: async (c) => json(await markRead({ ...(await readJsonBody(c.req.raw)), id: idParam(c) } as MarkReadOptions)),
+  },
+  /** Close: wipes the entries; `{"archive": true}` first keeps the thread as a context bundle. */
+  {
+    methods: ["POST"],
+    path: "/api/handoffs/:id/close",
+    policy: AGENT,
+    handler: async (c) => {
+      const body = await readJsonBody(c.req.raw);
+      const closed = await closeHandoff({ id: idParam(c), archive: body.archive as boolean | undefined });
+      return json({ ...closed.handoff, artifactId: closed.artifactId });
+    },
+  },
+
+  // Agents.
   /** Agents: `?status=active|ended&persona=&project=&page=&perPage=`. */
-  api.get("/api/agents", (c) => jsonRoute(() => findAgents(query(c))));
+  { methods: ["GET"], path: "/api/agents", policy: AGENT, handler: async (c) => json(await findAgents(query(c))) },
   /** Register: `{ personaSlug, name?, project?, sessionId?, tmuxTarget?, contextPercent? }`. */
-  api.post("/api/agents", (c) => jsonRoute(async () => registerAgent((await readJsonBody(c.req.raw)) as RegisterAgentOptions), 201));
+  { methods: ["POST"], path: "/api/agents", policy: AGENT, handler: async (c) => json(await registerAgent((await readJsonBody(c.req.raw)) as RegisterAgentOptions), 201) },
   /** One agent: `id` is the integer id, the session UUID or its 8-hex prefix. */
-  api.get("/api/agents/:id", (c) => jsonRoute(() => getAgent({ agentId: c.req.param("id") })));
+  { methods: ["GET"], path: "/api/agents/:id", policy: AGENT, handler: async (c) => json(await getAgent({ agentId: idParam(c) })) },
   /** Report: `{ contextPercent?, tmuxTarget? }` (tmuxTarget null clears it). */
-  api.patch("/api/agents/:id", (c) =>
-    jsonRoute(async () => updateAgent({ ...((await readJsonBody(c.req.raw)) as Omit<UpdateAgentOptions, "agentId">), agentId: c.req.param("id") })),
-  );
+  {
+    methods: ["PATCH"],
+    path: "/api/agents/:id",
+    policy: AGENT,
+    handler: async (c) => json(await updateAgent({ ...((await readJsonBody(c.req.raw)) as Omit<UpdateAgentOptions, "agentId">), agentId: idParam(c) })),
+  },
   /** The continuity chain: `{ predecessors, agent, successors, length }`. */
-  api.get("/api/agents/:id/chain", (c) => jsonRoute(() => getContinuityChain({ agentId: c.req.param("id") })));
+  { methods: ["GET"], path: "/api/agents/:id/chain", policy: AGENT, handler: async (c) => json(await getContinuityChain({ agentId: idParam(c) })) },
   /** End without a handoff (ending again changes nothing). */
-  api.post("/api/agents/:id/end", (c) => jsonRoute(() => endAgent({ agentId: c.req.param("id") })));
-  /** Hand off: `{ reason, document, successor?: { tmuxTarget?, name?, sessionId? } }`. */
-  api.post("/api/agents/:id/handoff", (c) =>
-    jsonRoute(async () => triggerHandoff({ ...((await readJsonBody(c.req.raw)) as Omit<TriggerHandoffOptions, "agentId">), agentId: c.req.param("id") }), 201),
-  );
+  { methods: ["POST"], path: "/api/agents/:id/end", policy: AGENT, handler: async (c) => json(await endAgent({ agentId: idParam(c) })) },
+  /** Hand off: `{ reason, document, successor?: { tmuxTarget?, name?, sessionId? } }`; the document gets the larger limit. */
+  {
+    methods: ["POST"],
+    path: "/api/agents/:id/handoff",
+    policy: { access: "agent", body: "document" },
+    handler: async (c) => json(await triggerHandoff({ ...((await readJsonBody(c.req.raw)) as Omit<TriggerHandoffOptions, "agentId">), agentId: idParam(c) }), 201),
+  },
   /** The agent's handoff document as markdown (what its successor is told to read). */
-  api.get("/api/agents/:id/document", async (c) => {
-    try {
-      const agent = await getAgent({ agentId: c.req.param("id") });
+  {
+    methods: ["GET"],
+    path: "/api/agents/:id/document",
+    policy: AGENT,
+    handler: async (c) => {
+      const agent = await getAgent({ agentId: idParam(c) });
       if (!agent.handoff) throw new NotFound(`agent ${agent.shortId} has not handed off, so it has no handoff document`);
       const document = await readHandoffDocument(agent.handoff.filePath, agent.handoff.id);
       if (document.status !== "ok") throw new NotFound(`the handoff document of agent ${agent.shortId} cannot be shown (${document.status})`);
       return new Response(document.content, { headers: { "content-type": "text/markdown; charset=utf-8" } });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  });
-}
+    },
+  },
 
-function formatRoutes(api: Hono<BatonEnv>): void {
+  // Formats.
   /**
    * Import: `{ text | artifactId, fileName?, format?, project? }` → 201 the new thread, or 400 with
    * every field path; `dryRun: true` answers the preview instead and stores nothing.
    */
-  api.post("/api/import", async (c) => {
-    let body: Record<string, unknown>;
-    try {
-      body = await readJsonBody(c.req.raw);
-    } catch (error) {
-      return errorResponse(error);
-    }
-    const { dryRun, ...fields } = body;
-    const options = fields as ImportDocumentOptions;
-    if (dryRun === true) return jsonRoute(() => previewImport(options));
-    return jsonRoute(() => importDocument(options), 201);
-  });
+  {
+    methods: ["POST"],
+    path: "/api/import",
+    policy: { access: "agent", body: "import" },
+    handler: async (c) => {
+      const { dryRun, ...fields } = await readJsonBody(c.req.raw);
+      const options = fields as ImportDocumentOptions;
+      return dryRun === true ? json(await previewImport(options)) : json(await importDocument(options), 201);
+    },
+  },
   /** A stored bundle's bytes, checked against their SHA-256; `?download=1` saves it. Blobs never change. */
-  api.get("/api/artifacts/:id", async (c) => {
-    const id = c.req.param("id");
-    try {
+  {
+    methods: ["GET"],
+    path: "/api/artifacts/:id",
+    policy: AGENT,
+    handler: async (c) => {
+      const id = idParam(c);
       const bytes = await readBlob(id);
       const download = c.req.query("download") === "1";
       return new Response(new Uint8Array(bytes), {
@@ -135,21 +204,21 @@ function formatRoutes(api: Hono<BatonEnv>): void {
           "cache-control": "public, max-age=31536000, immutable",
         },
       });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  });
-}
+    },
+  },
 
-const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
+  // MCP over Streamable HTTP: POST for requests, GET for a session's stream, DELETE to end it. Shift documents grow when JSON-escaped.
+  { methods: ["POST", "GET", "DELETE"], path: "/api/mcp", policy: { access: "agent", body: "import" }, handler: (c) => serveMcp(c.req.raw, c.var.caller) },
 
-function liveRoutes(api: Hono<BatonEnv>): void {
+  // Live updates.
   /** Server-Sent Events: `?after=&handoff=&agent=&subject=`; replays after `after` (or Last-Event-ID), then streams. */
-  api.get("/api/events", async (c) => {
-    let release: (() => void) | null = null;
-    try {
+  {
+    methods: ["GET"],
+    path: "/api/events",
+    policy: OPERATOR,
+    handler: async (c) => {
       const request = eventsRequestOf(new URL(c.req.url), c.req.header("last-event-id") ?? null);
-      release = takeStreamSlot(callerKey(c.var.caller));
+      const release = takeStreamSlot(callerKey(c.var.caller));
       if (!release) {
         return Response.json(
           { error: { message: "too many live-update streams are open (per caller or in all): close one, or try again later" } },
@@ -159,140 +228,135 @@ function liveRoutes(api: Hono<BatonEnv>): void {
       // Revoking the caller's token, grant or sign-in ends the stream (lib/guard/revocation-watch.ts).
       const revoked = new AbortController();
       const unwatch = endWhenRevoked(c.var.caller, () => revoked.abort());
-      const ended = release;
+      // However the stream ends (its replay failing included), its slot and its watch go.
       const stream = await changeStream(request, AbortSignal.any([c.req.raw.signal, revoked.signal]), undefined, () => {
-        ended();
+        release();
         unwatch();
-      }).catch((error: unknown) => {
-        unwatch();
-        throw error;
       });
       return new Response(stream, { headers: EVENT_STREAM_HEADERS });
-    } catch (error) {
-      release?.();
-      return errorResponse(error);
-    }
-  });
+    },
+  },
   /** What browser notifications start from: the latest change seq and the webhook deliveries that gave up since `after_attempt`. */
-  api.get("/api/notifications", async (c) => {
-    try {
+  {
+    methods: ["GET"],
+    path: "/api/notifications",
+    policy: OPERATOR,
+    handler: async (c) => {
       const parsed = parseInput(notificationsQuery, { after_attempt: c.req.query("after_attempt") });
       return Response.json({ changeSeq: await latestChangeSeq(), ...(await failedDeliveriesSince(parsed.after_attempt)) }, { headers: { "cache-control": "no-store" } });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  });
-  /** For a load balancer: 200 when the database answers, 503 when it does not. */
-  api.get("/api/health", async (c) => {
-    try {
-      await database().ping();
-      return c.json({ ok: true, database: "up" }, 200, { "cache-control": "no-store" });
-    } catch (error) {
-      console.error("baton: health check: the database does not answer", error);
-      return c.json({ ok: false, database: "down" }, 503, { "cache-control": "no-store" });
-    }
-  });
-}
-
-/** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over https. */
-function sessionCookie(c: Ctx, value: string, expires: Date): string {
-  const https = new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Expires=${expires.toUTCString()}${https ? "; Secure" : ""}`;
-}
-
-function sessionRoutes(api: Hono<BatonEnv>): void {
-  /** Operator sign-in: `{token}` → the session cookie. Reachable without credentials. */
-  api.post("/api/session", async (c) => {
-    let setCookie = "";
-    const response = await jsonRoute(async () => {
-      const signedIn = await signIn({ token: (await readJsonBody(c.req.raw)).token });
-      setCookie = sessionCookie(c, signedIn.sessionId, signedIn.expiresAt);
-      return { name: signedIn.principal.name, role: signedIn.principal.role, expiresAt: signedIn.expiresAt.toISOString() };
-    });
-    if (setCookie) response.headers.set("set-cookie", setCookie);
-    return response;
-  });
-  /** Sign out. */
-  api.delete("/api/session", async (c) => {
-    const session = /(?:^|;\s*)baton_session=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-    if (session) await signOut(session);
-    return new Response(null, { status: 204, headers: { "set-cookie": sessionCookie(c, "", new Date(0)) } });
-  });
-}
-
-const formBody = async (c: Ctx, what: string): Promise<URLSearchParams> => {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw new InvalidRequestError(`send the ${what} request as application/x-www-form-urlencoded`);
-  return new URLSearchParams(await c.req.text());
-};
-
-function oauthRoutes(api: Hono<BatonEnv>): void {
-  const host = (c: Ctx) => c.req.header("host") ?? null;
-  /** RFC 9728 metadata of the MCP endpoint, also at the path-suffixed form where MCP clients look first. */
-  api.get("/.well-known/oauth-protected-resource", (c) => oauthJson(protectedResourceMetadata(publicBaseUrl(host(c)))));
-  api.get("/.well-known/oauth-protected-resource/api/mcp", (c) => oauthJson(protectedResourceMetadata(publicBaseUrl(host(c)))));
-  /** RFC 8414 metadata: endpoints, PKCE S256, public clients. */
-  api.get("/.well-known/oauth-authorization-server", (c) => oauthJson(authorizationServerMetadata(publicBaseUrl(host(c)))));
-  api.all("/.well-known/*", (c) => c.json({ error: { code: "NOT_FOUND", message: `nothing is published at ${c.req.path}` } }, 404));
-
-  /** Dynamic client registration (RFC 7591), limited per client address (behind a trusted proxy, the one it forwarded). */
-  api.post(
-    "/oauth/register",
-    rateLimiter<BatonEnv>({
-      windowMs: 60_000,
-      limit: REGISTRATIONS_PER_ADDRESS_PER_MINUTE,
-      keyGenerator: (c) => c.var.clientAddress,
-      handler: () =>
-        oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
-    }),
-    async (c) => {
-      try {
-        let body: Record<string, unknown>;
-        try {
-          body = await readJsonBody(c.req.raw);
-        } catch (error) {
-          // The one body reader's refusals, in RFC 7591's terms.
-          if (error instanceof Invalid) throw new InvalidClientMetadataError(`registration: ${error.message}`);
-          throw error;
-        }
-        return oauthJson(await registerClient(body), 201);
-      } catch (error) {
-        return oauthErrorResponse(error);
-      }
     },
-  );
+  },
+  /** For a load balancer: 200 when the database answers, 503 when it does not (it says nothing else, so it needs no token). */
+  {
+    methods: ["GET"],
+    path: "/api/health",
+    policy: PUBLIC,
+    handler: async (c) => {
+      const up = await database()
+        .ping()
+        .then(
+          () => true,
+          (error: unknown) => (console.error("baton: health check: the database does not answer", error), false),
+        );
+      return c.json({ ok: up, database: up ? "up" : "down" }, up ? 200 : 503, { "cache-control": "no-store" });
+    },
+  },
+
+  // Sign-in.
+  /** Operator sign-in: `{token}` → the session cookie. */
+  {
+    methods: ["POST"],
+    path: "/api/session",
+    policy: PUBLIC,
+    handler: async (c) => {
+      const signedIn = await signIn({ token: (await readJsonBody(c.req.raw)).token });
+      const response = json({ name: signedIn.principal.name, role: signedIn.principal.role, expiresAt: signedIn.expiresAt.toISOString() });
+      response.headers.set("set-cookie", sessionCookie(c, signedIn.sessionId, signedIn.expiresAt));
+      return response;
+    },
+  },
+  /** Sign out. */
+  {
+    methods: ["DELETE"],
+    path: "/api/session",
+    policy: PUBLIC,
+    handler: async (c) => {
+      const session = /(?:^|;\s*)baton_session=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
+      if (session) await signOut(session);
+      return new Response(null, { status: 204, headers: { "set-cookie": sessionCookie(c, "", new Date(0)) } });
+    },
+  },
+
+  // OAuth, for connectors (remote Claude clients).
+  /** RFC 9728 metadata of the MCP endpoint, also at the path-suffixed form where MCP clients look first. */
+  { methods: ["GET"], path: "/.well-known/oauth-protected-resource", policy: PUBLIC, handler: protectedResource },
+  { methods: ["GET"], path: "/.well-known/oauth-protected-resource/api/mcp", policy: PUBLIC, handler: protectedResource },
+  /** RFC 8414 metadata: endpoints, PKCE S256, public clients. */
+  { methods: ["GET"], path: "/.well-known/oauth-authorization-server", policy: PUBLIC, handler: (c) => oauthJson(authorizationServerMetadata(publicBaseUrl(host(c)))) },
+  /** Clients probe several discovery paths: a JSON 404 for the rest (reading is public; anything else is not). */
+  { methods: ["GET"], path: "/.well-known/*", policy: PUBLIC, handler: notPublished },
+  { methods: ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"], path: "/.well-known/*", policy: OPERATOR, handler: notPublished },
+  /** Dynamic client registration (RFC 7591), rate limited per client address. */
+  {
+    methods: ["POST"],
+    path: "/oauth/register",
+    policy: PUBLIC,
+    before: registrationLimit,
+    handler: async (c) => oauthJson(await registerClient(await readJsonBody(c.req.raw)), 201),
+  },
   /** The token endpoint (form-encoded, as OAuth requires); the code or refresh token is the credential. */
-  api.post("/oauth/token", async (c) => {
-    try {
-      return oauthJson(await tokenRequest(await formBody(c, "token")));
-    } catch (error) {
-      return oauthErrorResponse(error);
-    }
-  });
+  { methods: ["POST"], path: "/oauth/token", policy: PUBLIC, handler: async (c) => oauthJson(await tokenRequest(await formBody(c, "token"))) },
   /** Token revocation (RFC 7009): 200 whether or not the token existed. */
-  api.post("/oauth/revoke", async (c) => {
-    try {
+  {
+    methods: ["POST"],
+    path: "/oauth/revoke",
+    policy: PUBLIC,
+    handler: async (c) => {
       await revokeOAuthToken(await formBody(c, "revocation"));
       return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
-    } catch (error) {
-      return oauthErrorResponse(error);
-    }
-  });
+    },
+  },
+];
+
+const policies = new TrieRouter<RoutePolicy>();
+for (const route of API_ROUTES) for (const method of route.methods) policies.add(method, route.path, route.policy);
+
+/**
+ * The declared policy of the API route `method` and `path` would reach (HEAD as GET), or null for
+ * a path no API route declares (a page, or an unknown API path: the guard's defaults apply).
+ */
+export function apiRoutePolicy(method: string, path: string): RoutePolicy | null {
+  const [matches] = policies.match(method.toUpperCase() === "HEAD" ? "GET" : method.toUpperCase(), path);
+  return matches.length > 0 ? matches[0][0] : null;
 }
 
-/** Every API route on one router; unknown paths under /api answer a JSON 404. */
+/**
+ * A thrown error, answered once for every route: OAuth's endpoints in OAuth's shape (RFC 6749; a
+ * registration's unreadable body as invalid_client_metadata), everything else as Baton's JSON
+ * error with its status (lib/http.ts); anything unknown is logged and answered 500.
+ */
+function answerError(error: unknown, c: Ctx): Response {
+  if (c.req.path.startsWith("/oauth/")) {
+    const oauthError = c.req.path === "/oauth/register" && error instanceof Invalid ? new InvalidClientMetadataError(`registration: ${error.message}`) : error;
+    try {
+      return oauthErrorResponse(oauthError);
+    } catch {
+      // Neither an OAuth nor a domain error: the 500 below.
+    }
+  }
+  return errorResponse(error);
+}
+
+/** Every API route on one router; unknown paths under /api answer a JSON 404 (or 405 naming the methods). */
 export function apiRouter(): Hono<BatonEnv> {
   const api = new Hono<BatonEnv>();
-  handoffRoutes(api);
-  agentRoutes(api);
-  formatRoutes(api);
-  liveRoutes(api);
-  sessionRoutes(api);
-  oauthRoutes(api);
-  /** MCP over Streamable HTTP: POST for requests, GET for a session's stream, DELETE to end it. */
-  api.on(["POST", "GET", "DELETE"], "/api/mcp", (c) => serveMcp(c.req.raw, c.var.caller));
+  api.onError(answerError);
+  for (const route of API_ROUTES) {
+    if (route.before) api.on([...route.methods], route.path, route.before, route.handler);
+    else api.on([...route.methods], route.path, route.handler);
+  }
   api.all("/api/*", (c) => {
-    const allowed = allowedMethods(api, c.req.path);
+    const allowed = allowedMethods(c.req.path);
     if (allowed.length === 0) return c.json({ error: { code: "NOT_FOUND", message: `no API route ${c.req.path}` } }, 404);
     const allow = [...allowed, "OPTIONS"].join(", ");
     if (c.req.method === "OPTIONS") return c.body(null, 204, { allow });
@@ -302,13 +366,16 @@ export function apiRouter(): Hono<BatonEnv> {
 }
 
 /** The methods the routes declared for a path answer (HEAD with GET), for 405 and OPTIONS. */
-function allowedMethods(api: Hono<BatonEnv>, path: string): string[] {
+function allowedMethods(path: string): string[] {
   const methods = new Set<string>();
-  for (const route of api.routes) {
-    if (route.method === "ALL" || route.path.endsWith("*")) continue;
+  for (const route of API_ROUTES) {
+    if (route.path.endsWith("*")) continue;
     const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`);
-    if (pattern.test(path)) methods.add(route.method);
+    if (pattern.test(path)) for (const method of route.methods) methods.add(method);
   }
   if (methods.has("GET")) methods.add("HEAD");
   return [...methods];
 }
+
+/** The declared routes' methods and paths (tests/route-policy.test.ts compares them with the router's). */
+export const declaredApiRoutes = () => API_ROUTES.flatMap((route) => route.methods.map((method) => ({ method, path: route.path })));
