@@ -8,20 +8,10 @@
  * at commit. `changeStream` serves them as Server-Sent Events (`GET /api/events`). Client-safe
  * types live in ./types.
  */
-export {
-  changeFeedStats,
-  CHECK_INTERVAL_MS,
-  KEEP_MS,
-  KEEP_ROWS,
-  latestChangeSeq,
-  MAX_REPLAY,
-  pruneChanges,
-  subscribe,
-  type ChangeFilter,
-  type FeedEvent,
-  type FeedStats,
-  type Subscription,
-} from "./feed";
+export { changeFeedStats, MAX_REPLAY, subscribe, type Subscription } from "./feed";
+export { latestChangeSeq, type ChangeFilter, type FeedEvent, type FeedStats } from "./fan-out";
+export { CHECK_INTERVAL_MS } from "./follow-sqlite";
+export { KEEP_MS, KEEP_ROWS, pruneChanges } from "./prune";
 export { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, HEARTBEAT_MS, type EventsRequest } from "./sse";
 export { MAX_STREAMS, MAX_STREAMS_PER_CALLER, STREAM_RETRY_AFTER_S, takeStreamSlot } from "./stream-slots";
 export * from "./types";

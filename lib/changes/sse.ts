@@ -3,7 +3,8 @@ import { z } from "zod";
 import { Invalid } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
-import { MAX_REPLAY, subscribe, type ChangeFilter, type FeedEvent, type Subscription } from "./feed";
+import type { ChangeFilter, FeedEvent } from "./fan-out";
+import { MAX_REPLAY, subscribe, type Subscription } from "./feed";
 import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
 
 /**

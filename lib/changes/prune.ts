@@ -1,0 +1,31 @@
+import "server-only";
+import { BUSY_TIMEOUT_MS, read, write } from "../database";
+import { allocatedIn } from "./rows";
+
+/** What pruning keeps: the last KEEP_ROWS changes, and none older than KEEP_MS. */
+export const KEEP_ROWS = 100_000;
+export const KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes changes beyond the last `keepRows` or older than `keepMs`, in short write transactions.
+ * The feed calls it when it starts and every ten minutes while it runs, waiting at most `waitMs`
+ * for SQLite's write lock (then SQLITE_BUSY); returns how many went.
+ */
+export async function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now = Date.now(), waitMs = BUSY_TIMEOUT_MS } = {}): Promise<number> {
+  const cutoff = await read(async (tx) => {
+    const latest = await allocatedIn(tx);
+    // created_at is CURRENT_TIMESTAMP (UTC): this form compares as text on SQLite and as a timestamp on PostgreSQL.
+    const oldEnough = new Date(now - keepMs).toISOString().replace("T", " ").slice(0, 19);
+    // Seqs grow with time, so the first recent row marks the age cutoff; the scan stops there.
+    const firstRecent = (await tx.get<{ seq: number }>("SELECT seq FROM changes WHERE created_at >= ? ORDER BY seq LIMIT 1", [oldEnough]))?.seq;
+    return Math.max(latest - keepRows, firstRecent === undefined ? latest : firstRecent - 1);
+  });
+  let deleted = 0;
+  for (;;) {
+    // At most 10,000 rows per transaction, so the write lock is never held for long.
+    const batch = await write((tx) => tx.run("DELETE FROM changes WHERE seq <= ? AND seq <= (SELECT MIN(seq) FROM changes) + 9999", [cutoff]), { waitMs });
+    deleted += batch;
+    if (batch === 0) return deleted;
+  }
+}
+
