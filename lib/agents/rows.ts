@@ -157,3 +157,11 @@ export function toHandoffRecordView(row: RecordRow): HandoffRecordView {
 export function toAgentDetail(row: AgentWithRecord): AgentDetail {
   return { ...toAgentView(row), handoff: row.handoff ? toHandoffRecordView(row.handoff) : null };
 }
+
+/** An agent's shift handoff with the agent's name, persona and project, or undefined: what a webhook event says of it. */
+export async function shiftHandoffWithAgentIn(
+  tx: Tx,
+  agentId: number,
+): Promise<{ id: number; name: string; persona_slug: string; project: string | null; reason: string; file_path: string | null; created_at: string } | undefined> {
+  return tx.get("SELECT a.id, a.name, a.persona_slug, a.project, r.reason, r.file_path, r.created_at FROM handoff_records r JOIN agents a ON a.id = r.agent_id WHERE r.agent_id = ?", [agentId]);
+}

@@ -43,6 +43,21 @@ export async function handoffExists(tx: Tx, id: string): Promise<boolean> {
   return (await tx.get("SELECT 1 AS found FROM handoffs WHERE id = ?", [id])) !== undefined;
 }
 
+/** The handoff row, or undefined when it is gone: for readers that tell others what happened (webhooks). */
+export async function findHandoffRowIn(tx: Tx, id: string): Promise<HandoffRow | undefined> {
+  return tx.get<HandoffRow>(`SELECT ${HANDOFF_COLUMNS} FROM handoffs WHERE id = ?`, [id]);
+}
+
+/** One entry with its handoff's title and project, or undefined when it is gone (a closed thread's): what a webhook event says of it. */
+export async function entryWithHandoffIn(
+  tx: Tx,
+  seq: number,
+): Promise<{ seq: number; type: string; from_client: string; content: string; created_at: string; handoff_id: string; title: string; project: string | null } | undefined> {
+  return tx.get("SELECT e.seq, e.type, e.from_client, e.content, e.created_at, h.id AS handoff_id, h.title, h.project FROM handoff_entries e JOIN handoffs h ON h.id = e.handoff_id WHERE e.seq = ?", [
+    seq,
+  ]);
+}
+
 function gitJson(state: GitState | null | undefined): string | null {
   return state ? JSON.stringify(state) : null;
 }

@@ -1,10 +1,7 @@
 import "server-only";
-import { latestChangeSeq, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
-import { lockRows, read, storedDate, write, type Tx } from "../database";
-import { withoutCredentials } from "../url-credentials";
-import { enqueue, type Queued } from "./enqueue";
-import { RefusedDestination, postOnce } from "./send";
-import { signatureHeader } from "./signature";
+import { latestChangeSeq, subscribe, type FeedEvent, type Subscription } from "../changes";
+import { claimDue, handBack, processChange, record, skipCursorTo, startCursorAt, storedCursor, type Due } from "./queue";
+import { attempt } from "./send";
 import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
 
 /**
@@ -45,7 +42,6 @@ export const CLAIM_LEASE_MS = 3 * DELIVERY_TIMEOUT_MS;
 export const STOP_GRACE_MS = 5 * SECOND;
 const SEND_INTERVAL_MS = SECOND;
 const SEND_BATCH = 10;
-const ERROR_TEXT_MAX = 300;
 /** After the feed could not be followed (the database away), how long before trying again from the cursor. */
 const FOLLOW_RETRY_MS = SECOND;
 
@@ -73,209 +69,6 @@ export type WebhookDispatcher = {
   /** Claims and sends what is due now (tests; the loop does it every second). */
   sendDue: () => Promise<void>;
 };
-
-/** The cursor row, locked for this transaction; created at `present` when missing. */
-async function cursorIn(tx: Tx, present: number): Promise<number> {
-  const locked = `SELECT seq FROM webhook_cursor WHERE id = 1${lockRows(tx)}`;
-  let row = await tx.get<{ seq: number }>(locked);
-  if (!row) {
-    // Two instances starting together on a new database: one row, whichever inserts first.
-    await tx.run("INSERT INTO webhook_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", [present]);
-    row = await tx.get<{ seq: number }>(locked);
-  }
-  return row!.seq;
-}
-
-/** What one change means for webhooks (nothing for most). Reads the rows it names, which may be gone (a closed handoff's entries). */
-async function eventsOfChange(tx: Tx, change: Change): Promise<Queued[]> {
-  if (change.subject === "entry" && change.action === "created" && change.entrySeq !== null) {
-    const entry = await tx.get<{ seq: number; type: string; from_client: string; content: string; created_at: string; handoff_id: string; title: string; project: string | null }>(
-      "SELECT e.seq, e.type, e.from_client, e.content, e.created_at, h.id AS handoff_id, h.title, h.project FROM handoff_entries e JOIN handoffs h ON h.id = e.handoff_id WHERE e.seq = ?",
-      [change.entrySeq],
-    );
-    if (!entry) return [];
-    const data = {
-      handoff: { id: entry.handoff_id, title: entry.title, project: entry.project },
-      entry: { seq: entry.seq, type: entry.type, from: entry.from_client, content: entry.content, createdAt: entry.created_at },
-    };
-    const queued: Queued[] = [{ event: "entry.created", entryType: entry.type, data }];
-    if (entry.type === "question") queued.push({ event: "question.asked", data: { ...data, waitingFor: entry.from_client === "chat" ? "code" : "chat" } });
-    return queued;
-  }
-  if (change.subject === "handoff" && change.action === "closed" && change.handoffId) {
-    const handoff = await tx.get<{ id: string; title: string; project: string | null; closed_at: string | null }>("SELECT id, title, project, closed_at FROM handoffs WHERE id = ?", [
-      change.handoffId,
-    ]);
-    return handoff ? [{ event: "handoff.closed", data: { handoff: { id: handoff.id, title: handoff.title, project: handoff.project, closedAt: handoff.closed_at } } }] : [];
-  }
-  if (change.subject === "shift_handoff" && change.action === "created" && change.agentId !== null) {
-    const record = await tx.get<{ id: number; name: string; persona_slug: string; project: string | null; reason: string; file_path: string | null; created_at: string }>(
-      "SELECT a.id, a.name, a.persona_slug, a.project, r.reason, r.file_path, r.created_at FROM handoff_records r JOIN agents a ON a.id = r.agent_id WHERE r.agent_id = ?",
-      [change.agentId],
-    );
-    if (!record) return [];
-    return [
-      {
-        event: "agent.handed_off",
-        data: {
-          agent: { id: record.id, name: record.name, persona: record.persona_slug, project: record.project },
-          handoff: { reason: record.reason, filePath: record.file_path, createdAt: record.created_at },
-        },
-      },
-    ];
-  }
-  return [];
-}
-
-/** Whether a change can make a delivery; the others (most: a handoff's updated_at moving) cost no write at all. */
-const mayDeliver = (change: Change) =>
-  (change.subject === "entry" && change.action === "created") ||
-  (change.subject === "handoff" && change.action === "closed") ||
-  (change.subject === "shift_handoff" && change.action === "created");
-
-/**
- * Turns one change into deliveries and moves the cursor past it, atomically; a change already
- * processed (by this or another process or instance) is skipped. Changes that cannot deliver
- * anything do not move the stored cursor: after a restart they are read again and again make nothing.
- */
-async function processChange(change: Change): Promise<number> {
-  if (!mayDeliver(change)) return 0;
-  return write(async (tx) => {
-    if (change.seq <= (await cursorIn(tx, change.seq - 1))) return 0;
-    const added = await enqueue(tx, await eventsOfChange(tx, change), change.at);
-    await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [change.seq]);
-    return added;
-  });
-}
-
-/** A claimed delivery: the row, its hook's address and secret, and the lease that makes it this process's. */
-type Due = { id: number; webhook_id: number; event: string; payload: string; attempts: number; url: string; secret: string; lease: string };
-
-const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'";
-
-/**
- * Claims up to `limit` due deliveries for `leaseMs`. Looks first, in a read: most calls find
- * nothing due and take no write lock.
- */
-async function claimDue(limit: number, leaseMs: number): Promise<Due[]> {
-  const now = new Date();
-  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${DUE_WHERE} LIMIT 1`, [storedDate(now)]));
-  if (!due) return [];
-  const lease = storedDate(new Date(now.getTime() + leaseMs));
-  return write(async (tx) => {
-    // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
-    const rows = await tx.all<Omit<Due, "lease">>(
-      `SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret
-       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE ${DUE_WHERE} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
-      [storedDate(now), limit],
-    );
-    if (rows.length > 0) {
-      await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
-    }
-    return rows.map((row) => ({ ...row, lease }));
-  });
-}
-
-/** Ends the leases of `claimed` now, those still held: another instance (or this one, later) sends them. Answers how many. */
-async function handBack(claimed: readonly Due[]): Promise<number> {
-  if (claimed.length === 0) return 0;
-  return write(async (tx) => {
-    const now = storedDate();
-    let handed = 0;
-    for (const due of claimed) handed += await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?", [now, due.id, due.lease]);
-    return handed;
-  });
-}
-
-const clip = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text);
-
-type AttemptResult = {
-  status: number | null;
-  ms: number;
-  error: string | null;
-  /** Refused before sending: no retry can help. */
-  refused?: boolean;
-};
-
-async function attempt(due: Due, timeoutMs: number, signal: AbortSignal): Promise<AttemptResult> {
-  const timestamp = Math.floor(Date.now() / 1000);
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  try {
-    const headers = {
-      "content-type": "application/json",
-      "user-agent": "Baton-Webhook/1",
-      "x-baton-event": due.event,
-      "x-baton-delivery": String(due.id),
-      "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
-    };
-    // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
-    const status = await postOnce(due.url, due.payload, headers, timeoutMs, signal);
-    const ok = status >= 200 && status < 300;
-    return { status, ms: elapsed(), error: ok ? null : `answered HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}` };
-  } catch (error) {
-    if (error instanceof RefusedDestination) return { status: null, ms: elapsed(), error: clip(`not sent: ${error.message}`), refused: true };
-    const { name, code, message } = error as NodeJS.ErrnoException;
-    const reason = name === "AbortError" ? `no answer within ${timeoutMs / 1000} s` : (code ?? message);
-    return { status: null, ms: elapsed(), error: clip(String(reason)) };
-  }
-}
-
-/**
- * Records one attempt's outcome, if the delivery is still this claim's (not handed back,
- * redelivered, or claimed by another instance after the lease ran out); answers whether it was.
- */
-async function record(due: Due, result: AttemptResult, options: Required<DispatcherOptions>): Promise<boolean> {
-  return write(async (tx) => {
-    const ours = await tx.get(`SELECT id FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND next_attempt_at = ?${lockRows(tx)}`, [due.id, due.lease]);
-    if (!ours) return false;
-    const now = storedDate();
-    await tx.run("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, ?, ?, ?)", [due.id, result.status, result.ms, result.error, now]);
-    const attempts = due.attempts + 1;
-    if (result.error === null) {
-      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_response_ms = ?, last_error = NULL, delivered_at = ? WHERE id = ?", [
-        attempts,
-        result.status,
-        result.ms,
-        now,
-        due.id,
-      ]);
-      await tx.run("UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?", [due.webhook_id]);
-      return true;
-    }
-    const gaveUp = result.refused === true || attempts > options.retryScheduleMs.length;
-    const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
-    await tx.run("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ? WHERE id = ?", [
-      gaveUp ? "failed" : "pending",
-      attempts,
-      next,
-      result.status,
-      result.ms,
-      result.error,
-      due.id,
-    ]);
-    const hook = await tx.get<{ consecutive_failures: number }>("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures", [
-      due.webhook_id,
-    ]);
-    if (!hook) return true;
-    if (gaveUp || hook.consecutive_failures >= options.pauseAfterFailures) await tx.run("UPDATE webhooks SET status = 'paused' WHERE id = ?", [due.webhook_id]);
-    // A failure report about a failure report would chase itself.
-    if (gaveUp && due.event !== "delivery.failed") {
-      await enqueue(
-        tx,
-        [
-          {
-            event: "delivery.failed",
-            data: { delivery: { id: due.id, webhookId: due.webhook_id, url: withoutCredentials(due.url), event: due.event, attempts, lastStatus: result.status, lastError: result.error } },
-          },
-        ],
-        now,
-      );
-    }
-    return true;
-  });
-}
 
 /** A delivery being sent: aborting it (a hand-back) drops its outcome. */
 type Sending = { due: Due; abort: AbortController; done: Promise<void> };
@@ -392,10 +185,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     if (event.kind === "reset") {
       // The changes in between are no longer kept: nothing can be made of them.
       console.error(`baton: webhooks skipped changes up to seq ${event.seq}: ${event.reason}`);
-      await write(async (tx) => {
-        await cursorIn(tx, event.seq);
-        await tx.run("UPDATE webhook_cursor SET seq = CASE WHEN seq < CAST(? AS INTEGER) THEN CAST(? AS INTEGER) ELSE seq END WHERE id = 1", [event.seq, event.seq]);
-      });
+      await skipCursorTo(event.seq);
       return;
     }
     if ((await processChange(event.change)) > 0) sendSoon();
@@ -409,8 +199,8 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     try {
       // A fresh dispatcher starts at the present: hooks are about what happens from now on. The
       // present is asked for only then (on PostgreSQL it may wait behind open writers).
-      const stored = await read((tx) => tx.get<{ seq: number }>("SELECT seq FROM webhook_cursor WHERE id = 1"));
-      const after = stored?.seq ?? (await latestChangeSeq().then((present) => write((tx) => cursorIn(tx, present))));
+      const stored = await storedCursor();
+      const after = stored === null ? await startCursorAt(await latestChangeSeq()) : stored;
       if (stopped || following !== generation) return;
       const opened = await subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, (event) => {
         processing = processing.then(async () => {

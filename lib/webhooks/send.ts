@@ -4,6 +4,8 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { addressProblem, webhookUrlProblem } from "./addresses";
+import type { Due } from "./queue";
+import { signatureHeader } from "./signature";
 
 /** A delivery Baton will not make: retrying cannot help, the operator must change the hook. */
 export class RefusedDestination extends Error {}
@@ -59,3 +61,41 @@ export function postOnce(url: string, body: string, headers: Record<string, stri
     request.end(body);
   });
 }
+
+const ERROR_TEXT_MAX = 300;
+
+const clip = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text);
+
+export type AttemptResult = {
+  status: number | null;
+  ms: number;
+  error: string | null;
+  /** Refused before sending: no retry can help. */
+  refused?: boolean;
+};
+
+/** One signed POST of a claimed delivery, and how it went (never a throw). */
+export async function attempt(due: Due, timeoutMs: number, signal: AbortSignal): Promise<AttemptResult> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": "Baton-Webhook/1",
+      "x-baton-event": due.event,
+      "x-baton-delivery": String(due.id),
+      "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
+    };
+    // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
+    const status = await postOnce(due.url, due.payload, headers, timeoutMs, signal);
+    const ok = status >= 200 && status < 300;
+    return { status, ms: elapsed(), error: ok ? null : `answered HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}` };
+  } catch (error) {
+    if (error instanceof RefusedDestination) return { status: null, ms: elapsed(), error: clip(`not sent: ${error.message}`), refused: true };
+    const { name, code, message } = error as NodeJS.ErrnoException;
+    const reason = name === "AbortError" ? `no answer within ${timeoutMs / 1000} s` : (code ?? message);
+    return { status: null, ms: elapsed(), error: clip(String(reason)) };
+  }
+}
+

@@ -1,0 +1,155 @@
+import "server-only";
+import type { Change } from "../changes";
+import { lockRows, read, storedDate, write, type Tx } from "../database";
+import { withoutCredentials } from "../url-credentials";
+import { enqueue } from "./enqueue";
+import { eventsOfChange, mayDeliver } from "./events";
+import type { AttemptResult } from "./send";
+
+/**
+ * The webhook tables' queue: the cursor into the change feed, the deliveries it enqueues, claims
+ * (leases written into the rows), hand-backs and the record of each attempt. The dispatcher
+ * (dispatcher.ts) drives it; every statement on webhook_cursor, webhook_deliveries,
+ * webhook_attempts and a hook's failure count is here.
+ */
+
+/** The cursor row, locked for this transaction; created at `present` when missing. */
+async function cursorIn(tx: Tx, present: number): Promise<number> {
+  const locked = `SELECT seq FROM webhook_cursor WHERE id = 1${lockRows(tx)}`;
+  let row = await tx.get<{ seq: number }>(locked);
+  if (!row) {
+    // Two instances starting together on a new database: one row, whichever inserts first.
+    await tx.run("INSERT INTO webhook_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", [present]);
+    row = await tx.get<{ seq: number }>(locked);
+  }
+  return row!.seq;
+}
+
+/** Where the dispatchers stand in the change feed, or null before any ran on this database. */
+export async function storedCursor(): Promise<number | null> {
+  return (await read((tx) => tx.get<{ seq: number }>("SELECT seq FROM webhook_cursor WHERE id = 1")))?.seq ?? null;
+}
+
+/** The cursor of a database no dispatcher ran on: `present` (another instance may have set it first). */
+export function startCursorAt(present: number): Promise<number> {
+  return write((tx) => cursorIn(tx, present));
+}
+
+/** Past changes that are no longer kept: the cursor moves to `seq` (never back). */
+export async function skipCursorTo(seq: number): Promise<void> {
+  await write(async (tx) => {
+    await cursorIn(tx, seq);
+    await tx.run("UPDATE webhook_cursor SET seq = CASE WHEN seq < CAST(? AS INTEGER) THEN CAST(? AS INTEGER) ELSE seq END WHERE id = 1", [seq, seq]);
+  });
+}
+
+/**
+ * Turns one change into deliveries and moves the cursor past it, atomically; a change already
+ * processed (by this or another process or instance) is skipped. Changes that cannot deliver
+ * anything do not move the stored cursor: after a restart they are read again and again make nothing.
+ */
+export async function processChange(change: Change): Promise<number> {
+  if (!mayDeliver(change)) return 0;
+  return write(async (tx) => {
+    if (change.seq <= (await cursorIn(tx, change.seq - 1))) return 0;
+    const added = await enqueue(tx, await eventsOfChange(tx, change), change.at);
+    await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [change.seq]);
+    return added;
+  });
+}
+
+/** A claimed delivery: the row, its hook's address and secret, and the lease that makes it this process's. */
+export type Due = { id: number; webhook_id: number; event: string; payload: string; attempts: number; url: string; secret: string; lease: string };
+
+const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'";
+
+/**
+ * Claims up to `limit` due deliveries for `leaseMs`. Looks first, in a read: most calls find
+ * nothing due and take no write lock.
+ */
+export async function claimDue(limit: number, leaseMs: number): Promise<Due[]> {
+  const now = new Date();
+  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${DUE_WHERE} LIMIT 1`, [storedDate(now)]));
+  if (!due) return [];
+  const lease = storedDate(new Date(now.getTime() + leaseMs));
+  return write(async (tx) => {
+    // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
+    const rows = await tx.all<Omit<Due, "lease">>(
+      `SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE ${DUE_WHERE} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
+      [storedDate(now), limit],
+    );
+    if (rows.length > 0) {
+      await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
+    }
+    return rows.map((row) => ({ ...row, lease }));
+  });
+}
+
+/** Ends the leases of `claimed` now, those still held: another instance (or this one, later) sends them. Answers how many. */
+export async function handBack(claimed: readonly Due[]): Promise<number> {
+  if (claimed.length === 0) return 0;
+  return write(async (tx) => {
+    const now = storedDate();
+    let handed = 0;
+    for (const due of claimed) handed += await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?", [now, due.id, due.lease]);
+    return handed;
+  });
+}
+
+/**
+ * Records one attempt's outcome, if the delivery is still this claim's (not handed back,
+ * redelivered, or claimed by another instance after the lease ran out); answers whether it was.
+ */
+export async function record(due: Due, result: AttemptResult, options: { retryScheduleMs: readonly number[]; pauseAfterFailures: number }): Promise<boolean> {
+  return write(async (tx) => {
+    const ours = await tx.get(`SELECT id FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND next_attempt_at = ?${lockRows(tx)}`, [due.id, due.lease]);
+    if (!ours) return false;
+    const now = storedDate();
+    await tx.run("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, ?, ?, ?)", [due.id, result.status, result.ms, result.error, now]);
+    const attempts = due.attempts + 1;
+    if (result.error === null) {
+      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_response_ms = ?, last_error = NULL, delivered_at = ? WHERE id = ?", [
+        attempts,
+        result.status,
+        result.ms,
+        now,
+        due.id,
+      ]);
+      await tx.run("UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?", [due.webhook_id]);
+      return true;
+    }
+    const gaveUp = result.refused === true || attempts > options.retryScheduleMs.length;
+    const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
+    await tx.run("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ? WHERE id = ?", [
+      gaveUp ? "failed" : "pending",
+      attempts,
+      next,
+      result.status,
+      result.ms,
+      result.error,
+      due.id,
+    ]);
+    const hook = await tx.get<{ consecutive_failures: number }>("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures", [
+      due.webhook_id,
+    ]);
+    if (!hook) return true;
+    if (gaveUp || hook.consecutive_failures >= options.pauseAfterFailures) await tx.run("UPDATE webhooks SET status = 'paused' WHERE id = ?", [due.webhook_id]);
+    // A failure report about a failure report would chase itself.
+    if (gaveUp && due.event !== "delivery.failed") {
+      await enqueue(
+        tx,
+        [
+          {
+            event: "delivery.failed",
+            data: { delivery: { id: due.id, webhookId: due.webhook_id, url: withoutCredentials(due.url), event: due.event, attempts, lastStatus: result.status, lastError: result.error } },
+          },
+        ],
+        now,
+      );
+    }
+    return true;
+  });
+}
+
