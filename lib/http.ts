@@ -1,6 +1,7 @@
 /**
- * The REST door's plumbing (app/api): reading a JSON body within its nesting limit and turning
- * the domain's typed errors into `{error: {code, message, fieldErrors?}}` with 400/403/404/409.
+ * The REST door's plumbing (lib/server/api.ts, and Next's route handlers such as a thread's
+ * export): reading a JSON body within its nesting limit and turning the domain's typed errors
+ * into `{error: {code, message, fieldErrors?}}` with 400/403/404/409.
  */
 import "server-only";
 import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";

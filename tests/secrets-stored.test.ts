@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { triggerHandoff, registerAgent } from "../lib/agents";
-import { blobPath, readBlob } from "../lib/formats/artifact-store";
+import { blobPath, readBlob } from "../lib/formats/blobs";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { exportHandoff } from "../lib/formats/export-handoff";
 import { importDocument } from "../lib/formats/import-document";

@@ -1,5 +1,5 @@
 import "server-only";
-import { readBlob } from "../formats/artifact-store";
+import { readBlob } from "../formats/blobs";
 import { bundleFormat } from "../formats/bundle";
 
 /** A section of a bundle's summary: "Latest decision", "Open questions", "Tasks", … with its Markdown. */

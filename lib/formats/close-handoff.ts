@@ -6,11 +6,11 @@ import { closeHandoffIn, loadHandoff } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import { keepSummaryFindableIn } from "../search";
 import { parseInput, type DoorInput } from "../validation";
-import { mirrorBlob } from "./artifact-store";
+import { mirrorBlob } from "./blobs";
 import type { Bundle } from "./bundle";
 import { recordBundleIn, renderSnapshot } from "./export-handoff";
 import { loadSnapshot } from "./load-snapshot";
-import { keptBundleOf } from "./store";
+import { keptBundleOf } from "./sources";
 
 /**
  * Closing a handoff, in one home. lib/handoffs keeps the wipe itself (closeHandoffIn, the only SQL

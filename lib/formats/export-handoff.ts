@@ -4,11 +4,11 @@ import { Invalid } from "../errors";
 import { handoffIdSchema } from "../handoffs/schemas";
 import { read, write, type Tx } from "../database";
 import { parseInput } from "../validation";
-import { artifactIdOf, mirrorBlob } from "./artifact-store";
+import { artifactIdOf, mirrorBlob } from "./blobs";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
-import { recordArtifact } from "./store";
+import { recordArtifact } from "./sources";
 import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types";
 
 export const exportHandoffInput = z.object({

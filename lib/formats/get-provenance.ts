@@ -4,7 +4,7 @@ import { read } from "../database";
 import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { entryRange, loadHandoff } from "../handoffs/store";
 import { parseInput } from "../validation";
-import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./store";
+import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./sources";
 import type { QualityWarning, SourceFormat, SourceMetadata } from "./types";
 
 export type ArtifactView = { id: string; cutSeq: number | null; purpose: "export" | "close_archive"; createdAt: string };

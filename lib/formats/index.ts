@@ -8,7 +8,7 @@
  * (format names, labels, view types) is the client-safe part.
  */
 import "server-only";
-export { ARTIFACT_ID_PATTERN, blobPath, readBlob } from "./artifact-store";
+export { ARTIFACT_ID_PATTERN, blobPath, readBlob } from "./blobs";
 export { BUNDLE_SCHEMA, bundleFormat, bundleSchema, type Bundle } from "./bundle";
 export { canonicalJson } from "./canonical-json";
 export { closeHandoff, type CloseHandoffOptions, type ClosedHandoff } from "./close-handoff";

@@ -3,7 +3,7 @@ import { MAX_INT4, type Tx } from "../database";
 import { Invalid } from "../errors";
 import { entriesOf, loadHandoff } from "../handoffs/store";
 import { toHandoffView } from "../handoffs/views";
-import { sourceOf, toSourceRecord } from "./store";
+import { sourceOf, toSourceRecord } from "./sources";
 import type { HandoffSnapshot } from "./types";
 
 /** Every entry of a thread: the largest LIMIT an int4 parameter carries on PostgreSQL. */

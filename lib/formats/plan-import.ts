@@ -4,7 +4,7 @@ import { Invalid } from "../errors";
 import { contentSchema, optionalProjectSchema, titleSchema } from "../handoffs/schemas";
 import { cleanText, type Redaction } from "../secrets";
 import { blankToUndefined, describeFieldErrors, parseInput } from "../validation";
-import { readBlob } from "./artifact-store";
+import { readBlob } from "./blobs";
 import { canonicalJson } from "./canonical-json";
 import { detectFormat, formatNamed } from "./detect-format";
 import { FORMATS } from "./registry";

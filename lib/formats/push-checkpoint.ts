@@ -9,7 +9,7 @@ import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
 import { cleanedTextsOf, importPlanIn } from "./import-document";
 import { firstLine } from "./schema-helpers";
 import { planImport } from "./plan-import";
-import { metadataOf, replaceSourceDocument, sourceOf } from "./store";
+import { metadataOf, replaceSourceDocument, sourceOf } from "./sources";
 
 export type PushCheckpointOptions = {
   /** handoff.yaml text, as `baton checkpoint` just wrote it. */

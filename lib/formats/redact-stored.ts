@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { read, write, type Tx } from "../database";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
-import { artifactIdOf, blobPath, writeBlob } from "./artifact-store";
+import { artifactIdOf, blobPath, writeBlob } from "./blobs";
 import { canonicalJson } from "./canonical-json";
 
 /** Rows read at a time from the artifacts, so memory stays flat. */

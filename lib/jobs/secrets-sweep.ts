@@ -2,7 +2,7 @@ import "server-only";
 import { redactShiftDocumentFiles, redactStoredShiftDocumentsIn } from "../agents/redact-stored";
 import { read, vacuum, write, type Tx } from "../database";
 import { redactImportedDocumentsIn, redactStoredArtifacts, writeRedactedBlobs } from "../formats/redact-stored";
-import { redactStoredHandoffTextsIn } from "../handoffs/redact-stored";
+import { redactStoredHandoffTextsIn } from "../handoffs/store";
 import { compactSearchIndexIn, redactKeptSummariesIn } from "../search";
 import { storedTextRedactor, type StoredFinding, type StoredTextRedactor } from "../secrets/stored-redactor";
 

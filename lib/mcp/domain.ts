@@ -1,6 +1,8 @@
 /**
- * The domain layer, loaded on a tool's first call rather than at start-up: Prisma is the slowest
- * import of the process, and the stdio server must answer `initialize` within 400 ms of spawn.
+ * The domain layer, loaded on a tool's first call rather than at start-up: it is the slowest
+ * import of the process (the database drivers with SQLite's native binding, git, the secret
+ * scanner's rules, every schema), and the stdio server must answer `initialize` within 400 ms of
+ * spawn.
  * Each load is kept: a repeated `import()` still runs the loader's resolve step, which through
  * tsx's loader (`baton mcp` from the sources, tests) is a round trip to its worker thread per call.
  */

@@ -12,7 +12,7 @@ import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq, S
 import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
 import { closeHandoff } from "../formats";
-import { readBlob } from "../formats/artifact-store";
+import { readBlob } from "../formats/blobs";
 import { importDocument } from "../formats/import-document";
 import type { ImportDocumentOptions } from "../formats/plan-import";
 import { previewImport } from "../formats/preview-import";

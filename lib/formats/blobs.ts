@@ -6,7 +6,7 @@ import { dataDir } from "../config";
 import { read } from "../database";
 import { Invalid, NotFound } from "../errors";
 import { canonicalJson } from "./canonical-json";
-import { storedArtifactIn } from "./store";
+import { storedArtifactIn } from "./sources";
 
 export const ARTIFACT_ID_PATTERN = /^[0-9a-f]{64}$/;
 

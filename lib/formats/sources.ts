@@ -4,7 +4,8 @@ import type { GitState } from "../git/types";
 import type { QualityWarning, SourceFormat, SourceMetadata, SourceRecord } from "./types";
 
 /**
- * The only SQL that touches `handoff_sources` and `artifacts` (lib/formats owns both). Every
+ * The SQL of `handoff_sources` and `artifacts` (lib/formats owns both), with redact-stored.ts's
+ * rewrite for the sweep of stored secrets and blobs.ts's artifact reads. Every
  * function takes the caller's transaction, so an import writes its thread (lib/handoffs/store.ts)
  * and its source in one.
  */
