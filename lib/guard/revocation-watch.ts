@@ -19,6 +19,8 @@ type Watched = Credential & { end: () => void };
 const watched = new Set<Watched>();
 let timer: NodeJS.Timeout | null = null;
 let checking = false;
+/** The last check failed (the database did not answer): the next failure is not logged again. */
+let failing = false;
 
 const STILL_VALID: Record<Credential["kind"], (proofs: readonly string[]) => Promise<Set<string>>> = {
   token: tokensStillValid,
@@ -66,9 +68,12 @@ async function check(): Promise<void> {
       forget(entry);
       entry.end();
     }
+    if (failing) console.error("baton: open streams' credentials are checked again");
+    failing = false;
   } catch (error) {
-    // A database that does not answer revokes nothing: the next check tries again.
-    console.error(`baton: could not check open streams' credentials (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`);
+    // A database that does not answer revokes nothing: the next check tries again. Said once per outage, not four times a second.
+    if (!failing) console.error(`baton: could not check open streams' credentials (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); retrying`);
+    failing = true;
   } finally {
     checking = false;
   }
