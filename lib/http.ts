@@ -28,15 +28,6 @@ export function errorResponse(error: unknown): Response {
   });
 }
 
-/** Runs an API handler, answering its result as JSON and its errors through `errorResponse`. */
-export async function jsonRoute<T>(handler: () => Promise<T>, status = 200): Promise<Response> {
-  try {
-    return Response.json(await handler(), { status });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
-
 /**
  * The request's JSON object body (an empty body is `{}`), or an Invalid saying what is wrong.
  * Fields are not checked here: the domain function that receives them validates every one.
