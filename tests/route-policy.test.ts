@@ -29,4 +29,14 @@ describe("the API's routes and their policies", () => {
     expect([agentMayReach("/api/handoffs/x1/entries", false), agentMayReach("/api/events", false), agentMayReach("/api/nowhere", false)]).toEqual([true, false, false]);
     expect([bodyClassOf("/api/import"), bodyClassOf("/api/agents/7/handoff"), bodyClassOf("/import"), bodyClassOf("/api/nowhere")]).toEqual(["import", "document", "import", "default"]);
   });
+
+  it("an agent reaches a route as its own declaration says, method by method", () => {
+    for (const route of declaredApiRoutes()) {
+      const sample = route.path.replace(/:[A-Za-z_]+/g, "x1").replace(/\*$/, "probe");
+      const access = apiRoutePolicy(route.method, sample)?.access;
+      expect(agentMayReach(sample, false, route.method), `${route.method} ${route.path}`).toBe(access === "agent");
+    }
+    // A method no route on an agent's path declares goes on to the router's 405.
+    expect([agentMayReach("/api/handoffs", false, "DELETE"), agentMayReach("/api/handoffs", true, "GET")]).toEqual([true, false]);
+  });
 });

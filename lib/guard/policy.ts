@@ -1,9 +1,9 @@
 /**
  * The guard's rules as pure functions of the environment and one request's facts, so every rule
  * is tested directly. What depends on the route (who may call it, its body limit) is read from the
- * API's own declarations (lib/server/api.ts); patterns remain only for Next's pages. lib/guard/screen.ts applies them (and asks lib/auth who the caller is) to
- * every request before Next sees it; nothing else in Baton checks Host, Origin, content type or
- * body size.
+ * API's own declarations (lib/server/api.ts); patterns remain only for Next's pages.
+ * lib/guard/screen.ts applies them (and asks lib/auth who the caller is) to every request before
+ * Next sees it; nothing else in Baton checks Host, Origin, content type or body size.
  */
 import { apiRoutePolicy } from "../server/api";
 import { BODY_LIMITS, KiB, type BodyClass } from "./body-limits";
@@ -255,9 +255,13 @@ export function isPublicRequest(method: string, path: string): boolean {
  * What an agent token (or a connector's grant) may reach: API routes declared for agents (the MCP
  * door and the thread/agent API), and of the pages only a thread's export; never token
  * management, other pages or server actions (which Next runs on any page path that receives one).
+ * Given the request's `method`, the route it reaches decides, so an operator's route on an agent's
+ * path stays the operator's; a method no route on the path declares goes on to the router's 405.
  */
-export function agentMayReach(path: string, serverAction: boolean): boolean {
+export function agentMayReach(path: string, serverAction: boolean, method?: string): boolean {
   if (serverAction) return false;
   if (/^\/handoffs\/[^/]+\/export$/.test(path)) return true;
-  return ["GET", ...WRITING_METHODS].some((method) => apiRoutePolicy(method, path)?.access === "agent");
+  const declared = method === undefined ? null : apiRoutePolicy(method, path);
+  if (declared) return declared.access === "agent";
+  return ["GET", ...WRITING_METHODS].some((each) => apiRoutePolicy(each, path)?.access === "agent");
 }

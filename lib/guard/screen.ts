@@ -95,7 +95,7 @@ export async function screenRequest(policy: GuardPolicy, request: IncomingMessag
   if (who) {
     const serverAction = request.headers["next-action"] !== undefined;
     const agentLike = who.kind === "connector" || ((who.kind === "token" || who.kind === "session") && who.role === "agent");
-    if (agentLike && !agentMayReach(facts.path, serverAction) && !isPublicRequest(facts.method, facts.path)) {
+    if (agentLike && !agentMayReach(facts.path, serverAction, facts.method) && !isPublicRequest(facts.method, facts.path)) {
       const name = who.kind === "connector" || who.kind === "token" || who.kind === "session" ? who.name : "";
       return { ok: false, status: 403, reason: `token "${name}" has the agent role, which reaches only /api/mcp and the thread and agent API` };
     }

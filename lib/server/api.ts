@@ -42,9 +42,10 @@ import { failedDeliveriesSince } from "../webhooks";
  * endpoints and discovery documents. Each route is declared once, with its policy beside it: who
  * may call it (anyone, an agent's token or a connector's grant too, or the operator only) and
  * which body limit it gets. The guard (lib/guard) reads the same declarations before any handler
- * runs (apiRoutePolicy); it set `c.var.caller`, and the domain reads the same caller
+ * runs (apiRoutePolicy); it sets `c.var.caller`, and the domain reads the same caller
  * (lib/caller.ts). Handlers are thin: they read the request, call one domain function and answer
- * its result; a thrown typed error is answered once, by the router's onError.
+ * its result; a thrown typed error is answered once, by the router's onError (OAuth's endpoints
+ * by their group's, in OAuth's shape).
  */
 type Ctx = Context<BatonEnv>;
 type Handler = (c: Ctx) => Response | Promise<Response>;
@@ -56,7 +57,8 @@ type Handler = (c: Ctx) => Response | Promise<Response>;
  */
 export type RouteAccess = "public" | "agent" | "operator";
 export type RoutePolicy = { access: RouteAccess; body: BodyClass };
-type ApiRoute = { methods: readonly string[]; path: string; policy: RoutePolicy; handler: Handler; before?: MiddlewareHandler<BatonEnv> };
+/** `errors: "oauth"`: the route is one of OAuth's endpoints, which answer errors in RFC 6749's shape. */
+type ApiRoute = { methods: readonly string[]; path: string; policy: RoutePolicy; handler: Handler; before?: MiddlewareHandler<BatonEnv>; errors?: "oauth" };
 
 const PUBLIC: RoutePolicy = { access: "public", body: "default" };
 const AGENT: RoutePolicy = { access: "agent", body: "default" };
@@ -79,6 +81,12 @@ const formBody = async (c: Ctx, what: string): Promise<URLSearchParams> => {
   if (type !== "application/x-www-form-urlencoded") throw new InvalidRequestError(`send the ${what} request as application/x-www-form-urlencoded`);
   return new URLSearchParams(await c.req.text());
 };
+
+/** A registration's JSON body; the body reader's refusals in RFC 7591's terms. */
+const registrationBody = (c: Ctx) =>
+  readJsonBody(c.req.raw).catch((error: unknown) => {
+    throw error instanceof Invalid ? new InvalidClientMetadataError(`registration: ${error.message}`) : error;
+  });
 
 const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
 
@@ -301,16 +309,18 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["POST"],
     path: "/oauth/register",
     policy: PUBLIC,
+    errors: "oauth",
     before: registrationLimit,
-    handler: async (c) => oauthJson(await registerClient(await readJsonBody(c.req.raw)), 201),
+    handler: async (c) => oauthJson(await registerClient(await registrationBody(c)), 201),
   },
   /** The token endpoint (form-encoded, as OAuth requires); the code or refresh token is the credential. */
-  { methods: ["POST"], path: "/oauth/token", policy: PUBLIC, handler: async (c) => oauthJson(await tokenRequest(await formBody(c, "token"))) },
+  { methods: ["POST"], path: "/oauth/token", policy: PUBLIC, errors: "oauth", handler: async (c) => oauthJson(await tokenRequest(await formBody(c, "token"))) },
   /** Token revocation (RFC 7009): 200 whether or not the token existed. */
   {
     methods: ["POST"],
     path: "/oauth/revoke",
     policy: PUBLIC,
+    errors: "oauth",
     handler: async (c) => {
       await revokeOAuthToken(await formBody(c, "revocation"));
       return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
@@ -331,30 +341,22 @@ export function apiRoutePolicy(method: string, path: string): RoutePolicy | null
 }
 
 /**
- * A thrown error, answered once for every route: OAuth's endpoints in OAuth's shape (RFC 6749; a
- * registration's unreadable body as invalid_client_metadata), everything else as Baton's JSON
- * error with its status (lib/http.ts); anything unknown is logged and answered 500.
+ * Every API route on one router, where a thrown error is answered once: Baton's JSON error with
+ * its status (lib/http.ts; anything unknown is logged and answered 500). OAuth's endpoints sit in
+ * a group that answers in OAuth's shape (RFC 6749) and hands on anything else. Unknown paths under
+ * /api answer a JSON 404 (or 405 naming the methods).
  */
-function answerError(error: unknown, c: Ctx): Response {
-  if (c.req.path.startsWith("/oauth/")) {
-    const oauthError = c.req.path === "/oauth/register" && error instanceof Invalid ? new InvalidClientMetadataError(`registration: ${error.message}`) : error;
-    try {
-      return oauthErrorResponse(oauthError);
-    } catch {
-      // Neither an OAuth nor a domain error: the 500 below.
-    }
-  }
-  return errorResponse(error);
-}
-
-/** Every API route on one router; unknown paths under /api answer a JSON 404 (or 405 naming the methods). */
 export function apiRouter(): Hono<BatonEnv> {
   const api = new Hono<BatonEnv>();
-  api.onError(answerError);
+  api.onError((error) => errorResponse(error));
+  const oauth = new Hono<BatonEnv>();
+  oauth.onError((error) => oauthErrorResponse(error));
   for (const route of API_ROUTES) {
-    if (route.before) api.on([...route.methods], route.path, route.before, route.handler);
-    else api.on([...route.methods], route.path, route.handler);
+    const router = route.errors === "oauth" ? oauth : api;
+    if (route.before) router.on([...route.methods], route.path, route.before, route.handler);
+    else router.on([...route.methods], route.path, route.handler);
   }
+  api.route("/", oauth);
   api.all("/api/*", (c) => {
     const allowed = allowedMethods(c.req.path);
     if (allowed.length === 0) return c.json({ error: { code: "NOT_FOUND", message: `no API route ${c.req.path}` } }, 404);
