@@ -9,6 +9,7 @@ import { median, percentile } from "../support";
 import { log, threadOf } from "./common";
 import { call, connectFloorMcp } from "./mcp";
 
+/** Named in this part's figures, and so in their targets (bench/targets.ts). */
 const WRITERS = 32;
 const APPENDS_PER_WRITER = 500;
 const SHARED_THREADS = 4;
