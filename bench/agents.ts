@@ -7,11 +7,11 @@ import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { findAgents, getContinuityChain, registerAgent, triggerHandoff } from "../lib/agents";
 import { databaseFile } from "../lib/config";
-import { closeDatabase } from "../lib/database";
+import { closeDatabase, storedDate } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
 import { makeTemporaryDataDir, median, ms, timeIt } from "./support";
 
-const iso = (time: number) => new Date(time).toISOString().replace("Z", "+00:00");
+const iso = (time: number) => storedDate(new Date(time));
 
 /** Inserts `chains` chains of `length` agents each through SQL: fixture generation, not a door. Returns each chain's tail id. */
 function fillChains(persona: string, chains: number, length: number): number[] {

@@ -1,6 +1,6 @@
 /**
  * Full-text search at scale: 10,000 handoffs and 1,000,000 entries of generated prose (issue 17,
- * acceptance 3: ≤ 100 ms p50). The entries are written through the database's triggers, as
+ * acceptance 3: its p50 target is in bench/targets.ts). The entries are written through the database's triggers, as
  * every door writes them, in transactions of 1,000, so the index has the shape real use gives it;
  * then `findHandoffs({ q })`, the query behind the home page's search and
  * `GET /api/handoffs?q=`, runs a mix of searches people type.
@@ -12,7 +12,8 @@ import { databaseFile } from "../lib/config";
 import { findHandoffs, type FindHandoffsOptions } from "../lib/handoffs";
 import { closeDatabase } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
-import { fill } from "./history";
+import { fillHandoffs } from "./fixtures";
+import { printReport } from "./report";
 import { makeTemporaryDataDir, median, ms, timeIt } from "./support";
 
 const HANDOFFS = 10_000;
@@ -98,7 +99,7 @@ export async function run() {
   try {
     await ensureMigrated();
     const buildStart = performance.now();
-    fill(HANDOFFS, ENTRIES, { title, content: (_, next) => prose(next), batch: 1_000 });
+    fillHandoffs(HANDOFFS, ENTRIES, { title, content: (_, next) => prose(next), batch: 1_000 });
     const buildMs = performance.now() - buildStart;
     const bytes = fs.statSync(databaseFile()).size;
     const sqlite = new Database(databaseFile(), { readonly: true });
@@ -119,11 +120,12 @@ export async function run() {
     const sorted = [...all].sort((a, b) => a - b);
     const p50 = median(all);
     const p95 = sorted[Math.floor(sorted.length * 0.95)];
-    console.log(`search p50 ${ms(p50)} · p95 ${ms(p95)} over ${all.length} searches (target: p50 ≤ 100 ms) ${p50 <= 100 ? "met" : "NOT met"}`);
+    console.log(`search p50 ${ms(p50)} · p95 ${ms(p95)} over ${all.length} searches`);
     for (const search of WORST) {
       const samples = await timeIt(5, () => findHandoffs(search.options), 1);
       console.log(`  worst case: ${search.label} ${ms(median(samples))}`);
     }
+    printReport([{ name: "search p50", value: p50, unit: "ms" }]);
   } finally {
     await closeDatabase();
     fs.rmSync(dir, { recursive: true, force: true });

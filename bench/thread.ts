@@ -5,35 +5,12 @@
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import Database from "better-sqlite3";
-import { databaseFile } from "../lib/config";
 import { END_OF_THREAD, getHandoff, THREAD_PAGE_BUDGET_BYTES, THREAD_PAGE_SIZE } from "../lib/handoffs";
 import { closeDatabase } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
 import { startBatonServer } from "../lib/server";
+import { fillThread } from "./fixtures";
 import { makeTemporaryDataDir, median, ms, projectRoot, timeIt } from "./support";
-
-const contentOf = (index: number) =>
-  `Step ${index}: **progress** on the migration, table ${index % 37} of 37.\n\n- checked the indexes\n- ${"ran the slow query again ".repeat(12)}`;
-
-/** One thread of `entries` entries, written through SQL in one transaction: fixture generation, not a door. */
-function fill(id: string, entries: number): number {
-  const sqlite = new Database(databaseFile());
-  const now = new Date().toISOString().replace("Z", "+00:00");
-  const insert = sqlite.prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, 'progress', ?, ?)");
-  let last = 0;
-  sqlite.transaction(() => {
-    sqlite.prepare("INSERT INTO handoffs (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)").run(id, `Bench thread of ${entries}`, now, now);
-    for (let index = 0; index < entries; index++) {
-      last = Number(insert.run(id, index % 2 ? "code" : "chat", contentOf(index), now).lastInsertRowid);
-    }
-    // Code has read everything; chat has read all but the last 4,000 (or half of a short thread).
-    const chatCursor = Math.max(last - Math.min(4000, Math.floor(entries / 2)), 0);
-    sqlite.prepare("UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ?").run(chatCursor, last, id);
-  })();
-  sqlite.close();
-  return last;
-}
 
 /** The body of a GET that must succeed: a refused or failed request never reads as a fast one. */
 async function text(url: string): Promise<string> {
@@ -66,8 +43,8 @@ export async function run() {
   await ensureMigrated();
   const smallId = "hof_benchsmall00000000000";
   const largeId = "hof_benchlarge00000000000";
-  const smallLast = fill(smallId, 60);
-  const largeLast = fill(largeId, 10_000);
+  const smallLast = fillThread(smallId, 60);
+  const largeLast = fillThread(largeId, 10_000);
   // Served the way `npm start` serves it: Baton's own server, guard in front of Next.
   process.env.BATON_DIST_DIR = ".next-bench";
   process.env.NEXT_TELEMETRY_DISABLED = "1";
