@@ -15,7 +15,7 @@ import { connectStdioClient } from "../../tests/support/mcp-clients";
 import { startPostgresCluster } from "../../tests/support/postgres-cluster";
 import { msOf, perS, type Figure } from "../report";
 import { bundleWorker, median, percentile, spawnUntilReady, startProductionServer, timeIt } from "../support";
-import { appendStatement } from "../workers/floor-pg-append";
+import { appendQuery } from "../workers/floor-pg-append";
 import { DIST_DIR, HTTP_SECONDS, log, STDIO_CALLS, threadOf } from "./common";
 import { appended, entryBody, hammer, type Endpoint } from "./http-load";
 import { call, connectFloorMcp, withPrebuilt } from "./mcp";
@@ -25,7 +25,7 @@ async function bareAppendPg(url: string, id: string, calls: number): Promise<num
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await timeIt(calls, () => client.query({ name: "append", text: appendStatement("code_last_seen"), values: [id, "code", "progress", "bench entry", new Date().toISOString()] }), 20);
+    return await timeIt(calls, () => client.query(appendQuery(id, "code", "progress", "bench entry")), 20);
   } finally {
     await client.end();
   }

@@ -5,15 +5,15 @@
  * statement, as Baton does) behind floor-server.ts. Env: FLOOR_DATABASE_URL, FLOOR_PORT, FLOOR_POOL_SIZE.
  */
 import pg from "pg";
-import { appendStatement } from "./floor-pg-append";
+import { appendQuery } from "./floor-pg-append";
 import { serveAppends } from "./floor-server";
 
 const pool = new pg.Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: Number(process.env.FLOOR_POOL_SIZE) || 10 });
 
 async function append(id: string, side: "chat" | "code", type: string, content: string) {
-  const { rows } = await pool.query({ name: `append-${side}`, text: appendStatement(side === "chat" ? "chat_last_seen" : "code_last_seen"), values: [id, side, type, content, new Date().toISOString()] });
+  const { rows } = await pool.query(appendQuery(id, side, type, content));
   if (!rows[0]) throw Object.assign(new Error(`handoff ${id} not found`), { status: 404 });
-  if (!rows[0].entry) throw Object.assign(new Error(`handoff ${id} is completed`), { status: 409 });
+  if (rows[0].seq === null) throw Object.assign(new Error(`handoff ${id} is completed`), { status: 409 });
   return rows[0];
 }
 

@@ -1,14 +1,14 @@
 /**
  * The stdio floor on PostgreSQL for `npm run bench -- speed` (part postgres): the official SDK's
  * McpServer over stdio with an add_to_handoff tool shaped like Baton's, running the same
- * one-statement append (floor-pg-append.ts) on one pg connection. Runs bundled, with plain Node,
+ * one-statement append (floor-pg-append.ts: Baton's own) on one pg connection. Runs bundled, with plain Node,
  * like Baton's prebuilt server. Env: FLOOR_DATABASE_URL.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import pg from "pg";
 import { z } from "zod";
-import { appendStatement } from "./floor-pg-append";
+import { appendQuery } from "./floor-pg-append";
 
 const client = new pg.Client({ connectionString: process.env.FLOOR_DATABASE_URL });
 await client.connect();
@@ -20,12 +20,8 @@ server.registerTool(
   { description: "Append an entry", inputSchema: { id: z.string(), type: z.string(), content: z.string(), as_client: side } },
   async (args) => {
     const asClient = args.as_client ?? "chat";
-    const { rows } = await client.query({
-      name: `append-${asClient}`,
-      text: appendStatement(asClient === "chat" ? "chat_last_seen" : "code_last_seen"),
-      values: [args.id, asClient, args.type, args.content, new Date().toISOString()],
-    });
-    if (!rows[0]?.entry) return { content: [{ type: "text" as const, text: "not an active handoff" }], isError: true };
+    const { rows } = await client.query(appendQuery(args.id, asClient, args.type, args.content));
+    if (typeof rows[0]?.seq !== "number") return { content: [{ type: "text" as const, text: "not an active handoff" }], isError: true };
     return { content: [{ type: "text" as const, text: JSON.stringify(rows[0]) }] };
   },
 );

@@ -1,12 +1,13 @@
 /**
- * The append as Baton's PostgreSQL engine runs it (lib/handoffs/store.ts, appendEntry): one
- * statement that locks and checks the thread, inserts the entry and moves the writer's cursor,
- * its own transaction.
+ * Baton's append on PostgreSQL as the floors send it: the very statement lib/handoffs/store.ts
+ * runs (lib/handoffs/append-statement.ts), numbered for pg, its own transaction. The row back:
+ * none for no such thread, `seq` null for a closed one.
  */
-export const appendStatement = (cursor: string) => `
-  WITH target AS (SELECT id, status FROM handoffs WHERE id = $1 FOR UPDATE),
-  added AS (
-    INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at)
-    SELECT id, $2::text, $3::text, $4::text, $5::timestamp(3) FROM target WHERE status = 'active' RETURNING *),
-  moved AS (UPDATE handoffs SET updated_at = added.created_at, ${cursor} = added.seq FROM added WHERE handoffs.id = added.handoff_id RETURNING handoffs.*)
-  SELECT row_to_json(added) AS entry, row_to_json(moved) AS handoff FROM target LEFT JOIN added ON true LEFT JOIN moved ON true`;
+import { numberedParameters } from "../../lib/database/params";
+import { APPEND_STATEMENTS } from "../../lib/handoffs/append-statement";
+
+const TEXTS = { chat: numberedParameters(APPEND_STATEMENTS.chat), code: numberedParameters(APPEND_STATEMENTS.code) };
+
+export function appendQuery(id: string, side: "chat" | "code", type: string, content: string) {
+  return { name: `append-${side}`, text: TEXTS[side], values: [id, side, type, content, new Date().toISOString(), null] };
+}

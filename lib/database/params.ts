@@ -14,3 +14,22 @@ export function checkedParams(params: Params): Params {
   }
   return params;
 }
+
+/** `?` → `$1…` outside quotes: a statement written for both engines, as PostgreSQL reads it. */
+export function numberedParameters(text: string): string {
+  let index = 0;
+  let quote: string | null = null;
+  let out = "";
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = null;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+    } else if (char === "?") {
+      out += `$${++index}`;
+      continue;
+    }
+    out += char;
+  }
+  return out;
+}

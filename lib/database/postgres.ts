@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { Unavailable } from "../errors";
-import { checkedParams } from "./params";
+import { checkedParams, numberedParameters } from "./params";
 import type { Database, Params, Tx } from "./types";
 
 /**
@@ -31,25 +31,11 @@ function storedFormOf(value: string): string {
 type Prepared = { name: string; text: string };
 const prepared = new Map<string, Prepared>();
 
-/** `?` → `$n` outside quotes; named after the text's hash so each connection parses it once. */
+/** A statement's PostgreSQL text, named after its hash so each connection parses it once. */
 function toPostgres(text: string): Prepared {
   let found = prepared.get(text);
   if (found) return found;
-  let index = 0;
-  let quote: string | null = null;
-  let out = "";
-  for (const char of text) {
-    if (quote) {
-      if (char === quote) quote = null;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-    } else if (char === "?") {
-      out += `$${++index}`;
-      continue;
-    }
-    out += char;
-  }
-  found = { name: `b_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`, text: out };
+  found = { name: `b_${createHash("sha1").update(text).digest("hex").slice(0, 20)}`, text: numberedParameters(text) };
   prepared.set(text, found);
   return found;
 }

@@ -7,6 +7,7 @@ import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { GitState } from "../git/types";
 import { parseInput } from "../validation";
 import { NANOID_ALPHABET, titleSchema, type ClientSide, type EntryType } from "./schemas";
+import { APPEND_STATEMENTS, CURSOR_OF, ENTRY_COLUMNS, HANDOFF_COLUMNS, type AppendedRow } from "./append-statement";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
 
 /**
@@ -15,8 +16,6 @@ import { toEntryView, toHandoffView, type EntryRow, type EntryView, type Handoff
  * the caller's transaction (`tx`, from lib/database's `write` or `read`) as its first argument,
  * so an import or a close with an archive composes them inside one transaction of its own.
  */
-const HANDOFF_COLUMNS = "id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at";
-const ENTRY_COLUMNS = "seq, handoff_id, from_client, type, content, created_at";
 const newHandoffSuffix = customAlphabet(NANOID_ALPHABET, 21);
 
 /** The highest seq a column can hold (PostgreSQL's integer); bounds past it are cut to it. */
@@ -132,48 +131,49 @@ export function completedConflict(id: string): Conflict {
 type Appended = { handoff: HandoffView; entry: EntryView; redactions: Redaction[] };
 
 /**
- * Appends to an active thread; the writer has seen what it wrote, so its cursor moves to it.
- * Three statements: the handoff's status, read with its row locked (appends to one handoff and
- * its close run one after another, so seqs increase in commit order and a closed thread takes
- * nothing), the entry, the handoff's activity and cursor.
+ * Appends to an active thread; the writer has seen what it wrote, so its cursor moves to it. The
+ * rule, on both engines: lock and check the thread (appends to one handoff and its close run one
+ * after another, so seqs increase in commit order and a closed thread takes nothing), insert the
+ * entry, move the thread's activity and the writer's cursor. PostgreSQL says it in one statement
+ * (append-statement.ts); SQLite, which cannot write inside a WITH, in two, whose write
+ * transaction already holds the database.
  */
 export async function appendEntryIn(tx: Tx, id: string, entry: CleanEntry): Promise<Appended> {
-  const existing = await loadHandoff(tx, id, { lock: true });
-  if (existing.status !== "active") throw completedConflict(id);
-  const at = storedDate();
-  const added = await insertEntry(tx, id, entry, at);
-  const cursor = entry.fromClient === "chat" ? "chat_last_seen" : "code_last_seen";
-  const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET updated_at = ?, ${cursor} = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [at, added.seq, id]);
-  return { handoff: toHandoffView(handoff!), entry: added, redactions: entry.redactions };
+  const row = tx.engine === "postgres" ? await tx.get<AppendedRow>(APPEND_STATEMENTS[entry.fromClient], appendParams(id, entry)) : await appendRowOnSqlite(tx, id, entry);
+  return appendedFrom(id, entry, row);
 }
 
-/** appendEntryIn's rule as PostgreSQL's one statement: lock and check the thread, insert, move the cursor. */
-const appendStatementOf = (cursor: "chat_last_seen" | "code_last_seen") => `
-  WITH target AS (SELECT id, status FROM handoffs WHERE id = ? FOR UPDATE),
-  added AS (
-    INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git)
-    SELECT id, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TIMESTAMP(3)), CAST(? AS TEXT) FROM target WHERE status = 'active'
-    RETURNING ${ENTRY_COLUMNS}),
-  moved AS (
-    UPDATE handoffs SET updated_at = added.created_at, ${cursor} = added.seq FROM added WHERE handoffs.id = added.handoff_id
-    RETURNING ${HANDOFF_COLUMNS.split(", ").map((column) => `handoffs.${column}`).join(", ")})
-  SELECT added.seq, added.from_client, added.type, added.content, added.created_at AS entry_created_at,
-    moved.id, moved.title, moved.project, moved.chat_last_seen, moved.code_last_seen, moved.status, moved.created_at, moved.updated_at, moved.closed_at
-  FROM target LEFT JOIN added ON true LEFT JOIN moved ON true`;
-/** Built once per writer side: the engine looks its prepared statement up by the text. */
-const APPEND_STATEMENTS = { chat: appendStatementOf("chat_last_seen"), code: appendStatementOf("code_last_seen") };
-
-type AppendedRow = HandoffRow & { seq: number | null; from_client: string; type: string; content: string; entry_created_at: string };
-
 /**
- * appendEntryIn as a transaction of its own (what a door's append is). On PostgreSQL the same
- * rule runs as one statement: one round trip instead of five (BEGIN, three statements, COMMIT),
- * which is most of an append's time there; SQLite's three statements cost microseconds.
+ * appendEntryIn as a transaction of its own (what a door's append is). On PostgreSQL the
+ * statement runs on its own: one round trip instead of three (BEGIN, it, COMMIT), which is most
+ * of an append's time there.
  */
 export async function appendEntry(id: string, entry: CleanEntry): Promise<Appended> {
   if (database().engine !== "postgres") return write((tx) => appendEntryIn(tx, id, entry));
-  const [row] = await writeStatement<AppendedRow>(APPEND_STATEMENTS[entry.fromClient], [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git)]);
-  // No row: no such thread. A row without an entry: the thread is not active.
+  const [row] = await writeStatement<AppendedRow>(APPEND_STATEMENTS[entry.fromClient], appendParams(id, entry));
+  return appendedFrom(id, entry, row);
+}
+
+const appendParams = (id: string, entry: CleanEntry) => [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git)];
+
+async function appendRowOnSqlite(tx: Tx, id: string, entry: CleanEntry): Promise<AppendedRow | undefined> {
+  const added = await tx.get<EntryRow>(
+    `WITH target AS (SELECT id, status FROM handoffs WHERE id = ?)
+     INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git)
+     SELECT id, ?, ?, ?, ?, ? FROM target WHERE status = 'active' RETURNING ${ENTRY_COLUMNS}`,
+    appendParams(id, entry),
+  );
+  if (!added) return (await handoffExists(tx, id)) ? { seq: null } : undefined;
+  const moved = await tx.get<HandoffRow>(`UPDATE handoffs SET updated_at = ?, ${CURSOR_OF[entry.fromClient]} = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
+    added.created_at,
+    added.seq,
+    id,
+  ]);
+  return { ...moved!, seq: added.seq, from_client: added.from_client, type: added.type, content: added.content, entry_created_at: added.created_at };
+}
+
+/** No row: no such thread. A row without an entry: the thread is not active. */
+function appendedFrom(id: string, entry: CleanEntry, row: AppendedRow | undefined): Appended {
   if (!row) throw handoffNotFound(id);
   if (row.seq === null) throw completedConflict(id);
   const added = { seq: row.seq, handoff_id: id, from_client: row.from_client, type: row.type, content: row.content, created_at: row.entry_created_at };
@@ -182,7 +182,7 @@ export async function appendEntry(id: string, entry: CleanEntry): Promise<Append
 
 /** Moves one side's cursor to the thread's highest seq; a cursor never moves backward. */
 export async function markReadIn(tx: Tx, id: string, side: ClientSide): Promise<HandoffView> {
-  const cursor = side === "chat" ? "chat_last_seen" : "code_last_seen";
+  const cursor = CURSOR_OF[side];
   const row = await tx.get<HandoffRow>(
     `UPDATE handoffs SET ${cursor} = CASE WHEN ${cursor} >= latest.seq THEN ${cursor} ELSE latest.seq END
        FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM handoff_entries WHERE handoff_id = ?) AS latest
