@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
-import { engineOf } from "./index";
+import { engineOf } from "./engine";
 import { ensureMigrated, isBatonMigration, migratePostgresIn } from "./migrate";
 import "./postgres";
 

@@ -9,25 +9,19 @@
  */
 import "server-only";
 import { databaseUrl } from "../config";
-import { withoutCredentials } from "../url-credentials";
+import { engineOf } from "./engine";
 import { openPostgres } from "./postgres";
 import { openSqlite } from "./sqlite";
-import type { Database, Engine, Params, Tx, WriteOptions } from "./types";
+import type { Database, Params, Tx, WriteOptions } from "./types";
 
 export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
 export { BUSY_TIMEOUT_MS } from "./sqlite";
 export { listen, type Listening } from "./listen";
 export { vacuum } from "./vacuum";
+export { engineOf } from "./engine";
 
 /** The largest value an integer column holds on PostgreSQL (int4): ids and seqs past it are refused or cut to it. */
 export const MAX_INT4 = 2_147_483_647;
-
-/** Which engine a database URL names. */
-export function engineOf(url: string): Engine {
-  if (/^postgres(ql)?:\/\//i.test(url)) return "postgres";
-  if (url.startsWith("file:")) return "sqlite";
-  throw new Error(`DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "${withoutCredentials(url, { keepUserName: true, standIn: "…" })}"`);
-}
 
 type Held = { url: string; database: Database };
 const globalForDatabase = globalThis as unknown as { batonDatabase?: Held };

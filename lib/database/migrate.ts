@@ -6,7 +6,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
-import { engineOf, type Engine } from "./index";
+import { engineOf } from "./engine";
+import type { Engine } from "./types";
 
 /**
  * Applies the committed migrations in this process, recording them in `_prisma_migrations`

@@ -2,6 +2,7 @@ import "server-only";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
+import { engineOf } from "./engine";
 import { BUSY_TIMEOUT_MS } from "./sqlite";
 
 /**
@@ -13,7 +14,7 @@ import { BUSY_TIMEOUT_MS } from "./sqlite";
  */
 export async function vacuum(tables: readonly string[]): Promise<void> {
   const url = databaseUrl();
-  if (url.startsWith("file:")) {
+  if (engineOf(url) === "sqlite") {
     const connection = new BetterSqlite3(databaseFile(url), { timeout: BUSY_TIMEOUT_MS });
     try {
       connection.exec("VACUUM");
