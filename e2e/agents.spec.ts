@@ -43,7 +43,7 @@ test("register, end a shift with a document, see the successor, record, document
   await page.getByRole("button", { name: "End shift…" }).click();
   const dialog = page.getByRole("dialog", { name: `End the shift of agent ${shortId}` });
   await expect(dialog).toBeVisible();
-  const editor = dialog.getByLabel("Handoff document");
+  const editor = dialog.getByLabel("Shift document");
   await expect(editor).toHaveValue(/## Goal[\s\S]*## Done[\s\S]*## In progress[\s\S]*## Next steps[\s\S]*## Blockers[\s\S]*## Key files/);
   await expectNoAxeViolations(page);
   await dialog.getByLabel("Successor's tmux target (optional)").fill("work;kill-server");
@@ -70,7 +70,7 @@ test("register, end a shift with a document, see the successor, record, document
   await expect(page.getByTestId("delivery")).toContainText("No tmux target");
 
   // The document is rendered as safe markdown: bold works, the script is inert text.
-  const document = page.getByTestId("handoff-document");
+  const document = page.getByTestId("shift-document");
   await expect(document.locator("strong")).toHaveText("streaming");
   await expect(document).toContainText("<script>window.pwned = true</script>");
   expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
@@ -131,17 +131,17 @@ test("a second End shift (another tab) gets the conflict message", async ({ brow
     await waitForHydration(page);
     await page.getByRole("button", { name: "End shift…" }).click();
   }
-  await first.getByLabel("Handoff document").fill("## Goal\nFirst tab wins.\n");
+  await first.getByLabel("Shift document").fill("## Goal\nFirst tab wins.\n");
   await first.getByRole("button", { name: "End shift and hand off" }).click();
   await expect(first.getByText("Shift ended.")).toBeVisible();
 
-  await second.getByLabel("Handoff document").fill("## Goal\nSecond tab loses.\n");
+  await second.getByLabel("Shift document").fill("## Goal\nSecond tab loses.\n");
   await second.getByRole("button", { name: "End shift and hand off" }).click();
   await expect(second.getByRole("dialog").getByRole("alert")).toContainText(/has already handed off/);
-  await expect(second.getByLabel("Handoff document")).toHaveValue("## Goal\nSecond tab loses.\n");
+  await expect(second.getByLabel("Shift document")).toHaveValue("## Goal\nSecond tab loses.\n");
 
   await second.goto(agentPath);
-  await expect(second.getByTestId("handoff-document")).toContainText("First tab wins.");
+  await expect(second.getByTestId("shift-document")).toContainText("First tab wins.");
   await expect(second.getByRole("list", { name: "Agents in order, oldest first" }).locator("li")).toHaveCount(2);
   await context.close();
 });
@@ -152,7 +152,7 @@ test("a document whose file is gone is still shown (from the database), unknown 
   await expectNoAxeViolations(page);
   await waitForHydration(page);
   await page.getByRole("button", { name: "End shift…" }).click();
-  await page.getByLabel("Handoff document").fill("## Goal\nSmall screens.\n");
+  await page.getByLabel("Shift document").fill("## Goal\nSmall screens.\n");
   await page.getByRole("button", { name: "End shift and hand off" }).click();
   await expect(page.getByText("Shift ended.")).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

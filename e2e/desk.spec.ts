@@ -160,12 +160,12 @@ test("a failed delivery is flagged on /agents, in the chain, on the successor's 
   const { from, to } = await failedDelivery(request, "e2e-failed-delivery");
   await page.goto("/agents?persona=e2e-failed-delivery");
   const chain = page.locator(`li[data-agent-id="${to.id}"]`);
-  await expect(chain).toContainText("Its handoff prompt did not arrive");
+  await expect(chain).toContainText("Its injection prompt did not arrive");
   await expect(chain.locator(`li[data-agent-id="${from.id}"]`)).toContainText("Prompt not delivered to its successor");
 
   await page.goto(`/agents/${to.id}`);
   const flag = page.getByTestId("arrival-stalled");
-  await expect(flag).toContainText("The handoff prompt did not reach this agent");
+  await expect(flag).toContainText("The injection prompt did not reach this agent");
   await expect(flag).toContainText(from.shortId);
   await expect(flag.getByRole("button", { name: "Retry delivery" })).toBeVisible();
   const nodes = page.getByRole("list", { name: "Agents in order, oldest first" }).locator("li");

@@ -5,8 +5,8 @@ import {
   getAgent,
   getContinuityChain,
   getShiftDocument,
-  HANDOFF_DOCUMENT_TEMPLATE,
-  readHandoffDocument,
+  SHIFT_DOCUMENT_TEMPLATE,
+  loadShiftDocument,
   registerAgent,
   triggerHandoff,
   updateAgent,
@@ -16,7 +16,7 @@ import { read, storedDate, write } from "../lib/database";
 import { Conflict, Invalid } from "../lib/errors";
 import { countRows } from "./support/rows";
 
-const DOCUMENT = `${HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nFinish the exporter.\n")}`;
+const DOCUMENT = `${SHIFT_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nFinish the exporter.\n")}`;
 
 async function caught(promise: Promise<unknown>): Promise<Error> {
   const error = await promise.then(
@@ -63,7 +63,7 @@ describe("triggerHandoff", () => {
     expect(successor.sessionId).not.toBe(agent.sessionId);
     expect(record.delivery).toBe("no target");
 
-    const read = await readHandoffDocument(record.filePath);
+    const read = await loadShiftDocument(record.filePath);
     expect(read).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
   });
 
@@ -108,7 +108,7 @@ describe("triggerHandoff", () => {
 
   it("refuses an empty document or one with only the template's headings, writing nothing", async () => {
     const agent = await registerAgent({ personaSlug: "empty-doc" });
-    for (const document of ["", "   \n\n", HANDOFF_DOCUMENT_TEMPLATE]) {
+    for (const document of ["", "   \n\n", SHIFT_DOCUMENT_TEMPLATE]) {
       const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
       expect(error).toBeInstanceOf(Invalid);
       expect(error.fieldErrors.document?.[0]).toMatch(/empty|only headings/);
@@ -159,8 +159,8 @@ describe("the shift document in the database", () => {
     expect(stored?.document).toBe(DOCUMENT);
 
     fs.rmSync(path.join(dataDir(), record.filePath!));
-    expect(await readHandoffDocument(record.filePath)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
-    expect(await readHandoffDocument(record.filePath, record.id)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
+    expect(await loadShiftDocument(record.filePath)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
+    expect(await loadShiftDocument(record.filePath, record.id)).toEqual({ status: "ok", filePath: record.filePath, content: DOCUMENT });
     const served = await getShiftDocument({ agentId: successor.id });
     expect(served.content).toBe(DOCUMENT);
     expect(served.record.deliveryState).toBe("read");
@@ -173,7 +173,7 @@ describe("the shift document in the database", () => {
     expect((await getShiftDocument({ agentId: agent.id })).content).toBe(DOCUMENT);
 
     fs.rmSync(path.join(dataDir(), record.filePath!));
-    expect(await readHandoffDocument(record.filePath)).toEqual({ status: "missing", filePath: record.filePath });
+    expect(await loadShiftDocument(record.filePath)).toEqual({ status: "missing", filePath: record.filePath });
     const error = await caught(getShiftDocument({ agentId: agent.id }));
     expect(error).toBeInstanceOf(Conflict);
     expect(error.message).toMatch(/is missing from Baton's data folder/);
@@ -249,14 +249,14 @@ describe("escape attempts are refused with a clear message and write nothing", (
     fs.writeFileSync(secret, "secret");
     try {
       for (const filePath of ["../" + path.basename(secret), secret, "personas/../../" + path.basename(secret)]) {
-        expect(await readHandoffDocument(filePath)).toEqual({ status: "outside", filePath });
+        expect(await loadShiftDocument(filePath)).toEqual({ status: "outside", filePath });
       }
       fs.symlinkSync(secret, path.join(dataDir(), "leak.md"));
-      expect(await readHandoffDocument("leak.md")).toEqual({ status: "outside", filePath: "leak.md" });
-      expect(await readHandoffDocument("personas/x/handoffs/gone.md")).toEqual({ status: "missing", filePath: "personas/x/handoffs/gone.md" });
-      expect(await readHandoffDocument(null)).toEqual({ status: "no path" });
+      expect(await loadShiftDocument("leak.md")).toEqual({ status: "outside", filePath: "leak.md" });
+      expect(await loadShiftDocument("personas/x/handoffs/gone.md")).toEqual({ status: "missing", filePath: "personas/x/handoffs/gone.md" });
+      expect(await loadShiftDocument(null)).toEqual({ status: "no path" });
       fs.mkdirSync(path.join(dataDir(), "a-folder.md"));
-      expect(await readHandoffDocument("a-folder.md")).toMatchObject({ status: "unreadable", reason: "EISDIR" });
+      expect(await loadShiftDocument("a-folder.md")).toMatchObject({ status: "unreadable", reason: "EISDIR" });
     } finally {
       fs.rmSync(secret, { force: true });
     }

@@ -247,7 +247,7 @@ process.stdin.on("data", (chunk) => {
 
   it("a pane showing a prompt that waits for a keypress receives nothing until it is at rest, then the whole prompt", async () => {
     const { target, out } = await paneWith("keypress", 0);
-    const prompt = "Continuing from Agent 4b6f8a2c. Read the handoff document to pick up context.";
+    const prompt = "Continuing from Agent 4b6f8a2c. Read the shift document to pick up context.";
     let outcome: string | null = null;
     const delivery = deliverPrompt(target, prompt, { restWaitMs: 20_000 }).then((result) => (outcome = result));
     await new Promise((resolve) => setTimeout(resolve, 1_500));

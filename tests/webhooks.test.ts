@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HANDOFF_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
+import { SHIFT_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
 import {
@@ -202,7 +202,7 @@ describe("deliveries", () => {
     await createWebhook({ url: target.url, events: ["agent.handed_off"] });
     await start();
     const agent = await registerAgent({ personaSlug: "hook-watcher", project: "baton", name: "Hooky" });
-    await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: HANDOFF_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
+    await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: SHIFT_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
     expect(JSON.parse(delivery.body)).toMatchObject({ event: "agent.handed_off", data: { agent: { id: agent.id, name: "Hooky", project: "baton" }, handoff: { reason: "shift_end" } } });
   });

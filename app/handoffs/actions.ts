@@ -43,6 +43,7 @@ export async function openHandoffAction(_previous: FormState, formData: FormData
 export async function createHandoffAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   let id: string;
+  let side: string;
   let redacted: number;
   try {
     const created = await createHandoff({
@@ -52,12 +53,13 @@ export async function createHandoffAction(_previous: FormState, formData: FormDa
       asClient: values.asClient,
     });
     id = created.handoff.id;
+    side = created.entries[0].fromClient;
     redacted = created.redactions.length;
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);
   }
   revalidatePath("/");
-  redirect(`/handoffs/${id}?created=1&as=${values.asClient === "code" ? "code" : "chat"}${redacted > 0 ? `&redacted=${redacted}` : ""}`);
+  redirect(`/handoffs/${id}?created=1&as=${side}${redacted > 0 ? `&redacted=${redacted}` : ""}`);
 }
 
 export async function addEntryAction(_previous: FormState, formData: FormData): Promise<FormState> {

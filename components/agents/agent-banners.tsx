@@ -16,10 +16,10 @@ export function AgentBanners({ registered, handedOff, successor }: { registered:
               <Link href={`/agents/${successor.id}`} className="font-semibold underline">
                 {successor.name} {successor.shortId}
               </Link>{" "}
-              continues from the handoff document.
+              continues from the shift document.
             </>
           ) : (
-            "The successor continues from the handoff document."
+            "The successor continues from the shift document."
           )}
         </p>
       )}

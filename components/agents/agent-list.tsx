@@ -10,13 +10,13 @@ function DeliveryFlags({ agent }: { agent: ListedAgent }) {
   return (
     <>
       {agent.deliveryStalled && (
-        <Badge tone="red" wrap title="Its successor's pane did not get the handoff prompt: open this agent to retry">
+        <Badge tone="red" wrap title="Its successor's pane did not get the injection prompt: open this agent to retry">
           Prompt not delivered to its successor
         </Badge>
       )}
       {agent.stalledArrival && (
-        <Badge tone="red" wrap title="The handoff prompt did not reach this agent's pane: open its predecessor to retry">
-          Its handoff prompt did not arrive
+        <Badge tone="red" wrap title="The injection prompt did not reach this agent's pane: open its predecessor to retry">
+          Its injection prompt did not arrive
         </Badge>
       )}
     </>

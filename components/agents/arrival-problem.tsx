@@ -20,7 +20,7 @@ export function ArrivalProblem({ predecessor, record }: { predecessor: ChainNode
       className="mb-6 flex flex-col gap-3 rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900"
     >
       <h2 id="arrival-heading" className="text-base font-semibold">
-        The handoff prompt did not reach this agent
+        The injection prompt did not reach this agent
       </h2>
       <p className="break-words">
         <Link href={`/agents/${predecessor.id}`} className="font-semibold underline">

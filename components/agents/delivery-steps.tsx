@@ -4,7 +4,7 @@ import type { HandoffRecordView } from "@/lib/agents/views";
 import { RetryDeliveryButton } from "./retry-delivery-button";
 
 const STEPS = [
-  { key: "createdAt", label: "Queued", help: "the handoff was recorded" },
+  { key: "createdAt", label: "Queued", help: "the shift handoff was recorded" },
   { key: "typedAt", label: "Typed", help: "tmux took the whole prompt" },
   { key: "submittedAt", label: "Submitted", help: "Enter sent and the prompt seen on the pane" },
   { key: "readAt", label: "Read", help: "the successor fetched the document" },

@@ -10,7 +10,7 @@ import { idleFormState } from "@/lib/form-state";
 type Props = { agentId: number; shortId: string; template: string; tmuxTarget: string | null };
 
 /**
- * "End shift": the operator writes the handoff document and the successor starts. The
+ * "End shift": the operator writes the shift document and the successor starts. The
  * successor's tmux target starts empty: typing the prompt into this agent's own pane would hand
  * the work to the agent that is leaving.
  */
@@ -47,7 +47,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
               <p key={field}>{messages.join(" ")}</p>
             ))}
           </div>
-          <Field id="document" label="Handoff document" errors={errors.document} hint="Markdown, written for the successor. Fill in at least one section.">
+          <Field id="document" label="Shift document" errors={errors.document} hint="Markdown, written for the successor. Fill in at least one section.">
             <textarea
               id="document"
               name="document"

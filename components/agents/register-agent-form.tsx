@@ -12,7 +12,7 @@ const FIELDS: TextField[] = [
   { name: "personaSlug", label: "Persona", hint: "A slug such as developer-con-1: lowercase letters and digits joined by single hyphens.", required: true, mono: true, maxLength: 64 },
   { name: "name", label: "Name (optional)", hint: "How the dashboard shows it; defaults to the persona.", maxLength: 100 },
   { name: "project", label: "Project (optional)", hint: "A tag such as baton: lowercase letters, digits, _ or -.", mono: true, maxLength: 40 },
-  { name: "tmuxTarget", label: "tmux target (optional)", hint: "Where it runs, as session:window.pane (e.g. work:2.0), for handoff prompts.", mono: true, maxLength: 140 },
+  { name: "tmuxTarget", label: "tmux target (optional)", hint: "Where it runs, as session:window.pane (e.g. work:2.0), for injection prompts.", mono: true, maxLength: 140 },
   { name: "sessionId", label: "Session id (optional)", hint: "Its own session UUID if it has one (e.g. Claude Code's); a new one is made otherwise.", mono: true, maxLength: 36 },
 ];
 

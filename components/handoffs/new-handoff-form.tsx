@@ -5,8 +5,10 @@ import { createHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
+import type { ClientSide } from "@/lib/handoffs/schemas";
 
-export function NewHandoffForm() {
+/** `defaultSide`: the side the caller counts as when it names none (lib/caller.ts defaultSideOf), checked first. */
+export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
   const [state, formAction, pending] = useActionState(createHandoffAction, idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
@@ -56,7 +58,7 @@ export function NewHandoffForm() {
         <div className="flex gap-4 text-sm">
           {(["chat", "code"] as const).map((side) => (
             <label key={side} className="flex items-center gap-2">
-              <input type="radio" name="asClient" value={side} defaultChecked={(values.asClient ?? "chat") === side} />
+              <input type="radio" name="asClient" value={side} defaultChecked={(values.asClient ?? defaultSide) === side} />
               {side === "chat" ? "chat (decisions)" : "code (implementation)"}
             </label>
           ))}

@@ -31,7 +31,7 @@ const statusText: Record<LivePath, string> = {
 
 /**
  * Re-renders the server page, except while the tab is hidden or a dialog is open (the operator
- * may be typing a handoff document); then once when that ends.
+ * may be typing a shift document); then once when that ends.
  */
 function usePageRefresh(): () => void {
   const router = useRouter();

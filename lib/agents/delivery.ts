@@ -84,7 +84,7 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     if (!agent.handoff) throw new Conflict(`agent ${shortId} has not handed off: there is no delivery to retry`);
     const state = agent.handoff.delivery_state as DeliveryState | null;
     if (state === "read" || state === "acted") {
-      throw new Conflict(`agent ${shortId}'s successor has already read its handoff document: there is nothing to deliver again`);
+      throw new Conflict(`agent ${shortId}'s successor has already read its shift document: there is nothing to deliver again`);
     }
     const prompt = agent.handoff.injection_prompt;
     if (!prompt) throw new Conflict(`agent ${shortId}'s handoff has no injection prompt to deliver`);

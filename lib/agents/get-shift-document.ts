@@ -9,7 +9,7 @@ import { parseGitState, type Staleness } from "../git/types";
 import { parseInput } from "../validation";
 import { recordDocumentRead } from "./delivery";
 import { loadAgent } from "./load";
-import { readHandoffDocument } from "./read-handoff-document";
+import { loadShiftDocument } from "./load-shift-document";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { toAgentView, toHandoffRecordView } from "./rows";
@@ -65,7 +65,7 @@ export async function getShiftDocument(options: GetShiftDocumentOptions): Promis
   const shortId = shortIdOf(writer.session_id);
   const record = writer.handoff;
   if (!record) throw new NotFound(`agent ${shortId} has no shift document`);
-  const document = await readHandoffDocument(record.file_path, record.id);
+  const document = await loadShiftDocument(record.file_path, record.id);
   if (document.status !== "ok") {
     const reasons = {
       "no path": "its handoff names no document",

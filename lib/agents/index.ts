@@ -17,9 +17,9 @@ export { AGENTS_PAGE_SIZE, findAgents, type AgentPage, type AgentSummary, type F
 export { getAgent, type GetAgentOptions } from "./get-agent";
 export { getShiftDocument, shiftDocumentUri, type GetShiftDocumentOptions, type ShiftDocument } from "./get-shift-document";
 export { getContinuityChain, type ContinuityChain, type GetContinuityChainOptions } from "./get-continuity-chain";
-export { HANDOFF_DOCUMENT_TEMPLATE } from "./handoff-document";
+export { SHIFT_DOCUMENT_TEMPLATE } from "./shift-document";
 export { listShiftDocuments, type ListShiftDocumentsOptions, type ShiftDocumentSummary } from "./list-shift-documents";
-export { readHandoffDocument, type HandoffDocumentContent } from "./read-handoff-document";
+export { loadShiftDocument, type ShiftDocumentContent } from "./load-shift-document";
 export { registerAgent, type RegisterAgentOptions } from "./register-agent";
 export { resolveAgentId } from "./resolve-agent-id";
 export {

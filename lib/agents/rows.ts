@@ -24,7 +24,7 @@ export type AgentRow = {
   ended_at: string | null;
 };
 
-/** A handoff record without its document (read only where it is served: read-handoff-document.ts). */
+/** A handoff record without its document (read only where it is served: load-shift-document.ts). */
 export type RecordRow = {
   id: number;
   agent_id: number;

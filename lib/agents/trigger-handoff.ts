@@ -6,7 +6,7 @@ import { gitStateForWrite } from "../git/read-state";
 import { cleanText, type Redaction } from "../secrets";
 import { parseInput } from "../validation";
 import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
-import { handoffDocumentSchema } from "./handoff-document";
+import { shiftDocumentSchema } from "./shift-document";
 import { loadAgent, lockAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, shiftHandoffReasonSchema, optionalAgentNameSchema, optionalSessionIdSchema, optionalTmuxTargetSchema } from "./schemas";
@@ -14,13 +14,13 @@ import { deliverRecord } from "./delivery";
 import { shiftDocumentUri } from "./get-shift-document";
 import { AGENT_RETURNING, RECORD_RETURNING, toAgentView, toHandoffRecordView, type AgentRow, type RecordRow } from "./rows";
 import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
-import { removeHandoffDocument, writeHandoffDocument } from "./write-handoff-document";
+import { removeShiftDocument, writeShiftDocument } from "./write-shift-document";
 import { assertMayTypeIntoTmux, currentCaller, namedFolderSchema } from "../caller";
 
 export const triggerHandoffInput = z.object({
   agentId: agentRefSchema,
   reason: shiftHandoffReasonSchema,
-  document: handoffDocumentSchema,
+  document: shiftDocumentSchema,
   successor: z
     .object({
       /** Where the successor runs; the injection prompt is typed there. */
@@ -92,7 +92,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   const now = new Date();
   const at = storedDate(now);
   const successorSessionId = input.successor.sessionId ?? randomUUID();
-  const location = await writeHandoffDocument({ personaSlug: outgoing.persona_slug, shortId, at: now, document });
+  const location = await writeShiftDocument({ personaSlug: outgoing.persona_slug, shortId, at: now, document });
   const injectionPrompt = injectionPromptFor(shortId, outgoing.id, location.absolute, outgoing.persona_slug);
   const tmuxTarget = input.successor.tmuxTarget ?? null;
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
@@ -121,7 +121,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
       return { record: toHandoffRecordView(record), agent: toAgentView(ended!), successor: toAgentView(successor), redactions };
     });
   } catch (error) {
-    await removeHandoffDocument(location);
+    await removeShiftDocument(location);
     throw error;
   }
 

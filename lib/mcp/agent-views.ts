@@ -23,7 +23,7 @@ export const mcpHandoffRecordSchema = z.object({
   id: z.number().int(),
   agent_id: z.number().int(),
   reason: z.enum(SHIFT_HANDOFF_REASONS),
-  file_path: z.string().nullable().describe("The handoff document, relative to Baton's data folder"),
+  file_path: z.string().nullable().describe("The shift document, relative to Baton's data folder"),
   injection_prompt: z.string().nullable().describe("What the successor is told first"),
   delivery: z.string().nullable().describe('"delivered", "typed: <why not seen entered>", "no target" or "failed: <reason>" (the tmux bridge)'),
   delivery_state: z

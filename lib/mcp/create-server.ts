@@ -33,7 +33,7 @@ const INSTRUCTIONS =
   "Typical flow: chat create_handoff → code get_handoff + mark_handoff_read → either add_to_handoff (question, " +
   "decision, progress, done …) → the other side get_handoff → … → close_handoff when the work is done. " +
   "Long-running agents: register_agent at the start, report_context now and then, trigger_handoff to pass the " +
-  "work to a successor, get_continuity_chain to find predecessors' handoff documents; a successor reads the " +
+  "work to a successor, get_continuity_chain to find predecessors' shift documents; a successor reads the " +
   "document it was handed with get_shift_document (or the resource baton://agents/<id>/handoff). Each handoff is " +
   "also the resource baton://handoffs/<id>; the prompts pickup, handoff_to_code and end_shift start the usual flows.";
 

@@ -4,7 +4,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { rateLimiter } from "hono-rate-limiter";
 import { TrieRouter } from "hono/router/trie-router";
 import { z } from "zod";
-import { endAgent, findAgents, getAgent, getContinuityChain, readHandoffDocument, registerAgent, triggerHandoff, updateAgent } from "../agents";
+import { endAgent, findAgents, getAgent, getContinuityChain, loadShiftDocument, registerAgent, triggerHandoff, updateAgent } from "../agents";
 import type { RegisterAgentOptions, TriggerHandoffOptions, UpdateAgentOptions } from "../agents";
 import { signIn, signOut, SESSION_COOKIE } from "../auth";
 import { callerKey } from "../caller";
@@ -167,16 +167,16 @@ const API_ROUTES: readonly ApiRoute[] = [
     policy: { access: "agent", body: "document" },
     handler: async (c) => json(await triggerHandoff({ ...((await readJsonBody(c.req.raw)) as Omit<TriggerHandoffOptions, "agentId">), agentId: idParam(c) }), 201),
   },
-  /** The agent's handoff document as markdown (what its successor is told to read). */
+  /** The agent's shift document as markdown (what its successor is told to read). */
   {
     methods: ["GET"],
     path: "/api/agents/:id/document",
     policy: AGENT,
     handler: async (c) => {
       const agent = await getAgent({ agentId: idParam(c) });
-      if (!agent.handoff) throw new NotFound(`agent ${agent.shortId} has not handed off, so it has no handoff document`);
-      const document = await readHandoffDocument(agent.handoff.filePath, agent.handoff.id);
-      if (document.status !== "ok") throw new NotFound(`the handoff document of agent ${agent.shortId} cannot be shown (${document.status})`);
+      if (!agent.handoff) throw new NotFound(`agent ${agent.shortId} has not handed off, so it has no shift document`);
+      const document = await loadShiftDocument(agent.handoff.filePath, agent.handoff.id);
+      if (document.status !== "ok") throw new NotFound(`the shift document of agent ${agent.shortId} cannot be shown (${document.status})`);
       return new Response(document.content, { headers: { "content-type": "text/markdown; charset=utf-8" } });
     },
   },

@@ -8,12 +8,12 @@ import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
 import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
-import { HandoffRecordPanel } from "@/components/agents/handoff-record-panel";
+import { ShiftHandoffPanel } from "@/components/agents/shift-handoff-panel";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { GitStaleness } from "@/components/thread/git-staleness";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { getContinuityChain, HANDOFF_DOCUMENT_TEMPLATE, isDeliveryStalled, readHandoffDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { getContinuityChain, SHIFT_DOCUMENT_TEMPLATE, isDeliveryStalled, loadShiftDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
 import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
@@ -55,25 +55,25 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
 async function HandoffSection({ agent }: { agent: AgentDetail }) {
-  const document = agent.handoff ? await readHandoffDocument(agent.handoff.filePath, agent.handoff.id) : null;
+  const document = agent.handoff ? await loadShiftDocument(agent.handoff.filePath, agent.handoff.id) : null;
   // The stalled-delivery flag is computed when the page renders (no timer).
   if (agent.handoff && document) {
     const git = await shiftGitReport(agent.handoff.id, document.status === "ok" ? document.content : null);
     return (
       <div>
         <GitStaleness report={git} subject="shift document" />
-        <HandoffRecordPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />
+        <ShiftHandoffPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />
       </div>
     );
   }
   return (
     <section aria-labelledby="handoff-heading" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
       <h2 id="handoff-heading" className="mb-1 text-lg font-semibold text-slate-900">
-        Handoff
+        Shift handoff
       </h2>
       {agent.status === "active"
-        ? "No handoff yet. End this agent's shift to hand its work to a successor, or let it hand off through MCP."
-        : "This agent ended without a handoff."}
+        ? "No shift handoff yet. End this agent's shift to hand its work to a successor, or let it hand off through MCP."
+        : "This agent ended without a shift handoff."}
     </section>
   );
 }
@@ -104,7 +104,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
         actions={
           agent.status === "active" ? (
-            <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={HANDOFF_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} />
+            <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} />
           ) : null
         }
       />
@@ -116,7 +116,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
           <ContinuityChainView chain={chain} />
         </div>
         <div className="flex flex-col gap-6">
-          <Suspense fallback={<Skeleton label="the handoff document" rows={3} />}>
+          <Suspense fallback={<Skeleton label="the shift document" rows={3} />}>
             <HandoffSection agent={agent} />
           </Suspense>
           <p className="text-sm text-slate-600">

@@ -7,6 +7,7 @@ import { CreatedBanner } from "@/components/thread/created-banner";
 import { GitStaleness } from "@/components/thread/git-staleness";
 import { KeptBundle } from "@/components/thread/kept-bundle";
 import { ThreadView } from "@/components/thread/thread-view";
+import { currentCaller, defaultSideOf } from "@/lib/caller";
 import { latestChangeSeq } from "@/lib/changes";
 import { readBundle } from "@/lib/dashboard/read-kept-bundle";
 import { NotFound } from "@/lib/errors";
@@ -29,7 +30,8 @@ type Props = {
   searchParams: Promise<{ as?: string; created?: string; redacted?: string }>;
 };
 
-const sideOf = (as: string | undefined) => (as === "code" ? "code" : "chat");
+/** The side the page is read as: `?as=`, else the caller's default side (one rule with every door). */
+const sideOf = (as: string | undefined) => (as === "code" || as === "chat" ? as : defaultSideOf(currentCaller()));
 
 /**
  * The latest page of the thread, or the not-found page for an ID that is malformed or unknown.

@@ -137,7 +137,7 @@ export function registerPrompts(server: McpServer, context: ToolContext): void {
     async ({ agent, successor_tmux_target }) =>
       refusingBadInput(
         async () => {
-          const { getAgent, HANDOFF_DOCUMENT_TEMPLATE } = await loadAgents();
+          const { getAgent, SHIFT_DOCUMENT_TEMPLATE } = await loadAgents();
           const you = await getAgent({ agentId: agent });
           if (you.status !== "active") throw new McpError(ErrorCode.InvalidParams, `agent ${you.shortId} has already ended: there is no shift to end`);
           const target = successor_tmux_target?.trim();
@@ -147,7 +147,7 @@ export function registerPrompts(server: McpServer, context: ToolContext): void {
             "1. Write your shift document by filling in this template. Write for a fresh agent that knows nothing of this session: what the goal is, what is done, what is half-done (with the exact state), the next steps in order, what blocks you, and the key files with why they matter. Leave no section that matters empty.",
             "",
             "```markdown",
-            HANDOFF_DOCUMENT_TEMPLATE.trimEnd(),
+            SHIFT_DOCUMENT_TEMPLATE.trimEnd(),
             "```",
             "",
             `2. Call trigger_handoff with agent ${you.id}, reason "shift_end", document (the filled-in template)` +

@@ -58,7 +58,7 @@ const TEMPLATES: ResourceTemplate[] = [
   },
   {
     name: "shift-document",
-    title: "Shift handoff document",
+    title: "Shift document",
     uriTemplate: "baton://agents/{id}/handoff",
     description: "The document an agent left its successor (id: the agent who handed off, or its successor); reading it records the successor's read",
     mimeType: "text/markdown",

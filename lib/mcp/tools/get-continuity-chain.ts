@@ -10,7 +10,7 @@ export const getContinuityChainTool = defineTool({
   description:
     "Show an agent's continuity chain: the agents it continues from (oldest first) and those that continued from it, " +
     "each with its handoff record (reason, document path, delivery). Use it when you start as a successor, to find " +
-    "and read your predecessors' handoff documents.",
+    "and read your predecessors' shift documents.",
   input: z.object({ agent: agentRefArg }),
   output: z.object({
     agent_id: z.number().int(),

@@ -8,16 +8,16 @@ import { defineTool } from "../tool-kit";
 
 export const getShiftDocumentTool = defineTool({
   name: "get_shift_document",
-  title: "Read a shift handoff document",
+  title: "Read a shift document",
   description:
-    'Read the handoff document a previous agent left you, when your first prompt says "Continuing from Agent <id>" and ' +
+    'Read the shift document a previous agent left you, when your first prompt says "Continuing from Agent <id>" and ' +
     "you cannot open the file it names (you run elsewhere). Pass that id (or your own agent id: you get the document " +
     "you continue from). The same text is the MCP resource baton://agents/<id>/handoff. Your first read is recorded " +
     "on the handoff; then follow the document's next steps and call report_context once you are under way. When the " +
     "code has moved on since the document was written, staleness says so; read it first.",
   input: z.object({ agent: agentRefArg, repo_path: repoPathArg }),
   output: z.object({
-    content: z.string().describe("The handoff document, Markdown"),
+    content: z.string().describe("The shift document, Markdown"),
     file_path: z.string().describe("Relative to Baton's data folder"),
     absolute_path: z.string().describe("Where the file is on the Baton server's machine"),
     resource_uri: z.string().describe("The same document as an MCP resource"),

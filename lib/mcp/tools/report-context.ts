@@ -9,7 +9,7 @@ export const reportContextTool = defineTool({
   title: "Report context use",
   description:
     "Report how full your context window is (0–100 %), every so often during long work. The operator's dashboard " +
-    "shows it; when it nears the limit, write a handoff document and call trigger_handoff with reason context_limit.",
+    "shows it; when it nears the limit, write a shift document and call trigger_handoff with reason context_limit.",
   input: z.object({ agent: agentRefArg, percent: contextPercentArg }),
   output: mcpAgentSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

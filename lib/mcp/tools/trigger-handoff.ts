@@ -21,7 +21,7 @@ export const triggerHandoffTool = defineTool({
     reason: z
       .enum(SHIFT_HANDOFF_REASONS, { error: `reason must be one of ${SHIFT_HANDOFF_REASONS.join(", ")}` })
       .describe("context_limit, task_boundary or shift_end"),
-    document: z.string({ error: "document is required" }).describe("The handoff document, Markdown, at most 256 KiB"),
+    document: z.string({ error: "document is required" }).describe("The shift document, Markdown, at most 256 KiB"),
     successor_tmux_target: z.string().optional().describe("tmux pane where the successor runs; its first prompt is typed there"),
     successor_name: z.string().optional().describe("Successor's display name; defaults to yours"),
     successor_session_id: z.string().optional().describe("Successor's session UUID when already known"),

@@ -7,7 +7,7 @@ import { Invalid } from "../errors";
 import { MAX_SHIFT_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
 /** What the editor starts with: the headings a successor looks for. */
-export const HANDOFF_DOCUMENT_TEMPLATE = `# Handoff
+export const SHIFT_DOCUMENT_TEMPLATE = `# Handoff
 
 ## Goal
 
@@ -32,8 +32,8 @@ export const HANDOFF_DOCUMENT_TEMPLATE = `# Handoff
 // from the line after it.
 const HEADING_LINE = /^[ \t]*#{1,6}(?:[ \t].*)?$/gm;
 
-/** The handoff document: refused when empty or when it holds nothing but headings. */
-export const handoffDocumentSchema = z
+/** The shift document: refused when empty or when it holds nothing but headings. */
+export const shiftDocumentSchema = z
   .string({ error: "document is required: write what the successor needs to pick up the work" })
   .refine((text) => text.trim().length > 0, { error: "document must not be empty: write what the successor needs to know" })
   .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
@@ -61,10 +61,10 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 /**
- * Where an agent's handoff document goes: `personas/<slug>/handoffs/<YYYYMMDDTHHmmss>-<8hex>.md`
+ * Where an agent's shift document goes: `personas/<slug>/handoffs/<YYYYMMDDTHHmmss>-<8hex>.md`
  * under the data folder. Built from validated parts only, and checked to stay inside the folder.
  */
-export function handoffDocumentLocation(personaSlug: string, shortId: string, at: Date): DocumentLocation {
+export function shiftDocumentLocation(personaSlug: string, shortId: string, at: Date): DocumentLocation {
   if (!PERSONA_SLUG_PATTERN.test(personaSlug) || !SESSION_PREFIX_PATTERN.test(shortId)) {
     throw new Invalid(`cannot build a handoff path from persona ${JSON.stringify(personaSlug)} and id ${JSON.stringify(shortId)}`, {
       personaSlug: ["persona must be a slug such as developer-con-1"],

@@ -1,10 +1,10 @@
 import "server-only";
 import fs from "node:fs/promises";
 import { read } from "../database";
-import { resolveStoredPath } from "./handoff-document";
+import { resolveStoredPath } from "./shift-document";
 
-/** A handoff document as the page shows it; anything but "ok" is a notice, never an error page. */
-export type HandoffDocumentContent =
+/** A shift document as the page shows it; anything but "ok" is a notice, never an error page. */
+export type ShiftDocumentContent =
   | { status: "ok"; filePath: string; content: string }
   | { status: "no path" }
   | { status: "outside"; filePath: string }
@@ -17,7 +17,7 @@ export type HandoffDocumentContent =
  * documents were stored), refusing any path that resolves outside the data folder. The record is
  * found by `recordId` when the caller has it (an index seek), else by its path.
  */
-export async function readHandoffDocument(filePath: string | null, recordId?: number): Promise<HandoffDocumentContent> {
+export async function loadShiftDocument(filePath: string | null, recordId?: number): Promise<ShiftDocumentContent> {
   if (!filePath) return { status: "no path" };
   // A NUL cannot be stored in PostgreSQL text nor name a file: no record has such a path.
   if (filePath.includes("\0")) return { status: "outside", filePath };

@@ -1,10 +1,10 @@
 import { Markdown } from "@/components/ui/markdown";
-import type { HandoffDocumentContent } from "@/lib/agents";
+import type { ShiftDocumentContent } from "@/lib/agents";
 
-function notice(document: Exclude<HandoffDocumentContent, { status: "ok" }>): string {
+function notice(document: Exclude<ShiftDocumentContent, { status: "ok" }>): string {
   switch (document.status) {
     case "no path":
-      return "This handoff has no document path.";
+      return "This shift handoff has no document path.";
     case "outside":
       return `The stored path ${document.filePath} points outside the data folder, so it is not shown.`;
     case "missing":
@@ -14,8 +14,8 @@ function notice(document: Exclude<HandoffDocumentContent, { status: "ok" }>): st
   }
 }
 
-/** The handoff document rendered as safe markdown, or a clear notice when it cannot be shown. */
-export function HandoffDocumentView({ document }: { document: HandoffDocumentContent }) {
+/** The shift document rendered as safe markdown, or a clear notice when it cannot be shown. */
+export function ShiftDocumentView({ document }: { document: ShiftDocumentContent }) {
   if (document.status !== "ok") {
     return (
       <p role="note" data-testid="document-notice" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
@@ -24,7 +24,7 @@ export function HandoffDocumentView({ document }: { document: HandoffDocumentCon
     );
   }
   return (
-    <div data-testid="handoff-document" className="rounded-md border border-slate-200 bg-white p-4">
+    <div data-testid="shift-document" className="rounded-md border border-slate-200 bg-white p-4">
       <Markdown>{document.content}</Markdown>
     </div>
   );

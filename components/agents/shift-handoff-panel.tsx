@@ -1,16 +1,16 @@
 import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { HandoffDocumentContent, HandoffRecordView } from "@/lib/agents";
+import type { ShiftDocumentContent, HandoffRecordView } from "@/lib/agents";
 import { DeliveryBadge, reasonLabel } from "./agent-badges";
 import { DeliverySteps } from "./delivery-steps";
-import { HandoffDocumentView } from "./handoff-document-view";
+import { ShiftDocumentView } from "./shift-document-view";
 
 /** The agent's handoff record: why, when, the document, the prompt and how it was delivered. */
-export function HandoffRecordPanel({ record, document, stalled }: { record: HandoffRecordView; document: HandoffDocumentContent; stalled: boolean }) {
+export function ShiftHandoffPanel({ record, document, stalled }: { record: HandoffRecordView; document: ShiftDocumentContent; stalled: boolean }) {
   return (
     <section aria-labelledby="handoff-heading" className="flex flex-col gap-3">
       <h2 id="handoff-heading" className="text-lg font-semibold text-slate-900">
-        Handoff
+        Shift handoff
       </h2>
       <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[auto_1fr]">
         <dt className="text-slate-600">Reason</dt>
@@ -55,9 +55,9 @@ export function HandoffRecordPanel({ record, document, stalled }: { record: Hand
         </div>
       )}
       <details className="group" open>
-        <summary className="cursor-pointer text-sm font-semibold text-slate-800">Handoff document</summary>
+        <summary className="cursor-pointer text-sm font-semibold text-slate-800">Shift document</summary>
         <div className="mt-2">
-          <HandoffDocumentView document={document} />
+          <ShiftDocumentView document={document} />
         </div>
       </details>
     </section>

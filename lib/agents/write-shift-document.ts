@@ -4,9 +4,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
-import { handoffDocumentLocation, isInside, type DocumentLocation } from "./handoff-document";
+import { shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
 
-export type WriteHandoffDocumentOptions = { personaSlug: string; shortId: string; at: Date; document: string };
+export type WriteShiftDocumentOptions = { personaSlug: string; shortId: string; at: Date; document: string };
 
 /**
  * Creates `relative` under `root` one folder at a time, refusing (before creating anything
@@ -35,8 +35,8 @@ async function makeFolderInside(root: string, relative: string): Promise<string>
  * the same folder, which is then linked to its final name (fails if that name exists, unlike a
  * rename) and unlinked. Readers see either no document or the whole one.
  */
-export async function writeHandoffDocument(options: WriteHandoffDocumentOptions): Promise<DocumentLocation> {
-  const location = handoffDocumentLocation(options.personaSlug, options.shortId, options.at);
+export async function writeShiftDocument(options: WriteShiftDocumentOptions): Promise<DocumentLocation> {
+  const location = shiftDocumentLocation(options.personaSlug, options.shortId, options.at);
   const folder = await makeFolderInside(dataDir(), path.dirname(location.relative));
   const temporary = path.join(folder, `.${path.basename(location.absolute)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -50,7 +50,7 @@ export async function writeHandoffDocument(options: WriteHandoffDocumentOptions)
     await fs.link(temporary, location.absolute);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new Conflict(`a handoff document for agent ${options.shortId} is already being written (${location.relative})`);
+      throw new Conflict(`a shift document for agent ${options.shortId} is already being written (${location.relative})`);
     }
     throw error;
   } finally {
@@ -60,6 +60,6 @@ export async function writeHandoffDocument(options: WriteHandoffDocumentOptions)
 }
 
 /** Removes a document this process wrote (when its transaction failed). */
-export async function removeHandoffDocument(location: DocumentLocation): Promise<void> {
+export async function removeShiftDocument(location: DocumentLocation): Promise<void> {
   await fs.rm(location.absolute, { force: true });
 }
