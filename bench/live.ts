@@ -1,19 +1,35 @@
 /**
- * Live by push (issue 10, point 2): a write made by another OS process → the change event seen by
- * an SSE subscriber of a served dashboard (Baton's own server, guard in front of a production
- * Next build), p50/p99/max, with 1 and with 20 streams open; and what an idle dashboard asks of
- * the database: every better-sqlite3 statement the server process runs (the dashboard's own
- * connection and Prisma's) is counted while streams sit idle.
+ * Live by push (issue 10, point 2; issue 29, point 3): a write made by another OS process → the
+ * change event seen by an SSE subscriber of a served dashboard (Baton's own server, guard in
+ * front of a production Next build), p50/p99/max, with 1 and with 20 streams open; the same write
+ * → `notifications/resources/updated` to an MCP client subscribed to the handoff over stdio (the
+ * prebuilt `baton mcp`); and what an idle dashboard asks of the database: every better-sqlite3
+ * statement the server process runs is counted while streams sit idle.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import Database from "better-sqlite3";
 import { CHECK_INTERVAL_MS } from "../lib/changes";
 import { closeDatabase } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
+import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { startBatonServer } from "../lib/server";
+import { connectStdioClient } from "../tests/support/mcp-clients";
 import { printReport } from "./report";
-import { makeTemporaryDataDir, measureEventLatency, median, ms, openEventStream, percentile, projectRoot, startLiveWriter, type EventStream } from "./support";
+import {
+  makeTemporaryDataDir,
+  measureEventLatency,
+  median,
+  ms,
+  openEventStream,
+  percentile,
+  projectRoot,
+  startLiveWriter,
+  type EventStream,
+  type LiveWriter,
+} from "./support";
 
 const WRITES = 200;
 const IDLE_MS = 3000;
@@ -32,6 +48,27 @@ function countStatements(): Map<string, number> {
     };
   }
   return counts;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** Write → `notifications/resources/updated` for `uri`, as `client` (subscribed to it) sees it; writes spaced as measureEventLatency spaces them. */
+async function measureResourceLatency(writer: Pick<LiveWriter, "write">, client: Client, uri: string, writes: number): Promise<number[]> {
+  const arrivals: number[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    if (notification.params.uri === uri) arrivals.push(now());
+  });
+  await client.subscribeResource({ uri });
+  const samples: number[] = [];
+  for (let index = 0; index < writes; index++) {
+    arrivals.length = 0;
+    const { committedAt } = await writer.write();
+    while (!arrivals.some((at) => at >= committedAt)) await pause(1);
+    samples.push(arrivals.find((at) => at >= committedAt)! - committedAt);
+    await pause(Math.random() * 60);
+  }
+  return samples;
 }
 
 const summary = (samples: number[]) =>
@@ -67,7 +104,20 @@ export async function run() {
     const p99 = Math.max(percentile(one, 0.99), percentile(twenty, 0.99));
     console.log(`write by another process → SSE event, 1 stream open:   ${summary(one)}`);
     console.log(`write by another process → SSE event, 20 streams open: ${summary(twenty)}`);
-    printReport([{ name: "write by another process → SSE event p99", value: p99, unit: "ms", reference: { value: CHECK_INTERVAL_MS, label: "check interval" } }]);
+
+    await ensurePrebuilt("mcp");
+    const mcp = await connectStdioClient({ entry: "bin" });
+    let updated: number[];
+    try {
+      updated = await measureResourceLatency(started, mcp.client, `baton://handoffs/${handoff.id}`, WRITES);
+    } finally {
+      await mcp.client.close();
+    }
+    console.log(`write by another process → MCP resources/updated (stdio): ${summary(updated)}`);
+    printReport([
+      { name: "write by another process → SSE event p99", value: p99, unit: "ms", reference: { value: CHECK_INTERVAL_MS, label: "check interval (fallback)" } },
+      { name: "write by another process → MCP resources/updated p99", value: percentile(updated, 0.99), unit: "ms" },
+    ]);
 
     // Idle: 20 streams, then 1, open and nothing written.
     for (const open of [20, 1]) {
