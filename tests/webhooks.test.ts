@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SHIFT_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
+import { storedDate, write } from "../lib/database";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
 import {
@@ -24,7 +25,7 @@ import {
 } from "../lib/webhooks";
 import { signPayload } from "../lib/webhooks/signature";
 import { serveApi, type ApiServer } from "./support/api-server";
-import { countRows } from "./support/rows";
+import { countRows, rowsOf } from "./support/rows";
 
 type Received = { headers: http.IncomingHttpHeaders; body: string; at: number };
 
@@ -306,6 +307,61 @@ describe("deliveries", () => {
     const contents = target.received.map((delivery) => JSON.parse(delivery.body).data.entry.content);
     expect(contents).toEqual(["before", "while down"]);
   });
+
+  /**
+   * `count` progress entries for `id` in one transaction, as a bulk import writes them: rows
+   * inserted a thousand at a time, each through the triggers that feed the change feed.
+   */
+  async function burst(id: string, count: number, content: (index: number) => string) {
+    const at = storedDate();
+    await write(async (tx) => {
+      for (let first = 0; first < count; first += 1_000) {
+        const indexes = Array.from({ length: Math.min(1_000, count - first) }, (_, offset) => first + offset);
+        await tx.run(
+          `INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES ${indexes.map(() => "(?, 'code', 'progress', ?, ?)").join(", ")}`,
+          indexes.flatMap((index) => [id, content(index), at]),
+        );
+      }
+    });
+  }
+
+  it("turns a burst of 1,500 entries into 1,500 deliveries, each once", async () => {
+    await createWebhook({ url: "https://receiver.example/hook", events: ["entry.created"] });
+    await start({ sendIntervalMs: 60_000 });
+    const { handoff } = await createHandoff({ title: "burst", content: "start" });
+    await until(async () => (await countRows("webhook_deliveries")) === 1);
+    await burst(handoff.id, 1_500, (index) => `burst ${index}`);
+    await until(async () => (await countRows("webhook_deliveries")) >= 1_501, 20_000);
+    await sleep(300);
+    expect(await countRows("webhook_deliveries")).toBe(1_501);
+    expect(await countRows("webhook_deliveries", "payload LIKE ?", ['%"content":"burst 1499"%'])).toBe(1);
+  }, 60_000);
+
+  it("after a burst past what a dispatcher holds, it keeps up or follows again from its cursor (skipping what the feed no longer replays), and sends the next event at once", async () => {
+    const target = await newReceiver();
+    await createWebhook({ url: target.url, events: ["question.asked"] });
+    await start();
+    const { handoff } = await createHandoff({ title: "far behind", content: "start" });
+    const logged: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args.map(String).join(" "));
+    try {
+      // 25,000 changes at once, past the 20,000 a dispatcher holds (SQLite's feed reads them
+      // while the dispatcher works through them, and it keeps up; PostgreSQL's hands them over faster).
+      await burst(handoff.id, 25_000, (index) => `bulk ${index}`);
+      const [{ latest }] = await rowsOf<{ latest: number }>("SELECT MAX(seq) AS latest FROM changes");
+      // Caught up (the cursor moved past the burst), or fell behind and skipped to the present.
+      await until(async () => logged.some((line) => line.includes("webhooks skipped changes")) || (await rowsOf<{ seq: number }>("SELECT seq FROM webhook_cursor"))[0].seq >= latest, 30_000);
+      await addEntry({ id: handoff.id, type: "question", content: "After the bulk?", asClient: "code" });
+      const [delivery] = await until(() => target.received.length >= 1 && target.received, 10_000);
+      expect(JSON.parse(delivery.body)).toMatchObject({ event: "question.asked", data: { entry: { content: "After the bulk?" } } });
+    } finally {
+      console.error = original;
+    }
+    const fellBehind = logged.filter((line) => line.includes("fell more than 20000 changes behind"));
+    const skipped = logged.filter((line) => line.includes("webhooks skipped changes up to seq"));
+    expect([fellBehind.length, skipped.length]).toEqual(fellBehind.length === 0 ? [0, 0] : [1, 1]);
+  }, 120_000);
 
   it("signs with the timestamp inside the signed text", () => {
     const body = '{"a":1}';

@@ -83,7 +83,7 @@ async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
     `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_CHARACTERS + 1}) AS content, e.created_at,
        (SELECT COUNT(*) FROM handoff_entries n WHERE n.handoff_id = h.id AND n.seq <= e.seq) AS entry_number
      FROM (SELECT id, title, project, chat_last_seen, code_last_seen FROM handoffs
-           WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?) h
+           WHERE status = 'active' ORDER BY updated_at DESC, id ASC LIMIT ?) h
      JOIN handoff_entries e ON e.handoff_id = h.id
        AND e.seq > CASE WHEN h.chat_last_seen < h.code_last_seen THEN h.chat_last_seen ELSE h.code_last_seen END
      WHERE e.type = 'question'
@@ -136,7 +136,7 @@ async function stalledDeliveries(tx: Tx): Promise<{ deliveries: StalledDelivery[
 /** The most recently active handoffs, the window staleness is looked for in. */
 function recentHandoffs(tx: Tx): Promise<HandoffRow[]> {
   return tx.all<HandoffRow>(
-    "SELECT id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at FROM handoffs WHERE status = 'active' ORDER BY updated_at DESC LIMIT ?",
+    "SELECT id, title, project, chat_last_seen, code_last_seen, status, created_at, updated_at, closed_at FROM handoffs WHERE status = 'active' ORDER BY updated_at DESC, id ASC LIMIT ?",
     [STALE_SCAN_HANDOFFS],
   );
 }

@@ -77,13 +77,22 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 let lastStoredMs = 0;
+/**
+ * How far "strictly later" may run ahead of the clock. A process storing more than a thousand
+ * dates a second (a bulk import: 25,000 entries in two seconds) would otherwise stamp rows ever
+ * further in the future, and a webhook delivery or a resumed hook would wait for the clock to
+ * catch up. Past it, dates may repeat; every list that orders by a date breaks ties by id.
+ */
+const MAX_AHEAD_MS = 50;
 
 /**
  * A date as Baton stores it (Prisma's form): `2026-11-22T06:54:51.471+00:00`. Without an
- * explicit date it is "now", strictly later than the previous one this process stored: several
- * writes fit in one millisecond, and the history orders by last activity.
+ * explicit date it is "now", later than the previous one this process stored while that stays
+ * within MAX_AHEAD_MS of the clock: several writes fit in one millisecond, and the history
+ * orders by last activity.
  */
 export function storedDate(date?: Date): string {
-  const ms = date ? date.getTime() : (lastStoredMs = Math.max(Date.now(), lastStoredMs + 1));
+  const now = Date.now();
+  const ms = date ? date.getTime() : (lastStoredMs = Math.max(now, Math.min(lastStoredMs + 1, now + MAX_AHEAD_MS)));
   return new Date(ms).toISOString().replace("Z", "+00:00");
 }

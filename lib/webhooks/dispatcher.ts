@@ -1,6 +1,6 @@
 import "server-only";
-import { latestChangeSeq, subscribe, type FeedEvent, type Subscription } from "../changes";
-import { claimDue, handBack, processChange, record, skipCursorTo, startCursorAt, storedCursor, type Due } from "./queue";
+import { latestChangeSeq, MAX_REPLAY, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
+import { claimDue, handBack, processChanges, record, skipCursorTo, startCursorAt, storedCursor, type Due } from "./queue";
 import { attempt } from "./send";
 import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
 
@@ -44,6 +44,14 @@ const SEND_INTERVAL_MS = SECOND;
 const SEND_BATCH = 10;
 /** After the feed could not be followed (the database away), how long before trying again from the cursor. */
 const FOLLOW_RETRY_MS = SECOND;
+/** Changes turned into deliveries in one transaction. */
+const PROCESS_BATCH = 500;
+/**
+ * Changes waiting to be processed, at most: a dispatcher further behind (a bulk import wrote a
+ * million entries) drops them and follows the feed again from its stored cursor, as after a
+ * restart, instead of holding them all in memory. Above MAX_REPLAY, so that a replay fits.
+ */
+const MAX_UNPROCESSED = 2 * MAX_REPLAY;
 
 export type DispatcherOptions = {
   retryScheduleMs?: readonly number[];
@@ -173,22 +181,62 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     if (claiming) kick ??= setImmediate(() => ((kick = null), void sendDue()));
   };
 
-  // Feed events are processed one after another, in seq order: the cursor only moves forward.
+  // Feed events are processed one after another, in seq order, in batches: the cursor only moves forward.
   let subscription: Subscription | null = null;
+  let unprocessed: FeedEvent[] = [];
   let processing: Promise<void> = Promise.resolve();
+  let working = false;
   let generation = 0;
   let retry: ReturnType<typeof setTimeout> | null = null;
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  const handle = async (event: FeedEvent) => {
-    if (event.kind === "reset") {
+  const handle = async (events: FeedEvent[]) => {
+    let changes: Change[] = [];
+    const flush = async () => {
+      if (changes.length > 0 && (await processChanges(changes)) > 0) sendSoon();
+      changes = [];
+    };
+    for (const event of events) {
+      if (event.kind === "change") {
+        changes.push(event.change);
+        continue;
+      }
+      await flush();
       // The changes in between are no longer kept: nothing can be made of them.
       console.error(`baton: webhooks skipped changes up to seq ${event.seq}: ${event.reason}`);
       await skipCursorTo(event.seq);
+    }
+    await flush();
+  };
+
+  // One loop at a time; what it takes is always the current following's (followLater empties the list).
+  const work = () => {
+    if (working) return;
+    working = true;
+    processing = (async () => {
+      while (unprocessed.length > 0) {
+        const batch = unprocessed.splice(0, PROCESS_BATCH);
+        try {
+          await handle(batch);
+        } catch (error) {
+          console.error("baton: webhooks could not process a change; following the feed again from the stored cursor", error);
+          followLater();
+        }
+      }
+      working = false;
+    })();
+  };
+
+  const take = (following: number) => (event: FeedEvent) => {
+    if (following !== generation) return;
+    if (unprocessed.length >= MAX_UNPROCESSED) {
+      console.error(`baton: webhooks fell more than ${MAX_UNPROCESSED} changes behind the feed; following it again from the stored cursor`);
+      followLater();
       return;
     }
-    if ((await processChange(event.change)) > 0) sendSoon();
+    unprocessed.push(event);
+    work();
   };
 
   /** Follows the feed from the stored cursor; after a failure, again from there (what failed is replayed). */
@@ -202,17 +250,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
       const stored = await storedCursor();
       const after = stored === null ? await startCursorAt(await latestChangeSeq()) : stored;
       if (stopped || following !== generation) return;
-      const opened = await subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, (event) => {
-        processing = processing.then(async () => {
-          if (following !== generation) return;
-          try {
-            await handle(event);
-          } catch (error) {
-            console.error("baton: webhooks could not process a change; following the feed again from the stored cursor", error);
-            followLater();
-          }
-        });
-      });
+      const opened = await subscribe({ after, filter: { subjects: ["entry", "handoff", "shift_handoff"] } }, take(following));
       if (stopped || following !== generation) opened.close();
       else subscription = opened;
       markReady();
@@ -225,6 +263,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     generation++;
     subscription?.close();
     subscription = null;
+    unprocessed = [];
     if (stopped || retry) return;
     retry = setTimeout(() => ((retry = null), void track(follow())), FOLLOW_RETRY_MS);
     retry.unref?.();

@@ -44,16 +44,23 @@ export async function skipCursorTo(seq: number): Promise<void> {
 }
 
 /**
- * Turns one change into deliveries and moves the cursor past it, atomically; a change already
- * processed (by this or another process or instance) is skipped. Changes that cannot deliver
- * anything do not move the stored cursor: after a restart they are read again and again make nothing.
+ * Turns changes (in seq order) into deliveries and moves the cursor past them, atomically, in one
+ * transaction; a change already processed (by this or another process or instance) is skipped.
+ * Changes that cannot deliver anything do not move the stored cursor: after a restart they are
+ * read again and again make nothing. Without any hook, nothing is read but the cursor.
  */
-export async function processChange(change: Change): Promise<number> {
-  if (!mayDeliver(change)) return 0;
+export async function processChanges(changes: readonly Change[]): Promise<number> {
+  const deliverable = changes.filter(mayDeliver);
+  if (deliverable.length === 0) return 0;
   return write(async (tx) => {
-    if (change.seq <= (await cursorIn(tx, change.seq - 1))) return 0;
-    const added = await enqueue(tx, await eventsOfChange(tx, change), change.at);
-    await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [change.seq]);
+    const cursor = await cursorIn(tx, deliverable[0].seq - 1);
+    const fresh = deliverable.filter((change) => change.seq > cursor);
+    if (fresh.length === 0) return 0;
+    let added = 0;
+    if (await tx.get("SELECT 1 AS found FROM webhooks LIMIT 1")) {
+      for (const change of fresh) added += await enqueue(tx, await eventsOfChange(tx, change), change.at);
+    }
+    await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [fresh[fresh.length - 1].seq]);
     return added;
   });
 }
