@@ -53,7 +53,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
                     asked <RelativeTime iso={question.askedAt} />
                   </span>
                 </p>
-                <p className="text-sm text-slate-700 break-words">{question.excerpt}</p>
+                <p data-testid="question-excerpt" className="text-sm text-slate-700 break-words">{question.excerpt}</p>
               </li>
             ))}
           </Group>

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useLiveChanges, type LiveUpdate } from "@/components/live/use-live-changes";
 import type { EntryView, HandoffView } from "@/lib/handoffs/views";
+import { plainTextOf } from "@/lib/plain-text";
 
 /**
  * Opt-in browser notifications (Notification API): a question waiting for a side that has not
@@ -56,7 +57,7 @@ async function notifyQuestion(handoffId: string, entrySeq: number): Promise<void
   const waitingFor = entry.fromClient === "chat" ? "code" : "chat";
   const seen = waitingFor === "chat" ? thread.handoff.chatLastSeen : thread.handoff.codeLastSeen;
   if (seen >= entry.seq) return;
-  const text = entry.content.length > 160 ? `${entry.content.slice(0, 160)}…` : entry.content;
+  const text = plainTextOf(entry.content, 160);
   notify(`Question for ${waitingFor}: ${thread.handoff.title}`, text, `baton-entry-${entry.seq}`, `/handoffs/${thread.handoff.id}`);
 }
 

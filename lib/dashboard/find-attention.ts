@@ -8,6 +8,7 @@ import { gitReportOf } from "../handoffs/get-handoff";
 import type { ClientSide } from "../handoffs/schemas";
 import { toHandoffView, type HandoffRow } from "../handoffs/views";
 import { read, type Tx } from "../database";
+import { plainTextOf } from "../plain-text";
 import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
 
 /**
@@ -62,6 +63,14 @@ const STALE_TTL_MS = 15_000;
 const MAX_QUESTIONS = 50;
 const MAX_WAITING = 50;
 const EXCERPT_CHARACTERS = 160;
+/** Of an entry's Markdown, what is read for its excerpt: enough for 160 characters of text once the markup is gone. */
+const EXCERPT_SOURCE_CHARACTERS = 4 * EXCERPT_CHARACTERS;
+
+/** An entry's excerpt as text: its Markdown's words, cut with an ellipsis where it goes on. */
+function excerptOf(content: string): string {
+  const text = plainTextOf(content, EXCERPT_CHARACTERS);
+  return content.length >= EXCERPT_SOURCE_CHARACTERS && !text.endsWith("…") ? `${text}…` : text;
+}
 
 type QuestionRow = {
   id: string;
@@ -80,7 +89,7 @@ type QuestionRow = {
  */
 async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
   const rows = await tx.all<QuestionRow>(
-    `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_CHARACTERS + 1}) AS content, e.created_at,
+    `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_SOURCE_CHARACTERS}) AS content, e.created_at,
        (SELECT COUNT(*) FROM handoff_entries n WHERE n.handoff_id = h.id AND n.seq <= e.seq) AS entry_number
      FROM (SELECT id, title, project, chat_last_seen, code_last_seen FROM handoffs
            WHERE status = 'active' ORDER BY updated_at DESC, id ASC LIMIT ?) h
@@ -98,7 +107,7 @@ async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
     seq: row.seq,
     number: row.entry_number,
     waitingFor: row.from_client === "chat" ? "code" : "chat",
-    excerpt: row.content.length > EXCERPT_CHARACTERS ? `${row.content.slice(0, EXCERPT_CHARACTERS).trimEnd()}…` : row.content,
+    excerpt: excerptOf(row.content),
     askedAt: new Date(row.created_at).toISOString(),
   }));
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
-import { highlightedText, MATCH_END, MATCH_START } from "./highlight";
+import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchTerm } from "./query";
 import type { SearchEngine, SearchHit } from "./engine";
 import type { SearchExcerpt, SearchMatch } from "./types";
@@ -75,8 +75,8 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
                WHERE entry_search MATCH ? AND entry_search.rowid = ?`,
             [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.seq],
           );
-    if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: highlightedText(entry.text) };
-    return summary?.includes(MATCH_START) ? { in: "kept_summary", text: highlightedText(summary) } : null;
+    if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(entry.text) };
+    return summary?.includes(MATCH_START) ? { in: "kept_summary", text: highlightedExcerpt(summary) } : null;
   };
   for (const hit of hits) {
     const text = await tx.get<TextRow>(

@@ -1,3 +1,4 @@
+import { plainTextOf } from "../plain-text";
 import type { HighlightedText } from "./types";
 
 /**
@@ -22,4 +23,9 @@ export function highlightedText(marked: string): HighlightedText {
     }
   }
   return segments;
+}
+
+/** A marked passage of an entry or a kept summary as text: its Markdown's words, marks kept. */
+export function highlightedExcerpt(marked: string): HighlightedText {
+  return highlightedText(plainTextOf(marked));
 }

@@ -3,7 +3,7 @@ import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import type { SearchEngine, SearchHit } from "./engine";
 import { EXCERPT_TOKENS } from "./fts5";
-import { highlightedText, MATCH_END, MATCH_START } from "./highlight";
+import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
@@ -124,7 +124,7 @@ function joinPhraseRuns(marked: string, terms: SearchTerm[]): string {
 
 /** A passage with FTS5's ellipses where it was cut, as highlighted runs. */
 function passageOf(row: Edges, terms: SearchTerm[]) {
-  return highlightedText(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(row.text ?? "", terms)}${row.tail ?? ELLIPSIS}`);
+  return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(row.text ?? "", terms)}${row.tail ?? ELLIPSIS}`);
 }
 
 /** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). */

@@ -1,0 +1,51 @@
+import type { Nodes } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
+
+/**
+ * Markdown as one line of plain text, for previews (the attention list, search excerpts,
+ * notifications): what a reader sees of it, without `**`, backticks, table pipes or `#`. The
+ * thread itself renders the Markdown. Client-safe: the browser's notifications use it too.
+ */
+
+/** Markdown read for a preview, at most: a preview shows a line, and parsing costs in proportion. */
+const MAX_PARSED_CHARACTERS = 4_000;
+
+function textOf(node: Nodes, out: string[]): void {
+  switch (node.type) {
+    case "text":
+    case "inlineCode":
+    case "code":
+      out.push(node.value);
+      return;
+    case "image":
+      out.push(node.alt ?? "");
+      return;
+    case "html":
+    case "definition":
+    case "footnoteDefinition":
+    case "thematicBreak":
+      return;
+    case "break":
+      out.push(" ");
+      return;
+  }
+  if (!("children" in node)) return;
+  // Block-level children (paragraphs, list items, cells) read as words apart; table cells with a dot between.
+  const apart = node.type === "root" || node.type === "list" || node.type === "listItem" || node.type === "blockquote" || node.type === "table";
+  const separator = node.type === "tableRow" ? " · " : apart ? " " : "";
+  node.children.forEach((child, index) => {
+    if (index > 0 && separator) out.push(separator);
+    textOf(child as Nodes, out);
+  });
+}
+
+/** `markdown` as plain text on one line, cut to `maxCharacters` with an ellipsis. */
+export function plainTextOf(markdown: string, maxCharacters = Infinity): string {
+  const tree = fromMarkdown(markdown.slice(0, MAX_PARSED_CHARACTERS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const out: string[] = [];
+  textOf(tree, out);
+  const text = out.join("").replace(/\s+/g, " ").trim();
+  return text.length > maxCharacters ? `${text.slice(0, maxCharacters).trimEnd()}…` : text;
+}

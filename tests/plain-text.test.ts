@@ -1,0 +1,56 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { plainTextOf } from "../lib/plain-text";
+import { highlightedExcerpt, MATCH_END, MATCH_START } from "../lib/search/highlight";
+
+/** What a preview must never show (issue 28, acceptance 5). */
+const MARKUP = /\*\*|`|\|-{3}|^#/m;
+
+describe("previews as text", () => {
+  it("keeps the words and drops the markup of the Markdown entries are written in", () => {
+    expect(plainTextOf("We decided on **JWT** with `refresh` tokens.")).toBe("We decided on JWT with refresh tokens.");
+    expect(plainTextOf("### Plan\n\n1. first *step*\n2. second\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")).toBe("Plan first step second a · b 1 · 2");
+    expect(plainTextOf("```ts\nconst x = 1;\n```\nafter the fence")).toBe("const x = 1; after the fence");
+    expect(plainTextOf("> quoted [a link](https://example.com) ![a diagram](d.png) ~~gone~~\n\n---\n# Heading")).toBe("quoted a link a diagram gone Heading");
+    expect(plainTextOf("word ".repeat(100), 20)).toBe("word word word word…");
+  });
+
+  it("keeps a search passage's match marks, around the words", () => {
+    const excerpt = highlightedExcerpt(`…we chose **${MATCH_START}JWT${MATCH_END}** with \`refresh\` tokens…`);
+    expect(excerpt).toEqual([
+      { text: "…we chose ", match: false },
+      { text: "JWT", match: true },
+      { text: " with refresh tokens…", match: false },
+    ]);
+  });
+
+  it("shows no markup for any mix of Markdown", () => {
+    const word = fc.stringMatching(/^[a-z]{1,8}$/);
+    const inline = fc.oneof(
+      word,
+      word.map((text) => `**${text}**`),
+      word.map((text) => `\`${text}\``),
+      word.map((text) => `*${text}*`),
+      word.map((text) => `[${text}](https://example.com/${text})`),
+    );
+    const line = fc.array(inline, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(" "));
+    const block = fc.oneof(
+      line,
+      line.map((text) => `# ${text}`),
+      line.map((text) => `### ${text}`),
+      line.map((text) => `- ${text}`),
+      line.map((text) => `> ${text}`),
+      fc.tuple(word, word).map(([a, b]) => `| ${a} | ${b} |\n|---|---|\n| ${b} | ${a} |`),
+      // A fence holds code, shown as it is: its lines here are plain words.
+      fc.array(word, { minLength: 1, maxLength: 4 }).map((words) => `\`\`\`\n${words.join(" ")}\n\`\`\``),
+    );
+    fc.assert(
+      fc.property(fc.array(block, { minLength: 1, maxLength: 6 }), (blocks) => {
+        const text = plainTextOf(blocks.join("\n\n"), 160);
+        expect(text).not.toMatch(MARKUP);
+        expect(text).not.toContain("\n");
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
