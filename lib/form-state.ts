@@ -16,6 +16,8 @@ export type FormState = {
   successAt?: number;
   /** Things the person should know about a success, e.g. secrets redacted before storing. */
   notices?: string[];
+  /** The request got no answer (the server stopped, the network went away): nothing was stored, the form offers to send again. */
+  unsent?: boolean;
 };
 
 export const idleFormState: FormState = { status: "idle" };

@@ -2,6 +2,8 @@
 
 import { useActionState } from "react";
 import { createHandoffAction } from "@/app/handoffs/actions";
+import { keepingUnsent, useDraft } from "@/components/forms/drafts";
+import { NEW_HANDOFF_DRAFT } from "./new-handoff-draft";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
@@ -9,14 +11,20 @@ import type { ClientSide } from "@/lib/handoffs/schemas";
 
 /** `defaultSide`: the side the caller counts as when it names none (lib/caller.ts defaultSideOf), checked first. */
 export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
-  const [state, formAction, pending] = useActionState(createHandoffAction, idleFormState);
+  // Success is a redirect to the new thread, whose banner forgets the drafts.
+  const [state, formAction, pending] = useActionState(
+    keepingUnsent(createHandoffAction),
+    idleFormState,
+  );
+  const [title, setTitle] = useDraft(NEW_HANDOFF_DRAFT.title);
+  const [content, setContent] = useDraft(NEW_HANDOFF_DRAFT.content);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const invalid = (field: string) => (errors[field] ? true : undefined);
   return (
     <form action={formAction} className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6" noValidate>
       <div aria-live="polite" className="text-sm text-red-700">
-        {state.status === "error" && state.message && <p>{state.message}</p>}
+        {state.status === "error" && state.message && <p data-testid={state.unsent ? "not-sent" : undefined}>{state.message}</p>}
       </div>
       <Field id="title" label="Title" errors={errors.title} hint="A short description of the session, up to 200 characters.">
         <input
@@ -24,7 +32,8 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
           name="title"
           required
           maxLength={200}
-          defaultValue={values.title}
+          value={title}
+          onChange={(event) => setTitle(event.target.value)}
           aria-invalid={invalid("title")}
           aria-describedby="title-hint title-error"
           className={inputClass}
@@ -47,7 +56,8 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
           name="content"
           required
           rows={8}
-          defaultValue={values.content}
+          value={content}
+          onChange={(event) => setContent(event.target.value)}
           aria-invalid={invalid("content")}
           aria-describedby="content-hint content-error"
           className={`${inputClass} font-mono`}
@@ -69,7 +79,7 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
       </fieldset>
       <div>
         <button type="submit" disabled={pending} className={buttonClass("primary")}>
-          {pending ? "Creating…" : "Create handoff"}
+          {pending ? "Creating…" : state.unsent ? "Retry" : "Create handoff"}
         </button>
       </div>
     </form>

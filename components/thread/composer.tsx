@@ -2,6 +2,7 @@
 
 import { useActionState, useState, type KeyboardEvent } from "react";
 import { addEntryAction } from "@/app/handoffs/actions";
+import { forgetDraft, keepingUnsent, useDraft } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { Markdown } from "@/components/ui/markdown";
@@ -18,21 +19,26 @@ function postOnModEnter(event: KeyboardEvent<HTMLTextAreaElement>) {
 
 /**
  * Post an entry as either side, with a preview of its Markdown as the thread will show it. Field
- * errors show beside their fields; success clears the text.
+ * errors show beside their fields; success clears the text. The text is this thread's draft
+ * until it is posted; a post the server never answered keeps it, with Retry.
  */
 export function Composer({ handoffId, viewingAs }: { handoffId: string; viewingAs: ClientSide }) {
-  const [state, formAction, pending] = useActionState(addEntryAction, idleFormState);
+  const draft = `reply.${handoffId}`;
+  const [state, formAction, pending] = useActionState(
+    keepingUnsent(addEntryAction, () => forgetDraft(draft)),
+    idleFormState,
+  );
   useRefreshAfterSuccess(state, handoffId);
   // A new form after each success: the text empties and the preview closes.
-  return <ComposerForm key={state.successAt ?? "composer"} handoffId={handoffId} viewingAs={viewingAs} state={state} formAction={formAction} pending={pending} />;
+  return <ComposerForm key={state.successAt ?? "composer"} handoffId={handoffId} draft={draft} viewingAs={viewingAs} state={state} formAction={formAction} pending={pending} />;
 }
 
-type FormProps = { handoffId: string; viewingAs: ClientSide; state: FormState; formAction: (formData: FormData) => void; pending: boolean };
+type FormProps = { handoffId: string; draft: string; viewingAs: ClientSide; state: FormState; formAction: (formData: FormData) => void; pending: boolean };
 
-function ComposerForm({ handoffId, viewingAs, state, formAction, pending }: FormProps) {
+function ComposerForm({ handoffId, draft, viewingAs, state, formAction, pending }: FormProps) {
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
-  const [text, setText] = useState("");
+  const [text, setText] = useDraft(draft);
   const [previewing, setPreviewing] = useState(false);
   return (
     <form
@@ -120,9 +126,9 @@ function ComposerForm({ handoffId, viewingAs, state, formAction, pending }: Form
       </div>
       <div className="flex flex-wrap items-center gap-3">
         <button type="submit" disabled={pending} className={buttonClass("primary")}>
-          {pending ? "Posting…" : "Post entry"}
+          {pending ? "Posting…" : state.unsent ? "Retry" : "Post entry"}
         </button>
-        <p aria-live="polite" className={`text-sm ${state.status === "error" ? "text-red-700" : "text-emerald-800"}`}>
+        <p aria-live="polite" data-testid={state.unsent ? "not-sent" : undefined} className={`text-sm ${state.status === "error" ? "text-red-700" : "text-emerald-800"}`}>
           {state.message}
         </p>
       </div>

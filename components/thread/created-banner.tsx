@@ -1,4 +1,6 @@
+import { ForgetDraft } from "@/components/forms/drafts";
 import { CopyButton } from "@/components/ui/copy-button";
+import { NEW_HANDOFF_DRAFT } from "@/components/handoffs/new-handoff-draft";
 
 /**
  * Shown once after creating: the ID is what the operator pastes into the other client, and how
@@ -12,6 +14,9 @@ export function CreatedBanner({ handoffId, redacted = 0 }: { handoffId: string; 
         the thread.
       </p>
       <CopyButton text={handoffId} label="Copy ID" />
+      {/* The form's draft became this handoff. */}
+      <ForgetDraft name={NEW_HANDOFF_DRAFT.title} />
+      <ForgetDraft name={NEW_HANDOFF_DRAFT.content} />
       {redacted > 0 && (
         <p data-testid="created-redaction-notice" className="w-full rounded-md border border-amber-300 bg-amber-50 p-2 text-amber-900">
           {redacted === 1 ? "1 secret was" : `${redacted} secrets were`} redacted before storing: look for [redacted: …] in the title and
