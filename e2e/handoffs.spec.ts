@@ -72,6 +72,9 @@ test("create, copy, paste, converse, mark read and close a handoff", async ({ pa
   await expect(page.getByText(/Its entries were wiped when it closed/)).toBeVisible();
   await expect(page.locator("li[data-seq]")).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Post entry" })).toHaveCount(0);
+  // Nothing is left to read, so no read controls; the notice says why the list is empty.
+  await expect(page.getByRole("button", { name: /^Mark read as/ })).toHaveCount(0);
+  await expect(page.getByText(/which is why it lists none/)).toBeVisible();
   await page.goto("/?status=completed");
   await expect(historyRow(page, id)).toContainText("completed");
   await expect(historyRow(page, id)).toContainText("0 entries");

@@ -14,7 +14,8 @@ export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entr
   useRefreshAfterSuccess(state, handoffId);
   return (
     <>
-      <button type="button" {...modal.openProps} className={buttonClass("danger")}>
+      {/* Not the thread's loudest action: the dialog's own button is the one that deletes. */}
+      <button type="button" {...modal.openProps} className={buttonClass("secondary")}>
         Close handoff…
       </button>
       <dialog

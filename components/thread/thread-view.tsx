@@ -72,14 +72,15 @@ export function ThreadView({
       )}
       <div className="mb-4 flex flex-col gap-3 border-y border-slate-200 py-3 lg:flex-row lg:items-start lg:justify-between">
         <ViewingAsSwitch handoffId={handoff.id} viewingAs={viewingAs} newCount={newCount} firstNewSeq={firstNew?.seq ?? null} />
-        <CursorActions handoffId={handoff.id} chatCursor={handoff.chatLastSeen} codeCursor={handoff.codeLastSeen} />
+        {/* A completed thread has no entries left to read. */}
+        {active && <CursorActions handoffId={handoff.id} chatCursor={handoff.chatLastSeen} codeCursor={handoff.codeLastSeen} />}
       </div>
       {!active && (
         <div role="status" className="mb-4 rounded-lg border border-slate-300 bg-slate-100 p-4 text-sm text-slate-800">
           <p className="font-semibold">This handoff is completed.</p>
           <p>
             It was closed {handoff.closedAt ? <RelativeTime iso={handoff.closedAt} /> : "earlier"}. Its entries were wiped when
-            it closed; the handoff itself stays here for reference.
+            it closed, which is why it lists none; the handoff itself stays here for reference, with its kept bundle if one was kept.
           </p>
         </div>
       )}
