@@ -14,6 +14,12 @@ import { allocatedIn } from "./rows";
  * filesystem sends no change events (a network mount) and for pruning.
  */
 export const CHECK_INTERVAL_MS = 100;
+/**
+ * After a change event that showed no change yet, checks again this much later, each in turn: the
+ * event comes with the write to the log, and the commit becomes visible to readers a moment
+ * later, when the writer updates the log's index (shared memory, which sends no event).
+ */
+const RECHECKS_AFTER_EVENT_MS = [1, 2, 4, 8, 16];
 
 /** SQLite: one statement that reads no table: whether any connection (data_version) or this one (total_changes) wrote. */
 const probe = async () => {
@@ -28,13 +34,16 @@ export function followSqlite(state: FeedState): Follower {
   let watcher: fs.FSWatcher | null = null;
   let checking = false;
   let checkAgain = false;
-  const tick = async () => {
+  let recheck: ReturnType<typeof setTimeout> | null = null;
+  /** Whether it saw a change (false too when a check was already running: that one reports). */
+  const tick = async (): Promise<boolean> => {
     // A change event during a check may have come after its probe: check once more when it ends.
     if (checking) {
       checkAgain = true;
-      return;
+      return false;
     }
     checking = true;
+    let changed = false;
     try {
       do {
         checkAgain = false;
@@ -42,6 +51,7 @@ export function followSqlite(state: FeedState): Follower {
         const now = await probe();
         if (now !== version) {
           version = now;
+          changed = true;
           requestDrain(state);
         } else if (Date.now() - state.lastPruneAt >= PRUNE_EVERY_MS) {
           void inTurn(state, () => pruneSoon(state));
@@ -52,6 +62,14 @@ export function followSqlite(state: FeedState): Follower {
     } finally {
       checking = false;
     }
+    return changed;
+  };
+  const afterEvent = async (attempt = 0) => {
+    if (recheck) clearTimeout(recheck);
+    recheck = null;
+    if ((await tick()) || stopped || attempt >= RECHECKS_AFTER_EVENT_MS.length) return;
+    recheck = setTimeout(() => void afterEvent(attempt + 1), RECHECKS_AFTER_EVENT_MS[attempt]);
+    recheck.unref?.();
   };
   const ready = (async () => {
     // Version first: a write landing between the two is then seen by the first tick.
@@ -62,13 +80,14 @@ export function followSqlite(state: FeedState): Follower {
     timer = setInterval(() => void tick(), CHECK_INTERVAL_MS);
     // The feed serves whoever is subscribed; it never keeps a process alive by itself.
     timer.unref?.();
-    watcher = watchDatabaseFiles(state.url, () => void tick());
+    watcher = watchDatabaseFiles(state.url, () => void afterEvent());
   })();
   return {
     ready,
     stop: () => {
       stopped = true;
       if (timer) clearInterval(timer);
+      if (recheck) clearTimeout(recheck);
       watcher?.close();
     },
   };
