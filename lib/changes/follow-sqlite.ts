@@ -93,7 +93,6 @@ export function followSqlite(state: FeedState): Follower {
   };
 }
 
-
 /**
  * Calls `changed` when the database file or its write-ahead log changes, from any process. The
  * folder is watched, not the files: SQLite deletes the log when its last connection closes and

@@ -284,6 +284,8 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
       claiming = false;
       generation++;
       subscription?.close();
+      // What was not processed stays behind the stored cursor, for the next start.
+      unprocessed = [];
       if (retry) clearTimeout(retry);
       clearInterval(timer);
       waiting.stop();
