@@ -41,11 +41,17 @@ function textOf(node: Nodes, out: string[]): void {
   });
 }
 
-/** `markdown` as plain text on one line, cut to `maxCharacters` with an ellipsis. */
-export function plainTextOf(markdown: string, maxCharacters = Infinity): string {
+/**
+ * `markdown` as plain text on one line, cut to `maxCharacters` with an ellipsis. `continues`: the
+ * markdown given is the start of a longer text (a reader fetched only its start), so an ellipsis
+ * ends it however short its words are.
+ */
+export function plainTextOf(markdown: string, maxCharacters = Infinity, continues = false): string {
+  const cut = continues || markdown.length > MAX_PARSED_CHARACTERS;
   const tree = fromMarkdown(markdown.slice(0, MAX_PARSED_CHARACTERS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
   const out: string[] = [];
   textOf(tree, out);
   const text = out.join("").replace(/\s+/g, " ").trim();
-  return text.length > maxCharacters ? `${text.slice(0, maxCharacters).trimEnd()}…` : text;
+  if (text.length > maxCharacters) return `${text.slice(0, maxCharacters).trimEnd()}…`;
+  return cut && !text.endsWith("…") ? `${text}…` : text;
 }

@@ -66,12 +66,6 @@ const EXCERPT_CHARACTERS = 160;
 /** Of an entry's Markdown, what is read for its excerpt: enough for 160 characters of text once the markup is gone. */
 const EXCERPT_SOURCE_CHARACTERS = 4 * EXCERPT_CHARACTERS;
 
-/** An entry's excerpt as text: its Markdown's words, cut with an ellipsis where it goes on. */
-function excerptOf(content: string): string {
-  const text = plainTextOf(content, EXCERPT_CHARACTERS);
-  return content.length >= EXCERPT_SOURCE_CHARACTERS && !text.endsWith("…") ? `${text}…` : text;
-}
-
 type QuestionRow = {
   id: string;
   title: string;
@@ -107,7 +101,7 @@ async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
     seq: row.seq,
     number: row.entry_number,
     waitingFor: row.from_client === "chat" ? "code" : "chat",
-    excerpt: excerptOf(row.content),
+    excerpt: plainTextOf(row.content, EXCERPT_CHARACTERS, row.content.length >= EXCERPT_SOURCE_CHARACTERS),
     askedAt: new Date(row.created_at).toISOString(),
   }));
 }
