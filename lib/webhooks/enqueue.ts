@@ -10,20 +10,27 @@ import type { WebhookEvent } from "./schemas";
  */
 export type Queued = { event: WebhookEvent; entryType?: string; data: Record<string, unknown> };
 
-/** Queues `queued` for every hook that wants it, in the caller's transaction; returns how many rows were added. */
-export async function enqueue(tx: Tx, queued: Queued[], occurredAt: string): Promise<number> {
+/** A hook as queueing reads it: its id and the events (and entry types) it wants. */
+export type Hook = { id: number; wanted: ReturnType<typeof eventsOf> };
+
+/** Every hook, read once per transaction by a caller that queues several events. */
+export async function hooksIn(tx: Tx): Promise<Hook[]> {
+  const rows = await tx.all<{ id: number; events: string }>("SELECT id, events FROM webhooks ORDER BY id");
+  return rows.map((row) => ({ id: row.id, wanted: eventsOf(row) }));
+}
+
+/** Queues `queued` for every one of `hooks` (hooksIn) that wants it, in the caller's transaction; returns how many rows were added. */
+export async function enqueue(tx: Tx, hooks: readonly Hook[], queued: Queued[], occurredAt: string): Promise<number> {
   if (queued.length === 0) return 0;
-  const hooks = await tx.all<{ id: number; events: string }>("SELECT id, events FROM webhooks ORDER BY id");
   const now = storedDate();
   let added = 0;
-  for (const hook of hooks) {
-    const wanted = eventsOf(hook);
+  for (const { id, wanted } of hooks) {
     for (const item of queued) {
       if (!(wanted.events as string[]).includes(item.event)) continue;
       if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
       const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
       await tx.run("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)", [
-        hook.id,
+        id,
         item.event,
         payload,
         now,
@@ -37,6 +44,6 @@ export async function enqueue(tx: Tx, queued: Queued[], occurredAt: string): Pro
 
 /** Whether any hook wants `event` (so work that only feeds it can be skipped). */
 export async function anyHookWants(tx: Tx, event: Queued["event"]): Promise<boolean> {
-  const hooks = await tx.all<{ events: string }>("SELECT events FROM webhooks");
-  return hooks.some((hook) => (eventsOf(hook).events as string[]).includes(event));
+  const hooks = await hooksIn(tx);
+  return hooks.some((hook) => (hook.wanted.events as string[]).includes(event));
 }

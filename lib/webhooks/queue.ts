@@ -2,7 +2,7 @@ import "server-only";
 import type { Change } from "../changes";
 import { lockRows, read, storedDate, write, type Tx } from "../database";
 import { withoutCredentials } from "../url-credentials";
-import { enqueue } from "./enqueue";
+import { enqueue, hooksIn } from "./enqueue";
 import { eventsOfChange, mayDeliver } from "./events";
 import type { AttemptResult } from "./send";
 
@@ -57,8 +57,9 @@ export async function processChanges(changes: readonly Change[]): Promise<number
     const fresh = deliverable.filter((change) => change.seq > cursor);
     if (fresh.length === 0) return 0;
     let added = 0;
-    if (await tx.get("SELECT 1 AS found FROM webhooks LIMIT 1")) {
-      for (const change of fresh) added += await enqueue(tx, await eventsOfChange(tx, change), change.at);
+    const hooks = await hooksIn(tx);
+    if (hooks.length > 0) {
+      for (const change of fresh) added += await enqueue(tx, hooks, await eventsOfChange(tx, change), change.at);
     }
     await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [fresh[fresh.length - 1].seq]);
     return added;
@@ -147,6 +148,7 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
     if (gaveUp && due.event !== "delivery.failed") {
       await enqueue(
         tx,
+        await hooksIn(tx),
         [
           {
             event: "delivery.failed",

@@ -3,7 +3,7 @@ import type { WebhookEvent } from "./schemas";
 import { waitingAfterMs, waitingIn, type WaitingHandoff } from "../handoffs/attention";
 import { CLIENT_SIDES } from "../handoffs/schemas";
 import { read, storedDate, write, type Tx } from "../database";
-import { anyHookWants, enqueue } from "./enqueue";
+import { anyHookWants, enqueue, hooksIn } from "./enqueue";
 
 /**
  * `handoff.waiting`: a handoff whose new entries have stayed unread by the other side for
@@ -65,6 +65,7 @@ export async function raiseWaitingEvents(options: { now?: Date; olderThanMs?: nu
   return write(async (tx) => {
     let raised = 0;
     const at = storedDate(now);
+    const hooks = await hooksIn(tx);
     for (const waiting of fresh) {
       const recorded = await tx.get(
         `INSERT INTO webhook_waiting (handoff_id, side, first_seq, raised_at) VALUES (?, ?, ?, ?)
@@ -74,7 +75,7 @@ export async function raiseWaitingEvents(options: { now?: Date; olderThanMs?: nu
         [waiting.handoff.id, waiting.waitingFor, waiting.firstUnreadSeq, at],
       );
       if (!recorded) continue;
-      await enqueue(tx, [{ event: HANDOFF_WAITING, data: dataOf(waiting, now) }], at);
+      await enqueue(tx, hooks, [{ event: HANDOFF_WAITING, data: dataOf(waiting, now) }], at);
       raised++;
     }
     return raised;
