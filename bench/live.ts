@@ -20,6 +20,8 @@ import { printReport } from "./report";
 import {
   makeTemporaryDataDir,
   measureEventLatency,
+  measureLatency,
+  now,
   median,
   ms,
   openEventStream,
@@ -49,27 +51,20 @@ function countStatements(): Map<string, number> {
   return counts;
 }
 
-const now = () => performance.timeOrigin + performance.now();
-const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-/** Write → `notifications/resources/updated` for `uri`, as `client` (subscribed to it) sees it; writes spaced as measureEventLatency spaces them. */
+/** Write → `notifications/resources/updated` for `uri`, as `client` (subscribed to it) sees it. */
 async function measureResourceLatency(writer: Pick<LiveWriter, "write">, client: Client, uri: string, writes: number): Promise<number[]> {
   const arrivals: number[] = [];
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
     if (notification.params.uri === uri) arrivals.push(now());
   });
   await client.subscribeResource({ uri });
-  const samples: number[] = [];
-  for (let index = 0; index < writes; index++) {
-    arrivals.length = 0;
-    // The notification can come before the writer reads its clock after the commit (two processes, two clocks): any arrival after the request counts.
-    const asked = now();
-    const { committedAt } = await writer.write();
-    while (!arrivals.some((at) => at >= asked)) await pause(1);
-    samples.push(Math.max(0, arrivals.find((at) => at >= asked)! - committedAt));
-    await pause(Math.random() * 60);
-  }
-  return samples;
+  // The notification can come before the writer reads its clock after the commit (two processes,
+  // two clocks): any arrival after the write was asked for counts, as at the commit at the earliest.
+  return measureLatency(writer, writes, ({ askedAt, committedAt }) => {
+    const at = arrivals.find((arrival) => arrival >= askedAt);
+    return at === undefined ? undefined : Math.max(at, committedAt);
+  });
 }
 
 const summary = (samples: number[]) =>

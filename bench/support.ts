@@ -124,7 +124,8 @@ export async function bundleWorker(name: string): Promise<string> {
   return outfile;
 }
 
-const now = () => performance.timeOrigin + performance.now();
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes (the writer's committedAt). */
+export const now = () => performance.timeOrigin + performance.now();
 
 /** An SSE subscriber's record: when each entry's change arrived. */
 export type EventStream = { close: () => void; seen: Map<number, number> };
@@ -167,17 +168,30 @@ export async function openEventStream(url: string): Promise<EventStream> {
 
 export type LiveWriter = { write: () => Promise<{ entrySeq: number; committedAt: number }>; stop: () => void };
 
-/** Milliseconds from each of `writes` commits by `writer` to its event on `stream`. */
-export async function measureEventLatency(writer: Pick<LiveWriter, "write">, stream: EventStream, writes: number): Promise<number[]> {
+/** What one write said (its entry, when it committed by the writer's clock), and when it was asked for by this process's. */
+export type Written = { entrySeq: number; committedAt: number; askedAt: number };
+
+/**
+ * Milliseconds from each of `writes` commits by `writer` to when `arrivedAt` says it was seen
+ * (undefined: not yet; polled every millisecond).
+ */
+export async function measureLatency(writer: Pick<LiveWriter, "write">, writes: number, arrivedAt: (written: Written) => number | undefined): Promise<number[]> {
   const samples: number[] = [];
   for (let index = 0; index < writes; index++) {
-    const { entrySeq, committedAt } = await writer.write();
-    while (!stream.seen.has(entrySeq)) await new Promise((resolve) => setTimeout(resolve, 1));
-    samples.push(stream.seen.get(entrySeq)! - committedAt);
+    const askedAt = now();
+    const written = { ...(await writer.write()), askedAt };
+    let at: number | undefined;
+    while ((at = arrivedAt(written)) === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    samples.push(at - written.committedAt);
     // Writes land at random points of the feed's 100 ms check, as real ones do.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
   }
   return samples;
+}
+
+/** Milliseconds from each of `writes` commits by `writer` to its event on `stream`. */
+export function measureEventLatency(writer: Pick<LiveWriter, "write">, stream: EventStream, writes: number): Promise<number[]> {
+  return measureLatency(writer, writes, ({ entrySeq }) => stream.seen.get(entrySeq));
 }
 
 /** bench/workers/live-writer.ts in a process of its own, appending to handoff `id` on each `write`. */
