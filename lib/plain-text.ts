@@ -2,6 +2,7 @@ import type { Nodes } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { gfm } from "micromark-extension-gfm";
+import { markdownTooDeep } from "./nesting";
 
 /**
  * Markdown as one line of plain text, for previews (the attention list, search excerpts,
@@ -48,9 +49,11 @@ function textOf(node: Nodes, out: string[]): void {
  */
 export function plainTextOf(markdown: string, maxCharacters = Infinity, continues = false): string {
   const cut = continues || markdown.length > MAX_PARSED_CHARACTERS;
-  const tree = fromMarkdown(markdown.slice(0, MAX_PARSED_CHARACTERS), { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  const source = markdown.slice(0, MAX_PARSED_CHARACTERS);
+  // Nested deeper than any real document: parsing it would overflow the stack, and the thread shows it as it is too (components/ui/markdown.tsx).
   const out: string[] = [];
-  textOf(tree, out);
+  if (markdownTooDeep(source)) out.push(source);
+  else textOf(fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }), out);
   const text = out.join("").replace(/\s+/g, " ").trim();
   if (text.length > maxCharacters) return `${text.slice(0, maxCharacters).trimEnd()}…`;
   return cut && !text.endsWith("…") ? `${text}…` : text;

@@ -13,6 +13,8 @@ describe("previews as text", () => {
     expect(plainTextOf("```ts\nconst x = 1;\n```\nafter the fence")).toBe("const x = 1; after the fence");
     expect(plainTextOf("> quoted [a link](https://example.com) ![a diagram](d.png) ~~gone~~\n\n---\n# Heading")).toBe("quoted a link a diagram gone Heading");
     expect(plainTextOf("word ".repeat(100), 20)).toBe("word word word word…");
+    // Nested past what Baton formats (as the thread does): shown as it is, not parsed, never a stack overflow.
+    expect(plainTextOf(`${">".repeat(4_000)} x`, 10)).toBe(`${">".repeat(10)}…`);
     // Only the start of a longer text was read: it says so even when its words are few.
     expect(plainTextOf("**short** start", 160, true)).toBe("short start…");
   });
