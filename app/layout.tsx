@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import { connection } from "next/server";
 import { Suspense, type ReactNode } from "react";
 import { AttentionCount } from "./attention-count";
+import { CommandPalette } from "@/components/command-palette";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
@@ -62,6 +63,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             }
           />
           {operator && <KeyboardShortcuts />}
+          {operator && <CommandPalette />}
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}
           </main>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { ConnectGuide } from "@/components/connect/connect-guide";
 import { AttentionView } from "@/components/dashboard/attention-view";
+import { WhenNotSearching } from "@/components/dashboard/when-not-searching";
 import { HistoryFiltersForm } from "@/components/handoffs/history-filters";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { HistoryList } from "@/components/handoffs/history-list";
@@ -66,19 +67,20 @@ export default async function HomePage({ searchParams }: { searchParams: Promise
   const since = await latestChangeSeq();
   return (
     <>
-      <PageHeader
-        title="Handoffs"
-        description="What needs you first, then every thread between chat (decisions) and code (implementation). Updates as agents write."
-      />
+      <PageHeader title="Handoffs" description="What needs you first, then every thread between chat (decisions) and code (implementation)." />
       <LiveUpdates scope={{ kind: "desk" }} since={since} />
-      {(await isFirstRun()) ? (
-        <FirstRun />
-      ) : (
-        <Suspense fallback={<Skeleton label="what needs you" rows={2} />}>
-          <Attention />
-        </Suspense>
-      )}
-      <OpenHandoffForm />
+      {/* First on the page at every size: typing replaces what is below it with results. */}
+      <HistoryFiltersForm projects={await findProjects()} />
+      <WhenNotSearching>
+        {(await isFirstRun()) ? (
+          <FirstRun />
+        ) : (
+          <Suspense fallback={<Skeleton label="what needs you" rows={2} />}>
+            <Attention />
+          </Suspense>
+        )}
+        <OpenHandoffForm />
+      </WhenNotSearching>
       <Suspense fallback={<Skeleton label="handoffs" rows={8} />}>
         <History searchParams={searchParams} />
       </Suspense>
@@ -89,16 +91,10 @@ export default async function HomePage({ searchParams }: { searchParams: Promise
 async function History({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const filters = historyFiltersFrom(await searchParams);
   const queryClient = getQueryClient();
-  const [projects] = await Promise.all([
-    findProjects(),
-    queryClient.prefetchQuery({ ...historyQuery(filters), queryFn: () => findHandoffs(filters) }),
-  ]);
+  await queryClient.prefetchQuery({ ...historyQuery(filters), queryFn: () => findHandoffs(filters) });
   return (
-    <>
-      <HistoryFiltersForm filters={filters} projects={projects} />
-      <HydrationBoundary state={dehydrate(queryClient)}>
-        <HistoryList filters={filters} />
-      </HydrationBoundary>
-    </>
+    <HydrationBoundary state={dehydrate(queryClient)}>
+      <HistoryList />
+    </HydrationBoundary>
   );
 }

@@ -13,8 +13,11 @@ const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ["g", "h"], does: "Go to handoffs (the desk)" },
   { keys: ["g", "a"], does: "Go to agents" },
   { keys: ["c"], does: "Create a new handoff" },
+  { keys: ["Ctrl", "K"], does: "Jump to a handoff, an agent or a page (⌘ K on a Mac)" },
   { keys: ["j"], does: "Next entry of a thread" },
   { keys: ["k"], does: "Previous entry of a thread" },
+  { keys: ["r"], does: "Reply to the focused question" },
+  { keys: ["e"], does: "Done with the focused row of Needs you now" },
   { keys: ["Ctrl", "Enter"], does: "Post the entry you are writing (⌘ Enter on a Mac)" },
   { keys: ["?"], does: "Show these shortcuts" },
 ];
@@ -72,6 +75,7 @@ export function KeyboardShortcuts() {
   useHotkeys("c", () => router.push("/handoffs/new"), { enabled: noModifiers });
   useHotkeys("j", () => moveBetweenEntries(1), { enabled: noModifiers });
   useHotkeys("k", () => moveBetweenEntries(-1), { enabled: noModifiers });
+  useHotkeys("r", () => document.activeElement?.closest("li[data-number]")?.querySelector<HTMLButtonElement>("button[data-reply]")?.click(), typed);
 
   useEffect(() => {
     if (!searchWanted.current || pathname !== "/") return;

@@ -25,9 +25,10 @@ async function seedBigThread(request: APIRequestContext, title: string): Promise
   try {
     db.pragma("busy_timeout = 10000");
     const { created_at: createdAt } = db.prepare("SELECT created_at FROM handoff_entries WHERE seq = ?").get(entries[0].seq) as { created_at: unknown };
-    const insert = db.prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, 'progress', ?, ?)");
+    const insert = db.prepare("INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at) VALUES (?, ?, ?, 'progress', ?, ?)");
     db.transaction(() => {
-      for (let index = 1; index < ENTRY_COUNT; index++) insert.run(handoff.id, index % 2 ? "code" : "chat", contentOf(index), createdAt);
+      for (let index = 1; index < ENTRY_COUNT; index++) insert.run(handoff.id, index + 1, index % 2 ? "code" : "chat", contentOf(index), createdAt);
+      db.prepare("UPDATE handoffs SET last_number = ? WHERE id = ?").run(ENTRY_COUNT, handoff.id);
       const { last } = db.prepare("SELECT MAX(seq) AS last FROM handoff_entries WHERE handoff_id = ?").get(handoff.id) as { last: number };
       db.prepare("UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ?").run(last, last, handoff.id);
     })();
@@ -42,7 +43,7 @@ async function seedBigThread(request: APIRequestContext, title: string): Promise
 const shownSeqs = (page: Page) =>
   page.locator("li[data-seq]").evaluateAll((items) => items.map((item) => Number(item.getAttribute("data-seq"))));
 
-test("a 10,000-entry thread: first HTML within 300 KB, Load earlier pages back, an idle page requests nothing and a pushed change fetches under 2 KB", async ({ page, request }) => {
+test("a 10,000-entry thread: first HTML within 300 KB, opens with #1 and the latest page, Show earlier unfolds back, an idle page requests nothing and a pushed change fetches under 2 KB", async ({ page, request }) => {
   const { id, seqs } = await seedBigThread(request, "E2E: ten thousand entries");
 
   const started = Date.now();
@@ -63,19 +64,20 @@ test("a 10,000-entry thread: first HTML within 300 KB, Load earlier pages back, 
     `thread page: first HTML ${html.length} B; hydrated after ${coldMs} ms (first visit); reload: entries shown after ${shownMs} ms, hydrated after ${Date.now() - reloaded} ms`,
   );
 
-  // The latest page, ending at the latest entry; the rest waits behind "Load earlier".
-  const first = await shownSeqs(page);
+  // The opening entry (#1), the fold, then the latest page, ending at the latest entry.
+  const [opening, ...first] = await shownSeqs(page);
+  expect(opening).toBe(seqs[0]);
   expect(first.length).toBeGreaterThanOrEqual(20);
   expect(first.length).toBeLessThanOrEqual(THREAD_PAGE_SIZE);
   expect(first).toEqual(seqs.slice(ENTRY_COUNT - first.length));
-  await expect(page.getByTestId("earlier-count")).toHaveText(`${ENTRY_COUNT - first.length} earlier entries not shown`);
+  await expect(page.getByTestId("earlier-count")).toHaveText(`${ENTRY_COUNT - first.length - 1} earlier entries`);
 
-  await page.getByRole("button", { name: "Load earlier entries" }).click();
-  await expect.poll(async () => (await shownSeqs(page)).length).toBeGreaterThan(first.length);
-  const more = await shownSeqs(page);
+  await page.getByRole("button", { name: "Show earlier" }).click();
+  await expect.poll(async () => (await shownSeqs(page)).length).toBeGreaterThan(first.length + 1);
+  const [, ...more] = await shownSeqs(page);
   expect(more.length).toBeLessThanOrEqual(first.length + THREAD_PAGE_SIZE);
   expect(more).toEqual(seqs.slice(ENTRY_COUNT - more.length));
-  await expect(page.getByTestId("earlier-count")).toHaveText(`${ENTRY_COUNT - more.length} earlier entries not shown`);
+  await expect(page.getByTestId("earlier-count")).toHaveText(`${ENTRY_COUNT - more.length - 1} earlier entries`);
 
   // Measure what each refresh transfers (headers and body, as received).
   const cdp = await page.context().newCDPSession(page);
@@ -112,7 +114,7 @@ test("a 10,000-entry thread: first HTML within 300 KB, Load earlier pages back, 
   expect(closed.status()).toBe(200);
   await expect(page.getByText("This handoff is completed.")).toBeVisible({ timeout: 3_000 });
   await expect(page.locator("li[data-seq]")).toHaveCount(0);
-  await expect(page.getByRole("button", { name: "Load earlier entries" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Show earlier" })).toHaveCount(0);
 });
 
 test("an unknown or malformed handoff ID answers 404 with the not-found page", async ({ page, request }) => {

@@ -183,11 +183,11 @@ test("the desk leads with a question waiting for a side, linking to the thread a
   const id = await createThread(baseURL, "E2E desk: a question for chat", "Context first.", "e2e");
   await addEntry(baseURL, id, "question", "Which database: SQLite or PostgreSQL?", "code");
   await page.goto("/");
-  const question = page.getByTestId("attention-questions").locator("li").filter({ hasText: "E2E desk: a question for chat" });
-  await expect(question).toContainText("for chat");
+  const question = page.getByTestId("attention-thread").filter({ hasText: "E2E desk: a question for chat" });
+  await expect(question).toContainText("1 question, 1 new entry for chat");
   await expect(question).toContainText("Which database");
   await question.getByRole("link").click();
-  await expect(page).toHaveURL(new RegExp(`/handoffs/${id}\\?as=chat$`));
+  await expect(page).toHaveURL(new RegExp(`/handoffs/${id}\\?as=chat&entry=2#entry-2$`));
   await expect(page).toHaveTitle(/E2E desk: a question for chat · Baton$/);
   await page.getByRole("button", { name: "Mark read as chat" }).click();
   await expect(page.getByTestId("new-count")).toHaveText("Nothing new for chat");

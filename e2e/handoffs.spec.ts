@@ -147,7 +147,6 @@ test("filters live in the URL", async ({ page, request }) => {
   await request.post("/api/handoffs", { data: { title: "E2E: filter needle", content: "x", project: "needle" } });
   await page.goto("/");
   await page.getByLabel("Search titles").fill("filter needle");
-  await page.getByRole("button", { name: "Apply" }).click();
   await expect(page).toHaveURL(/q=filter\+needle/);
   await expect(page.locator("li[data-handoff-id]")).toHaveCount(1);
   await page.getByLabel("Project").selectOption("needle");

@@ -37,7 +37,7 @@ test("the attention list and search results show an entry's words without its Ma
       await page.setViewportSize(viewport);
       await page.emulateMedia({ colorScheme });
       await page.goto("/");
-      const question = page.getByTestId("attention-questions").locator("li").filter({ hasText: "E2E previews: zanzibar rollout" });
+      const question = page.getByTestId("attention-thread").filter({ hasText: "E2E previews: zanzibar rollout" });
       await expect(question.getByTestId("question-excerpt")).toContainText("Rollout of zanzibar tokens Should the refresh path keep the old cookie?");
       for (const text of await previewTexts(page, "question-excerpt")) expect(text).not.toMatch(MARKUP);
 

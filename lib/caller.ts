@@ -112,6 +112,17 @@ function tokenIdOf(caller: Caller): number | null {
   return who.kind === "session" || who.kind === "token" || who.kind === "connector" ? who.tokenId : null;
 }
 
+/**
+ * Whose desk this is, for what the desk keeps per operator (Done and Snooze in "Needs you now"):
+ * "local" for this machine's operator (the open desk, its own processes), `token:<id>` for an
+ * operator signed in or sending a token; null for a caller that is no operator.
+ */
+export function operatorKeyOf(caller: Caller): string | null {
+  if (!isOperator(caller)) return null;
+  const id = tokenIdOf(caller);
+  return id === null ? "local" : `token:${id}`;
+}
+
 /** A stable key for what belongs to one caller (MCP sessions, their cap). */
 export function callerKey(caller: Caller): string {
   const who = caller.who;

@@ -32,33 +32,48 @@ export function historyQuery(filters: HistoryFilters) {
 }
 
 /**
- * What an open thread page holds: the header, a run of entries that ends at the latest one, and
- * how many earlier entries it has not loaded. It grows at both ends: live refresh appends,
- * "Load earlier" prepends.
+ * What an open thread page holds: the header, the thread's opening entry (#1, when the run below
+ * does not start with it), a contiguous run of entries, and how many entries lie folded between
+ * the two and after the run. The run grows at both ends: "Load earlier" prepends, live refresh
+ * appends what follows the last entry held.
  */
 export type ThreadState = {
   handoff: HandoffView;
+  opening: EntryView[];
   entries: EntryView[];
   newCount: number;
   entryCount: number;
+  /** Entries between the opening and the run, not loaded. */
   earlierCount: number;
+  /** Entries after the run, not loaded yet (the run was cut by the page's budget). */
+  laterCount: number;
 };
 
-/** The state of a page that has loaded one answer: the latest page of entries. */
-export function threadStateOf(thread: HandoffThread): ThreadState {
+/** Entries strictly between the opening and the run. */
+function foldedBetween(opening: EntryView[], entries: EntryView[]): number {
+  const first = entries[0];
+  return first ? first.number - (opening.at(-1)?.number ?? 0) - 1 : 0;
+}
+
+/** The state of a page that has loaded a run (and, when the run starts later, the opening entry). */
+export function threadStateOf(thread: HandoffThread, openingEntries: EntryView[] = []): ThreadState {
+  const start = thread.entries[0]?.number ?? 1;
+  const opening = openingEntries.filter((entry) => entry.number < start);
   return {
     handoff: thread.handoff,
+    opening,
     entries: thread.entries,
     newCount: thread.newCount,
     entryCount: thread.entryCount,
-    earlierCount: thread.omitted.earlier?.count ?? 0,
+    earlierCount: foldedBetween(opening, thread.entries),
+    laterCount: thread.omitted.later?.count ?? 0,
   };
 }
 
 /** The held state with the answer for "after the last entry held": new header, entries appended. */
 function withLater(held: ThreadState, later: HandoffThread): ThreadState {
   // Closing wipes the entries: a completed thread shows none, whatever was held.
-  if (later.handoff.status !== "active") return { ...threadStateOf(later), entries: [], earlierCount: 0 };
+  if (later.handoff.status !== "active") return { ...threadStateOf(later), opening: [], entries: [], earlierCount: 0, laterCount: 0 };
   const last = held.entries.at(-1)?.seq ?? 0;
   const added = later.entries.filter((entry) => entry.seq > last);
   return {
@@ -67,6 +82,7 @@ function withLater(held: ThreadState, later: HandoffThread): ThreadState {
     entries: added.length ? [...held.entries, ...added] : held.entries,
     newCount: later.newCount,
     entryCount: later.entryCount,
+    laterCount: later.omitted.later?.count ?? 0,
   };
 }
 
@@ -76,20 +92,22 @@ const threadUrl = (id: string, asClient: string, paging: string) =>
 /** Query-key prefixes for invalidation: every history page, and both sides' views of one thread. */
 export const historyKeys = ["handoffs"] as const;
 export const threadKeys = (id: string) => ["handoff", id] as const;
-const threadKey = (id: string, asClient: "chat" | "code") => [...threadKeys(id), asClient] as const;
+/** `at`: the entry a link opened the thread at (`?entry=`), which decides the first run; 0 for none. */
+const threadKey = (id: string, asClient: "chat" | "code", at: number | null) => [...threadKeys(id), asClient, at ?? 0] as const;
 
 /**
  * A live thread. The first load is the latest page; every refresh after that (when the change
  * stream says this thread changed) asks only for the entries after the last one held.
  */
-export function threadQuery(id: string, asClient: "chat" | "code") {
-  const queryKey = threadKey(id, asClient);
+export function threadQuery(id: string, asClient: "chat" | "code", at: number | null = null) {
+  const queryKey = threadKey(id, asClient, at);
   return queryOptions({
     queryKey,
     queryFn: async ({ client }): Promise<ThreadState> => {
       const held = client.getQueryData<ThreadState>(queryKey);
       if (!held) {
-        return threadStateOf(await fetchJson<HandoffThread>(threadUrl(id, asClient, `before_seq=${END_OF_THREAD}&limit=${THREAD_PAGE_SIZE}`)));
+        const start = at === null ? `before_seq=${END_OF_THREAD}` : `from_number=${at}`;
+        return threadStateOf(await fetchJson<HandoffThread>(threadUrl(id, asClient, `${start}&limit=${THREAD_PAGE_SIZE}`)));
       }
       const later = await fetchJson<HandoffThread>(threadUrl(id, asClient, `after_seq=${held.entries.at(-1)?.seq ?? 0}`));
       // "Load earlier" may have landed while this was in flight: merge into what is held now.
@@ -98,19 +116,19 @@ export function threadQuery(id: string, asClient: "chat" | "code") {
   });
 }
 
-/** Loads the page of entries before the first one held and puts it in front. */
-export async function loadEarlierEntries(client: QueryClient, id: string, asClient: "chat" | "code"): Promise<void> {
-  const queryKey = threadKey(id, asClient);
+/** Loads the page of entries before the first one held and puts it in front; the fold above it shrinks. */
+export async function loadEarlierEntries(client: QueryClient, id: string, asClient: "chat" | "code", at: number | null): Promise<void> {
+  const queryKey = threadKey(id, asClient, at);
   const first = client.getQueryData<ThreadState>(queryKey)?.entries[0]?.seq;
   if (first === undefined) return;
   const page = await fetchJson<HandoffThread>(threadUrl(id, asClient, `before_seq=${first}&limit=${THREAD_PAGE_SIZE}`));
   client.setQueryData<ThreadState>(queryKey, (held) => {
     if (!held || held.handoff.status !== "active") return held;
     const start = held.entries[0]?.seq ?? END_OF_THREAD;
-    return {
-      ...held,
-      entries: [...page.entries.filter((entry) => entry.seq < start), ...held.entries],
-      earlierCount: page.omitted.earlier?.count ?? 0,
-    };
+    const openingEnd = held.opening.at(-1)?.number ?? 0;
+    const entries = [...page.entries.filter((entry) => entry.seq < start && entry.number > openingEnd), ...held.entries];
+    // Once the fold is gone, the opening is simply the run's start.
+    const opening = foldedBetween(held.opening, entries) === 0 ? [] : held.opening;
+    return { ...held, opening, entries: opening.length ? entries : [...held.opening, ...entries], earlierCount: foldedBetween(opening, entries) };
   });
 }

@@ -3,6 +3,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { read, storedDate, write } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, END_OF_THREAD, THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs";
+import type { OmittedRange } from "../lib/handoffs";
 import { createMcpServer } from "../lib/mcp/create-server";
 import { serveApi, type ApiServer, type RouteFunction } from "./support/api-server";
 
@@ -12,7 +13,7 @@ const ENTRY_COUNT = 10_000;
 const bytes = (value: unknown) => Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value), "utf8");
 
 type McpEntry = { seq: number; content: string };
-type McpRange = { first_seq: number; last_seq: number; count: number } | null;
+type McpRange = { first_number: number; last_number: number; first_seq: number; last_seq: number; count: number } | null;
 type McpThread = {
   entries: McpEntry[];
   new_entries: McpEntry[];
@@ -29,7 +30,7 @@ type RestThread = {
   newCount: number;
   entryCount: number;
   truncated: boolean;
-  omitted: { earlier: { firstSeq: number; lastSeq: number; count: number } | null; later: { firstSeq: number; lastSeq: number; count: number } | null };
+  omitted: { earlier: OmittedRange | null; later: OmittedRange | null };
   hint: string | null;
 };
 
@@ -78,10 +79,11 @@ beforeAll(async () => {
     for (let first = 1; first < ENTRY_COUNT; first += INSERT_BATCH) {
       const indexes = Array.from({ length: Math.min(INSERT_BATCH, ENTRY_COUNT - first) }, (_, offset) => first + offset);
       await tx.run(
-        `INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES ${indexes.map(() => "(?, ?, 'progress', ?, ?)").join(", ")}`,
-        indexes.flatMap((index) => [id, index % 2 ? "code" : "chat", contentOf(index), at]),
+        `INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at) VALUES ${indexes.map(() => "(?, ?, ?, 'progress', ?, ?)").join(", ")}`,
+        indexes.flatMap((index) => [id, index + 1, index % 2 ? "code" : "chat", contentOf(index), at]),
       );
     }
+    await tx.run("UPDATE handoffs SET last_number = ? WHERE id = ?", [ENTRY_COUNT, id]);
   });
   seqs = await read(async (tx) => (await tx.rows<[number]>("SELECT seq FROM handoff_entries WHERE handoff_id = ? ORDER BY seq", [id])).map(([seq]) => seq));
   // Chat has read the first 6,000; code has read everything.
@@ -129,9 +131,15 @@ describe("get_handoff on a 10,000-entry thread", () => {
     expect(thread.entries.map((entry) => entry.seq)).toEqual(seqs.slice(6000, 6000 + thread.entries.length));
     expect(thread.new_entries).toEqual(thread.entries);
     expect(thread.truncated).toBe(true);
-    expect(thread.omitted.earlier).toEqual({ first_seq: seqs[0], last_seq: seqs[5999], count: 6000 });
+    expect(thread.omitted.earlier).toEqual({ first_number: 1, last_number: 6000, first_seq: seqs[0], last_seq: seqs[5999], count: 6000 });
     const lastIncluded = thread.entries.at(-1)!.seq;
-    expect(thread.omitted.later).toEqual({ first_seq: seqs[6000 + thread.entries.length], last_seq: seqs.at(-1), count: 4000 - thread.entries.length });
+    expect(thread.omitted.later).toEqual({
+      first_number: 6001 + thread.entries.length,
+      last_number: ENTRY_COUNT,
+      first_seq: seqs[6000 + thread.entries.length],
+      last_seq: seqs.at(-1),
+      count: 4000 - thread.entries.length,
+    });
     expect(thread.hint).toContain(`after_seq=${lastIncluded}`);
     expect(thread.hint).toContain(`before_seq=${thread.entries[0].seq}`);
     expect(thread.hint).toMatch(/before calling mark_handoff_read/);
@@ -151,7 +159,10 @@ describe("get_handoff on a 10,000-entry thread", () => {
     expect(thread.new_entries).toEqual([]);
     const count = thread.entries.length;
     expect(thread.entries.map((entry) => entry.seq)).toEqual(seqs.slice(ENTRY_COUNT - count));
-    expect(thread.omitted).toEqual({ earlier: { first_seq: seqs[0], last_seq: seqs[ENTRY_COUNT - count - 1], count: ENTRY_COUNT - count }, later: null });
+    expect(thread.omitted).toEqual({
+      earlier: { first_number: 1, last_number: ENTRY_COUNT - count, first_seq: seqs[0], last_seq: seqs[ENTRY_COUNT - count - 1], count: ENTRY_COUNT - count },
+      later: null,
+    });
     expect(thread.hint).toContain(`before_seq=${thread.entries[0].seq}`);
     // Old entries cost half what new ones do (they appear once): about twice as many bytes of them fit.
     const { thread: asChat } = await tool({ as_client: "chat" });
@@ -169,7 +180,7 @@ describe("get_handoff on a 10,000-entry thread", () => {
       const first = seqs.indexOf(thread.entries[0].seq);
       expect(first).toBeLessThan(ENTRY_COUNT - 10);
       expect(thread.entries.map((item) => item.seq)).toEqual(seqs.slice(first));
-      expect(thread.omitted).toEqual({ earlier: { firstSeq: seqs[0], lastSeq: seqs[first - 1], count: first }, later: null });
+      expect(thread.omitted).toEqual({ earlier: { firstNumber: 1, lastNumber: first, firstSeq: seqs[0], lastSeq: seqs[first - 1], count: first }, later: null });
 
       // A new entry written now is in the next answer at once, though the thread is far over budget.
       const { entry } = await addEntry({ id, type: "question", content: "Anything new?", asClient: "code" });
@@ -224,7 +235,7 @@ describe("get_handoff on a 10,000-entry thread", () => {
     expect(body.truncated).toBe(false);
     expect(body.hint).toBeNull();
     const { body: page } = await rest(`as=chat&after_seq=${seqs[99]}&before_seq=${seqs[110]}&limit=4`);
-    expect(page.omitted.later).toEqual({ firstSeq: seqs[104], lastSeq: seqs[109], count: 6 });
+    expect(page.omitted.later).toEqual({ firstNumber: 105, lastNumber: 110, firstSeq: seqs[104], lastSeq: seqs[109], count: 6 });
     expect(page.hint).toContain(`after_seq=${seqs[103]} and before_seq=${seqs[110]}`);
   });
 

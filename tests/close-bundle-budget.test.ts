@@ -7,6 +7,7 @@ import { MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
 import { summarizeHandoff } from "../lib/formats/summarize-handoff";
 import { jsonTextBytes } from "../lib/json-bytes";
 import { addEntry, createHandoff, getHandoff, type EntryType, type EntryView } from "../lib/handoffs";
+import { ENTRY_COLUMNS } from "../lib/handoffs/append-statement";
 import { toEntryView, type EntryRow } from "../lib/handoffs/views";
 import { connectInProcessClient } from "./support/in-process-mcp";
 
@@ -45,7 +46,7 @@ async function bigThread(title: string): Promise<{ id: string; entries: EntryVie
   }
   // Straight from the table: get_handoff's answer is itself budgeted and would leave entries out.
   const rows = await read((tx) =>
-    tx.all<EntryRow>("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE handoff_id = ? ORDER BY seq ASC", [handoff.id]),
+    tx.all<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE handoff_id = ? ORDER BY seq ASC`, [handoff.id]),
   );
   expect(rows).toHaveLength(ENTRIES);
   return { id: handoff.id, entries: rows.map(toEntryView) };
@@ -75,10 +76,10 @@ function checkKeptBundle(artifactId: string, id: string, entries: EntryView[]) {
   expect(bundle.refs.threads[0]).toMatchObject({ thread_id: id, seq: entries.at(-1)!.seq });
 
   const summary = bundle.summary_markdown;
-  const note = summary.match(/_Trimmed to fit (\d+) KiB: left out (.+)\. The full thread `(hof_[\w-]+)` was cut at #(\d+) \(refs\.threads\[0\]\.seq\)\._/);
+  const note = summary.match(/_Trimmed to fit (\d+) KiB: left out (.+)\. The full thread `(hof_[\w-]+)` was cut at #(\d+)\._/);
   expect(note, summary.slice(0, 600)).not.toBeNull();
   expect(note![3]).toBe(id);
-  expect(Number(note![4])).toBe(entries.at(-1)!.seq);
+  expect(Number(note![4])).toBe(entries.at(-1)!.number);
   const questionsLeft = Number(note![2].match(/the (\d+) oldest open questions?/)?.[1] ?? 0);
   const othersLeft = Number(note![2].match(/(\d+) earlier entr(?:y|ies)/)?.[1] ?? 0);
   const listed = [...summary.matchAll(/^- \*\*#(\d+)\*\* \((?:chat|code)\) (.*)$/gm)];
@@ -88,14 +89,14 @@ function checkKeptBundle(artifactId: string, id: string, entries: EntryView[]) {
   expect(questionsLeft).toBeGreaterThan(0);
   expect(othersLeft).toBe(entries.length - OPEN_QUESTIONS - 1);
 
-  const bySeq = new Map(entries.map((entry) => [entry.seq, entry.content]));
+  const byNumber = new Map(entries.map((entry) => [entry.number, entry.content]));
   const decision = entries[ENTRIES - OPEN_QUESTIONS - 1];
-  expect(listed.map((match) => Number(match[1]))).toContain(decision.seq);
+  expect(listed.map((match) => Number(match[1]))).toContain(decision.number);
   // The newest questions are kept, the oldest left out.
-  const keptQuestions = listed.map((match) => Number(match[1])).filter((seq) => seq !== decision.seq);
-  expect(keptQuestions).toEqual(entries.slice(ENTRIES - keptQuestions.length).map((entry) => entry.seq));
+  const keptQuestions = listed.map((match) => Number(match[1])).filter((number) => number !== decision.number);
+  expect(keptQuestions).toEqual(entries.slice(ENTRIES - keptQuestions.length).map((entry) => entry.number));
   for (const [, seq, shown] of listed) {
-    const original = bySeq.get(Number(seq))!;
+    const original = byNumber.get(Number(seq))!;
     const clipped = shown.match(/^(.*)… \(\d+ more bytes in the source thread\)$/s)?.[1];
     const kept = clipped ?? shown;
     expect(original.startsWith(kept), `#${seq}`).toBe(true);
@@ -150,6 +151,8 @@ describe("the summary budget", () => {
   const at = "2026-01-01T00:00:00.000Z";
   const entryOf = (seq: number, type: EntryType, content: string): EntryView => ({
     seq,
+    number: seq,
+    answers: null,
     handoffId: handoff.id,
     type,
     content,

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent, triggerHandoff, updateAgent, type AgentView } from "../lib/agents";
 import { findAgentChains } from "../lib/dashboard/find-agent-chains";
+import { attentionForCaller, markAttention, unmarkAttention } from "../lib/dashboard/attention-marks";
 import { findAttention } from "../lib/dashboard/find-attention";
+import { withCaller } from "../lib/caller";
 import { readBundle } from "../lib/dashboard/read-kept-bundle";
 import { addEntry, createHandoff, markRead } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
@@ -59,10 +61,62 @@ describe("findAttention", () => {
   it("lists an unseen question for the side it is for, until that side reads it", async () => {
     const { handoff } = await createHandoff({ title: "Desk: a question", content: "Context.", project: "desk" });
     await addEntry({ id: handoff.id, type: "question", content: "SQLite or PostgreSQL?", asClient: "code" });
-    const asked = (await findAttention()).questions.find((question) => question.handoffId === handoff.id);
-    expect(asked).toMatchObject({ waitingFor: "chat", number: 2, excerpt: "SQLite or PostgreSQL?" });
+    const row = (await findAttention()).threads.find((thread) => thread.handoffId === handoff.id);
+    expect(row?.sides).toEqual([expect.objectContaining({ side: "chat", newCount: 1, openAt: 2, questions: [expect.objectContaining({ number: 2, excerpt: "SQLite or PostgreSQL?" })] })]);
     await markRead({ id: handoff.id, asClient: "chat" });
-    expect((await findAttention()).questions.some((question) => question.handoffId === handoff.id)).toBe(false);
+    expect((await findAttention()).threads.some((thread) => thread.handoffId === handoff.id)).toBe(false);
+  });
+
+  it("takes an answered question off by itself, and groups a thread's questions in one row", async () => {
+    const { handoff } = await createHandoff({ title: "Desk: five questions", content: "Context.", project: "desk" });
+    for (let n = 1; n <= 5; n++) await addEntry({ id: handoff.id, type: "question", content: `Question ${n}?`, asClient: "code" });
+    const rowOf = async () => (await findAttention()).threads.filter((thread) => thread.handoffId === handoff.id);
+    const [row] = await rowOf();
+    expect(row.sides.map((side) => [side.side, side.questions.length, side.newCount])).toEqual([["chat", 5, 5]]);
+    // An answer from the asking side itself does not mark the thread read for the other side, yet answers.
+    for (let number = 2; number <= 6; number++) await addEntry({ id: handoff.id, content: `Answer to #${number}.`, answers: number, asClient: "code" });
+    expect(await rowOf()).toEqual([]);
+  });
+
+  it("keeps Done and Snooze per operator and side: Done hides what the row held, snoozed-until-new comes back with the next entry", async () => {
+    const { handoff } = await createHandoff({ title: "Desk: marks", content: "Context.", project: "desk" });
+    await addEntry({ id: handoff.id, type: "question", content: "First?", asClient: "code" });
+    const rowOf = async () => (await attentionForCaller(await findAttention())).threads.find((thread) => thread.handoffId === handoff.id);
+    const row = (await rowOf())!;
+    await markAttention({ handoffId: handoff.id, sides: ["chat"], kind: "done", throughNumber: row.lastNumber });
+    expect(await rowOf()).toBeUndefined();
+    // Another operator's desk still shows it.
+    await withCaller({ who: { kind: "token", tokenId: 9, name: "other", role: "operator", proof: "x" }, local: false }, async () => {
+      expect(await rowOf()).toBeDefined();
+    });
+    // What is written after Done brings the row back, with only that.
+    await addEntry({ id: handoff.id, type: "question", content: "Second?", asClient: "code" });
+    expect((await rowOf())?.sides[0].questions.map((question) => question.number)).toEqual([3]);
+
+    await markAttention({ handoffId: handoff.id, sides: "chat", kind: "snoozed", throughNumber: 3 });
+    expect(await rowOf()).toBeUndefined();
+    await addEntry({ id: handoff.id, type: "progress", content: "Meanwhile.", asClient: "code" });
+    expect((await rowOf())?.sides[0].questions.map((question) => question.number)).toEqual([3, 2]);
+
+    await markAttention({ handoffId: handoff.id, sides: ["chat"], kind: "snoozed", until: new Date(Date.now() + 3_600_000).toISOString() });
+    await addEntry({ id: handoff.id, type: "question", content: "Third?", asClient: "code" });
+    expect(await rowOf()).toBeUndefined();
+    await unmarkAttention({ handoffId: handoff.id });
+    expect(await rowOf()).toBeDefined();
+
+    await expect(markAttention({ handoffId: handoff.id, sides: ["chat"], kind: "snoozed", until: "2001-01-01T00:00:00Z" })).rejects.toThrow(/in the future/);
+    await expect(markAttention({ handoffId: handoff.id, sides: ["nobody"], kind: "done" })).rejects.toThrow(/chat/);
+    await expect(markAttention({ handoffId: "hof_NoSuchHandoff00000000", sides: ["chat"], kind: "done" })).rejects.toThrow(/not found/);
+  });
+
+  it("refuses an answers that names no question of the thread", async () => {
+    const { handoff } = await createHandoff({ title: "Desk: answers", content: "Context.", project: "desk" });
+    await expect(addEntry({ id: handoff.id, content: "An answer to nothing.", answers: 7, asClient: "chat" })).rejects.toThrow(/has no entry #7/);
+    await expect(addEntry({ id: handoff.id, content: "An answer to context.", answers: 1, asClient: "chat" })).rejects.toThrow(/is a context, not a question/);
+    await expect(addEntry({ id: handoff.id, content: "No type.", asClient: "chat" })).rejects.toThrow(/type is required/);
+    const { entry } = await addEntry({ id: handoff.id, type: "question", content: "Really?", asClient: "code" });
+    const answer = await addEntry({ id: handoff.id, content: "Yes.", answers: entry.number, asClient: "chat" });
+    expect(answer.entry).toMatchObject({ number: 3, answers: 2, type: "decision" });
   });
 
   it("lists a failed delivery while its successor works, and agents near their context limit", async () => {
@@ -74,9 +128,7 @@ describe("findAttention", () => {
     expect(delivery?.successor?.id).toBe(to.id);
     expect(delivery?.record.deliveryState).toBe("failed");
     expect(attention.nearLimit.map((agent) => agent.id)).toContain(near.id);
-    expect(attention.count).toBe(
-      attention.questions.length + attention.waiting.length + attention.deliveries.length + attention.stale.length + attention.nearLimit.length,
-    );
+    expect(attention.count).toBe(attention.threads.length + attention.deliveries.length + attention.stale.length + attention.nearLimit.length);
   });
 });
 

@@ -258,7 +258,7 @@ describe("bundle export", () => {
   it("refuses a cut that is not one of the thread's entries", async () => {
     const id = await nativeThread();
     const error = await invalidOf(exportHandoff({ id, format: "bundle", cut: 999_999 }));
-    expect(error.fieldErrors.cut[0]).toMatch(/must be the seq of one of the thread's entries; its entries are #\d+–#\d+/);
+    expect(error.fieldErrors.cut[0]).toMatch(/must be the seq of one of the thread's entries; its entries have seqs \d+–\d+/);
     const format = await invalidOf(exportHandoff({ id, format: "pdf" }));
     expect(format.fieldErrors.format).toEqual(["must be bundle, json or yaml"]);
   });

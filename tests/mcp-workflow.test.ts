@@ -5,7 +5,7 @@ import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 import { serveApi } from "./support/api-server";
 
 type Json = Record<string, unknown>;
-type Entry = { seq: number; from_client: string; type: string; content: string; created_at: string };
+type Entry = { number: number; seq: number; answers: number | null; from_client: string; type: string; content: string; created_at: string };
 type Handoff = {
   id: string;
   title: string;
@@ -93,7 +93,9 @@ describe.each(Object.keys(transports))("the seed's Typical Workflow over %s", (t
     expect(created.entries).toHaveLength(1);
     const [context] = created.entries;
     expect(context).toEqual({
+      number: 1,
       seq: expect.any(Number),
+      answers: null,
       from_client: "chat",
       type: "context",
       content: "We decided on JWT with refresh tokens. Requirements: ...",

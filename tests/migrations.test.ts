@@ -140,3 +140,52 @@ describe.runIf(engine === "sqlite")("the full-text search migration", () => {
     }
   });
 });
+
+describe.runIf(engine === "sqlite")("the entry numbers migration", () => {
+  it("numbers the entries that existed before it, per thread in order, and raises no change for it", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-before-numbers-"));
+    const url = `file:${path.join(folder, "baton.db")}`;
+    const earlier = migrationsBefore("_entry_numbers_answers_and_attention_marks");
+    const sqlite = new Database(databaseFile(url));
+    try {
+      for (const name of fs.readdirSync(earlier).sort()) sqlite.exec(fs.readFileSync(path.join(earlier, name, "migration.sql"), "utf8"));
+      sqlite.exec(`CREATE TABLE "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
+        "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp,
+        "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`);
+      const record = sqlite.prepare("INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name) VALUES (?, '', current_timestamp, ?)");
+      for (const name of fs.readdirSync(earlier)) record.run(name, name);
+      sqlite.prepare("INSERT INTO handoffs (id, title) VALUES ('hof_BeforeNumbers00000001', 'One'), ('hof_BeforeNumbers00000002', 'Two')").run();
+      const entry = sqlite.prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content) VALUES (?, 'chat', 'context', ?)");
+      // Interleaved: seqs are global, numbers are per thread.
+      for (const [id, text] of [["1", "a"], ["2", "b"], ["1", "c"], ["2", "d"], ["1", "e"]]) entry.run(`hof_BeforeNumbers0000000${id}`, text);
+    } finally {
+      sqlite.close();
+    }
+    const changesBefore = (db: Database.Database) => (db.prepare("SELECT COUNT(*) AS count FROM changes").get() as { count: number }).count;
+    const before = new Database(databaseFile(url), { readonly: true });
+    const changeCount = changesBefore(before);
+    before.close();
+
+    await ensureMigrated(url);
+
+    const migrated = new Database(databaseFile(url), { readonly: true });
+    try {
+      expect(migrated.prepare("SELECT content, number FROM handoff_entries ORDER BY seq").all()).toEqual([
+        { content: "a", number: 1 },
+        { content: "b", number: 1 },
+        { content: "c", number: 2 },
+        { content: "d", number: 2 },
+        { content: "e", number: 3 },
+      ]);
+      expect(migrated.prepare("SELECT id, last_number FROM handoffs ORDER BY id").all()).toEqual([
+        { id: "hof_BeforeNumbers00000001", last_number: 3 },
+        { id: "hof_BeforeNumbers00000002", last_number: 2 },
+      ]);
+      expect(changesBefore(migrated)).toBe(changeCount);
+    } finally {
+      migrated.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+      fs.rmSync(earlier, { recursive: true, force: true });
+    }
+  });
+});

@@ -53,11 +53,11 @@ function contextOf(run: Run): string {
 }
 
 /** The quoted blocks of a note: their fence, and each block's seq and text. */
-function quotedBlocks(context: string): { fence: string; blocks: { seq: number; text: string }[] } {
+function quotedBlocks(context: string): { fence: string; blocks: { number: number; text: string }[] } {
   const fence = /BEGIN QUOTED ENTRY #\d+ .* \[(q-[0-9a-f]{12})\] -----/.exec(context)?.[1];
   if (!fence) return { fence: "", blocks: [] };
   const pattern = new RegExp(`----- BEGIN QUOTED ENTRY #(\\d+) [^\\n]*\\[${fence}\\] -----\\n([\\s\\S]*?)\\n----- END QUOTED ENTRY #\\1 \\[${fence}\\] -----`, "g");
-  return { fence, blocks: [...context.matchAll(pattern)].map((match) => ({ seq: Number(match[1]), text: match[2] })) };
+  return { fence, blocks: [...context.matchAll(pattern)].map((match) => ({ number: Number(match[1]), text: match[2] })) };
 }
 
 function expectQuietExit(run: Run) {
@@ -241,7 +241,8 @@ describe("baton hook stop", () => {
     const reason = reasonOf(await stop(repo, session, false));
     expect(reason).toContain(handoff.id);
     expect(reason).not.toContain(elsewhere.id);
-    expect(quotedBlocks(reason).blocks).toEqual([{ seq: asked.entry.seq, text: "Round half up or half even?" }]);
+    expect(quotedBlocks(reason).blocks).toEqual([{ number: asked.entry.number, text: "Round half up or half even?" }]);
+    expect(reason).toContain(`question #${asked.entry.number}`);
     expect(reason).toContain("add_to_handoff");
     expect(reason).toContain("Baton's Stop hook");
 
@@ -256,12 +257,16 @@ describe("baton hook stop", () => {
     expect((await stop(repo, session, true)).stdout).toBe("");
     expect((await stop(repo, session, false)).stdout).toBe("");
 
-    // Another session is reminded of what is still open; once code answers, nobody is.
+    // Another session is reminded of what is still open; once it is answered, nobody is: here
+    // by the operator at the desk, writing as chat with `answers` (no code entry since).
     expect(reasonOf(await stop(repo, "another-session", false))).toContain("And for refunds?");
-    await addEntry({ id: handoff.id, type: "decision", content: "Half even, refunds too.", asClient: "code" });
+    const refundQuestion = (await getHandoff({ id: handoff.id })).entries.at(-1)!;
+    await addEntry({ id: handoff.id, content: "Half even.", answers: asked.entry.number, asClient: "chat" });
+    expect(reasonOf(await stop(repo, "one-more-session", false))).toContain("And for refunds?");
+    await addEntry({ id: handoff.id, content: "Refunds too.", answers: refundQuestion.number, asClient: "chat" });
     expect((await stop(repo, "a-third-session", false)).stdout).toBe("");
     // Only sessions that were reminded keep a state file.
-    expect(fs.readdirSync(path.join(dataDir(), "hooks", "sessions")).length).toBe(2);
+    expect(fs.readdirSync(path.join(dataDir(), "hooks", "sessions")).length).toBe(3);
   });
 
   it("bounds its reason: quotes a few questions, names the handoffs of some more and counts the rest", async () => {

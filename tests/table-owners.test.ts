@@ -35,6 +35,7 @@ const OWNERS: Record<string, string> = {
   webhook_attempts: "webhooks",
   webhook_cursor: "webhooks",
   webhook_waiting: "webhooks",
+  attention_marks: "dashboard",
   _prisma_migrations: "database",
 };
 const DRIVERS = ["better-sqlite3", "pg"];

@@ -69,12 +69,13 @@ export async function addEntryAction(_previous: FormState, formData: FormData): 
       id: values.id,
       type: values.type,
       content: values.content,
+      answers: values.answers,
       asClient: values.asClient,
     });
     revalidateThread(values.id);
     return {
       status: "success",
-      message: `Posted ${entry.type} as ${entry.fromClient}.`,
+      message: entry.answers === null ? `Posted #${entry.number}, a ${entry.type}, as ${entry.fromClient}.` : `Posted #${entry.number}, answering #${entry.answers}, as ${entry.fromClient}.`,
       values: { type: values.type, asClient: values.asClient },
       successAt: Date.now(),
       notices: redactionLines(redactions),
@@ -87,10 +88,9 @@ export async function addEntryAction(_previous: FormState, formData: FormData): 
 export async function markReadAction(_previous: FormState, formData: FormData): Promise<FormState> {
   const values = formValues(formData);
   try {
-    const handoff = await markRead({ id: values.id, asClient: values.asClient });
+    await markRead({ id: values.id, asClient: values.asClient });
     revalidateThread(values.id);
-    const cursor = values.asClient === "code" ? handoff.codeLastSeen : handoff.chatLastSeen;
-    return { status: "success", message: `Marked read for ${values.asClient} (up to #${cursor}).`, successAt: Date.now() };
+    return { status: "success", message: `Marked every entry read for ${values.asClient}.`, successAt: Date.now() };
   } catch (error) {
     return formStateFromError(error, values, FIELD_NAMES);
   }

@@ -2,8 +2,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { ContextMeter } from "@/components/agents/agent-badges";
 import { RetryDeliveryButton } from "@/components/agents/retry-delivery-button";
-import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { AttentionThreads } from "./attention-threads";
 import type { Attention } from "@/lib/dashboard/find-attention";
 
 function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
@@ -13,11 +13,12 @@ function Group({ id, title, count, children }: { id: string; title: string; coun
       <h3 id={`${id}-heading`} className="text-sm font-semibold text-slate-900">
         {title} <span className="font-normal text-slate-600">({count})</span>
       </h3>
-      <ul className="flex flex-col divide-y divide-slate-100">{children}</ul>
+      {children}
     </section>
   );
 }
 
+const listClass = "flex flex-col divide-y divide-slate-100";
 const itemClass = "flex min-w-0 flex-col gap-1 py-2 first:pt-0 last:pb-0";
 const linkClass = "font-medium text-indigo-700 break-words hover:underline";
 
@@ -26,7 +27,7 @@ const linkClass = "font-medium text-indigo-700 break-words hover:underline";
  * thread opened as the side that must answer, the agent whose delivery failed, …).
  */
 export function AttentionView({ attention }: { attention: Attention }) {
-  const { questions, waiting, deliveries, stale, nearLimit, count } = attention;
+  const { threads, deliveries, stale, nearLimit, count } = attention;
   return (
     <section id="attention" aria-labelledby="attention-heading" className="mb-8 scroll-mt-4">
       <h2 id="attention-heading" className="mb-3 text-base font-semibold text-slate-900">
@@ -34,48 +35,18 @@ export function AttentionView({ attention }: { attention: Attention }) {
       </h2>
       {count === 0 ? (
         <p data-testid="attention-clear" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
-          Nothing waits for you: no question unseen by the side it is for, no new entry left unread for long, every shift prompt
+          Nothing waits for you: no question unanswered and unseen by the side it is for, no new entry left unread for long, every shift prompt
           delivered, no handoff behind its repository, no agent near its context limit.
         </p>
       ) : (
-        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
-          <Group id="questions" title="Questions waiting for an answer" count={questions.length}>
-            {questions.map((question) => (
-              <li key={question.seq} className={itemClass}>
-                <Link href={`/handoffs/${question.handoffId}?as=${question.waitingFor}`} className={linkClass}>
-                  {question.title}
-                </Link>
-                <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600">
-                  <Badge tone="amber">for {question.waitingFor}</Badge>
-                  <span>entry #{question.number}</span>
-                  {question.project && <span>project {question.project}</span>}
-                  <span>
-                    asked <RelativeTime iso={question.askedAt} />
-                  </span>
-                </p>
-                <p data-testid="question-excerpt" className="text-sm text-slate-700 break-words">{question.excerpt}</p>
-              </li>
-            ))}
+        <div className="flex flex-col gap-3">
+          <Group id="threads" title="Threads waiting for a side" count={threads.length}>
+            <AttentionThreads threads={threads} />
           </Group>
-          <Group id="waiting" title="New entries unread for a while" count={waiting.length}>
-            {waiting.map((item) => (
-              <li key={`${item.handoff.id}-${item.waitingFor}`} className={itemClass}>
-                <Link href={`/handoffs/${item.handoff.id}?as=${item.waitingFor}`} className={linkClass}>
-                  {item.handoff.title}
-                </Link>
-                <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600">
-                  <Badge tone="amber">
-                    {item.unreadCount} unread by {item.waitingFor}
-                  </Badge>
-                  {item.handoff.project && <span>project {item.handoff.project}</span>}
-                  <span>
-                    waiting since <RelativeTime iso={item.since} />
-                  </span>
-                </p>
-              </li>
-            ))}
-          </Group>
+          {/* items-start: a short group keeps its own height beside a long one. */}
+          <div className="grid grid-cols-1 items-start gap-3 lg:grid-cols-2">
           <Group id="deliveries" title="Shift prompts that did not arrive" count={deliveries.length}>
+            <ul className={listClass}>
             {deliveries.map(({ agent, record, successor }) => (
               <li key={record.id} className={itemClass}>
                 <p className="text-sm text-slate-800">
@@ -102,8 +73,10 @@ export function AttentionView({ attention }: { attention: Attention }) {
                 <RetryDeliveryButton agentId={record.agentId} />
               </li>
             ))}
+            </ul>
           </Group>
           <Group id="stale" title="Handoffs behind their repository" count={stale.length}>
+            <ul className={listClass}>
             {stale.map((handoff) => (
               <li key={handoff.handoffId} className={itemClass}>
                 <Link href={`/handoffs/${handoff.handoffId}`} className={linkClass}>
@@ -112,8 +85,10 @@ export function AttentionView({ attention }: { attention: Attention }) {
                 <p className="text-sm text-slate-700 break-words">{handoff.block}</p>
               </li>
             ))}
+            </ul>
           </Group>
           <Group id="context" title="Agents near their context limit" count={nearLimit.length}>
+            <ul className={listClass}>
             {nearLimit.map((agent) => (
               <li key={agent.id} className={`${itemClass} sm:flex-row sm:items-center sm:justify-between`}>
                 <span className="min-w-0">
@@ -125,7 +100,9 @@ export function AttentionView({ attention }: { attention: Attention }) {
                 <ContextMeter percent={agent.contextPercent} />
               </li>
             ))}
+            </ul>
           </Group>
+          </div>
         </div>
       )}
     </section>

@@ -1,12 +1,13 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffSummary } from "@/lib/handoffs";
-import { historyQuery, historySearch, type HistoryFilters } from "@/lib/queries";
+import { historyQuery, historySearch } from "@/lib/queries";
 import type { HighlightedText, SearchExcerpt } from "@/lib/search/types";
 import { SourceBadge, StatusBadge, UnreadBadge } from "./handoff-badges";
+import { useHistoryFilters } from "./history-filters";
 
 /** Text with the search's matching words marked; plain text nodes only, never markup. */
 function Highlighted({ text }: { text: HighlightedText }) {
@@ -21,27 +22,44 @@ function Highlighted({ text }: { text: HighlightedText }) {
   );
 }
 
-function ExcerptLine({ excerpt }: { excerpt: SearchExcerpt }) {
-  const where = excerpt.in === "entry" ? `${excerpt.type} from ${excerpt.fromClient}` : "kept summary";
+/** Where a thread opens from a result: at the entry the words were found in. */
+export const resultHref = (id: string, excerpt: SearchExcerpt | null | undefined) =>
+  excerpt?.in === "entry" ? `/handoffs/${id}?entry=${excerpt.number}#entry-${excerpt.number}` : `/handoffs/${id}`;
+
+function ExcerptLine({ id, excerpt }: { id: string; excerpt: SearchExcerpt }) {
   return (
     <p data-testid="search-excerpt" className="mt-1.5 text-sm break-words text-slate-700">
-      <span className="mr-1.5 text-xs font-medium text-slate-600">{where}:</span>
+      {excerpt.in === "entry" ? (
+        <Link href={resultHref(id, excerpt)} data-testid="search-where" className="mr-1.5 text-xs font-medium text-indigo-700 hover:underline">
+          #{excerpt.number}, {excerpt.type} from {excerpt.fromClient}:
+        </Link>
+      ) : (
+        <span data-testid="search-where" className="mr-1.5 text-xs font-medium text-slate-600">
+          kept summary:
+        </span>
+      )}
       <Highlighted text={excerpt.text} />
     </p>
   );
 }
 
 function HistoryItem({ item }: { item: HandoffSummary }) {
+  const inTitle = item.match?.title.some((segment) => segment.match) ?? false;
   return (
     <li data-handoff-id={item.id} className="flex flex-col gap-2 p-4 sm:flex-row sm:items-center sm:justify-between">
       <div className="min-w-0">
         <Link
-          href={`/handoffs/${item.id}`}
+          href={resultHref(item.id, item.match?.excerpt)}
           className="font-semibold text-slate-900 break-words hover:text-indigo-700 hover:underline"
         >
           {item.match ? <Highlighted text={item.match.title} /> : item.title}
         </Link>
-        {item.match?.excerpt && <ExcerptLine excerpt={item.match.excerpt} />}
+        {inTitle && !item.match?.excerpt && (
+          <span data-testid="search-where" className="ml-2 text-xs text-slate-600">
+            in the title
+          </span>
+        )}
+        {item.match?.excerpt && <ExcerptLine id={item.id} excerpt={item.match.excerpt} />}
         <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-600">
           <span className="font-mono">{item.id}</span>
           {item.project && <span>project {item.project}</span>}
@@ -63,9 +81,15 @@ function HistoryItem({ item }: { item: HandoffSummary }) {
   );
 }
 
-/** Every handoff (or a search's matches, best first), refreshed while the page is open. */
-export function HistoryList({ filters }: { filters: HistoryFilters }) {
-  const { data, error } = useQuery(historyQuery(filters));
+/**
+ * Every handoff (or a search's matches, best first), for the filters in the address: it follows
+ * the search box as it changes, keeping the last results on screen until the next arrive, and
+ * refreshes while the page is open.
+ */
+export function HistoryList() {
+  const filters = useHistoryFilters();
+  const { data, error, isPending, isPlaceholderData } = useQuery({ ...historyQuery(filters), placeholderData: keepPreviousData });
+  if (isPending) return <p className="text-sm text-slate-600">Searching…</p>;
   if (!data) {
     return (
       <p role="alert" className="text-sm text-red-700">
@@ -75,7 +99,7 @@ export function HistoryList({ filters }: { filters: HistoryFilters }) {
   }
   const filtered = Object.entries(filters).some(([key, value]) => key !== "page" && value !== undefined);
   return (
-    <section aria-labelledby="history-heading">
+    <section aria-labelledby="history-heading" aria-busy={isPlaceholderData || undefined} className={isPlaceholderData ? "opacity-70" : undefined}>
       <div className="mb-2 flex items-baseline justify-between gap-2">
         <h2 id="history-heading" className="text-base font-semibold text-slate-900">
           {filters.q ? "Search results" : "History"}

@@ -1,13 +1,13 @@
 "use client";
 
-import { useActionState, useState, type KeyboardEvent } from "react";
+import { useActionState, useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { addEntryAction } from "@/app/handoffs/actions";
 import { forgetDraft, keepingUnsent, useDraft } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { Markdown } from "@/components/ui/markdown";
 import { idleFormState, type FormState } from "@/lib/form-state";
-import { ENTRY_TYPES, type ClientSide } from "@/lib/handoffs/schemas";
+import { ANSWERING_TYPE, ENTRY_TYPES, type ClientSide } from "@/lib/handoffs/schemas";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
 /** Ctrl+Enter (⌘+Enter on a Mac) posts from the text box, as in chat and issue trackers. */
@@ -15,6 +15,15 @@ function postOnModEnter(event: KeyboardEvent<HTMLTextAreaElement>) {
   if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.nativeEvent.isComposing) return;
   event.preventDefault();
   event.currentTarget.form?.requestSubmit();
+}
+
+/** The window event an entry's Reply (or `r` on it) sends the composer: the question's number. */
+export const REPLY_EVENT = "baton:reply";
+export type ReplyDetail = { number: number };
+
+/** Asks the composer on this page to answer question #`number`. */
+export function replyTo(number: number): void {
+  window.dispatchEvent(new CustomEvent<ReplyDetail>(REPLY_EVENT, { detail: { number } }));
 }
 
 /**
@@ -40,6 +49,21 @@ function ComposerForm({ handoffId, draft, viewingAs, state, formAction, pending 
   const values = state.values ?? {};
   const [text, setText] = useDraft(draft);
   const [previewing, setPreviewing] = useState(false);
+  const [answers, setAnswers] = useState<number | null>(values.answers ? Number(values.answers) : null);
+  const [type, setType] = useState(values.type ?? "progress");
+  const textBox = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const onReply = (event: Event) => {
+      const { number } = (event as CustomEvent<ReplyDetail>).detail;
+      setAnswers(number);
+      setType(ANSWERING_TYPE);
+      setPreviewing(false);
+      textBox.current?.scrollIntoView({ block: "center" });
+      textBox.current?.focus();
+    };
+    window.addEventListener(REPLY_EVENT, onReply);
+    return () => window.removeEventListener(REPLY_EVENT, onReply);
+  }, []);
   return (
     <form
       action={formAction}
@@ -48,15 +72,28 @@ function ComposerForm({ handoffId, draft, viewingAs, state, formAction, pending 
       noValidate
     >
       <h2 id="composer-heading" className="text-base font-semibold text-slate-900">
-        Add an entry
+        {answers === null ? "Add an entry" : `Reply to #${answers}`}
       </h2>
       <input type="hidden" name="id" value={handoffId} />
+      {answers !== null && (
+        <p data-testid="replying-to" className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
+          <input type="hidden" name="answers" value={answers} />
+          Answers question{" "}
+          <a href={`#entry-${answers}`} className="font-mono text-indigo-700 underline">
+            #{answers}
+          </a>
+          <button type="button" onClick={() => setAnswers(null)} className="text-xs font-medium text-slate-600 underline">
+            Not a reply
+          </button>
+          <span className="text-red-700">{errors.answers?.join(" ")}</span>
+        </p>
+      )}
       <div className="flex flex-col gap-3 sm:flex-row">
         <div className="flex flex-col gap-1">
           <label htmlFor="entry-type" className="text-sm font-medium text-slate-800">
             Type
           </label>
-          <select id="entry-type" name="type" defaultValue={values.type ?? "progress"} className={`${inputClass} sm:w-40`}>
+          <select id="entry-type" name="type" value={type} onChange={(event) => setType(event.target.value)} className={`${inputClass} sm:w-40`}>
             {ENTRY_TYPES.map((type) => (
               <option key={type} value={type}>
                 {type}
@@ -100,6 +137,7 @@ function ComposerForm({ handoffId, draft, viewingAs, state, formAction, pending 
         </div>
         {/* The text box stays in the form while previewing (hidden), so what is posted is what was written. */}
         <textarea
+          ref={textBox}
           id="entry-content"
           name="content"
           rows={4}

@@ -7,14 +7,14 @@ import { idleFormState } from "@/lib/form-state";
 import type { ClientSide } from "@/lib/handoffs/schemas";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
-function MarkReadButton({ handoffId, side, cursor }: { handoffId: string; side: ClientSide; cursor: number }) {
+function MarkReadButton({ handoffId, side }: { handoffId: string; side: ClientSide }) {
   const [state, formAction, pending] = useActionState(markReadAction, idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <form action={formAction} className="flex flex-col gap-1">
       <input type="hidden" name="id" value={handoffId} />
       <input type="hidden" name="asClient" value={side} />
-      <button type="submit" disabled={pending} className={buttonClass("secondary")} title={`${side}'s cursor is at #${cursor}`}>
+      <button type="submit" disabled={pending} className={buttonClass("secondary")} title={`Marks every entry of this thread read for the ${side} side`}>
         {pending ? "Marking…" : `Mark read as ${side}`}
       </button>
       <span aria-live="polite" className={`text-xs ${state.status === "error" ? "text-red-700" : "text-slate-600"}`}>
@@ -25,11 +25,11 @@ function MarkReadButton({ handoffId, side, cursor }: { handoffId: string; side: 
 }
 
 /** One "mark read" per side: moves that side's cursor to the latest entry. */
-export function CursorActions({ handoffId, chatCursor, codeCursor }: { handoffId: string; chatCursor: number; codeCursor: number }) {
+export function CursorActions({ handoffId }: { handoffId: string }) {
   return (
     <div className="flex flex-wrap items-start gap-2">
-      <MarkReadButton handoffId={handoffId} side="chat" cursor={chatCursor} />
-      <MarkReadButton handoffId={handoffId} side="code" cursor={codeCursor} />
+      <MarkReadButton handoffId={handoffId} side="chat" />
+      <MarkReadButton handoffId={handoffId} side="code" />
     </div>
   );
 }

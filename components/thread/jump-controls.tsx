@@ -20,21 +20,21 @@ function useOnScreen(id: string | null): boolean {
  * thread can be read from anywhere and left again in one click. Plain anchors, so the address
  * keeps the place.
  */
-export function JumpControls({ firstNewSeq, latestSeq, newCount }: { firstNewSeq: number | null; latestSeq: number; newCount: number }) {
-  const latestOnScreen = useOnScreen(`entry-${latestSeq}`);
-  const firstNewOnScreen = useOnScreen(firstNewSeq === null ? null : `entry-${firstNewSeq}`);
+export function JumpControls({ firstNewNumber, latestNumber, newCount }: { firstNewNumber: number | null; latestNumber: number; newCount: number }) {
+  const latestOnScreen = useOnScreen(`entry-${latestNumber}`);
+  const firstNewOnScreen = useOnScreen(firstNewNumber === null ? null : `entry-${firstNewNumber}`);
   if (latestOnScreen) return null;
   return (
     <nav
       aria-label="Jump in the thread"
       className="fixed right-4 bottom-4 z-10 flex gap-1 rounded-full border border-slate-300 bg-white p-1 text-sm shadow-lg"
     >
-      {firstNewSeq !== null && !firstNewOnScreen && (
-        <a href={`#entry-${firstNewSeq}`} className="rounded-full px-3 py-1 font-medium text-amber-900 hover:bg-amber-50">
+      {firstNewNumber !== null && !firstNewOnScreen && (
+        <a href={`#entry-${firstNewNumber}`} className="rounded-full px-3 py-1 font-medium text-amber-900 hover:bg-amber-50">
           {newCount} new
         </a>
       )}
-      <a href={`#entry-${latestSeq}`} className="rounded-full px-3 py-1 font-medium text-indigo-700 hover:bg-indigo-50">
+      <a href={`#entry-${latestNumber}`} className="rounded-full px-3 py-1 font-medium text-indigo-700 hover:bg-indigo-50">
         Latest
       </a>
     </nav>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, type ReactNode } from "react";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ClientSide } from "@/lib/handoffs/schemas";
@@ -11,24 +12,43 @@ import { Composer } from "./composer";
 import { CursorActions } from "./cursor-actions";
 import { EntryList } from "./entry-list";
 import { JumpControls } from "./jump-controls";
-import { LoadEarlier } from "./load-earlier";
+import { answersIndex } from "./entry-list";
+import { LoadEarlier, LoadLater } from "./load-earlier";
 import { ThreadHeader } from "./thread-header";
 import { ViewingAsSwitch } from "./viewing-as-switch";
 
 /**
- * Opens the page where the work is: at the first entry new to the side being viewed (unless the
- * address names an entry). Once, when the page opens; live updates never move the reader.
+ * Opens the page where the work is: at the entry the address names (`#entry-12`), else at the
+ * first entry new to the side being viewed. An address naming an entry this page does not hold
+ * (a link pasted by hand into a long thread) reloads the page from that entry. Once, when the
+ * page opens; live updates never move the reader.
  */
-function useOpenAtFirstNew(firstNewSeq: number | null) {
+function useOpenAt(firstNewNumber: number | null, lastNumber: number) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
   useEffect(() => {
-    if (firstNewSeq === null || window.location.hash) return;
-    document.getElementById(`entry-${firstNewSeq}`)?.scrollIntoView({ block: "start" });
+    const named = /^#entry-(\d{1,9})$/.exec(window.location.hash);
+    if (named) {
+      const target = document.getElementById(`entry-${named[1]}`);
+      const number = Number(named[1]);
+      if (target) target.scrollIntoView({ block: "start" });
+      else if (number >= 1 && number <= lastNumber && search.get("entry") !== named[1]) {
+        const params = new URLSearchParams(search);
+        params.set("entry", named[1]);
+        router.replace(`${pathname}?${params}#entry-${number}`);
+      }
+      return;
+    }
+    if (firstNewNumber !== null) document.getElementById(`entry-${firstNewNumber}`)?.scrollIntoView({ block: "start" });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only where the page opened: later entries must not move the reader.
   }, []);
 }
 
 /**
- * A live thread: the latest page of entries, more on request, and, when the page's change
+ * A live thread: its opening entry, the entries folded after it ("Load earlier" unfolds them a
+ * page at a time), the run the reader needs (the latest page, or from the first new entry), more
+ * on request, and, when the page's change
  * stream (components/live) says this thread changed, a refetch of only what is new. The server
  * renders the parts that are not live into slots: `menu` (source and export), `links` (the
  * threads it continues and was continued in), `notices` (where it stands in git) and `closed`
@@ -37,6 +57,7 @@ function useOpenAtFirstNew(firstNewSeq: number | null) {
 export function ThreadView({
   handoffId,
   viewingAs,
+  openedAt,
   sourceFormat,
   initial,
   menu,
@@ -46,6 +67,8 @@ export function ThreadView({
 }: {
   handoffId: string;
   viewingAs: ClientSide;
+  /** The entry the address opened the thread at (`?entry=`), or null. */
+  openedAt: number | null;
   sourceFormat: string | null;
   /** The server's latest page; used only while nothing is cached, so a refresh of the page never drops earlier entries loaded here. */
   initial: ThreadState;
@@ -54,12 +77,14 @@ export function ThreadView({
   notices?: ReactNode;
   closed?: ReactNode;
 }) {
-  const { data, error } = useQuery({ ...threadQuery(handoffId, viewingAs), initialData: initial });
-  const { handoff, entries, newCount, entryCount, earlierCount } = data;
+  const { data, error } = useQuery({ ...threadQuery(handoffId, viewingAs, openedAt), initialData: initial });
+  const { handoff, opening, entries, newCount, entryCount, earlierCount, laterCount } = data;
   const active = handoff.status === "active";
   const cursor = cursorOf(handoff, viewingAs);
   const firstNew = entries.find((entry) => entry.seq > cursor) ?? null;
-  useOpenAtFirstNew(firstNew?.seq ?? null);
+  const lastNumber = entries.at(-1)?.number ?? opening.at(-1)?.number ?? 0;
+  useOpenAt(firstNew?.number ?? null, lastNumber + laterCount);
+  const answeredBy = answersIndex([...opening, ...entries]);
   return (
     <div>
       <ThreadHeader handoff={handoff} sourceFormat={sourceFormat} menu={menu} />
@@ -71,9 +96,9 @@ export function ThreadView({
         </p>
       )}
       <div className="mb-4 flex flex-col gap-3 border-y border-slate-200 py-3 lg:flex-row lg:items-start lg:justify-between">
-        <ViewingAsSwitch handoffId={handoff.id} viewingAs={viewingAs} newCount={newCount} firstNewSeq={firstNew?.seq ?? null} />
+        <ViewingAsSwitch handoffId={handoff.id} viewingAs={viewingAs} newCount={newCount} firstNewNumber={firstNew?.number ?? null} />
         {/* A completed thread has no entries left to read. */}
-        {active && <CursorActions handoffId={handoff.id} chatCursor={handoff.chatLastSeen} codeCursor={handoff.codeLastSeen} />}
+        {active && <CursorActions handoffId={handoff.id} />}
       </div>
       {!active && (
         <div role="status" className="mb-4 rounded-lg border border-slate-300 bg-slate-100 p-4 text-sm text-slate-800">
@@ -86,9 +111,15 @@ export function ThreadView({
       )}
       {!active && closed}
       {active && entryCount === 0 && <p className="text-sm text-slate-600">No entries yet.</p>}
-      {active && earlierCount > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} earlierCount={earlierCount} />}
-      <EntryList entries={entries} cursor={cursor} firstNumber={earlierCount + 1} />
-      {active && entries.length > 0 && <JumpControls firstNewSeq={firstNew?.seq ?? null} latestSeq={entries.at(-1)!.seq} newCount={newCount} />}
+      {opening.length > 0 && (
+        <div className="mb-3">
+          <EntryList label="Opening entry" entries={opening} cursor={cursor} answeredBy={answeredBy} canReply={active} />
+        </div>
+      )}
+      {active && earlierCount > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} earlierCount={earlierCount} />}
+      <EntryList entries={entries} cursor={cursor} answeredBy={answeredBy} canReply={active} />
+      {active && laterCount > 0 && <LoadLater handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} laterCount={laterCount} />}
+      {active && entries.length > 0 && <JumpControls firstNewNumber={firstNew?.number ?? null} latestNumber={lastNumber} newCount={newCount} />}
       {active && <Composer handoffId={handoff.id} viewingAs={viewingAs} />}
       {active && (
         <section aria-labelledby="finish-heading" className="mt-10 flex flex-col gap-2 border-t border-slate-200 pt-4 sm:flex-row sm:items-center sm:justify-between">

@@ -9,13 +9,13 @@ export function ViewingAsSwitch({
   handoffId,
   viewingAs,
   newCount,
-  firstNewSeq,
+  firstNewNumber,
 }: {
   handoffId: string;
   viewingAs: ClientSide;
   newCount: number;
   /** The first new entry this page holds, if any. */
-  firstNewSeq: number | null;
+  firstNewNumber: number | null;
 }) {
   return (
     <div className="flex flex-wrap items-center gap-3">
@@ -38,8 +38,8 @@ export function ViewingAsSwitch({
       <p data-testid="new-count" aria-live="polite" className="text-sm text-slate-700">
         {newCount === 0 ? `Nothing new for ${viewingAs}` : `${newCount} new for ${viewingAs}`}
       </p>
-      {firstNewSeq !== null && (
-        <a href={`#entry-${firstNewSeq}`} className="text-sm font-medium text-indigo-700 underline">
+      {firstNewNumber !== null && (
+        <a href={`#entry-${firstNewNumber}`} className="text-sm font-medium text-indigo-700 underline">
           Jump to the first new entry
         </a>
       )}

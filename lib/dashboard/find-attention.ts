@@ -3,11 +3,12 @@ import { isDeliveryStalled } from "../agents/delivery-states";
 import { AGENT_COLUMNS, idListSql, JOINED_RECORD_COLUMNS, joinedRecordOf, toAgentView, toHandoffRecordView, type AgentRow, type JoinedAgentRow } from "../agents/rows";
 import type { AgentView, HandoffRecordView } from "../agents/views";
 import { latestChangeSeq } from "../changes";
-import { findWaitingHandoffs, type WaitingHandoff } from "../handoffs/attention";
+import { waitingAfterMs, waitingIn, type WaitingHandoff } from "../handoffs/attention";
 import { gitReportOf } from "../handoffs/get-handoff";
 import type { ClientSide } from "../handoffs/schemas";
 import { toHandoffView, type HandoffRow } from "../handoffs/views";
-import { read, type Tx } from "../database";
+import { read, storedDate, type Tx } from "../database";
+import { isoOf } from "../iso-date";
 import { plainTextOf } from "../plain-text";
 import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
 
@@ -16,9 +17,8 @@ import { CONTEXT_NEAR_LIMIT_PERCENT } from "./thresholds";
  * names the place to act.
  */
 export type Attention = {
-  questions: WaitingQuestion[];
-  /** Handoffs whose new entries stayed unread by a side too long (lib/handoffs, as `handoff.waiting` raises them), less those a question already lists. */
-  waiting: WaitingHandoff[];
+  /** "Needs you now": one row per thread that waits for a side, newest first. */
+  threads: ThreadAttention[];
   deliveries: StalledDelivery[];
   stale: StaleHandoff[];
   nearLimit: AgentView[];
@@ -28,17 +28,38 @@ export type Attention = {
   scope: { questionHandoffs: number; staleHandoffs: number };
 };
 
-/** A question the side it is addressed to has not seen yet. */
+/** A question the side it is addressed to has neither seen nor answered. */
 export type WaitingQuestion = {
-  handoffId: string;
-  title: string;
-  project: string | null;
   seq: number;
   /** Its number within the thread (#1 is the first entry). */
   number: number;
-  waitingFor: ClientSide;
   excerpt: string;
   askedAt: string;
+};
+
+/** What one thread holds for one side. */
+export type SideAttention = {
+  side: ClientSide;
+  /** Unanswered questions it has not seen, latest first. */
+  questions: WaitingQuestion[];
+  /** Entries past its cursor (what "12 new entries" counts). */
+  newCount: number;
+  /** When the oldest of them was written, once they have stayed unread past BATON_WAITING_AFTER; null before. */
+  waitingSince: string | null;
+  /** The entry to open the thread at: the first question, else the first new entry. */
+  openAt: number;
+};
+
+/** One row of "Needs you now": a thread, with what it holds for each side it waits for. */
+export type ThreadAttention = {
+  handoffId: string;
+  title: string;
+  project: string | null;
+  sides: SideAttention[];
+  /** The thread's latest entry number when this was read: what Done and Snooze mark through. */
+  lastNumber: number;
+  /** Its newest item (question asked, or entry left unread): rows are listed newest first. */
+  latestAt: string;
 };
 
 /** A shift handoff whose prompt did not reach the successor's pane: failed, or not seen entered in time. */
@@ -71,26 +92,30 @@ type QuestionRow = {
   title: string;
   project: string | null;
   seq: number;
+  number: number;
   from_client: string;
   content: string;
   created_at: string;
-  entry_number: number;
 };
 
+type ThreadKey = Pick<ThreadAttention, "handoffId" | "title" | "project">;
+type AskedQuestion = WaitingQuestion & ThreadKey & { side: ClientSide };
+
 /**
- * Questions not yet seen by the side they are for, among the QUESTION_SCAN_HANDOFFS most
- * recently active handoffs: each thread's range of entries past the lower of its two cursors.
+ * Questions neither seen nor answered by the side they are for, among the QUESTION_SCAN_HANDOFFS
+ * most recently active handoffs: each thread's range of entries past the lower of its two
+ * cursors. A question is answered once a later entry names it (`answers`).
  */
-async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
+async function waitingQuestions(tx: Tx): Promise<AskedQuestion[]> {
   const rows = await tx.all<QuestionRow>(
-    `SELECT h.id, h.title, h.project, e.seq, e.from_client, substr(e.content, 1, ${EXCERPT_SOURCE_CHARACTERS}) AS content, e.created_at,
-       (SELECT COUNT(*) FROM handoff_entries n WHERE n.handoff_id = h.id AND n.seq <= e.seq) AS entry_number
+    `SELECT h.id, h.title, h.project, e.seq, e.number, e.from_client, substr(e.content, 1, ${EXCERPT_SOURCE_CHARACTERS}) AS content, e.created_at
      FROM (SELECT id, title, project, chat_last_seen, code_last_seen FROM handoffs
            WHERE status = 'active' ORDER BY updated_at DESC, id ASC LIMIT ?) h
      JOIN handoff_entries e ON e.handoff_id = h.id
        AND e.seq > CASE WHEN h.chat_last_seen < h.code_last_seen THEN h.chat_last_seen ELSE h.code_last_seen END
      WHERE e.type = 'question'
        AND e.seq > CASE e.from_client WHEN 'chat' THEN h.code_last_seen ELSE h.chat_last_seen END
+       AND NOT EXISTS (SELECT 1 FROM handoff_entries a WHERE a.handoff_id = h.id AND a.seq > e.seq AND a.answers = e.number)
      ORDER BY e.seq DESC LIMIT ?`,
     [QUESTION_SCAN_HANDOFFS, MAX_QUESTIONS],
   );
@@ -99,11 +124,62 @@ async function waitingQuestions(tx: Tx): Promise<WaitingQuestion[]> {
     title: row.title,
     project: row.project,
     seq: row.seq,
-    number: row.entry_number,
-    waitingFor: row.from_client === "chat" ? "code" : "chat",
+    number: row.number,
+    side: row.from_client === "chat" ? "code" : "chat",
     excerpt: plainTextOf(row.content, EXCERPT_CHARACTERS, row.content.length >= EXCERPT_SOURCE_CHARACTERS),
     askedAt: new Date(row.created_at).toISOString(),
   }));
+}
+
+type ThreadState = {
+  updated_at: string;
+  last_number: number;
+  chat_new: number;
+  code_new: number;
+  chat_first: number | null;
+  code_first: number | null;
+};
+
+/**
+ * One row per thread from its questions and its entries left unread: per side, how many entries
+ * are new and where to open; the thread's last number. A few index seeks per thread listed.
+ */
+async function threadRows(tx: Tx, questions: AskedQuestion[], waiting: WaitingHandoff[]): Promise<ThreadAttention[]> {
+  const drafts = new Map<string, ThreadKey & { sides: Map<ClientSide, { questions: WaitingQuestion[]; waitingSince: string | null }> }>();
+  const sideOf = (thread: ThreadKey, side: ClientSide) => {
+    const draft = drafts.get(thread.handoffId) ?? { ...thread, sides: new Map() };
+    drafts.set(thread.handoffId, draft);
+    const held = draft.sides.get(side) ?? { questions: [], waitingSince: null };
+    draft.sides.set(side, held);
+    return held;
+  };
+  for (const { handoffId, title, project, side, ...question } of questions) sideOf({ handoffId, title, project }, side).questions.push(question);
+  for (const item of waiting) sideOf({ handoffId: item.handoff.id, title: item.handoff.title, project: item.handoff.project }, item.waitingFor).waitingSince = item.since;
+  const rows: ThreadAttention[] = [];
+  for (const draft of drafts.values()) {
+    const state = await tx.get<ThreadState>(
+      `SELECT h.updated_at, h.last_number,
+         (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen) AS chat_new,
+         (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_new,
+         (SELECT e.number FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen ORDER BY e.seq LIMIT 1) AS chat_first,
+         (SELECT e.number FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen ORDER BY e.seq LIMIT 1) AS code_first
+       FROM handoffs h WHERE h.id = ?`,
+      [draft.handoffId],
+    );
+    if (!state) continue;
+    const sides = [...draft.sides].map(([side, held]): SideAttention => {
+      const first = (side === "chat" ? state.chat_first : state.code_first) ?? state.last_number;
+      return {
+        side,
+        questions: held.questions,
+        newCount: side === "chat" ? state.chat_new : state.code_new,
+        waitingSince: held.waitingSince,
+        openAt: held.questions.length > 0 ? Math.min(...held.questions.map((question) => question.number)) : first,
+      };
+    });
+    rows.push({ handoffId: draft.handoffId, title: draft.title, project: draft.project, sides, lastNumber: state.last_number, latestAt: isoOf(state.updated_at) });
+  }
+  return rows.sort((a, b) => b.latestAt.localeCompare(a.latestAt) || a.handoffId.localeCompare(b.handoffId));
 }
 
 /**
@@ -174,24 +250,30 @@ async function staleHandoffs(rows: HandoffRow[]): Promise<StaleHandoff[]> {
 }
 
 async function computeAttention(): Promise<Attention> {
+  const cutoff = storedDate(new Date(Date.now() - waitingAfterMs()));
   // One snapshot for the desk's own reads; git (staleness) runs after it.
-  const { questions, deliveries, nearLimit, recent } = await read(async (tx) => ({
-    questions: await waitingQuestions(tx),
-    ...(await stalledDeliveries(tx)),
-    recent: await recentHandoffs(tx),
-  }));
-  const asked = new Set(questions.map((question) => `${question.handoffId} ${question.waitingFor}`));
-  const [unread, stale] = await Promise.all([findWaitingHandoffs({ limit: MAX_WAITING }), staleHandoffs(recent)]);
-  const waiting = unread.filter((item) => !asked.has(`${item.handoff.id} ${item.waitingFor}`));
-  return {
-    questions,
-    waiting,
+  const { threads, deliveries, nearLimit, recent } = await read(async (tx) => {
+    const waiting = [...(await waitingIn(tx, "chat", cutoff, MAX_WAITING)), ...(await waitingIn(tx, "code", cutoff, MAX_WAITING))];
+    return {
+      threads: await threadRows(tx, await waitingQuestions(tx), waiting),
+      ...(await stalledDeliveries(tx)),
+      recent: await recentHandoffs(tx),
+    };
+  });
+  const stale = await staleHandoffs(recent);
+  return withCount({
+    threads,
     deliveries,
     stale,
     nearLimit,
-    count: questions.length + waiting.length + deliveries.length + stale.length + nearLimit.length,
     scope: { questionHandoffs: QUESTION_SCAN_HANDOFFS, staleHandoffs: STALE_SCAN_HANDOFFS },
-  };
+  });
+}
+
+/** The attention with its count: every thread row and every other item. */
+export function withCount(attention: Omit<Attention, "count">): Attention {
+  const { threads, deliveries, stale, nearLimit } = attention;
+  return { ...attention, count: threads.length + deliveries.length + stale.length + nearLimit.length };
 }
 
 /**

@@ -83,7 +83,7 @@ function toThread(bundle: Bundle): ThreadDraft {
         },
       ];
   return {
-    title: firstLine(heading ?? (cut ? `Context bundle from ${cut.thread_id} at #${cut.seq}` : "Context bundle")),
+    title: firstLine(heading ?? (cut ? `Context bundle from ${cut.thread_id} at seq ${cut.seq}` : "Context bundle")),
     // The child starts fresh: the summary is its base context; the parent's entries are not copied (ADR-0009).
     entries: [{ type: "context", fromClient: "chat", content: bundle.summary_markdown, field: "summary_markdown" }],
     metadata: {

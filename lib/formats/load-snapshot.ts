@@ -18,8 +18,8 @@ export async function loadSnapshot(tx: Tx, id: string, cut: number | null = null
   const all = await entriesOf(tx, id, {}, "asc", ALL_ENTRIES);
   const source = await sourceOf(tx, id);
   if (cut !== null && !all.some((entry) => entry.seq === cut)) {
-    const range = all.length > 0 ? `its entries are #${all[0].seq}–#${all.at(-1)!.seq}` : "it has no entries";
-    throw new Invalid(`handoff ${id} has no entry #${cut}; ${range}`, { cut: [`must be the seq of one of the thread's entries; ${range}`] });
+    const range = all.length > 0 ? `its entries have seqs ${all[0].seq}–${all.at(-1)!.seq}` : "it has no entries";
+    throw new Invalid(`handoff ${id} has no entry with seq ${cut}; ${range}`, { cut: [`must be the seq of one of the thread's entries; ${range}`] });
   }
   const entries = all.filter((entry) => cut === null || entry.seq <= cut);
   return {

@@ -1,10 +1,14 @@
 import type { EntryView } from "../handoffs/views";
 import type { SourceFormat, HandoffSnapshot } from "./types";
 
-/** Questions asked after the latest decision: nobody has answered them yet. */
+/**
+ * Questions nobody has answered yet: asked after the latest decision, and with no entry that
+ * answers them (`answers`). The one rule for a kept bundle, a closing summary and the exports.
+ */
 export function openQuestions(entries: EntryView[]): EntryView[] {
   const decidedAt = entries.findLast((entry) => entry.type === "decision")?.seq ?? 0;
-  return entries.filter((entry) => entry.type === "question" && entry.seq > decidedAt);
+  const answered = new Set(entries.flatMap((entry) => (entry.answers === null ? [] : [entry.answers])));
+  return entries.filter((entry) => entry.type === "question" && entry.seq > decidedAt && !answered.has(entry.number));
 }
 
 /** Files the thread's source document named (handoff.json, handoff.yaml, a bundle's refs). */

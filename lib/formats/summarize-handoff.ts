@@ -2,6 +2,7 @@ import type { EntryType } from "../handoffs/schemas";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { jsonTextBytes } from "../json-bytes";
+import { openQuestions as openQuestionsOf } from "./snapshot";
 
 /** Most a summary may take: it becomes an entry of the thread that imports it (64 KiB). */
 export const MAX_SUMMARY_BYTES = MAX_CONTENT_BYTES;
@@ -46,7 +47,8 @@ function excerpt(text: string, maxBytes: number): string {
 /** One entry as a list item; continuation lines indented so Markdown keeps them in the item. */
 function item(entry: EntryView, maxBytes = EXCERPT_BYTES): string {
   const [first, ...rest] = excerpt(entry.content, maxBytes).split("\n");
-  const lines = [`- **#${entry.seq}** (${entry.fromClient}) ${first}`, ...rest.map((line) => (line ? `  ${line}` : ""))];
+  const answering = entry.answers === null ? "" : ` answering #${entry.answers}`;
+  const lines = [`- **#${entry.number}** (${entry.fromClient}${answering}) ${first}`, ...rest.map((line) => (line ? `  ${line}` : ""))];
   return lines.join("\n");
 }
 
@@ -54,10 +56,10 @@ function section(heading: string, items: string[]): string {
   return [`### ${heading}`, ...items].join("\n");
 }
 
-/** `#3`, `#3–#90`: the seqs of left-out entries, oldest to newest. */
-function seqRange(entries: EntryView[]): string {
-  const first = entries[0].seq;
-  const last = entries[entries.length - 1].seq;
+/** `#3`, `#3–#90`: the numbers of left-out entries, oldest to newest. */
+function numberRange(entries: EntryView[]): string {
+  const first = entries[0].number;
+  const last = entries[entries.length - 1].number;
   return first === last ? `#${first}` : `#${first}–#${last}`;
 }
 
@@ -114,10 +116,9 @@ export function summarizeHandoff(
   entries: EntryView[],
   budgetBytes: number = MAX_SUMMARY_BYTES,
 ): string {
-  const cut = entries.at(-1)?.seq ?? 0;
+  const cut = entries.at(-1)?.number ?? 0;
   const latestDecision = entries.findLast((entry) => entry.type === "decision") ?? null;
-  const decidedAt = latestDecision?.seq ?? 0;
-  const openQuestions = entries.filter((entry) => entry.type === "question" && entry.seq > decidedAt);
+  const openQuestions = openQuestionsOf(entries);
   const openSeqs = new Set(openQuestions.map((entry) => entry.seq));
   const rest = entries.filter((entry) => entry !== latestDecision && !openSeqs.has(entry.seq));
   const sides = [...new Set(entries.map((entry) => entry.fromClient))].sort().join(" and ");
@@ -136,11 +137,11 @@ export function summarizeHandoff(
   const { questions: leftQuestions, others: leftOthers } = fitted.leftOut;
   if (leftQuestions.length > 0 || leftOthers.length > 0) {
     const left = [
-      ...(leftQuestions.length > 0 ? [`the ${plural(leftQuestions.length, "oldest open question", "oldest open questions")} (${seqRange(leftQuestions)})`] : []),
-      ...(leftOthers.length > 0 ? [`${plural(leftOthers.length, "earlier entry", "earlier entries")} (${seqRange(leftOthers)})`] : []),
+      ...(leftQuestions.length > 0 ? [`the ${plural(leftQuestions.length, "oldest open question", "oldest open questions")} (${numberRange(leftQuestions)})`] : []),
+      ...(leftOthers.length > 0 ? [`${plural(leftOthers.length, "earlier entry", "earlier entries")} (${numberRange(leftOthers)})`] : []),
     ];
     parts.push(
-      `_Trimmed to fit ${Math.floor(budgetBytes / 1024)} KiB: left out ${left.join(" and ")}. The full thread \`${handoff.id}\` was cut at #${cut} (refs.threads[0].seq)._`,
+      `_Trimmed to fit ${Math.floor(budgetBytes / 1024)} KiB: left out ${left.join(" and ")}. The full thread \`${handoff.id}\` was cut at #${cut}._`,
     );
   }
   parts.push(fitted.decisionItem ? section("Latest decision", [fitted.decisionItem]) : "### Latest decision\nNone yet.");

@@ -4,6 +4,7 @@ import { parseGitState, type GitState } from "../git/types";
 import { read, storedDate, type Tx } from "../database";
 import { parseInput, wholeNumberParam } from "../validation";
 import type { ClientSide } from "./schemas";
+import { ENTRY_COLUMNS } from "./append-statement";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
 
 /**
@@ -23,14 +24,14 @@ export const PICKUP_SCAN_HANDOFFS = 200;
 export const PICKUP_SCAN_ENTRIES = 20;
 
 type ActiveRow = HandoffRow & { git: string | null };
-type RecentEntry = { seq: number; from_client: ClientSide; type: string; git: string | null };
+type RecentEntry = { seq: number; number: number; answers: number | null; from_client: ClientSide; type: string; git: string | null };
 
 function recentActive(tx: Tx, limit: number): Promise<ActiveRow[]> {
   return tx.all<ActiveRow>(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`, [limit]);
 }
 
 function recentEntries(tx: Tx, handoffId: string): Promise<RecentEntry[]> {
-  return tx.all<RecentEntry>("SELECT seq, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, PICKUP_SCAN_ENTRIES]);
+  return tx.all<RecentEntry>("SELECT seq, number, answers, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, PICKUP_SCAN_ENTRIES]);
 }
 
 /** The git states a handoff recorded: its own (at creation) and the latest of its recent entries' (a code side's write). */
@@ -80,7 +81,8 @@ export type UnansweredQuestion = {
 
 /**
  * Among the most recently active handoffs, those whose latest entries (PICKUP_SCAN_ENTRIES) hold
- * a question from `askedBy` with no later entry from the other side, latest question first.
+ * a question from `askedBy` with no later entry from the other side and no entry that answers it
+ * (`answers`), latest question first.
  */
 export async function findUnansweredQuestions(askedBy: ClientSide): Promise<UnansweredQuestion[]> {
   return read(async (tx) => {
@@ -88,9 +90,10 @@ export async function findUnansweredQuestions(askedBy: ClientSide): Promise<Unan
     for (const row of await recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
       const recent = await recentEntries(tx, row.id);
       const answered = recent.findIndex((entry) => entry.from_client !== askedBy);
-      const question = recent.slice(0, answered === -1 ? undefined : answered).find((entry) => entry.type === "question");
+      const replied = new Set(recent.flatMap((entry) => (entry.answers === null ? [] : [entry.answers])));
+      const question = recent.slice(0, answered === -1 ? undefined : answered).find((entry) => entry.type === "question" && !replied.has(entry.number));
       if (!question) continue;
-      const entry = await tx.get<EntryRow>("SELECT seq, handoff_id, from_client, type, content, created_at FROM handoff_entries WHERE seq = ?", [question.seq]);
+      const entry = await tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE seq = ?`, [question.seq]);
       found.push({ handoff: toHandoffView(row), question: toEntryView(entry!), recorded: recordedStates(row, recent) });
     }
     return found.sort((a, b) => b.question.seq - a.question.seq);

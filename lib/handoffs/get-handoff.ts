@@ -1,12 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { read, type Tx } from "../database";
+import { MAX_INT4, read, type Tx } from "../database";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf, type SeqBounds } from "./store";
+import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf, seqOfNumber, type SeqBounds } from "./store";
 import { handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
@@ -17,6 +17,8 @@ export const getHandoffInput = z
     asClient: asClientSchema,
     afterSeq: wholeNumberParam("after_seq", 0, END_OF_THREAD),
     beforeSeq: wholeNumberParam("before_seq", 0, END_OF_THREAD),
+    /** From the entry with this number on, oldest first (as `after_seq` its seq minus one): where a link to #N opens the thread. */
+    fromNumber: wholeNumberParam("from_number", 1, MAX_INT4),
     limit: wholeNumberParam("limit", 1, MAX_THREAD_LIMIT),
     /** A smaller byte budget, for a door that carries each entry twice (the thread page's HTML). */
     maxBytes: wholeNumberParam("maxBytes", 1, THREAD_ANSWER_BUDGET_BYTES),
@@ -26,12 +28,16 @@ export const getHandoffInput = z
   .refine((input) => input.afterSeq === undefined || input.beforeSeq === undefined || input.afterSeq < input.beforeSeq, {
     error: "before_seq must be above after_seq (together they ask for the entries between them)",
     path: ["beforeSeq"],
+  })
+  .refine((input) => input.fromNumber === undefined || input.afterSeq === undefined, {
+    error: "from_number and after_seq both say where to start; pass one",
+    path: ["fromNumber"],
   });
 
 export type GetHandoffOptions = DoorInput<typeof getHandoffInput>;
 
-/** Entries of the thread an answer left out, as one seq range. */
-export type OmittedRange = { firstSeq: number; lastSeq: number; count: number };
+/** Entries of the thread an answer left out, as one range: by number (what people see) and by seq (what the paging parameters take). */
+export type OmittedRange = { firstNumber: number; lastNumber: number; firstSeq: number; lastSeq: number; count: number };
 
 export type HandoffThread = {
   handoff: HandoffView;
@@ -106,10 +112,15 @@ async function walk(tx: Tx, handoffId: string, bounds: SeqBounds, order: "asc" |
   }
 }
 
-async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds): Promise<OmittedRange | null> {
+/**
+ * The entries within `bounds`, next to a carried entry: `before` it or `after` it. Numbers follow
+ * seqs without gaps within a thread, so the range's numbers come from the carried entry's.
+ */
+async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds, side: "before" | "after", carried: EntryView): Promise<OmittedRange | null> {
   const found = await entryRange(tx, handoffId, bounds);
   if (found.count === 0 || found.first === null || found.last === null) return null;
-  return { firstSeq: found.first, lastSeq: found.last, count: found.count };
+  const [firstNumber, lastNumber] = side === "before" ? [carried.number - found.count, carried.number - 1] : [carried.number + 1, carried.number + found.count];
+  return { firstNumber, lastNumber, firstSeq: found.first, lastSeq: found.last, count: found.count };
 }
 
 const entriesWord = (count: number) => (count === 1 ? "entry" : "entries");
@@ -117,20 +128,20 @@ const entriesWord = (count: number) => (count === 1 ? "entry" : "entries");
 function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: string, scope: SeqBounds, cursor: number): string | null {
   const { earlier, later } = thread.omitted;
   if (!earlier && !later) return null;
-  const first = thread.entries[0].seq;
-  const last = thread.entries[thread.entries.length - 1].seq;
-  const sentences = [`This answer carries ${thread.entries.length} ${entriesWord(thread.entries.length)} (#${first}–#${last}) ${reason}.`];
+  const first = thread.entries[0];
+  const last = thread.entries[thread.entries.length - 1];
+  const sentences = [`This answer carries ${thread.entries.length} ${entriesWord(thread.entries.length)} (#${first.number}–#${last.number}) ${reason}.`];
   if (earlier) {
     sentences.push(
-      `Left out ${earlier.count} earlier ${entriesWord(earlier.count)} (#${earlier.firstSeq}–#${earlier.lastSeq}): call get_handoff with ` +
-        `before_seq=${first} to read back from there (newest first), or after_seq=${scope.gt ?? 0} to read them from the start.`,
+      `Left out ${earlier.count} earlier ${entriesWord(earlier.count)} (#${earlier.firstNumber}–#${earlier.lastNumber}): call get_handoff with ` +
+        `before_seq=${first.seq} to read back from there (newest first), or after_seq=${scope.gt ?? 0} to read them from the start.`,
     );
   }
   if (later) {
     const unread = later.lastSeq > cursor ? " Some are new to you: read them before calling mark_handoff_read, which marks the whole thread read." : "";
     sentences.push(
-      `Left out ${later.count} later ${entriesWord(later.count)} (#${later.firstSeq}–#${later.lastSeq}): call get_handoff with ` +
-        `after_seq=${last}${scope.lt !== undefined ? ` and before_seq=${scope.lt}` : ""} to read on.${unread}`,
+      `Left out ${later.count} later ${entriesWord(later.count)} (#${later.firstNumber}–#${later.lastNumber}): call get_handoff with ` +
+        `after_seq=${last.seq}${scope.lt !== undefined ? ` and before_seq=${scope.lt}` : ""} to read on.${unread}`,
     );
   }
   return sentences.join(" ");
@@ -155,8 +166,9 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
     const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
     let entries: EntryView[];
     let scope: SeqBounds;
-    if (input.afterSeq !== undefined) {
-      scope = { gt: input.afterSeq, lt: input.beforeSeq };
+    const afterSeq = input.fromNumber === undefined ? input.afterSeq : (await seqOfNumber(tx, input.id, input.fromNumber)) - 1;
+    if (afterSeq !== undefined) {
+      scope = { gt: afterSeq, lt: input.beforeSeq };
       entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
     } else if (input.beforeSeq !== undefined) {
       scope = { lt: input.beforeSeq };
@@ -168,8 +180,8 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
       entries = [...older.reverse(), ...fresh.entries];
     }
     const { count: entryCount, newCount } = await entryCounts(tx, input.id, cursor);
-    const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }) : null;
-    const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }) : null;
+    const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }, "before", entries[0]) : null;
+    const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }, "after", entries[entries.length - 1]) : null;
     const omitted = { earlier, later };
     const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
     return {

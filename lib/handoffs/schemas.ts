@@ -7,6 +7,8 @@ export const HANDOFF_ID_PATTERN = /^hof_[A-Za-z0-9_-]{21}$/;
 
 export const CLIENT_SIDES = ["chat", "code"] as const;
 export const ENTRY_TYPES = ["context", "task", "progress", "question", "decision", "done"] as const;
+/** What a reply to a question is, unless its writer says otherwise: the asked side decided. */
+export const ANSWERING_TYPE = "decision" satisfies (typeof ENTRY_TYPES)[number];
 export const HANDOFF_STATUSES = ["active", "completed"] as const;
 /** The documents a thread can be imported from (lib/formats reads and writes them). */
 export const SOURCE_FORMATS = ["bundle", "handoff_json", "handoff_yaml"] as const;

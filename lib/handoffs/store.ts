@@ -1,7 +1,7 @@
 import "server-only";
 import { customAlphabet } from "nanoid";
 import { database, lockRows, MAX_INT4, storedDate, write, writeStatement, type Tx } from "../database";
-import { Conflict, NotFound } from "../errors";
+import { Conflict, Invalid, NotFound } from "../errors";
 import { cleanFields, cleanText, type Redaction } from "../secrets";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { GitState } from "../git/types";
@@ -21,8 +21,11 @@ const newHandoffSuffix = customAlphabet(NANOID_ALPHABET, 21);
 /** The highest seq a column can hold (PostgreSQL's integer); bounds past it are cut to it. */
 const MAX_SEQ = MAX_INT4;
 
-/** `git`: where the writer's repository stood, when it could tell (stored as JSON; lib/git). */
-export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string; git?: GitState | null };
+/**
+ * `git`: where the writer's repository stood, when it could tell (stored as JSON; lib/git).
+ * `answers`: the number of the question it answers (checked by `checkAnswers`).
+ */
+export type DraftEntry = { fromClient: ClientSide; type: EntryType; content: string; git?: GitState | null; answers?: number | null };
 
 export function handoffNotFound(id: string): NotFound {
   return new NotFound(`handoff ${id} not found; check the ID (it was pasted or typed wrong, or belongs to another Baton)`);
@@ -62,10 +65,10 @@ function gitJson(state: GitState | null | undefined): string | null {
   return state ? JSON.stringify(state) : null;
 }
 
-async function insertEntry(tx: Tx, handoffId: string, entry: DraftEntry, at: string): Promise<EntryView> {
+async function insertEntry(tx: Tx, handoffId: string, number: number, entry: DraftEntry, at: string): Promise<EntryView> {
   const row = await tx.get<EntryRow>(
-    `INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`,
-    [handoffId, entry.fromClient, entry.type, entry.content, at, gitJson(entry.git)],
+    `INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at, git) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`,
+    [handoffId, number, entry.fromClient, entry.type, entry.content, at, gitJson(entry.git)],
   );
   return toEntryView(row!);
 }
@@ -82,11 +85,12 @@ export async function createHandoffIn(
   const id = `hof_${newHandoffSuffix()}`;
   await tx.run("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)", [id, draft.texts.title, draft.project, at, at, gitJson(draft.git)]);
   const entries: EntryView[] = [];
-  for (const entry of draft.texts.entries) entries.push(await insertEntry(tx, id, entry, at));
+  for (const entry of draft.texts.entries) entries.push(await insertEntry(tx, id, entries.length + 1, entry, at));
   const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
-  const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
+  const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ?, last_number = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
     lastBy("chat"),
     lastBy("code"),
+    entries.length,
     id,
   ]);
   return { handoff: toHandoffView(handoff!), entries, redactions: draft.texts.redactions };
@@ -133,8 +137,9 @@ type Appended = { handoff: HandoffView; entry: EntryView; redactions: Redaction[
 /**
  * Appends to an active thread; the writer has seen what it wrote, so its cursor moves to it. The
  * rule, on both engines: lock and check the thread (appends to one handoff and its close run one
- * after another, so seqs increase in commit order and a closed thread takes nothing), insert the
- * entry, move the thread's activity and the writer's cursor. PostgreSQL says it in one statement
+ * after another, so seqs increase in commit order, numbers follow without gaps, and a closed
+ * thread takes nothing), insert the entry numbered one past the thread's last, move the thread's
+ * activity, its last number and the writer's cursor. PostgreSQL says it in one statement
  * (append-statement.ts); SQLite, which cannot write inside a WITH, in two, whose write
  * transaction already holds the database.
  */
@@ -154,30 +159,69 @@ export async function appendEntry(id: string, entry: CleanEntry): Promise<Append
   return appendedFrom(id, entry, row);
 }
 
-const appendParams = (id: string, entry: CleanEntry) => [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git)];
+const appendParams = (id: string, entry: CleanEntry) => [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git), entry.answers ?? null];
 
 async function appendRowOnSqlite(tx: Tx, id: string, entry: CleanEntry): Promise<AppendedRow | undefined> {
   const added = await tx.get<EntryRow>(
-    `WITH target AS (SELECT id, status FROM handoffs WHERE id = ?)
-     INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git)
-     SELECT id, ?, ?, ?, ?, ? FROM target WHERE status = 'active' RETURNING ${ENTRY_COLUMNS}`,
+    `WITH target AS (SELECT id, status, last_number FROM handoffs WHERE id = ?)
+     INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git, answers, number)
+     SELECT id, ?, ?, ?, ?, ?, ?, last_number + 1 FROM target WHERE status = 'active' RETURNING ${ENTRY_COLUMNS}`,
     appendParams(id, entry),
   );
   if (!added) return (await handoffExists(tx, id)) ? { seq: null } : undefined;
-  const moved = await tx.get<HandoffRow>(`UPDATE handoffs SET updated_at = ?, ${CURSOR_OF[entry.fromClient]} = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
+  const moved = await tx.get<HandoffRow>(`UPDATE handoffs SET updated_at = ?, ${CURSOR_OF[entry.fromClient]} = ?, last_number = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
     added.created_at,
     added.seq,
+    added.number,
     id,
   ]);
-  return { ...moved!, seq: added.seq, from_client: added.from_client, type: added.type, content: added.content, entry_created_at: added.created_at };
+  return {
+    ...moved!,
+    seq: added.seq,
+    from_client: added.from_client,
+    type: added.type,
+    content: added.content,
+    entry_created_at: added.created_at,
+    number: added.number,
+    answers: added.answers,
+  };
 }
 
 /** No row: no such thread. A row without an entry: the thread is not active. */
 function appendedFrom(id: string, entry: CleanEntry, row: AppendedRow | undefined): Appended {
   if (!row) throw handoffNotFound(id);
   if (row.seq === null) throw completedConflict(id);
-  const added = { seq: row.seq, handoff_id: id, from_client: row.from_client, type: row.type, content: row.content, created_at: row.entry_created_at };
+  const added = {
+    seq: row.seq,
+    handoff_id: id,
+    from_client: row.from_client,
+    type: row.type,
+    content: row.content,
+    created_at: row.entry_created_at,
+    number: row.number,
+    answers: row.answers,
+  };
   return { handoff: toHandoffView(row), entry: toEntryView(added), redactions: entry.redactions };
+}
+
+/**
+ * Refuses an `answers` that does not name a question of the thread: the entry must exist (a
+ * closed thread's are wiped) and be a question. Read before the append's own transaction: entries
+ * never change, and a close in between makes the append itself refuse.
+ */
+export async function checkAnswersIn(tx: Tx, id: string, answers: number): Promise<void> {
+  const target = await tx.get<{ type: string }>("SELECT type FROM handoff_entries WHERE handoff_id = ? AND number = ?", [id, Math.min(answers, MAX_SEQ)]);
+  if (!target) {
+    if (!(await handoffExists(tx, id))) throw handoffNotFound(id);
+    throw new Invalid(`answers=${answers}: handoff ${id} has no entry #${answers}; name the number of the question this entry answers`, {
+      answers: [`has no entry #${answers} in this thread`],
+    });
+  }
+  if (target.type !== "question") {
+    throw new Invalid(`answers=${answers}: entry #${answers} is a ${target.type}, not a question; only a question can be answered`, {
+      answers: [`entry #${answers} is a ${target.type}, not a question`],
+    });
+  }
 }
 
 /** Moves one side's cursor to the thread's highest seq; a cursor never moves backward. */
@@ -227,13 +271,20 @@ function seqRange(bounds: SeqBounds): [number, number] {
 /** Up to `limit` entries of a thread within `bounds`, in `order`. */
 export async function entriesOf(tx: Tx, id: string, bounds: SeqBounds, order: "asc" | "desc", limit: number): Promise<EntryView[]> {
   // Rows as arrays (a thread is read many entries at a time; see Tx.rows), in ENTRY_COLUMNS' order.
-  const rows = await tx.rows<[number, string, string, string, string, string]>(
+  const rows = await tx.rows<[number, string, string, string, string, string, number, number | null]>(
     `SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq <= ? ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT ?`,
     [id, ...seqRange(bounds), limit],
   );
-  return rows.map(([seq, handoffId, fromClient, type, content, createdAt]) =>
-    toEntryView({ seq, handoff_id: handoffId, from_client: fromClient, type, content, created_at: createdAt }),
+  return rows.map(([seq, handoffId, fromClient, type, content, createdAt, number, answers]) =>
+    toEntryView({ seq, handoff_id: handoffId, from_client: fromClient, type, content, created_at: createdAt, number, answers }),
   );
+}
+
+/** The seq of a thread's entry #`number`; Invalid when it has none (never had, or wiped on close). */
+export async function seqOfNumber(tx: Tx, id: string, number: number): Promise<number> {
+  const row = await tx.get<{ seq: number }>("SELECT seq FROM handoff_entries WHERE handoff_id = ? AND number = ?", [id, Math.min(number, MAX_SEQ)]);
+  if (!row) throw new Invalid(`handoff ${id} has no entry #${number}`, { from_number: [`has no entry #${number}`] });
+  return row.seq;
 }
 
 /** How many entries a thread has, and how many of them are past `cursor`. */

@@ -15,7 +15,12 @@ export type HandoffView = {
 };
 
 export type EntryView = {
+  /** Global and internal to cursors (`after_seq`, `*_last_seen`). */
   seq: number;
+  /** Its number within the thread (#1 is the first): what people and models see, quote and link to. */
+  number: number;
+  /** The number of the question (in the same thread) this entry answers, or null. */
+  answers: number | null;
   handoffId: string;
   fromClient: ClientSide;
   type: EntryType;
@@ -37,7 +42,16 @@ export type HandoffRow = {
 };
 
 /** A `handoff_entries` row as the database returns it. */
-export type EntryRow = { seq: number; handoff_id: string; from_client: string; type: string; content: string; created_at: string };
+export type EntryRow = {
+  seq: number;
+  handoff_id: string;
+  from_client: string;
+  type: string;
+  content: string;
+  created_at: string;
+  number: number;
+  answers: number | null;
+};
 
 export function toHandoffView(row: HandoffRow): HandoffView {
   return {
@@ -56,6 +70,8 @@ export function toHandoffView(row: HandoffRow): HandoffView {
 export function toEntryView(row: EntryRow): EntryView {
   return {
     seq: row.seq,
+    number: row.number,
+    answers: row.answers,
     handoffId: row.handoff_id,
     fromClient: row.from_client as ClientSide,
     type: row.type as EntryType,

@@ -27,6 +27,14 @@ export const entryTypeArg = z
       "done = work completed, deliverable ready",
   );
 
+export const answersArg = z
+  .number({ error: "answers must be a whole number: the number (#) of a question in this thread" })
+  .optional()
+  .describe(
+    "When this entry answers a question of the thread: that question's number (its `number`, #3 → 3). The question " +
+      "then counts as answered everywhere, and type defaults to decision.",
+  );
+
 export const contentArg = z
   .string({ error: "content is required" })
   .describe("The message, in Markdown; at most 64 KiB");

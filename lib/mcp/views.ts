@@ -20,7 +20,9 @@ export const mcpHandoffSchema = z.object({
 
 /** An entry of the handoff its answer is about: the handoff's ID is said once, in `handoff`, not on every entry. */
 export const mcpEntrySchema = z.object({
-  seq: z.number().int().describe("Global sequence number; increases with every entry written"),
+  number: z.number().int().describe("Its number in this thread (#1 is the first): quote this one to people and in `answers`"),
+  seq: z.number().int().describe("Global sequence number for the cursors and after_seq/before_seq; not shown to people"),
+  answers: z.number().int().nullable().describe("The number of the question in this thread that this entry answers, or null"),
   from_client: z.enum(CLIENT_SIDES).describe("Who wrote it: chat (decisions) or code (implementation)"),
   type: z.enum(ENTRY_TYPES),
   content: z.string(),
@@ -29,6 +31,8 @@ export const mcpEntrySchema = z.object({
 
 export const mcpOmittedRangeSchema = z
   .object({
+    first_number: z.number().int(),
+    last_number: z.number().int(),
     first_seq: z.number().int(),
     last_seq: z.number().int(),
     count: z.number().int().describe("How many entries of the thread lie in this range"),
@@ -54,7 +58,9 @@ export function toMcpHandoff(view: HandoffView): McpHandoff {
 
 export function toMcpEntry(view: EntryView): McpEntry {
   return {
+    number: view.number,
     seq: view.seq,
+    answers: view.answers,
     from_client: view.fromClient,
     type: view.type,
     content: view.content,
@@ -63,5 +69,5 @@ export function toMcpEntry(view: EntryView): McpEntry {
 }
 
 export function toMcpOmittedRange(range: OmittedRange | null): z.infer<typeof mcpOmittedRangeSchema> {
-  return range && { first_seq: range.firstSeq, last_seq: range.lastSeq, count: range.count };
+  return range && { first_number: range.firstNumber, last_number: range.lastNumber, first_seq: range.firstSeq, last_seq: range.lastSeq, count: range.count };
 }

@@ -25,9 +25,9 @@ export function fenceFor(texts: Iterable<string>): Fence {
 export function quoteEntry(entry: EntryView, fence: Fence, maxChars = Infinity): string {
   const content = entry.content.length > maxChars ? `${entry.content.slice(0, maxChars)}… [cut at ${maxChars} characters]` : entry.content;
   return [
-    `----- BEGIN QUOTED ENTRY #${entry.seq} (written by the ${entry.fromClient} side, type ${entry.type}, ${entry.createdAt}) [${fence}] -----`,
+    `----- BEGIN QUOTED ENTRY #${entry.number} (written by the ${entry.fromClient} side, type ${entry.type}, ${entry.createdAt}) [${fence}] -----`,
     content,
-    `----- END QUOTED ENTRY #${entry.seq} [${fence}] -----`,
+    `----- END QUOTED ENTRY #${entry.number} [${fence}] -----`,
   ].join("\n");
 }
 

@@ -53,7 +53,7 @@ function render(open: UnansweredQuestion[]): string {
   for (const { handoff, question } of quoted) {
     lines.push(
       "",
-      `Handoff ${handoff.id}, question #${question.seq} (the handoff's title is quoted with it):`,
+      `Handoff ${handoff.id}, question #${question.number} (the handoff's title is quoted with it):`,
       quoteDetails(handoff.id, [["title", handoff.title]], fence),
       quoteEntry(question, fence, QUOTED_CHARS),
     );
@@ -67,7 +67,8 @@ function render(open: UnansweredQuestion[]): string {
   }
   lines.push(
     "",
-    'If your work answers it, reply in the handoff with the Baton MCP tool add_to_handoff (its id, type "decision" or "progress", as_client "code"). ' +
+    "If your work answers it, reply in the handoff with the Baton MCP tool add_to_handoff (its id, answers set to the question's number, " +
+      'as_client "code"; the type defaults to "decision"). ' +
       "If you cannot answer it, or the user asked you not to, tell the user it is waiting and stop.",
   );
   return lines.join("\n");

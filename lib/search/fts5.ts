@@ -55,7 +55,7 @@ search_hits(handoff_id, score, seq) AS (
 export const EXCERPT_TOKENS = 24;
 const ELLIPSIS = "…";
 
-type ExcerptRow = { text: string; type: EntryType; from_client: ClientSide };
+type ExcerptRow = { text: string; type: EntryType; from_client: ClientSide; number: number };
 type TextRow = { title: string; summary: string | null };
 
 /**
@@ -70,12 +70,12 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
       hit.seq === null
         ? undefined
         : await tx.get<ExcerptRow>(
-            `SELECT snippet(entry_search, 0, ?, ?, ?, ?) AS text, e.type, e.from_client
+            `SELECT snippet(entry_search, 0, ?, ?, ?, ?) AS text, e.type, e.from_client, e.number
                FROM entry_search JOIN handoff_entries e ON e.seq = entry_search.rowid
                WHERE entry_search MATCH ? AND entry_search.rowid = ?`,
             [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.seq],
           );
-    if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(entry.text) };
+    if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(entry.text) };
     return summary?.includes(MATCH_START) ? { in: "kept_summary", text: highlightedExcerpt(summary) } : null;
   };
   for (const hit of hits) {

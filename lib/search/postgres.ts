@@ -81,8 +81,8 @@ const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text
           FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner}) i) m) p`;
 
 const ENTRY_EXCERPT = withEdges(
-  `SELECT e.content AS source, e.type, e.from_client, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text FROM handoff_entries e WHERE e.seq = ?`,
-  "p.type, p.from_client",
+  `SELECT e.content AS source, e.type, e.from_client, e.number, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text FROM handoff_entries e WHERE e.seq = ?`,
+  "p.type, p.from_client, p.number",
 );
 const TEXT_MATCH = withEdges(
   `SELECT ts_headline('baton_search', t.title, ${QUERY}, ?) AS title, t.kept_summary AS source,
@@ -92,7 +92,7 @@ const TEXT_MATCH = withEdges(
 );
 
 type Edges = { text: string | null; lead: string | null; tail: string | null };
-type ExcerptRow = Edges & { type: EntryType; from_client: ClientSide };
+type ExcerptRow = Edges & { type: EntryType; from_client: ClientSide; number: number };
 type TextRow = Edges & { title: string };
 
 // Words as the marks sit beside them (the private-use marks themselves are no part of one).
@@ -135,7 +135,7 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
     const text = await tx.get<TextRow>(TEXT_MATCH, [query, WHOLE, query, PASSAGE, hit.handoffId]);
     let excerpt: SearchExcerpt | null = null;
     const entry = hit.seq === null ? undefined : await tx.get<ExcerptRow>(ENTRY_EXCERPT, [query, PASSAGE, hit.seq]);
-    if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
+    if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
     else if (text?.text?.includes(MATCH_START)) excerpt = { in: "kept_summary", text: passageOf(text, terms) };
     matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(text?.title ?? hit.title, terms)), excerpt });
   }

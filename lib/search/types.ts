@@ -9,7 +9,8 @@ export type HighlightedText = { text: string; match: boolean }[];
 
 /** The passage a handoff matched in, when it was not only its title. */
 export type SearchExcerpt =
-  | { in: "entry"; seq: number; type: EntryType; fromClient: ClientSide; text: HighlightedText }
+  /** `number`: the entry's number in its thread (#1 is the first), what the result shows and links to. */
+  | { in: "entry"; seq: number; number: number; type: EntryType; fromClient: ClientSide; text: HighlightedText }
   /** A completed thread's entries are wiped; the summary of its kept bundle stays findable. */
   | { in: "kept_summary"; text: HighlightedText };
 

@@ -108,15 +108,24 @@ const API_ROUTES: readonly ApiRoute[] = [
   { methods: ["GET"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await findHandoffs(query(c))) },
   /** Create: `{ title, content, project?, asClient?, repoPath? }` → `{ handoff, entries, redactions }`. */
   { methods: ["POST"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await createHandoff((await readJsonBody(c.req.raw)) as CreateHandoffOptions), 201) },
-  /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `limit` page it. */
+  /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `from_number`, `limit` page it. */
   {
     methods: ["GET"],
     path: "/api/handoffs/:id",
     policy: AGENT,
     handler: async (c) =>
-      json(await getHandoff({ id: idParam(c), asClient: c.req.query("as"), afterSeq: c.req.query("after_seq"), beforeSeq: c.req.query("before_seq"), limit: c.req.query("limit") })),
+      json(
+        await getHandoff({
+          id: idParam(c),
+          asClient: c.req.query("as"),
+          afterSeq: c.req.query("after_seq"),
+          beforeSeq: c.req.query("before_seq"),
+          fromNumber: c.req.query("from_number"),
+          limit: c.req.query("limit"),
+        }),
+      ),
   },
-  /** Append: `{ type, content, asClient?, repoPath? }` → `{ handoff, entry, redactions }`; 409 on a completed handoff. */
+  /** Append: `{ type, content, answers?, asClient?, repoPath? }` (type may be left out with `answers`) → `{ handoff, entry, redactions }`; 409 on a completed handoff. */
   {
     methods: ["POST"],
     path: "/api/handoffs/:id/entries",

@@ -78,7 +78,7 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
     if (result.pushed) {
       const { handoff, created, entry } = result.pushed;
-      process.stdout.write(created ? `pushed to new handoff ${handoff.id}\n` : `pushed to handoff ${handoff.id} as entry #${entry?.seq}\n`);
+      process.stdout.write(created ? `pushed to new handoff ${handoff.id}\n` : `pushed to handoff ${handoff.id} as entry #${entry?.number}\n`);
       for (const line of redactionLines(result.pushed.redactions)) process.stderr.write(`${line}\n`);
     }
     return 0;

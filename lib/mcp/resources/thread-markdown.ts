@@ -4,7 +4,7 @@ import type { EntryView } from "../../handoffs/views";
 
 function entryBlock(entry: EntryView, fresh: boolean): string {
   const marker = fresh ? " · **NEW**" : "";
-  return `### #${entry.seq} ${entry.type} from ${entry.fromClient} · ${entry.createdAt}${marker}\n\n${entry.content}\n`;
+  return `### #${entry.number} ${entry.type} from ${entry.fromClient} · ${entry.createdAt}${marker}\n\n${entry.content}\n`;
 }
 
 /**

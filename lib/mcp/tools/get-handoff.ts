@@ -14,7 +14,7 @@ export const getHandoffTool = defineTool({
     "Read a handoff by its ID when the user pastes one or asks you to check a handoff. Returns its entries in order " +
     "plus new_entries: what the other side wrote since you last marked the thread read (new_count of them). A long " +
     `thread comes back cut to about ${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB, new entries first: then ` +
-    "truncated is true, omitted gives the seq ranges left out and hint says how to fetch them (after_seq to read on, " +
+    "truncated is true, omitted gives the ranges left out and hint says how to fetch them (after_seq to read on, " +
     "before_seq to read back). Reading does not move your cursor: call mark_handoff_read once you have taken all the " +
     "new entries in. A completed handoff has no entries left. When the code has moved on since the handoff was " +
     "written (commits, another branch, files it names changed), staleness says so; read it before the entries.",

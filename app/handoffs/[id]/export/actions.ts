@@ -14,7 +14,7 @@ export async function exportBundleAction(_previous: ExportBundleState, formData:
     revalidateThread(values.id);
     return {
       status: "success",
-      message: `Bundle stored, cut at #${exported.cut}.`,
+      message: `Bundle stored, cut at seq ${exported.cut}.`,
       artifactId: exported.artifactId ?? undefined,
       cut: exported.cut,
       successAt: Date.now(),
