@@ -31,5 +31,5 @@ export async function unmarkAttentionAction(_previous: FormState, formData: Form
     return formStateFromError(error, values);
   }
   revalidatePath("/");
-  return { status: "success", message: "Back in the list.", successAt: Date.now() };
+  return { status: "success", message: "Back in the list.", successAt: Date.now(), values: { handoffId: values.handoffId } };
 }

@@ -5,6 +5,7 @@ import { Suspense, type ReactNode } from "react";
 import { AttentionCount } from "./attention-count";
 import { CommandPalette } from "@/components/command-palette";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
+import { NavigationProgress } from "@/components/navigation-progress";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
 import { attentionTitlePrefix } from "./attention";
@@ -64,6 +65,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           />
           {operator && <KeyboardShortcuts />}
           {operator && <CommandPalette />}
+          <Suspense fallback={null}>
+            <NavigationProgress />
+          </Suspense>
           <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
             {children}
           </main>

@@ -47,7 +47,7 @@ async function FirstRun() {
           .
         </p>
       </div>
-      <ConnectGuide settings={settings} heading="h3" />
+      <ConnectGuide settings={settings} heading="h3" foldOthers />
     </section>
   );
 }

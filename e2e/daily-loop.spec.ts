@@ -76,7 +76,7 @@ test("typing in the search box lists the matching thread in the first viewport, 
     await expect(page).toHaveURL(/\/\?q=quokkafrond$/);
     await expectInFirstViewport(page, `li[data-handoff-id="${id}"]`);
     // Where the word was found: the entry's number, and the link opens the thread there.
-    await expect(row.getByTestId("search-where")).toHaveText("#3, decision from chat:");
+    await expect(row.getByTestId("search-where")).toHaveText("entry #3, decision from chat:");
     await expect(row.getByTestId("search-excerpt").locator("mark")).toHaveText("quokkafrond");
     // Filters apply at once too, with no Apply.
     await page.getByLabel("Status").selectOption("completed");
@@ -98,15 +98,15 @@ test("typing in the search box lists the matching thread in the first viewport, 
     const palette = page.getByRole("combobox", { name: "Jump to a handoff, an agent or a page" });
     await expect(palette).toBeFocused();
     await palette.fill("quokkafrond");
-    await expect(page.getByRole("option", { name: /E2E loop: search in place/ })).toBeVisible();
-    await expect(page.getByRole("option", { selected: true })).toContainText("E2E loop: search in place");
+    await expect(page.getByTestId("palette-results").getByRole("option", { name: /E2E loop: search in place/ })).toBeVisible();
+    await expect(page.getByTestId("palette-results").getByRole("option", { selected: true })).toContainText("E2E loop: search in place");
     await palette.press("Enter");
     await expect(page).toHaveURL(new RegExp(`/handoffs/${id}\\?entry=3#entry-3$`));
     await expect(page.locator("#entry-3")).toBeInViewport();
     // A pasted ID and a page jump too.
     await page.keyboard.press("ControlOrMeta+k");
     await palette.fill(`  \`${id}\` `);
-    await expect(page.getByRole("option", { selected: true })).toHaveText(`Open ${id}`);
+    await expect(page.getByTestId("palette-results").getByRole("option", { selected: true })).toHaveText(`Open ${id}`);
     await palette.fill("webhooks");
     await palette.press("Enter");
     await expect(page).toHaveURL(/\/settings\/webhooks$/);
@@ -179,7 +179,7 @@ test("five questions in one thread make one row saying 5; Done removes it for go
   await expect(rowOf("E2E loop: snoozed until new")).toHaveCount(1);
   await expect(rowOf("E2E loop: five questions")).toHaveCount(0);
 
-  await rowOf("E2E loop: snoozed until new").getByText("Snooze").click();
+  await rowOf("E2E loop: snoozed until new").getByText("Snooze", { exact: true }).click();
   await rowOf("E2E loop: snoozed until new").getByRole("button", { name: "Until a new entry" }).click();
   await expect(rowOf("E2E loop: snoozed until new")).toHaveCount(0);
   await page.reload();
@@ -208,7 +208,7 @@ test("an entry's number is the same in the thread, its anchor, search results, t
     await expect(card.getByTestId("entry-number")).toHaveAttribute("href", "#entry-3");
     await expect(card).toBeInViewport();
     await page.goto("/?q=wombatique");
-    await expect(page.locator(`li[data-handoff-id="${id}"]`).getByTestId("search-where")).toHaveText("#3, progress from code:");
+    await expect(page.locator(`li[data-handoff-id="${id}"]`).getByTestId("search-where")).toHaveText("entry #3, progress from code:");
   }
   const { structured, text } = await getHandoffOverMcp(id);
   expect(structured.entries.at(-1)).toMatchObject({ number: 3, seq: entry.seq });

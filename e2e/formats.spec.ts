@@ -97,11 +97,11 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   expect(json.current_story).toMatchObject({ id: parentId, title: "E2E: parent thread" });
   expect(json.handoff_instruction).toBe("30 days, plus remember-me.");
 
-  await page.getByRole("button", { name: "Export bundle" }).click();
+  await page.getByRole("button", { name: "Keep as bundle" }).click();
   const artifactId = (await page.getByTestId("exported-artifact-id").textContent())!.trim();
   expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
   // The same cut again gives the same id.
-  await page.getByRole("button", { name: "Export bundle" }).click();
+  await page.getByRole("button", { name: "Keep as bundle" }).click();
   await expect(page.getByText(/Bundle stored, cut at #\d+/)).toBeVisible();
   await expect(page.getByTestId("exported-artifact-id")).toHaveText(artifactId);
   await expectNoAxeViolations(page);

@@ -76,7 +76,7 @@ test("create, copy, paste, converse, mark read and close a handoff", async ({ pa
   await expect(page.getByRole("button", { name: /^Mark read as/ })).toHaveCount(0);
   await expect(page.getByText(/which is why it lists none/)).toBeVisible();
   await page.goto("/?status=completed");
-  await expect(historyRow(page, id)).toContainText("completed");
+  await expect(historyRow(page, id)).toContainText("Completed");
   await expect(historyRow(page, id)).toContainText("0 entries");
 });
 

@@ -46,7 +46,7 @@ test("entries written over MCP (stdio and the dashboard's own /api/mcp) appear o
 
   await tool(code, "close_handoff", { id: handoff.id });
   await expect(page.locator("li[data-seq]")).toHaveCount(0, { timeout: 2_000 });
-  await expect(page.getByText("completed").first()).toBeVisible({ timeout: 2_000 });
+  await expect(page.getByText("Completed").first()).toBeVisible({ timeout: 2_000 });
 });
 
 test("the served /api/mcp refuses a foreign Origin and a rebinding Host, and answers GET with 405", async ({ request, baseURL }) => {

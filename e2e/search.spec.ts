@@ -40,7 +40,7 @@ test("a word only in an entry is found from the home page and from the API", asy
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toHaveAttribute("data-handoff-id", id);
   const excerpt = rows.first().getByTestId("search-excerpt");
-  await expect(excerpt).toContainText(/#\d+, decision from code:/);
+  await expect(excerpt).toContainText(/entry #\d+, decision from code:/);
   await expect(excerpt.locator("mark")).toHaveText("xylophonist");
   // The marked excerpt is text: no markup from the index reaches the page.
   expect(await excerpt.locator("mark").evaluate((mark) => mark.innerHTML)).toBe("xylophonist");

@@ -34,8 +34,11 @@ const kbd = (text: string) => <code className="rounded bg-slate-100 px-1 font-mo
  * filled in: Claude Code (stdio and HTTP, acting as code), Claude Desktop, claude.ai and the
  * mobile apps (a connector), and the PreCompact hook. Each says how to check it worked.
  */
-/** `heading`: the level of each client's heading, under the page's own. */
-export function ConnectGuide({ settings, heading }: { settings: ConnectSettings; heading: HeadingTag }) {
+/**
+ * `heading`: the level of each client's heading, under the page's own. `foldOthers`: the
+ * recommended path (Claude Code on this machine, with this desk) first, every other way folded.
+ */
+export function ConnectGuide({ settings, heading, foldOthers = false }: { settings: ConnectSettings; heading: HeadingTag; foldOthers?: boolean }) {
   const { cli, env, mcpUrl, baseUrl } = settings;
   const envFlags = Object.entries(env).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
   const stdio = ["claude", "mcp", "add", "baton", "--scope", "user", ...envFlags, "--", ...cli, "mcp", "--as", "code"].map(shellWord).join(" ");
@@ -44,26 +47,8 @@ export function ConnectGuide({ settings, heading }: { settings: ConnectSettings;
   const hookCommand = [...cli, "checkpoint", "--hook", "--push"].map(shellWord).join(" ");
   const hook = json({ hooks: { PreCompact: [{ matcher: "", hooks: [{ type: "command", command: hookCommand, timeout: 60 }] }] } });
   const firstCheckpoint = [...cli, "checkpoint", "--goal", "What this project is doing", "--now", "What you are doing now"].map(shellWord).join(" ");
-  return (
-    <div className="flex flex-col gap-4">
-      <Step
-        heading={heading}
-        id="code-stdio"
-        title="Claude Code on this machine"
-        lead={
-          <p>
-            Run this once in a terminal. Claude Code then starts Baton&apos;s MCP server itself and writes as <strong>code</strong> (the
-            implementation side) into this Baton&apos;s data.
-          </p>
-        }
-        check={
-          <>
-            {kbd("claude mcp list")} shows {kbd("baton")} as <em>Connected</em>; in a session, {kbd("/mcp")} lists Baton&apos;s tools.
-          </>
-        }
-      >
-        <CommandBlock text={stdio} copyLabel="Copy command" testId="connect-stdio-command" />
-      </Step>
+  const others = (
+    <>
       <Step
         heading={heading}
         id="code-http"
@@ -146,6 +131,36 @@ export function ConnectGuide({ settings, heading }: { settings: ConnectSettings;
         <CommandBlock text={firstCheckpoint} copyLabel="Copy first save" testId="connect-first-checkpoint" />
         <CommandBlock text={hook} copyLabel="Copy hook" testId="connect-hook" />
       </Step>
+    </>
+  );
+  return (
+    <div className="flex flex-col gap-4">
+      <Step
+        heading={heading}
+        id="code-stdio"
+        title={foldOthers ? "Recommended: Claude Code on this machine, with this desk" : "Claude Code on this machine"}
+        lead={
+          <p>
+            Run this once in a terminal. Claude Code then starts Baton&apos;s MCP server itself and writes as <strong>code</strong> (the
+            implementation side) into this Baton&apos;s data.
+          </p>
+        }
+        check={
+          <>
+            {kbd("claude mcp list")} shows {kbd("baton")} as <em>Connected</em>; in a session, {kbd("/mcp")} lists Baton&apos;s tools.
+          </>
+        }
+      >
+        <CommandBlock text={stdio} copyLabel="Copy command" testId="connect-stdio-command" />
+      </Step>
+      {foldOthers ? (
+        <details className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+          <summary className="cursor-pointer text-sm font-semibold text-slate-900">Other ways: Claude Code over HTTP, Claude Desktop, claude.ai and mobile, saving before compaction</summary>
+          <div className="mt-4 flex flex-col gap-4">{others}</div>
+        </details>
+      ) : (
+        others
+      )}
     </div>
   );
 }

@@ -1,8 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useActionState, useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useActionState, useRef, useState, type KeyboardEvent } from "react";
 import { markAttentionAction, unmarkAttentionAction } from "@/app/attention-actions";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
@@ -20,7 +19,7 @@ function countsOf(side: SideAttention): string {
   return parts.join(", ") || "waiting";
 }
 
-/** When a timed snooze ends, from the operator's own clock: the next 9:00, Monday 9:00. */
+/** When a timed snooze ends, by the operator's own clock: in an hour, the next 9:00, Monday 9:00. */
 function snoozeTimes(now = new Date()): { label: string; until: string }[] {
   const at9 = (days: number) => {
     const date = new Date(now);
@@ -28,7 +27,7 @@ function snoozeTimes(now = new Date()): { label: string; until: string }[] {
     date.setHours(9, 0, 0, 0);
     return date;
   };
-  const untilMonday = ((8 - now.getDay()) % 7) || 7;
+  const untilMonday = (8 - now.getDay()) % 7 || 7;
   return [
     { label: "For an hour", until: new Date(now.getTime() + 3_600_000).toISOString() },
     { label: "Until tomorrow 9:00", until: at9(1).toISOString() },
@@ -36,62 +35,55 @@ function snoozeTimes(now = new Date()): { label: string; until: string }[] {
   ];
 }
 
-function MarkForm({ thread, kind, until, label, onMarked, formRef }: {
+type Mark = (formData: FormData) => void;
+type Marking = { mark: Mark; onSubmit: (thread: ThreadAttention) => void };
+
+function MarkForm({ thread, kind, until, label, marking, formRef }: {
   thread: ThreadAttention;
   kind: "done" | "snoozed";
   until?: string;
   label: string;
-  onMarked: (thread: ThreadAttention) => void;
+  marking: Marking;
   formRef?: React.Ref<HTMLFormElement>;
 }) {
-  const [state, formAction, pending] = useActionState(markAttentionAction, idleFormState);
-  useEffect(() => {
-    if (state.status === "success") onMarked(thread);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per success
-  }, [state.successAt]);
   return (
-    <form ref={formRef} action={formAction} className="contents">
+    <form ref={formRef} action={marking.mark} onSubmit={() => marking.onSubmit(thread)} className="contents">
       <input type="hidden" name="handoffId" value={thread.handoffId} />
       <input type="hidden" name="sides" value={thread.sides.map((side) => side.side).join(" ")} />
       <input type="hidden" name="kind" value={kind} />
       <input type="hidden" name="throughNumber" value={thread.lastNumber} />
       {until && <input type="hidden" name="until" value={until} />}
-      <button type="submit" disabled={pending} className={kind === "done" ? buttonClass("secondary") : "w-full px-3 py-1.5 text-left text-sm text-slate-800 hover:bg-slate-100"}>
+      <button type="submit" className={kind === "done" ? buttonClass("secondary") : "w-full px-3 py-1.5 text-left text-sm text-slate-800 hover:bg-slate-100"}>
         {label}
       </button>
-      {state.status === "error" && (
-        <span role="alert" className="text-xs text-red-700">
-          {state.message}
-        </span>
-      )}
     </form>
   );
 }
 
-function SnoozeMenu({ thread, onMarked }: { thread: ThreadAttention; onMarked: (thread: ThreadAttention) => void }) {
-  // Times are read when the menu opens: a page left open overnight must not snooze until "tomorrow" of yesterday.
+function SnoozeMenu({ thread, marking }: { thread: ThreadAttention; marking: Marking }) {
+  // Times are read when the menu opens: a page left open overnight must not snooze until yesterday's "tomorrow".
   const [times, setTimes] = useState<{ label: string; until: string }[]>([]);
   return (
     <details className="relative" onToggle={(event) => (event.currentTarget.open ? setTimes(snoozeTimes()) : undefined)}>
       <summary className={`${buttonClass("ghost")} cursor-pointer list-none`}>Snooze</summary>
-      <div role="menu" className="absolute right-0 z-10 mt-1 flex w-56 flex-col rounded-md border border-slate-200 bg-white py-1 shadow-lg">
+      <div className="absolute right-0 z-10 mt-1 flex w-56 flex-col rounded-md border border-slate-200 bg-white py-1 shadow-lg">
         {times.map((time) => (
-          <MarkForm key={time.label} thread={thread} kind="snoozed" until={time.until} label={time.label} onMarked={onMarked} />
+          <MarkForm key={time.label} thread={thread} kind="snoozed" until={time.until} label={time.label} marking={marking} />
         ))}
-        <MarkForm thread={thread} kind="snoozed" label="Until a new entry" onMarked={onMarked} />
+        <MarkForm thread={thread} kind="snoozed" label="Until a new entry" marking={marking} />
       </div>
     </details>
   );
 }
 
-function ThreadRow({ thread, onMarked }: { thread: ThreadAttention; onMarked: (thread: ThreadAttention) => void }) {
+function ThreadRow({ thread, marking }: { thread: ThreadAttention; marking: Marking }) {
   const done = useRef<HTMLFormElement>(null);
   const first = thread.sides[0];
   const latestQuestion = thread.sides.flatMap((side) => side.questions).sort((a, b) => b.number - a.number)[0];
   // `e` on the focused row (or a link in it): Done, as in an inbox.
   const onKeyDown = (event: KeyboardEvent<HTMLLIElement>) => {
     if (event.key !== "e" || event.ctrlKey || event.metaKey || event.altKey) return;
-    if ((event.target as HTMLElement).closest("input, textarea, select, summary, [role=menu]")) return;
+    if ((event.target as HTMLElement).closest("input, textarea, select, summary, details")) return;
     event.preventDefault();
     done.current?.requestSubmit();
   };
@@ -101,7 +93,7 @@ function ThreadRow({ thread, onMarked }: { thread: ThreadAttention; onMarked: (t
       data-handoff-id={thread.handoffId}
       tabIndex={0}
       onKeyDown={onKeyDown}
-      aria-label={`${thread.title}: ${thread.sides.map((side) => `${countsOf(side)} for ${side.side}`).join("; ")}`}
+      aria-label={`${thread.title}: ${thread.sides.map((side) => `${countsOf(side)} for ${side.side}`).join("; ")}. Press e for Done.`}
       className="flex min-w-0 flex-col gap-2 py-3 first:pt-0 last:pb-0 focus:outline-2 focus:outline-offset-2 focus:outline-indigo-500 sm:flex-row sm:items-start sm:justify-between"
     >
       <div className="flex min-w-0 flex-col gap-1">
@@ -127,59 +119,62 @@ function ThreadRow({ thread, onMarked }: { thread: ThreadAttention; onMarked: (t
         )}
       </div>
       <div className="flex shrink-0 items-center gap-1">
-        <MarkForm thread={thread} kind="done" label="Done" onMarked={onMarked} formRef={done} />
-        <SnoozeMenu thread={thread} onMarked={onMarked} />
+        <MarkForm thread={thread} kind="done" label="Done" marking={marking} formRef={done} />
+        <SnoozeMenu thread={thread} marking={marking} />
       </div>
     </li>
   );
 }
 
-function UndoForm({ thread, onUndone }: { thread: ThreadAttention; onUndone: () => void }) {
-  const [state, formAction, pending] = useActionState(unmarkAttentionAction, idleFormState);
-  useEffect(() => {
-    if (state.status === "success") onUndone();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per success
-  }, [state.successAt]);
-  return (
-    <form action={formAction}>
-      <input type="hidden" name="handoffId" value={thread.handoffId} />
-      <button type="submit" disabled={pending} className="font-semibold text-indigo-700 underline">
-        Undo
-      </button>
-    </form>
-  );
-}
-
 /**
  * "Needs you now": one row per thread, newest first, with Done (`e`) and Snooze. A marked row
- * leaves the list at once (the server keeps the mark per operator and side); Undo brings it back.
+ * leaves the list as it is sent (the server keeps the mark per operator and side, and the page
+ * follows); Undo brings it back. The marks' state lives here, not in the row: the row is gone by
+ * the time the server answers.
  */
 export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
-  const router = useRouter();
+  const [state, mark] = useActionState(markAttentionAction, idleFormState);
+  const [undoState, undo, undoing] = useActionState(unmarkAttentionAction, idleFormState);
   const [marked, setMarked] = useState<ThreadAttention | null>(null);
-  // Hidden at once, until the server's next list (which leaves it out) arrives.
-  const [hidden, setHidden] = useState<{ id: string; from: ThreadAttention[] } | null>(null);
-  const shown = threads.filter((thread) => hidden?.from !== threads || thread.handoffId !== hidden.id);
-  const onMarked = (thread: ThreadAttention) => {
-    setMarked(thread);
-    setHidden({ id: thread.handoffId, from: threads });
-    router.refresh();
+  // Hidden from the list the mark was made on, until the server's next list (which leaves it out) arrives.
+  const [markedIn, setMarkedIn] = useState<ThreadAttention[] | null>(null);
+  const failed = state.status === "error";
+  const shown = threads.filter((thread) => failed || markedIn !== threads || thread.handoffId !== marked?.handoffId);
+  const marking: Marking = {
+    mark,
+    onSubmit: (thread) => {
+      setMarked(thread);
+      setMarkedIn(threads);
+    },
   };
   return (
     <>
       {marked && (
-        <p role="status" className="flex flex-wrap items-center gap-2 rounded-md bg-slate-100 px-3 py-2 text-sm text-slate-800">
-          <span className="min-w-0 break-words">“{marked.title}” is off the list.</span>
-          <UndoForm
-            thread={marked}
-            onUndone={() => {
-              setMarked(null);
-              router.refresh();
-            }}
-          />
-        </p>
+        <div role="status" className={`mb-2 flex flex-wrap items-center gap-2 rounded-md px-3 py-2 text-sm ${failed ? "bg-red-50 text-red-800" : "bg-slate-100 text-slate-800"}`}>
+          {failed ? (
+            <span className="min-w-0 break-words">Could not mark “{marked.title}”: {state.message}</span>
+          ) : undoState.values?.handoffId === marked.handoffId ? (
+            <span className="min-w-0 break-words">“{marked.title}” is back in the list.</span>
+          ) : (
+            <>
+              <span className="min-w-0 break-words">“{marked.title}” is off the list.</span>
+              <form action={undo}>
+                <input type="hidden" name="handoffId" value={marked.handoffId} />
+                <button type="submit" disabled={undoing} className="font-semibold text-indigo-700 underline">
+                  Undo
+                </button>
+              </form>
+            </>
+          )}
+        </div>
       )}
-      {shown.length > 0 && <ul className="flex flex-col divide-y divide-slate-100">{shown.map((thread) => <ThreadRow key={thread.handoffId} thread={thread} onMarked={onMarked} />)}</ul>}
+      {shown.length > 0 && (
+        <ul className="flex flex-col divide-y divide-slate-100">
+          {shown.map((thread) => (
+            <ThreadRow key={thread.handoffId} thread={thread} marking={marking} />
+          ))}
+        </ul>
+      )}
     </>
   );
 }

@@ -31,7 +31,7 @@ export function ExportMenu({ handoffId, canExportBundle }: { handoffId: string; 
         <form action={formAction}>
           <input type="hidden" name="id" value={handoffId} />
           <button type="submit" disabled={pending} className={buttonClass("secondary")}>
-            {pending ? "Exporting…" : "Export bundle"}
+            {pending ? "Keeping…" : "Keep as bundle"}
           </button>
         </form>
       )}

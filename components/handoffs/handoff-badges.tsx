@@ -16,7 +16,7 @@ export function EntryTypeBadge({ type }: { type: EntryType }) {
 }
 
 export function StatusBadge({ status }: { status: HandoffStatus }) {
-  return <Badge tone={status === "active" ? "green" : "slate"}>{status}</Badge>;
+  return <Badge tone={status === "active" ? "green" : "slate"}>{status === "active" ? "Active" : "Completed"}</Badge>;
 }
 
 /** The format's label (the one set in lib/formats/types.ts); an unknown stored value as it is. */

@@ -31,7 +31,7 @@ function ExcerptLine({ id, excerpt }: { id: string; excerpt: SearchExcerpt }) {
     <p data-testid="search-excerpt" className="mt-1.5 text-sm break-words text-slate-700">
       {excerpt.in === "entry" ? (
         <Link href={resultHref(id, excerpt)} data-testid="search-where" className="mr-1.5 text-xs font-medium text-indigo-700 hover:underline">
-          #{excerpt.number}, {excerpt.type} from {excerpt.fromClient}:
+          entry #{excerpt.number}, {excerpt.type} from {excerpt.fromClient}:
         </Link>
       ) : (
         <span data-testid="search-where" className="mr-1.5 text-xs font-medium text-slate-600">

@@ -4,11 +4,12 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffView } from "@/lib/handoffs/views";
 
-/** Title and status first; the ID to paste into the other client; the source and export menu (`menu`) to the side. */
+/** Title and status first; the ID to paste into the other client; the source and export menu (`menu`) to the side, or under the title on a phone. */
 export function ThreadHeader({ handoff, sourceFormat, menu }: { handoff: HandoffView; sourceFormat?: string | null; menu?: ReactNode }) {
   return (
     <header className="mb-4 flex flex-col gap-2">
-      <div className="flex flex-wrap items-start justify-between gap-3">
+      {/* On a phone the title has the whole width; the menu goes under it. */}
+      <div className="flex flex-col items-start gap-3 sm:flex-row sm:justify-between">
         <h1 className="min-w-0 flex-1 text-2xl font-bold tracking-tight text-slate-900 break-words">{handoff.title}</h1>
         {menu}
       </div>

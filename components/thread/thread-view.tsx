@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, type ReactNode } from "react";
+import { useEffect, useRef, type ReactNode } from "react";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ClientSide } from "@/lib/handoffs/schemas";
 import { threadQuery, type ThreadState } from "@/lib/queries";
@@ -19,30 +19,36 @@ import { ViewingAsSwitch } from "./viewing-as-switch";
 
 /**
  * Opens the page where the work is: at the entry the address names (`#entry-12`), else at the
- * first entry new to the side being viewed. An address naming an entry this page does not hold
- * (a link pasted by hand into a long thread) reloads the page from that entry. Once, when the
- * page opens; live updates never move the reader.
+ * first entry new to the side being viewed; once, when the page opens, for live updates never
+ * move the reader. An address naming an entry this page does not hold (a link pasted into a long
+ * thread, or an "answers #12" followed to a folded entry) opens the page from that entry.
  */
 function useOpenAt(firstNewNumber: number | null, lastNumber: number) {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
-  useEffect(() => {
+  const namedEntry = () => {
     const named = /^#entry-(\d{1,9})$/.exec(window.location.hash);
-    if (named) {
-      const target = document.getElementById(`entry-${named[1]}`);
-      const number = Number(named[1]);
-      if (target) target.scrollIntoView({ block: "start" });
-      else if (number >= 1 && number <= lastNumber && search.get("entry") !== named[1]) {
-        const params = new URLSearchParams(search);
-        params.set("entry", named[1]);
-        router.replace(`${pathname}?${params}#entry-${number}`);
-      }
-      return;
+    if (!named) return false;
+    const number = Number(named[1]);
+    const target = document.getElementById(`entry-${number}`);
+    if (target) target.scrollIntoView({ block: "start" });
+    else if (number >= 1 && number <= lastNumber && search.get("entry") !== String(number)) {
+      const params = new URLSearchParams(search);
+      params.set("entry", String(number));
+      router.replace(`${pathname}?${params}#entry-${number}`);
     }
-    if (firstNewNumber !== null) document.getElementById(`entry-${firstNewNumber}`)?.scrollIntoView({ block: "start" });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- only where the page opened: later entries must not move the reader.
-  }, []);
+    return true;
+  };
+  const opened = useRef(false);
+  useEffect(() => {
+    if (!opened.current) {
+      opened.current = true;
+      if (!namedEntry() && firstNewNumber !== null) document.getElementById(`entry-${firstNewNumber}`)?.scrollIntoView({ block: "start" });
+    }
+    window.addEventListener("hashchange", namedEntry);
+    return () => window.removeEventListener("hashchange", namedEntry);
+  });
 }
 
 /**

@@ -1,6 +1,15 @@
 import ReactMarkdown, { defaultUrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { isValidElement, type ReactNode } from "react";
 import { markdownTooDeep } from "@/lib/nesting";
+import { CodeBlock } from "./code-block";
+
+/** The text of a fenced block: react-markdown hands `pre` one `code` element holding it. */
+function textOf(node: ReactNode): string {
+  if (typeof node === "string") return node;
+  if (Array.isArray(node)) return node.map(textOf).join("");
+  return isValidElement<{ children?: ReactNode }>(node) ? textOf(node.props.children) : "";
+}
 
 const SAFE_PROTOCOL = /^(https?:|mailto:|#|\/)/i;
 
@@ -38,8 +47,7 @@ export function Markdown({ children }: { children: string }) {
               {label}
             </a>
           ),
-          // A code block scrolls sideways inside itself: focusable, so the keyboard can scroll it too.
-          pre: ({ children: code }) => <pre tabIndex={0}>{code}</pre>,
+          pre: ({ children: code }) => <CodeBlock text={textOf(code)}>{code}</CodeBlock>,
           // GFM task lists ("- [x] done"): a read-only box that says what it shows (an unlabelled one fails axe).
           input: ({ type, checked }) =>
             type === "checkbox" ? (

@@ -201,6 +201,15 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
   return { ...rest, staleness };
 }
 
+/**
+ * A thread's opening entries (#1 on), at most `count`: the context a reader needs above a long
+ * thread's fold. One index range; an unknown ID reads as no entries.
+ */
+export async function openingEntries(options: { id: unknown; count?: number }): Promise<EntryView[]> {
+  const id = parseInput(handoffIdSchema, options.id);
+  return read((tx) => entriesOf(tx, id, {}, "asc", Math.min(Math.max(1, options.count ?? 1), MAX_THREAD_LIMIT)));
+}
+
 /** The thread's latest recorded state, with the files its handoff named (an import's `files`). */
 async function recordedStateOf(tx: Tx, id: string): Promise<GitState | null> {
   const raw = await recordedGitOf(tx, id);

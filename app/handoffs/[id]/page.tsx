@@ -16,6 +16,7 @@ import {
   END_OF_THREAD,
   getHandoff,
   gitReportOf,
+  openingEntries,
   HANDOFF_ID_PATTERN,
   THREAD_PAGE_BUDGET_BYTES,
   THREAD_PAGE_SIZE,
@@ -55,7 +56,7 @@ const loadThreadPage = cache(async (id: string, asClient: "chat" | "code", entry
     const newBeforeRun = run.newCount > run.entries.filter((held) => held.seq > cursor).length;
     if (start && entry !== null && entry < start.number) run = await getHandoff({ ...page, fromNumber: entry }).catch((error: unknown) => (error instanceof Invalid ? run : Promise.reject(error)));
     else if (start && entry === null && newBeforeRun) run = await getHandoff({ ...page, afterSeq: cursor });
-    const opening = run.entries[0] && run.entries[0].number > 1 ? (await getHandoff({ ...page, afterSeq: 0, limit: 1 })).entries : [];
+    const opening = run.entries[0] && run.entries[0].number > 1 ? await openingEntries({ id }) : [];
     return { run, opening };
   } catch (error) {
     if (error instanceof NotFound) notFound();
