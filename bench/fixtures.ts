@@ -50,8 +50,10 @@ export function fillHandoffs(handoffs: number, entries: number, options: FillOpt
     "INSERT INTO handoffs (id, title, project, status, created_at, updated_at, closed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
   const insertEntry = sqlite.prepare(
-    "INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, ?, ?, ?)",
+    "INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
   );
+  // Each thread numbers its entries from #1, as lib/handoffs/store.ts does.
+  const lastNumber = new Map<string, number>();
   sqlite.transaction(() => {
     ids.forEach((id, index) => {
       const created = start + index * 60_000;
@@ -63,10 +65,16 @@ export function fillHandoffs(handoffs: number, entries: number, options: FillOpt
   const insertEntries = sqlite.transaction((from: number, to: number) => {
     for (let index = from; index < to; index++) {
       const id = ids[Math.floor(next() * ids.length)];
-      insertEntry.run(id, next() < 0.5 ? "chat" : "code", TYPES[Math.floor(next() * TYPES.length)], content(index, next), iso(start + index * 1000));
+      const number = (lastNumber.get(id) ?? 0) + 1;
+      lastNumber.set(id, number);
+      insertEntry.run(id, number, next() < 0.5 ? "chat" : "code", TYPES[Math.floor(next() * TYPES.length)], content(index, next), iso(start + index * 1000));
     }
   });
   for (let from = 0; from < entries; from += batch) insertEntries(from, Math.min(entries, from + batch));
+  const setLastNumber = sqlite.prepare("UPDATE handoffs SET last_number = ? WHERE id = ?");
+  sqlite.transaction(() => {
+    for (const [id, number] of lastNumber) setLastNumber.run(number, id);
+  })();
   // Cursors somewhere inside each thread, so unread counts are non-trivial.
   sqlite.exec(`UPDATE handoffs SET
     chat_last_seen = COALESCE((SELECT seq FROM handoff_entries e WHERE e.handoff_id = handoffs.id ORDER BY seq LIMIT 1 OFFSET 5), 0),
@@ -82,12 +90,12 @@ const stepOf = (index: number) =>
 export function fillThread(id: string, entries: number): number {
   const sqlite = new Database(databaseFile(), { timeout: 10_000 });
   const now = storedDate();
-  const insert = sqlite.prepare("INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at) VALUES (?, ?, 'progress', ?, ?)");
+  const insert = sqlite.prepare("INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at) VALUES (?, ?, ?, 'progress', ?, ?)");
   let last = 0;
   sqlite.transaction(() => {
-    sqlite.prepare("INSERT INTO handoffs (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)").run(id, `Bench thread of ${entries}`, now, now);
+    sqlite.prepare("INSERT INTO handoffs (id, title, created_at, updated_at, last_number) VALUES (?, ?, ?, ?, ?)").run(id, `Bench thread of ${entries}`, now, now, entries);
     for (let index = 0; index < entries; index++) {
-      last = Number(insert.run(id, index % 2 ? "code" : "chat", stepOf(index), now).lastInsertRowid);
+      last = Number(insert.run(id, index + 1, index % 2 ? "code" : "chat", stepOf(index), now).lastInsertRowid);
     }
     // Code has read everything; chat has read all but the last 4,000 (or half of a short thread).
     const chatCursor = Math.max(last - Math.min(4000, Math.floor(entries / 2)), 0);

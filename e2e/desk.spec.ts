@@ -160,21 +160,30 @@ test("a failed delivery is flagged on /agents, in the chain, on the successor's 
   const { from, to } = await failedDelivery(request, "e2e-failed-delivery");
   await page.goto("/agents?persona=e2e-failed-delivery");
   const chain = page.locator(`li[data-agent-id="${to.id}"]`);
-  await expect(chain).toContainText("Its injection prompt did not arrive");
-  await expect(chain.locator(`li[data-agent-id="${from.id}"]`)).toContainText("Prompt not delivered to its successor");
+  await expect(chain).toContainText("Prompt did not arrive");
+  await expect(chain.locator(`li[data-agent-id="${from.id}"]`)).toContainText("Prompt did not arrive (at its successor)");
 
+  // One status and one error wherever it shows: the successor's page, the predecessor's steps, the desk.
   await page.goto(`/agents/${to.id}`);
   const flag = page.getByTestId("arrival-stalled");
-  await expect(flag).toContainText("The injection prompt did not reach this agent");
+  await expect(flag).toContainText("Prompt did not arrive");
   await expect(flag).toContainText(from.shortId);
+  const problem = (await flag.getByTestId("delivery-problem").textContent())!;
+  expect(problem).toMatch(/^The prompt did not reach the successor's pane: /);
   await expect(flag.getByRole("button", { name: "Retry delivery" })).toBeVisible();
+  // Retry offers the successor's known pane, and takes another.
+  await expect(flag.getByLabel("Pane (tmux target)")).toHaveValue(MISSING_PANE);
   const nodes = page.getByRole("list", { name: "Agents in order, oldest first" }).locator("li");
-  await expect(nodes.first()).toContainText("Prompt not delivered");
+  await expect(nodes.first()).toContainText("Prompt did not arrive (at its successor)");
   await expect(nodes.nth(1)).toContainText("Prompt did not arrive");
+  await page.goto(`/agents/${from.id}`);
+  await expect(page.getByTestId("delivery-stalled").getByTestId("delivery-problem")).toHaveText(problem);
+  await expect(page.getByTestId("delivery")).toHaveCount(0);
   await expect(page).toHaveTitle(new RegExp(`^\\(\\d+\\) .*${to.shortId} · Baton$`));
 
   await page.goto("/");
   await expect(page.getByTestId("attention-deliveries")).toContainText(from.shortId);
+  await expect(page.getByTestId("attention-deliveries").getByTestId("delivery-problem").first()).toHaveText(problem);
   await expect(page.getByTestId("attention-count")).toBeVisible();
   await expect(page).toHaveTitle(/^\(\d+\) Handoffs · Baton$/);
 });

@@ -102,7 +102,7 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
   // The same cut again gives the same id.
   await page.getByRole("button", { name: "Keep as bundle" }).click();
-  await expect(page.getByText(/Bundle stored, cut at #\d+/)).toBeVisible();
+  await expect(page.getByText(/Bundle kept, cut at entry #\d+/)).toBeVisible();
   await expect(page.getByTestId("exported-artifact-id")).toHaveText(artifactId);
   await expectNoAxeViolations(page);
 

@@ -1,7 +1,8 @@
 /**
  * `npx tsx scripts/screenshots.ts`: the desk's screenshots in docs/screenshots/ (the README shows
- * them): the home page, a thread, an agent page and the connect page, at 1280 and 390 px, light
- * and dark. It serves the app the way the end-to-end tests do (scripts/e2e-server.mjs: `npm
+ * them): the home page, a search typed into it, the ⌘K palette, a thread (where it opens, and its
+ * top: #1 and the fold), replying to a question, an agent page and the connect page, at 1280 and
+ * 390 px, light and dark. It serves the app the way the end-to-end tests do (scripts/e2e-server.mjs: `npm
  * start` on a fresh data folder), writes the demo of scripts/desk-demo.ts through the API, and
  * shoots each page with Chromium once it has hydrated.
  *
@@ -52,9 +53,38 @@ try {
   // The first start builds the app: give it as long as a build takes on a loaded machine.
   await waitUntil(() => fetch(`${baseUrl}/api/health`).then((response) => response.ok), `the server at ${baseUrl}`, 600_000);
   const demo = await writeDesk(baseUrl, { repoParent: dataDir });
-  const pages = [
+  const pages: { name: string; path: string; then?: (page: Page) => Promise<void> }[] = [
     { name: "home", path: "/" },
+    {
+      name: "search",
+      path: "/",
+      then: async (page) => {
+        await page.getByLabel("Search titles and entries").fill("refresh");
+        await page.waitForURL(/q=refresh/);
+        await page.waitForLoadState("networkidle").catch(() => undefined);
+      },
+    },
+    {
+      name: "palette",
+      path: "/",
+      then: async (page) => {
+        await page.keyboard.press("Control+k");
+        await page.getByRole("combobox").fill("chunk");
+        await page.getByRole("option").first().waitFor();
+        await page.waitForLoadState("networkidle").catch(() => undefined);
+      },
+    },
     { name: "thread", path: `/handoffs/${demo.longThreadId}?as=chat` },
+    { name: "thread-long", path: `/handoffs/${demo.longThreadId}?as=chat`, then: (page) => page.evaluate(() => window.scrollTo(0, 0)) },
+    {
+      name: "reply",
+      path: `/handoffs/${demo.longThreadId}?as=chat`,
+      then: async (page) => {
+        await page.locator("li[data-type=question] button[data-reply]").last().click();
+        await page.getByLabel("Content").fill("Keep it per document: chunks are an implementation detail.");
+        await page.getByLabel("Content").scrollIntoViewIfNeeded();
+      },
+    },
     { name: "agent", path: `/agents/${demo.handedOffAgentId}` },
     { name: "connect", path: "/connect" },
   ];
@@ -71,6 +101,10 @@ try {
         for (const shot of pages) {
           await page.goto(`${baseUrl}${shot.path}`);
           await settle(page);
+          if (shot.then) {
+            await shot.then(page);
+            await page.waitForTimeout(300);
+          }
           const file = path.join(outDir, `${shot.name}-${viewport.width}-${theme}.png`);
           await page.screenshot({ path: file });
           console.log(`wrote ${path.relative(root, file)}`);

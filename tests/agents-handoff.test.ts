@@ -6,6 +6,7 @@ import {
   getContinuityChain,
   getShiftDocument,
   SHIFT_DOCUMENT_TEMPLATE,
+  withoutEmptySections,
   loadShiftDocument,
   registerAgent,
   triggerHandoff,
@@ -106,9 +107,19 @@ describe("triggerHandoff", () => {
     expect(`personas/${files[0]}`).toBe(record.filePath);
   });
 
+  it("the desk drops the template's empty sections on save: what remains is what was written", () => {
+    expect(withoutEmptySections(SHIFT_DOCUMENT_TEMPLATE.replace("## Next steps\n", "## Next steps\n- ship the exporter\n"))).toBe(
+      "# Handoff\n\n## Next steps\n- ship the exporter\n",
+    );
+    // Text under a heading keeps it, blank lines inside a section stay, the top heading stays.
+    const written = "# Handoff\n\n## Goal\nOne.\n\nTwo.\n\n## Done\n\n## Blockers\nNone really.\n";
+    expect(withoutEmptySections(written)).toBe("# Handoff\n\n## Goal\nOne.\n\nTwo.\n\n## Blockers\nNone really.\n");
+    expect(withoutEmptySections(SHIFT_DOCUMENT_TEMPLATE)).toBe("# Handoff\n");
+  });
+
   it("refuses an empty document or one with only the template's headings, writing nothing", async () => {
     const agent = await registerAgent({ personaSlug: "empty-doc" });
-    for (const document of ["", "   \n\n", SHIFT_DOCUMENT_TEMPLATE]) {
+    for (const document of ["", "   \n\n", SHIFT_DOCUMENT_TEMPLATE, withoutEmptySections(SHIFT_DOCUMENT_TEMPLATE)]) {
       const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
       expect(error).toBeInstanceOf(Invalid);
       expect(error.fieldErrors.document?.[0]).toMatch(/empty|only headings/);

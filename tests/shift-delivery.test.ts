@@ -157,4 +157,17 @@ describe("shift handoff delivery through a real tmux", () => {
     expect(line.line).toBe(record.injectionPrompt);
     expect(line.opened).toBe("## Goal\nKeep going.\n");
   }, 30_000);
+
+  it("Retry delivery to another pane types the prompt there and makes it the successor's target", async () => {
+    const agent = await registerAgent({ personaSlug: "developer-con-3" });
+    const { record, successor } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nElsewhere.\n", successor: { tmuxTarget: "wrong:0.0" } });
+    expect(record.deliveryState).toBe("failed");
+    await expect(retryDelivery({ agentId: agent.id, tmuxTarget: "not a target!" })).rejects.toThrow(/tmux/);
+
+    const out = await startSuccessor("right");
+    const retried = await retryDelivery({ agentId: agent.id, tmuxTarget: "right" });
+    expect(retried.deliveryState).toBe("submitted");
+    expect((await received(out))[0].line).toBe(record.injectionPrompt);
+    expect((await getAgent({ agentId: successor!.id })).tmuxTarget).toBe("right");
+  }, 30_000);
 });

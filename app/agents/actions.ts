@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { registerAgent, retryDelivery, triggerHandoff } from "@/lib/agents";
+import { registerAgent, retryDelivery, triggerHandoff, withoutEmptySections } from "@/lib/agents";
 import { formStateFromError, formValues, idleFormState, type FormState } from "@/lib/form-state";
 
 /** Registers an agent from the dashboard and opens its page. */
@@ -33,7 +33,8 @@ export async function endShiftAction(_previous: FormState, formData: FormData): 
     const handoff = await triggerHandoff({
       agentId: values.agentId ?? "",
       reason: "shift_end",
-      document: values.document ?? "",
+      // The template's sections left empty are not part of what the successor reads.
+      document: withoutEmptySections(values.document ?? ""),
       successor: { tmuxTarget: values.tmuxTarget },
     });
     agentId = handoff.agent.id;
@@ -50,10 +51,11 @@ export async function retryDeliveryAction(_previous: FormState, formData: FormDa
   const values = formValues(formData);
   let agentId: number;
   try {
-    agentId = (await retryDelivery({ agentId: values.agentId ?? "" })).agentId;
+    agentId = (await retryDelivery({ agentId: values.agentId ?? "", tmuxTarget: values.tmuxTarget })).agentId;
   } catch (error) {
     return formStateFromError(error, values);
   }
   revalidatePath(`/agents/${agentId}`);
+  revalidatePath("/");
   return idleFormState;
 }

@@ -11,12 +11,12 @@ function DeliveryFlags({ agent }: { agent: ListedAgent }) {
     <>
       {agent.deliveryStalled && (
         <Badge tone="red" wrap title="Its successor's pane did not get the injection prompt: open this agent to retry">
-          Prompt not delivered to its successor
+          Prompt did not arrive (at its successor)
         </Badge>
       )}
       {agent.stalledArrival && (
         <Badge tone="red" wrap title="The injection prompt did not reach this agent's pane: open its predecessor to retry">
-          Its injection prompt did not arrive
+          Prompt did not arrive
         </Badge>
       )}
     </>

@@ -2,17 +2,14 @@ import Link from "next/link";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ChainNode, HandoffRecordView } from "@/lib/agents";
+import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import { RetryDeliveryButton } from "./retry-delivery-button";
 
 /**
  * On a successor's page: the shift prompt meant for it did not reach its pane (failed, or not
  * seen entered in time), so it may not know where to start. Retry from here, or paste the prompt.
  */
-export function ArrivalProblem({ predecessor, record }: { predecessor: ChainNode; record: HandoffRecordView }) {
-  const reason =
-    record.deliveryState === "failed"
-      ? `tmux refused it: ${record.delivery?.replace(/^failed: /, "") ?? "no reason given"}`
-      : "it has not been seen entered in this agent's pane";
+export function ArrivalProblem({ predecessor, record, target }: { predecessor: ChainNode; record: HandoffRecordView; target: string | null }) {
   return (
     <section
       data-testid="arrival-stalled"
@@ -20,16 +17,17 @@ export function ArrivalProblem({ predecessor, record }: { predecessor: ChainNode
       className="mb-6 flex flex-col gap-3 rounded-lg border border-red-300 bg-red-50 p-4 text-sm text-red-900"
     >
       <h2 id="arrival-heading" className="text-base font-semibold">
-        The injection prompt did not reach this agent
+        Prompt did not arrive
       </h2>
       <p className="break-words">
         <Link href={`/agents/${predecessor.id}`} className="font-semibold underline">
           {predecessor.name} {predecessor.shortId}
         </Link>{" "}
-        handed off to it <RelativeTime iso={record.createdAt} />, but {reason}. Retry the delivery, or paste the prompt into its
-        session yourself.
+        handed off to it <RelativeTime iso={record.createdAt} />.{" "}
+        <span data-testid="delivery-problem">{deliveryProblemOf(record)}</span> Retry the delivery (to another pane if this one is
+        wrong), or paste the prompt into its session yourself.
       </p>
-      <RetryDeliveryButton agentId={record.agentId} />
+      <RetryDeliveryButton agentId={record.agentId} target={target} />
       {record.injectionPrompt && <CopyButton text={record.injectionPrompt} label="Copy the prompt" className="self-start" />}
     </section>
   );

@@ -36,7 +36,7 @@ function Node({ node, current, arrivalStalled }: { node: ChainNode; current: boo
           <StatusBadge status={node.status} />
           {deliveryStalled && (
             <Badge tone="red" wrap>
-              Prompt not delivered
+              Prompt did not arrive (at its successor)
             </Badge>
           )}
           {arrivalStalled && (

@@ -1,5 +1,5 @@
 import { RelativeTime } from "@/components/ui/relative-time";
-import { SUBMIT_DEADLINE_MS } from "@/lib/agents/delivery-states";
+import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { HandoffRecordView } from "@/lib/agents/views";
 import { RetryDeliveryButton } from "./retry-delivery-button";
 
@@ -12,7 +12,7 @@ const STEPS = [
 ] as const;
 
 /** Each step of the injection prompt's delivery with its time, a flag when it stalled (lib/agents isDeliveryStalled), and *Retry delivery*. */
-export function DeliverySteps({ record, stalled }: { record: HandoffRecordView; stalled: boolean }) {
+export function DeliverySteps({ record, stalled, successorTarget }: { record: HandoffRecordView; stalled: boolean; successorTarget: string | null }) {
   return (
     <div className="flex flex-col gap-2" data-testid="delivery-steps" data-state={record.deliveryState ?? "unknown"}>
       <ol className="flex flex-col gap-1 text-sm">
@@ -32,10 +32,8 @@ export function DeliverySteps({ record, stalled }: { record: HandoffRecordView; 
       {record.deliveryAttempts > 1 && <p className="text-xs text-slate-600">Sent {record.deliveryAttempts} times.</p>}
       {stalled && (
         <div role="status" data-testid="delivery-stalled" className="flex flex-col gap-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
-          {record.deliveryState === "failed"
-            ? `The prompt did not reach the successor's pane: ${record.delivery?.replace(/^failed: /, "") ?? "tmux refused it"}.`
-            : `The prompt has not been seen entered in the successor's pane within ${SUBMIT_DEADLINE_MS / 1000} s.`}
-          <RetryDeliveryButton agentId={record.agentId} />
+          <span data-testid="delivery-problem">{deliveryProblemOf(record)}</span>
+          <RetryDeliveryButton agentId={record.agentId} target={successorTarget} />
         </div>
       )}
     </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { endShiftAction } from "@/app/agents/actions";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
@@ -11,8 +11,9 @@ type Props = { agentId: number; shortId: string; template: string; tmuxTarget: s
 
 /**
  * "End shift": the operator writes the shift document and the successor starts. The
- * successor's tmux target starts empty: typing the prompt into this agent's own pane would hand
- * the work to the agent that is leaving.
+ * successor's tmux target starts empty, with this agent's known pane offered in one click (for a
+ * successor started in the same pane once this one exits): typed there while the leaving agent
+ * still runs, the prompt would go to it. Sections of the template left empty are dropped on save.
  */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props) {
   const modal = useModalDialog();
@@ -20,6 +21,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");
+  const [target, setTarget] = useState(values.tmuxTarget ?? "");
   return (
     <>
       <button type="button" {...modal.openProps} className={buttonClass("primary")}>
@@ -47,7 +49,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
               <p key={field}>{messages.join(" ")}</p>
             ))}
           </div>
-          <Field id="document" label="Shift document" errors={errors.document} hint="Markdown, written for the successor. Fill in at least one section.">
+          <Field id="document" label="Shift document" errors={errors.document} hint="Markdown, written for the successor. Fill in at least one section; the ones left empty are not saved.">
             <textarea
               id="document"
               name="document"
@@ -67,7 +69,8 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
             <input
               id="tmuxTarget"
               name="tmuxTarget"
-              defaultValue={values.tmuxTarget ?? ""}
+              value={target}
+              onChange={(event) => setTarget(event.target.value)}
               maxLength={140}
               autoComplete="off"
               spellCheck={false}
@@ -75,6 +78,11 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
               aria-describedby="tmuxTarget-hint tmuxTarget-error"
               className={`${inputClass} font-mono sm:w-72`}
             />
+            {tmuxTarget && target !== tmuxTarget && (
+              <button type="button" onClick={() => setTarget(tmuxTarget)} className="self-start text-sm font-medium text-indigo-700 underline">
+                Use this agent&apos;s pane ({tmuxTarget})
+              </button>
+            )}
           </Field>
           <div className="flex flex-wrap justify-end gap-2">
             <button type="button" {...modal.closeProps} className={buttonClass("secondary")}>

@@ -6,7 +6,18 @@ import { DeliverySteps } from "./delivery-steps";
 import { ShiftDocumentView } from "./shift-document-view";
 
 /** The agent's handoff record: why, when, the document, the prompt and how it was delivered. */
-export function ShiftHandoffPanel({ record, document, stalled }: { record: HandoffRecordView; document: ShiftDocumentContent; stalled: boolean }) {
+export function ShiftHandoffPanel({
+  record,
+  document,
+  stalled,
+  successorTarget,
+}: {
+  record: HandoffRecordView;
+  document: ShiftDocumentContent;
+  stalled: boolean;
+  /** The pane the prompt goes to: the successor's tmux target. */
+  successorTarget: string | null;
+}) {
   return (
     <section aria-labelledby="handoff-heading" className="flex flex-col gap-3">
       <h2 id="handoff-heading" className="text-lg font-semibold text-slate-900">
@@ -30,15 +41,19 @@ export function ShiftHandoffPanel({ record, document, stalled }: { record: Hando
             </a>
           )}
         </dd>
-        <dt className="text-slate-600">tmux delivery</dt>
-        <dd data-testid="delivery">
-          <DeliveryBadge delivery={record.delivery} />
-        </dd>
+        {!stalled && (
+          <>
+            <dt className="text-slate-600">tmux delivery</dt>
+            <dd data-testid="delivery">
+              <DeliveryBadge delivery={record.delivery} />
+            </dd>
+          </>
+        )}
         {record.deliveryState !== null && (
           <>
             <dt className="text-slate-600">Delivery steps</dt>
             <dd>
-              <DeliverySteps record={record} stalled={stalled} />
+              <DeliverySteps record={record} stalled={stalled} successorTarget={successorTarget} />
             </dd>
           </>
         )}

@@ -4,6 +4,7 @@ import { ContextMeter } from "@/components/agents/agent-badges";
 import { RetryDeliveryButton } from "@/components/agents/retry-delivery-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { AttentionThreads } from "./attention-threads";
+import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { Attention } from "@/lib/dashboard/find-attention";
 
 function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
@@ -65,12 +66,10 @@ export function AttentionView({ attention }: { attention: Attention }) {
                   )}{" "}
                   <RelativeTime iso={record.createdAt} />.
                 </p>
-                <p className="text-sm break-words text-red-800">
-                  {record.deliveryState === "failed"
-                    ? `tmux refused the prompt: ${record.delivery?.replace(/^failed: /, "") ?? "no reason given"}`
-                    : "The prompt has not been seen entered in the successor's pane."}
+                <p data-testid="delivery-problem" className="text-sm break-words text-red-800">
+                  {deliveryProblemOf(record)}
                 </p>
-                <RetryDeliveryButton agentId={record.agentId} />
+                <RetryDeliveryButton agentId={record.agentId} target={successor?.tmuxTarget ?? null} />
               </li>
             ))}
             </ul>

@@ -41,3 +41,14 @@ export function isDeliveryStalled(record: DeliveryProgress, now = Date.now()): b
   if (record.deliveryState !== "queued" && record.deliveryState !== "typed") return false;
   return now - Date.parse(record.createdAt) > SUBMIT_DEADLINE_MS;
 }
+
+/**
+ * The one sentence every page says of a stalled delivery (the desk, the agent's steps, the
+ * successor's page): tmux's own reason when it refused, else that the prompt was not seen
+ * entered. Null when the delivery is not stalled.
+ */
+export function deliveryProblemOf(record: DeliveryProgress, now = Date.now()): string | null {
+  if (!isDeliveryStalled(record, now)) return null;
+  if (record.deliveryState === "failed") return `The prompt did not reach the successor's pane: ${record.delivery?.replace(/^failed: /, "") || "tmux gave no reason"}.`;
+  return `The prompt did not reach the successor's pane: it was not seen entered within ${SUBMIT_DEADLINE_MS / 1000} s.`;
+}

@@ -1,13 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import { lockRows, read, storedDate, write, type Tx } from "../database";
+import { lockRows, storedDate, write, type Tx } from "../database";
+import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 import { Conflict, NotFound } from "../errors";
 import { parseInput } from "../validation";
 import { advancedState, type DeliveryState } from "./delivery-states";
 import { loadAgent } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { RECORD_COLUMNS, RECORD_RETURNING, toHandoffRecordView, type RecordRow } from "./rows";
-import { agentRefSchema } from "./schemas";
+import { agentRefSchema, optionalTmuxTargetSchema } from "./schemas";
 import { outcomeOf, sendPrompt } from "./tmux-bridge";
 import { shortIdOf, type HandoffRecordView } from "./views";
 
@@ -67,18 +68,25 @@ export async function deliverRecord(recordId: number, target: string, prompt: st
   return toHandoffRecordView(row);
 }
 
-export const retryDeliveryInput = z.object({ agentId: agentRefSchema });
+export const retryDeliveryInput = z.object({
+  agentId: agentRefSchema,
+  /** Another pane to deliver to: it becomes the successor's tmux target. Blank: the one it has. */
+  tmuxTarget: optionalTmuxTargetSchema,
+});
 
-export type RetryDeliveryOptions = { agentId: string | number };
+export type RetryDeliveryOptions = { agentId: string | number; tmuxTarget?: string | null };
 
 /**
  * Sends a handoff's injection prompt again, to the successor's tmux target as it is now (the
- * operator may have created the pane or corrected the target since). `agentId` is the agent who
- * handed off. Refused once the successor has read its document: it no longer needs the prompt.
+ * operator may have created the pane or corrected the target since), or to `tmuxTarget`, which
+ * then becomes the successor's target. `agentId` is the agent who handed off. Refused once the
+ * successor has read its document: it no longer needs the prompt.
  */
 export async function retryDelivery(options: RetryDeliveryOptions): Promise<HandoffRecordView> {
   const input = parseInput(retryDeliveryInput, options);
-  const { recordId, target, prompt } = await read(async (tx) => {
+  // Naming a pane is choosing where text gets typed: the same rule as setting a target anywhere.
+  if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
+  const { recordId, target, prompt } = await write(async (tx) => {
     const agent = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     const shortId = shortIdOf(agent.session_id);
     if (!agent.handoff) throw new Conflict(`agent ${shortId} has not handed off: there is no delivery to retry`);
@@ -88,7 +96,11 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     }
     const prompt = agent.handoff.injection_prompt;
     if (!prompt) throw new Conflict(`agent ${shortId}'s handoff has no injection prompt to deliver`);
-    const successor = await tx.get<{ tmux_target: string | null }>("SELECT tmux_target FROM agents WHERE previous_agent_id = ? ORDER BY id LIMIT 1", [agent.id]);
+    const successor = await tx.get<{ id: number; tmux_target: string | null }>("SELECT id, tmux_target FROM agents WHERE previous_agent_id = ? ORDER BY id LIMIT 1", [agent.id]);
+    if (successor && input.tmuxTarget && input.tmuxTarget !== successor.tmux_target) {
+      await tx.run("UPDATE agents SET tmux_target = ? WHERE id = ?", [input.tmuxTarget, successor.id]);
+      successor.tmux_target = input.tmuxTarget;
+    }
     if (!successor?.tmux_target) {
       throw new Conflict(`agent ${shortId}'s successor has no tmux target: set one on the successor's page (or paste the prompt yourself), then retry`);
     }

@@ -17,7 +17,7 @@ export { AGENTS_PAGE_SIZE, findAgents, type AgentPage, type AgentSummary, type F
 export { getAgent, type GetAgentOptions } from "./get-agent";
 export { getShiftDocument, shiftDocumentUri, type GetShiftDocumentOptions, type ShiftDocument } from "./get-shift-document";
 export { getContinuityChain, type ContinuityChain, type GetContinuityChainOptions } from "./get-continuity-chain";
-export { SHIFT_DOCUMENT_TEMPLATE } from "./shift-document";
+export { SHIFT_DOCUMENT_TEMPLATE, withoutEmptySections } from "./shift-document";
 export { listShiftDocuments, type ListShiftDocumentsOptions, type ShiftDocumentSummary } from "./list-shift-documents";
 export { loadShiftDocument, type ShiftDocumentContent } from "./load-shift-document";
 export { registerAgent, type RegisterAgentOptions } from "./register-agent";

@@ -6,6 +6,28 @@ import { dataDir } from "../config";
 import { Invalid } from "../errors";
 import { MAX_SHIFT_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
+/**
+ * The document without the template's headings left empty (a `##` heading followed only by blank
+ * lines up to the next heading or the end): what the desk saves, so a successor reads what was
+ * written, not a form. Text outside sections is kept as it is.
+ */
+export function withoutEmptySections(document: string): string {
+  const lines = document.split("\n");
+  const kept: string[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (/^#{2,6}\s/.test(lines[index])) {
+      let next = index + 1;
+      while (next < lines.length && lines[next].trim() === "") next++;
+      if (next === lines.length || /^#{1,6}\s/.test(lines[next])) {
+        index = next - 1;
+        continue;
+      }
+    }
+    kept.push(lines[index]);
+  }
+  return `${kept.join("\n").trimEnd()}\n`;
+}
+
 /** What the editor starts with: the headings a successor looks for. */
 export const SHIFT_DOCUMENT_TEMPLATE = `# Handoff
 

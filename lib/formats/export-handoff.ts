@@ -29,6 +29,8 @@ export type ExportedDocument = {
   contentType: string;
   /** The seq the export was cut at (null: a completed thread's source document). */
   cut: number | null;
+  /** The number of the entry it was cut at, as people see it (#12). */
+  cutNumber: number | null;
   /** Bundles only: the bundle's SHA-256, its id in `artifacts` and its name under `<dataDir>/artifacts/blobs/`. */
   artifactId: string | null;
 };
@@ -54,7 +56,7 @@ export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat):
     throw new Error(`Baton built a ${FORMAT_LABELS[format]} it would refuse: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const cutPart = snapshot.cut === null ? "" : `-cut-${snapshot.cut}`;
-  return { format, text, fileName: `${handoff.id}${cutPart}.${codec.fileName}`, contentType: codec.contentType, cut: snapshot.cut };
+  return { format, text, fileName: `${handoff.id}${cutPart}.${codec.fileName}`, contentType: codec.contentType, cut: snapshot.cut, cutNumber: snapshot.cut === null ? null : (entries.at(-1)?.number ?? null) };
 }
 
 /**

@@ -54,7 +54,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
-async function HandoffSection({ agent }: { agent: AgentDetail }) {
+async function HandoffSection({ agent, successorTarget }: { agent: AgentDetail; successorTarget: string | null }) {
   const document = agent.handoff ? await loadShiftDocument(agent.handoff.filePath, agent.handoff.id) : null;
   // The stalled-delivery flag is computed when the page renders (no timer).
   if (agent.handoff && document) {
@@ -62,7 +62,7 @@ async function HandoffSection({ agent }: { agent: AgentDetail }) {
     return (
       <div>
         <GitStaleness report={git} subject="shift document" />
-        <ShiftHandoffPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} />
+        <ShiftHandoffPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} successorTarget={successorTarget} />
       </div>
     );
   }
@@ -109,7 +109,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
       />
       <LiveUpdates scope={{ kind: "agents" }} since={since} />
-      {predecessor && arrival && <ArrivalProblem predecessor={predecessor} record={arrival} />}
+      {predecessor && arrival && <ArrivalProblem predecessor={predecessor} record={arrival} target={agent.tmuxTarget} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <div className="flex flex-col gap-6">
           <AgentOverview agent={agent} />
@@ -117,7 +117,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         </div>
         <div className="flex flex-col gap-6">
           <Suspense fallback={<Skeleton label="the shift document" rows={3} />}>
-            <HandoffSection agent={agent} />
+            <HandoffSection agent={agent} successorTarget={chain.successors[0]?.tmuxTarget ?? null} />
           </Suspense>
           <p className="text-sm text-slate-600">
             <Link href="/agents" className="text-indigo-700 underline">

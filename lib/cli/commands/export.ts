@@ -35,7 +35,7 @@ export async function run(args: string[]): Promise<number> {
         process.stderr.write(`baton export: cannot write ${values.out}: ${(error as Error).message}\n`);
         return 1;
       }
-      process.stderr.write(`wrote ${values.out}${exported.cut === null ? "" : ` (cut at seq ${exported.cut})`}\n`);
+      process.stderr.write(`wrote ${values.out}${exported.cutNumber === null ? "" : ` (cut at entry #${exported.cutNumber})`}\n`);
     } else {
       process.stdout.write(exported.text);
     }

@@ -14,7 +14,7 @@ export async function exportBundleAction(_previous: ExportBundleState, formData:
     revalidateThread(values.id);
     return {
       status: "success",
-      message: `Bundle stored, cut at seq ${exported.cut}.`,
+      message: `Bundle kept, cut at entry #${exported.cutNumber}.`,
       artifactId: exported.artifactId ?? undefined,
       cut: exported.cut,
       successAt: Date.now(),
