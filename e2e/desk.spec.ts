@@ -176,10 +176,10 @@ test("a failed delivery is flagged on /agents, in the chain, on the successor's 
   const nodes = page.getByRole("list", { name: "Agents in order, oldest first" }).locator("li");
   await expect(nodes.first()).toContainText("Prompt did not arrive (at its successor)");
   await expect(nodes.nth(1)).toContainText("Prompt did not arrive");
+  await expect(page).toHaveTitle(new RegExp(`^\\(\\d+\\) .*${to.shortId} · Baton$`));
   await page.goto(`/agents/${from.id}`);
   await expect(page.getByTestId("delivery-stalled").getByTestId("delivery-problem")).toHaveText(problem);
   await expect(page.getByTestId("delivery")).toHaveCount(0);
-  await expect(page).toHaveTitle(new RegExp(`^\\(\\d+\\) .*${to.shortId} · Baton$`));
 
   await page.goto("/");
   await expect(page.getByTestId("attention-deliveries")).toContainText(from.shortId);
