@@ -69,8 +69,8 @@ try {
       path: "/",
       then: async (page) => {
         await page.keyboard.press("Control+k");
-        await page.getByRole("combobox").fill("chunk");
-        await page.getByRole("option").first().waitFor();
+        await page.getByRole("combobox", { name: "Jump to a handoff, an agent or a page" }).fill("chunk");
+        await page.getByTestId("palette-results").getByRole("option").first().waitFor();
         await page.waitForLoadState("networkidle").catch(() => undefined);
       },
     },

@@ -101,9 +101,10 @@ export function HistoryFiltersForm({ projects }: { projects: string[] }) {
           typed.current = text.trim();
           showFilters(pathname, { ...filters, q: text.trim() || undefined }, filters);
         }}
-        className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-end"
+        // Two filters a line on a phone, so the results start high on the screen.
+        className="grid grid-cols-2 items-end gap-2 sm:flex sm:flex-row sm:flex-wrap"
       >
-        <div className="flex min-w-0 flex-1 flex-col gap-1 sm:min-w-64">
+        <div className="col-span-2 flex min-w-0 flex-1 flex-col gap-1 sm:min-w-64">
           <label htmlFor="filter-q" className="text-xs font-medium text-slate-700">
             Search titles and entries <kbd className="ml-1 rounded border border-slate-300 px-1 font-mono text-[0.7rem] text-slate-600">/</kbd>
           </label>
