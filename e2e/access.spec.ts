@@ -71,8 +71,11 @@ test.describe("BATON_AUTH=required on loopback", () => {
     await expect(page.getByRole("button", { name: "Revoke laptop" })).toHaveCount(0);
     expect((await rawRequest(origin, "GET", "/api/handoffs", bearer)).status).toBe(401);
 
+    // A draft left in this browser is forgotten on sign-out: the next operator does not see it.
+    await page.evaluate(() => localStorage.setItem("baton.draft.reply.hof_AAAAAAAAAAAAAAAAAAAAA", "half-typed secret plan"));
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/sign-in/);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("baton.draft.")))).toEqual([]);
     await page.goto(`${origin}/`);
     await expect(page).toHaveURL(/\/sign-in\?next=%2F$/);
   });

@@ -1,13 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { forgetAllDrafts } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 
-/** Ends the dashboard session (DELETE /api/session) and returns to the sign-in page. */
+/** Ends the dashboard session (DELETE /api/session), forgets this browser's drafts and returns to the sign-in page. */
 export function SignOutButton({ name }: { name: string }) {
   const router = useRouter();
   async function signOut() {
     await fetch("/api/session", { method: "DELETE" });
+    forgetAllDrafts();
     router.replace("/sign-in");
     router.refresh();
   }

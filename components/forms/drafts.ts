@@ -64,6 +64,17 @@ export function forgetDraft(key: string): void {
   save(key, "");
 }
 
+/** Forgets every draft in this browser: on sign-out, what one operator typed is not left for the next. */
+export function forgetAllDrafts(): void {
+  current.clear();
+  try {
+    for (const key of Object.keys(localStorage)) if (key.startsWith(PREFIX)) localStorage.removeItem(key);
+  } catch {
+    // Nothing was kept.
+  }
+  window.dispatchEvent(new Event(DRAFT_EVENT));
+}
+
 /**
  * A text field's value, kept as the draft `key`. The server renders the empty form; the browser
  * then shows the draft, and every change is saved at once.
