@@ -179,7 +179,7 @@ describe("deliveries", () => {
       expect(delivery.headers["x-baton-delivery"]).toMatch(/^\d+$/);
     }
     const question = JSON.parse(got.find((delivery) => delivery.headers["x-baton-event"] === "question.asked")!.body);
-    expect(question).toMatchObject({ event: "question.asked", data: { handoff: { id: handoff.id, title: "signed" }, entry: { type: "question", from: "code", content: "Which database?" }, waitingFor: "chat" } });
+    expect(question).toMatchObject({ event: "question.asked", data: { handoff: { id: handoff.id, title: "signed" }, entry: { number: 2, answers: null, type: "question", from: "code", content: "Which database?" }, waitingFor: "chat" } });
     const logged = await until(async () => {
       const rows = await recentDeliveries();
       return rows.every((delivery) => delivery.status === "delivered") && rows;

@@ -55,10 +55,14 @@ export async function findHandoffRowIn(tx: Tx, id: string): Promise<HandoffRow |
 export async function entryWithHandoffIn(
   tx: Tx,
   seq: number,
-): Promise<{ seq: number; type: string; from_client: string; content: string; created_at: string; handoff_id: string; title: string; project: string | null } | undefined> {
-  return tx.get("SELECT e.seq, e.type, e.from_client, e.content, e.created_at, h.id AS handoff_id, h.title, h.project FROM handoff_entries e JOIN handoffs h ON h.id = e.handoff_id WHERE e.seq = ?", [
-    seq,
-  ]);
+): Promise<
+  | { seq: number; number: number; answers: number | null; type: string; from_client: string; content: string; created_at: string; handoff_id: string; title: string; project: string | null }
+  | undefined
+> {
+  return tx.get(
+    "SELECT e.seq, e.number, e.answers, e.type, e.from_client, e.content, e.created_at, h.id AS handoff_id, h.title, h.project FROM handoff_entries e JOIN handoffs h ON h.id = e.handoff_id WHERE e.seq = ?",
+    [seq],
+  );
 }
 
 function gitJson(state: GitState | null | undefined): string | null {

@@ -15,7 +15,7 @@ export async function eventsOfChange(tx: Tx, change: Change): Promise<Queued[]> 
     if (!entry) return [];
     const data = {
       handoff: { id: entry.handoff_id, title: entry.title, project: entry.project },
-      entry: { seq: entry.seq, type: entry.type, from: entry.from_client, content: entry.content, createdAt: entry.created_at },
+      entry: { number: entry.number, seq: entry.seq, answers: entry.answers, type: entry.type, from: entry.from_client, content: entry.content, createdAt: entry.created_at },
     };
     const queued: Queued[] = [{ event: "entry.created", entryType: entry.type, data }];
     if (entry.type === "question") queued.push({ event: "question.asked", data: { ...data, waitingFor: entry.from_client === "chat" ? "code" : "chat" } });
