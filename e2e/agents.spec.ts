@@ -120,6 +120,38 @@ test("register, end a shift with a document, see the successor, record, document
   await expectNoAxeViolations(page);
 });
 
+test("End shift starts from the project's last checkpoint in one click; its empty sections are not saved", async ({ page }) => {
+  const checkpoint = [
+    "goal: Stream the importer",
+    "status: blocked",
+    "now: Rewriting parse() as a generator",
+    "hypothesis: The 40 MB bundles time out in JSON.parse",
+    "outcome: Needs the decision on chunk size",
+    "files:",
+    "  - lib/formats/plan-import.ts",
+    "branch: stream-import",
+    "timestamp: 2026-11-27T08:15:00Z",
+  ].join("\n");
+  const imported = await page.request.post("/api/import", { data: { text: checkpoint, format: "handoff_yaml", project: "e2e-checkpoint" } });
+  expect(imported.status()).toBe(201);
+  await registerThroughForm(page, "e2e-checkpointer", "e2e-checkpoint");
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: /End the shift of agent/ });
+  await dialog.getByRole("button", { name: /Start from the last checkpoint \(Stream the importer, saved 2026-11-27 08:15\)/ }).click();
+  const editor = dialog.getByLabel("Shift document");
+  await expect(editor).toHaveValue(/## Goal\nStream the importer\n/);
+  await expect(editor).toHaveValue(/## In progress\nRewriting parse\(\) as a generator\n\nHypothesis: The 40 MB bundles time out in JSON.parse\n/);
+  await expect(editor).toHaveValue(/## Blockers\nNeeds the decision on chunk size\n/);
+  await expect(editor).toHaveValue(/## Key files\n- `lib\/formats\/plan-import.ts`\n\nBranch: `stream-import`\n/);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  const document = page.getByTestId("shift-document");
+  await expect(document).toContainText("Stream the importer");
+  await expect(document.getByRole("heading", { name: "Next steps" })).toHaveCount(0);
+  await expect(document.getByRole("heading", { name: "Done" })).toHaveCount(0);
+});
+
 test("a second End shift (another tab) gets the conflict message", async ({ browser }) => {
   const context = await browser.newContext();
   const first = await context.newPage();

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { dataDir } from "../lib/config";
 import { read, write } from "../lib/database";
 import { Invalid } from "../lib/errors";
-import { blobPath, canonicalJson, closeHandoff, detectFormat, EXAMPLE_DOCUMENTS, exportHandoff, getProvenance, importDocument, mergeHandoffYaml, previewImport, readBlob, validateHandoffYaml } from "../lib/formats";
+import { blobPath, canonicalJson, closeHandoff, detectFormat, EXAMPLE_DOCUMENTS, exportHandoff, getProvenance, importDocument, lastCheckpointOf, mergeHandoffYaml, previewImport, pushCheckpoint, readBlob, validateHandoffYaml } from "../lib/formats";
 import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
 
 async function nativeThread(title = "Implement auth") {
@@ -438,5 +438,22 @@ describe("validation and preview", () => {
     const merged = mergeHandoffYaml(existing, { now: "next", hypothesis: undefined }, at);
     expect(merged).toEqual({ ...existing, now: "next", timestamp: at.toISOString() });
     expect(mergeHandoffYaml(existing, {}, at).timestamp).toBe(at.toISOString());
+  });
+});
+
+describe("a project's last checkpoint, as End shift's start", () => {
+  const checkpoint = (goal: string, now: string, extra = "") => `goal: ${goal}\nstatus: in_progress\nnow: ${now}\ntimestamp: 2026-11-27T08:00:00Z\n${extra}`;
+
+  it("is the newest pushed checkpoint of the project, its sections filled and the rest left empty", async () => {
+    const first = await pushCheckpoint({ text: checkpoint("Stream the importer", "Reading the spec"), handoffId: null, project: "streams" });
+    await pushCheckpoint({ text: checkpoint("Stream the importer", "Rewriting parse()", "outcome: parse() yields entries\nfiles: [lib/formats/plan-import.ts]\n"), handoffId: first.handoff.id, project: "streams" });
+    await pushCheckpoint({ text: checkpoint("Another project's goal", "Elsewhere"), handoffId: null, project: "elsewhere" });
+    const found = await lastCheckpointOf("streams");
+    expect(found?.handoffId).toBe(first.handoff.id);
+    expect(found?.savedAt).toBe("2026-11-27T08:00:00Z");
+    expect(found?.document).toBe(
+      "# Handoff\n\n## Goal\nStream the importer\n\n## Done\nparse() yields entries\n\n## In progress\nRewriting parse()\n\n## Next steps\n\n\n## Blockers\n\n\n## Key files\n- `lib/formats/plan-import.ts`\n",
+    );
+    expect(await lastCheckpointOf("no-such-project")).toBeNull();
   });
 });

@@ -1,27 +1,36 @@
 "use client";
 
-import { useActionState, useState } from "react";
+import { useActionState, useRef, useState } from "react";
 import { endShiftAction } from "@/app/agents/actions";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
 
-type Props = { agentId: number; shortId: string; template: string; tmuxTarget: string | null };
+type Props = {
+  agentId: number;
+  shortId: string;
+  template: string;
+  tmuxTarget: string | null;
+  /** The agent's project's newest checkpoint, offered as the document's start. */
+  checkpoint: { handoffId: string; title: string; savedAt: string; document: string } | null;
+};
 
 /**
  * "End shift": the operator writes the shift document and the successor starts. The
  * successor's tmux target starts empty, with this agent's known pane offered in one click (for a
  * successor started in the same pane once this one exits): typed there while the leaving agent
- * still runs, the prompt would go to it. Sections of the template left empty are dropped on save.
+ * still runs, the prompt would go to it. The project's last checkpoint, when there is one, fills the
+ * document in one click. Sections of the template left empty are dropped on save.
  */
-export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props) {
+export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpoint }: Props) {
   const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(endShiftAction, idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");
   const [target, setTarget] = useState(values.tmuxTarget ?? "");
+  const documentRef = useRef<HTMLTextAreaElement>(null);
   return (
     <>
       <button type="button" {...modal.openProps} className={buttonClass("primary")}>
@@ -53,12 +62,25 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget }: Props
             <textarea
               id="document"
               name="document"
+              ref={documentRef}
               rows={14}
               defaultValue={values.document ?? template}
               aria-invalid={errors.document ? true : undefined}
               aria-describedby="document-hint document-error"
               className={`${inputClass} font-mono`}
             />
+            {checkpoint && (
+              <button
+                type="button"
+                onClick={() => {
+                  if (documentRef.current) documentRef.current.value = checkpoint.document;
+                  documentRef.current?.focus();
+                }}
+                className="self-start text-left text-sm font-medium text-indigo-700 underline"
+              >
+                Start from the last checkpoint ({checkpoint.title}, saved {checkpoint.savedAt.slice(0, 16).replace("T", " ")})
+              </button>
+            )}
           </Field>
           <Field
             id="tmuxTarget"

@@ -19,6 +19,7 @@ export { findProjectRoot, gitState, handoffYamlPath } from "./flow-guardian";
 export { getProvenance, type ArtifactView, type LinkedThread, type Provenance } from "./get-provenance";
 export { handoffJsonFormat, handoffJsonSchema, type HandoffJson } from "./handoff-json";
 export { handoffYamlFormat, handoffYamlSchema, mergeHandoffYaml, validateHandoffYaml, type HandoffYaml } from "./handoff-yaml";
+export { lastCheckpointOf, shiftDocumentFrom, type LastCheckpoint } from "./last-checkpoint";
 export { importDocument, type ImportedHandoff } from "./import-document";
 export type { ImportDocumentOptions } from "./plan-import";
 export { previewImport, type ImportPreview } from "./preview-import";

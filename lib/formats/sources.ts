@@ -80,6 +80,15 @@ export async function insertSource(tx: Tx, source: NewSource): Promise<void> {
   );
 }
 
+/** The handoff.yaml document of `project`'s most recently active checkpoint thread, with its title. */
+export async function newestCheckpointOf(tx: Tx, project: string): Promise<{ handoff_id: string; title: string; document: string } | undefined> {
+  return tx.get(
+    `SELECT s.handoff_id, h.title, s.document FROM handoff_sources s JOIN handoffs h ON h.id = s.handoff_id
+      WHERE s.format = 'handoff_yaml' AND h.project = ? ORDER BY h.updated_at DESC, h.id LIMIT 1`,
+    [project],
+  );
+}
+
 /** A later checkpoint replaces the document an export gives back. */
 export async function replaceSourceDocument(
   tx: Tx,

@@ -17,6 +17,7 @@ import { getContinuityChain, SHIFT_DOCUMENT_TEMPLATE, isDeliveryStalled, loadShi
 import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
+import { lastCheckpointOf } from "@/lib/formats";
 
 export const dynamic = "force-dynamic";
 
@@ -89,6 +90,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
   const since = await latestChangeSeq();
   const chain = await chainOf(id);
   const agent = chain.agent;
+  const checkpoint = agent.status === "active" && agent.project ? await lastCheckpointOf(agent.project) : null;
   const predecessor = chain.predecessors.at(-1);
   const arrival = predecessor?.handoff && isDeliveryStalled(predecessor.handoff) ? predecessor.handoff : null;
   return (
@@ -104,7 +106,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
         actions={
           agent.status === "active" ? (
-            <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} />
+            <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} checkpoint={checkpoint} />
           ) : null
         }
       />
