@@ -4,7 +4,7 @@ import { Invalid } from "../lib/errors";
 import { addEntry, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
 import { read, write } from "../lib/database";
-import { fts5QueryOf, parseSearchQuery, tsqueryOf } from "../lib/search";
+import { fts5QueryOf, parseSearchQuery, SEARCH_MATCH_LIMIT, tsqueryOf } from "../lib/search";
 import { scanStored } from "../lib/jobs/secrets-sweep";
 import type { HighlightedText } from "../lib/search/types";
 import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
@@ -63,6 +63,29 @@ describe("search", () => {
     expect(ids((await findHandoffs({ q: '"the okapimig"*' })).items)).toEqual([handoff.id]);
   });
 
+  it("a prefix needs three letters: a shorter one is searched as the word itself", async () => {
+    const { handoff } = await createHandoff({ title: "t", content: "zq the zqokapi ran" });
+    expect(ids((await findHandoffs({ q: "zqo*" })).items)).toEqual([handoff.id]);
+    expect(parseSearchQuery('zq* "the zq"*')).toEqual([{ text: "zq", prefix: false }, { text: "the zq", prefix: false }]);
+    // Found by the word "zq", not as a prefix of "zqokapi".
+    const other = await createHandoff({ title: "t", content: "zqokapi alone" });
+    expect(ids((await findHandoffs({ q: "zq*" })).items)).toEqual([handoff.id]);
+    expect(ids((await findHandoffs({ q: "zqok*" })).items).sort()).toEqual([handoff.id, other.handoff.id].sort());
+  });
+
+  it("ranks only the newest 1,000 matching entries; past them the answer says it is capped, and a word more finds the older ones", async () => {
+    const old = await createHandoff({ title: "t", content: "zorbleck in the oldest thread, beside a vintrelle" });
+    const busy = await createHandoff({ title: "t", content: "zorbleck 1" });
+    for (let index = 2; index <= SEARCH_MATCH_LIMIT; index++) await addEntry({ id: busy.handoff.id, type: "progress", content: `zorbleck ${index}` });
+    const capped = await findHandoffs({ q: "zorbleck" });
+    expect(capped).toMatchObject({ capped: true, total: 1 });
+    expect(ids(capped.items)).toEqual([busy.handoff.id]);
+    expect(await findHandoffs({ q: "zorbleck vintrelle" })).toMatchObject({ capped: false, total: 1, items: [expect.objectContaining({ id: old.handoff.id })] });
+    // Past the last page the total and the cap come from a count of their own.
+    expect(await findHandoffs({ q: "zorbleck", page: 5 })).toMatchObject({ capped: true, total: 1, items: [] });
+    expect((await findHandoffs({ q: "vintrelle" })).capped).toBe(false);
+  });
+
   it("every word must be in one entry (or the title)", async () => {
     const { handoff } = await createHandoff({ title: "t", content: "lemur first" });
     await addEntry({ id: handoff.id, type: "progress", content: "gecko second" });
@@ -92,6 +115,18 @@ describe("search", () => {
     expect(best?.match?.excerpt).toMatchObject({ in: "entry", type: "decision" });
     // Its best entry now beats the dense one's: a handoff ranks by its best match.
     expect(ids(again.items).indexOf(passing.handoff.id)).toBeLessThan(ids(again.items).indexOf(dense.handoff.id));
+  });
+
+  it("each result's passage is of its own best entry, however many older entries match", async () => {
+    const older = await createHandoff({ title: "t", content: "wibblefrotz once, in the older thread" });
+    const newer = await createHandoff({ title: "t", content: "the newer thread says wibblefrotz wibblefrotz" });
+    const items = (await findHandoffs({ q: "wibblefrotz" })).items;
+    const passage = (id: string) => plain(items.find((item) => item.id === id)?.match?.excerpt?.text);
+    expect(passage(older.handoff.id)).toBe("wibblefrotz once, in the older thread");
+    expect(passage(newer.handoff.id)).toBe("the newer thread says wibblefrotz wibblefrotz");
+    // A prefix longer than the indexed one takes the one-scan path: the same passages.
+    const prefixed = (await findHandoffs({ q: "wibblefr*" })).items;
+    expect(prefixed.map((item) => plain(item.match?.excerpt?.text)).sort()).toEqual([passage(newer.handoff.id), passage(older.handoff.id)].sort());
   });
 
   it("cuts a long entry to a passage around the match", async () => {
@@ -174,13 +209,13 @@ describe("what people type", () => {
   });
 
   it("quotes every term, so nothing typed is FTS5 syntax", () => {
-    expect(fts5QueryOf(parseSearchQuery('title:x NEAR(a b) c* "d"*'))).toBe('"title:x" "NEAR(a" "b)" "c" * "d" *');
+    expect(fts5QueryOf(parseSearchQuery('title:x NEAR(a b) cat* "dog"*'))).toBe('"title:x" "NEAR(a" "b)" "cat" * "dog" *');
     expect(fts5QueryOf([])).toBeNull();
   });
 
   it("quotes every term, so nothing typed is tsquery syntax", () => {
-    expect(tsqueryOf(parseSearchQuery('title:x NEAR(a b) c* "d"* !e|f'))).toBe("'title:x' & 'NEAR(a' & 'b)' & 'c':* & 'd':* & '!e|f'");
-    expect(tsqueryOf(parseSearchQuery(`it's a\\b "x' y"*`))).toBe("'it''s' & 'a\\\\b' & 'x'' y':*");
+    expect(tsqueryOf(parseSearchQuery('title:x NEAR(a b) cat* "dog"* !e|f'))).toBe("'title:x' & 'NEAR(a' & 'b)' & 'cat':* & 'dog':* & '!e|f'");
+    expect(tsqueryOf(parseSearchQuery(`it's a\\b "x' yak"*`))).toBe("'it''s' & 'a\\\\b' & 'x'' yak':*");
     expect(tsqueryOf([])).toBeNull();
   });
 

@@ -140,7 +140,7 @@ export function HistoryFiltersForm({ projects }: { projects: string[] }) {
         )}
       </form>
       <p id="filter-q-help" className="text-xs text-slate-600">
-        Every word in one entry or in the title: &quot;quotes&quot; for a phrase, a * after a word for a prefix.
+        Every word in one entry or in the title: &quot;quotes&quot; for a phrase, a * after three letters or more for a prefix.
       </p>
     </section>
   );

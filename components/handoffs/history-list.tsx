@@ -5,6 +5,7 @@ import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffSummary } from "@/lib/handoffs";
 import { historyQuery, historySearch } from "@/lib/queries";
+import { SEARCH_MATCH_LIMIT } from "@/lib/search/query";
 import type { HighlightedText, SearchExcerpt } from "@/lib/search/types";
 import { SourceBadge, StatusBadge, UnreadBadge } from "./handoff-badges";
 import { useHistoryFilters } from "./history-filters";
@@ -105,9 +106,18 @@ export function HistoryList() {
           {filters.q ? "Search results" : "History"}
         </h2>
         <p className="text-sm text-slate-600" aria-live="polite">
-          {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"}
-          {filtered ? (data.total === 1 ? " matches" : " match") : ""}
-          {filters.q && data.total > 1 ? ", best match first" : ""}
+          {data.capped ? (
+            <>
+              {data.total.toLocaleString("en")}+ handoffs match: the best of the newest {SEARCH_MATCH_LIMIT.toLocaleString("en")} matches first. A word
+              more narrows it.
+            </>
+          ) : (
+            <>
+              {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"}
+              {filtered ? (data.total === 1 ? " matches" : " match") : ""}
+              {filters.q && data.total > 1 ? ", best match first" : ""}
+            </>
+          )}
         </p>
       </div>
       {data.items.length === 0 ? (

@@ -36,7 +36,13 @@ export type HandoffSummary = HandoffView & {
 
 export type HandoffPage = {
   items: HandoffSummary[];
+  /** Handoffs found; with `capped`, those among the newest matches, and more match. */
   total: number;
+  /**
+   * A search that stopped at its newest SEARCH_MATCH_LIMIT matching entries (or titles): older
+   * matches exist and are left out; a word more narrows it. Always false without `q`.
+   */
+  capped: boolean;
   page: number;
   pageCount: number;
   perPage: number;
@@ -83,9 +89,10 @@ const summaryOf = (row: SummaryRow, match: SearchMatch | null): HandoffSummary =
   match,
 });
 
-const pageOf = (input: Input, items: HandoffSummary[], total: number): HandoffPage => ({
+const pageOf = (input: Input, items: HandoffSummary[], total: number, capped = false): HandoffPage => ({
   items,
   total,
+  capped,
   page: input.page,
   perPage: input.perPage,
   pageCount: Math.max(1, Math.ceil(total / input.perPage)),
@@ -106,28 +113,32 @@ async function recentIn(tx: Tx, input: Input, { where, params }: Filters): Promi
 }
 
 /**
- * A search: the best match first (the search index's score), then the most recent. The page is
- * cut before its counts and excerpts are computed, so they cost the same at any scale.
+ * A search: the best match first (the search index's score), then the most recent, among the
+ * handoffs of the newest matches (lib/search's SEARCH_MATCH_LIMIT). The page is cut before its
+ * counts and excerpts are computed, so they cost the same at any scale.
  */
 async function searchIn(tx: Tx, input: Input, { where, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
   const engine = searchEngineOf(tx.engine);
   const found = engine.hits(terms);
   const hits = `search_hits hits JOIN handoffs h ON h.id = hits.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`;
-  const rows = await tx.all<SummaryRow & { hit_seq: number | null; total: number }>(
+  const rows = await tx.all<SummaryRow & { hit_seq: number | null; total: number; capped: number | boolean }>(
     `WITH ${found.cte},
      page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
               ORDER BY hits.score, h.updated_at DESC, h.id LIMIT ? OFFSET ?)
-     SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total
+     SELECT ${SUMMARY_COLUMNS}, page.seq AS hit_seq, page.total, (SELECT capped FROM search_capped) AS capped
        FROM page JOIN handoffs h ON h.id = page.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id
        ORDER BY page.score, page.updated_at DESC, h.id`,
     [...found.params, ...params, input.perPage, (input.page - 1) * input.perPage],
   );
   // Past the last page there is no row to carry the total: count it.
-  const total =
-    rows[0]?.total ??
-    (input.page > 1 ? (await tx.get<{ total: number }>(`WITH ${found.cte} SELECT COUNT(*) AS total FROM ${hits}`, [...found.params, ...params]))!.total : 0);
+  const counted =
+    rows[0] ??
+    (await tx.get<{ total: number; capped: number | boolean }>(
+      `WITH ${found.cte} SELECT COUNT(*) AS total, (SELECT capped FROM search_capped) AS capped FROM ${hits}`,
+      [...found.params, ...params],
+    ))!;
   const matches = await engine.matchesIn(tx, terms, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
-  return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), total);
+  return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), counted.total, Boolean(counted.capped));
 }
 
 /**

@@ -13,8 +13,10 @@ export type SearchHit = { handoffId: string; title: string; seq: number | null }
 export type SearchEngine = {
   /**
    * WITH clauses defining `search_hits(handoff_id, score, seq)` for `terms` (at least one):
-   * each matching handoff once, `score` lower for a better match, `seq` its best matching entry
-   * (null when only its title or kept summary matched); with the values of their `?`, in order.
+   * each handoff among the newest SEARCH_MATCH_LIMIT matching entries and as many matching
+   * titles or kept summaries, once, `score` lower for a better match, `seq` its best matching
+   * entry (null when only its title or kept summary matched); and `search_capped(capped)`, one
+   * row, 1 when either kind had more matches than that; with the values of their `?`, in order.
    */
   hits(terms: SearchTerm[]): { cte: string; params: unknown[] };
   /** The marked title and excerpt of each hit of one page. */

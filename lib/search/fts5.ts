@@ -2,8 +2,8 @@ import "server-only";
 import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
-import type { SearchTerm } from "./query";
 import type { SearchEngine, SearchHit } from "./engine";
+import { prefixIsIndexed, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
@@ -27,24 +27,29 @@ const TITLE_WEIGHT = 4;
 
 /**
  * `search_hits(handoff_id, score, seq)`: every handoff whose title, kept summary or one of whose
- * entries matches the query (bound twice), scored by its best match (bm25, lower is better),
- * with the seq of its best matching entry (null when only its title or summary matched). The
- * matches are materialized first: bm25() can only be computed while FTS5 reads its matches, not
- * inside an aggregate or a join the planner turned around. Entries are grouped by their owner's
- * small integer id (entry_search_owners).
+ * entries is among the newest SEARCH_MATCH_LIMIT matches of the query (bound twice), scored by its
+ * best match (bm25, lower is better), with the seq of its best matching entry (null when only its
+ * title or summary matched). FTS5 reads a term's matches newest first and stops at the limit (one
+ * more tells that more exist); bm25 is computed while it reads them, so the matches are
+ * materialized first, not inside an aggregate or a join the planner turned around. Entries are
+ * grouped by their owner's small integer id (entry_search_owners).
  */
 const SEARCH_HITS_CTE = `entry_matches AS MATERIALIZED (
-  SELECT rowid AS seq, bm25(entry_search) AS score FROM entry_search WHERE entry_search MATCH ?
+  SELECT rowid AS seq, bm25(entry_search) AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
 ),
 text_matches AS MATERIALIZED (
-  SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ?
+  SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+),
+search_capped(capped) AS (
+  SELECT (SELECT COUNT(*) FROM entry_matches) > ${SEARCH_MATCH_LIMIT} OR (SELECT COUNT(*) FROM text_matches) > ${SEARCH_MATCH_LIMIT}
 ),
 text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
-    SELECT text_id, score, NULL AS seq FROM text_matches
+    SELECT text_id, score, NULL AS seq FROM (SELECT * FROM text_matches ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT})
     UNION ALL
     -- The bare seq comes from the row MIN() picked: SQLite's rule for one min() or max().
-    SELECT o.text_id, MIN(m.score), m.seq FROM entry_matches m JOIN entry_search_owners o ON o.seq = m.seq GROUP BY o.text_id
+    SELECT o.text_id, MIN(m.score), m.seq FROM (SELECT * FROM entry_matches ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) m
+      JOIN entry_search_owners o ON o.seq = m.seq GROUP BY o.text_id
   ) GROUP BY text_id
 ),
 search_hits(handoff_id, score, seq) AS (
@@ -55,38 +60,77 @@ search_hits(handoff_id, score, seq) AS (
 export const EXCERPT_TOKENS = 24;
 const ELLIPSIS = "…";
 
-type ExcerptRow = { text: string; type: EntryType; from_client: ClientSide; number: number };
-type TextRow = { title: string; summary: string | null };
+type ExcerptRow = { seq: number; text: string };
+type EntryRow = { seq: number; type: EntryType; from_client: ClientSide; number: number };
+type TextRow = { id: number; title: string; summary: string | null };
+
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+/**
+ * Rows of `table` (an FTS5 index) among `rowids` that match, with `columns` (snippet() or
+ * highlight() of each). FTS5 sets a query up anew for each rowid it is asked for: cheap for a
+ * word, but a prefix longer than the indexed one merges every term it starts each time. Then one
+ * scan of the rowids' range does it once, and the rowids outside the page are skipped unread (the
+ * `+` keeps SQLite from handing the list to FTS5 as lookups). Rowids are cast: better-sqlite3
+ * binds a JavaScript number as a real, and FTS5 drops a rowid constraint whose value is not an
+ * integer, answering every match instead of the one asked for.
+ */
+async function matchingRows<Row>(tx: Tx, table: string, columns: string, columnParams: unknown[], match: string, rowids: number[], oneScan: boolean): Promise<Row[]> {
+  if (rowids.length === 0) return [];
+  const select = `SELECT ${table}.rowid AS id, ${columns} FROM ${table} WHERE ${table} MATCH ?`;
+  if (oneScan) {
+    return tx.all<Row>(`${select} AND ${table}.rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER) AND +${table}.rowid IN (${placeholders(rowids.length)})`, [
+      ...columnParams,
+      match,
+      Math.min(...rowids),
+      Math.max(...rowids),
+      ...rowids,
+    ]);
+  }
+  const rows: Row[] = [];
+  for (const rowid of rowids) {
+    const row = await tx.get<Row>(`${select} AND ${table}.rowid = CAST(? AS INTEGER)`, [...columnParams, match, rowid]);
+    if (row) rows.push(row);
+  }
+  return rows;
+}
 
 /**
  * What one page of hits matched: the title with its words marked, and a passage of the best
- * matching entry (else of the kept summary). One lookup per handoff, by rowid.
+ * matching entry (else of the kept summary).
  */
 async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
-  const match = fts5QueryOf(terms);
+  const match = fts5QueryOf(terms)!;
+  const oneScan = terms.some((term) => term.prefix && !prefixIsIndexed(term));
   const matches = new Map<string, SearchMatch>();
-  const excerptOf = async (hit: SearchHit, summary: string | null | undefined): Promise<SearchExcerpt | null> => {
-    const entry =
-      hit.seq === null
-        ? undefined
-        : await tx.get<ExcerptRow>(
-            `SELECT snippet(entry_search, 0, ?, ?, ?, ?) AS text, e.type, e.from_client, e.number
-               FROM entry_search JOIN handoff_entries e ON e.seq = entry_search.rowid
-               WHERE entry_search MATCH ? AND entry_search.rowid = ?`,
-            [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.seq],
-          );
-    if (hit.seq !== null && entry) return { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(entry.text) };
-    return summary?.includes(MATCH_START) ? { in: "kept_summary", text: highlightedExcerpt(summary) } : null;
-  };
+  if (hits.length === 0) return matches;
+  const textIds = await tx.all<{ id: number; handoff_id: string }>(`SELECT id, handoff_id FROM handoff_search_texts WHERE handoff_id IN (${placeholders(hits.length)})`, hits.map((hit) => hit.handoffId));
+  const texts = await matchingRows<TextRow>(
+    tx,
+    "handoff_search",
+    "highlight(handoff_search, 0, ?, ?) AS title, CASE WHEN kept_summary IS NULL THEN NULL ELSE snippet(handoff_search, 1, ?, ?, ?, ?) END AS summary",
+    [MATCH_START, MATCH_END, MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS],
+    match,
+    textIds.map((row) => row.id),
+    oneScan,
+  );
+  const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
+  const excerpts = await matchingRows<ExcerptRow & { id: number }>(tx, "entry_search", "snippet(entry_search, 0, ?, ?, ?, ?) AS text", [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS], match, seqs, oneScan);
+  const entries = seqs.length ? await tx.all<EntryRow>(`SELECT seq, type, from_client, number FROM handoff_entries WHERE seq IN (${placeholders(seqs.length)})`, seqs) : [];
+  const textOf = new Map(textIds.map((row) => [row.handoff_id, texts.find((text) => text.id === row.id)]));
+  const excerptOf = new Map(excerpts.map((row) => [row.id, row.text]));
+  const entryOf = new Map(entries.map((row) => [row.seq, row]));
   for (const hit of hits) {
-    const text = await tx.get<TextRow>(
-      `SELECT highlight(handoff_search, 0, ?, ?) AS title,
-              CASE WHEN kept_summary IS NULL THEN NULL ELSE snippet(handoff_search, 1, ?, ?, ?, ?) END AS summary
-         FROM handoff_search
-         WHERE handoff_search MATCH ? AND handoff_search.rowid = (SELECT id FROM handoff_search_texts WHERE handoff_id = ?)`,
-      [MATCH_START, MATCH_END, MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS, match, hit.handoffId],
-    );
-    matches.set(hit.handoffId, { title: highlightedText(text?.title ?? hit.title), excerpt: await excerptOf(hit, text?.summary) });
+    const text = textOf.get(hit.handoffId);
+    const passage = hit.seq === null ? undefined : excerptOf.get(hit.seq);
+    const entry = hit.seq === null ? undefined : entryOf.get(hit.seq);
+    let excerpt: SearchExcerpt | null = null;
+    if (hit.seq !== null && passage !== undefined && entry) {
+      excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(passage) };
+    } else if (text?.summary?.includes(MATCH_START)) {
+      excerpt = { in: "kept_summary", text: highlightedExcerpt(text.summary) };
+    }
+    matches.set(hit.handoffId, { title: highlightedText(text?.title ?? hit.title), excerpt });
   }
   return matches;
 }

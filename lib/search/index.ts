@@ -47,5 +47,5 @@ export async function compactSearchIndexIn(tx: Tx): Promise<void> {
 export type { SearchEngine, SearchHit } from "./engine";
 export { fts5QueryOf } from "./fts5";
 export { tsqueryOf } from "./postgres";
-export { MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, parseSearchQuery, type SearchTerm } from "./query";
+export { MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, MIN_PREFIX_LENGTH, parseSearchQuery, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 export type * from "./types";

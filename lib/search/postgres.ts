@@ -2,9 +2,9 @@ import "server-only";
 import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import type { SearchEngine, SearchHit } from "./engine";
+import { SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 import { EXCERPT_TOKENS } from "./fts5";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
-import type { SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
@@ -35,19 +35,32 @@ const QUERY = "to_tsquery('baton_search', ?)";
 const RANK = (vector: string) => `ts_rank('{0.25, 0.25, 0.25, 1}', ${vector}, ${QUERY}, 1)`;
 
 /**
- * `search_hits(handoff_id, score, seq)`, as FTS5's: a handoff's score is its best match's (the
- * negated rank, so lower is better), its seq that of its best matching entry. Ranking reads each
- * matching entry's text again (the index holds no positions to rank by): a word in most entries
- * costs in proportion, as with FTS5.
+ * `search_hits(handoff_id, score, seq)` and `search_capped(capped)`, as FTS5's: the newest
+ * SEARCH_MATCH_LIMIT matching entries (one more tells that more exist) and as many titles or kept
+ * summaries; a handoff's score is its best match's (the negated rank, so lower is better), its seq
+ * that of its best matching entry. Ranking reads each candidate's text again (the index holds no
+ * positions to rank by), so it ranks only the candidates. The planner finds them through the GIN
+ * index for a rare word, or by walking entries newest first and testing each for a common one.
  */
-const SEARCH_HITS_CTE = `entry_hits AS MATERIALIZED (
-  SELECT DISTINCT ON (e.handoff_id) e.handoff_id, e.seq, ${RANK("baton_search_entry(e.content)")} AS rank
-    FROM handoff_entries e WHERE baton_search_entry(e.content) @@ ${QUERY}
-    ORDER BY e.handoff_id, rank DESC, e.seq DESC
+const SEARCH_HITS_CTE = `entry_candidates AS MATERIALIZED (
+  SELECT e.handoff_id, e.seq, e.content FROM handoff_entries e WHERE baton_search_entry(e.content) @@ ${QUERY}
+    ORDER BY e.seq DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+),
+text_candidates AS MATERIALIZED (
+  SELECT t.id, t.handoff_id, t.title, t.kept_summary FROM handoff_search_texts t WHERE baton_search_text(t.title, t.kept_summary) @@ ${QUERY}
+    ORDER BY t.id DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+),
+search_capped(capped) AS (
+  SELECT (SELECT COUNT(*) FROM entry_candidates) > ${SEARCH_MATCH_LIMIT} OR (SELECT COUNT(*) FROM text_candidates) > ${SEARCH_MATCH_LIMIT}
+),
+entry_hits AS MATERIALIZED (
+  SELECT DISTINCT ON (c.handoff_id) c.handoff_id, c.seq, ${RANK("baton_search_entry(c.content)")} AS rank
+    FROM (SELECT * FROM entry_candidates ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) c
+    ORDER BY c.handoff_id, rank DESC, c.seq DESC
 ),
 text_hits AS MATERIALIZED (
-  SELECT t.handoff_id, ${RANK("baton_search_text(t.title, t.kept_summary)")} AS rank
-    FROM handoff_search_texts t WHERE baton_search_text(t.title, t.kept_summary) @@ ${QUERY}
+  SELECT c.handoff_id, ${RANK("baton_search_text(c.title, c.kept_summary)")} AS rank
+    FROM (SELECT * FROM text_candidates ORDER BY id DESC LIMIT ${SEARCH_MATCH_LIMIT}) c
 ),
 search_hits(handoff_id, score, seq) AS (
   SELECT handoff_id, -MAX(rank), MAX(seq) FROM (

@@ -6,7 +6,9 @@
  * - words: every one must be found (`jwt refresh`)
  * - `"…"`: a phrase, its words next to each other in that order (`"refresh token"`); an
  *   unclosed quote runs to the end
- * - a trailing `*`: a prefix (`migr*`, `"refresh tok"*`)
+ * - a trailing `*`: a prefix (`migr*`, `"refresh tok"*`) of at least MIN_PREFIX_LENGTH
+ *   characters; a shorter one is searched as the word itself (`t*` would match most words, and
+ *   cost what reading most of the index costs)
  *
  * Everything else is text: `AND`, `OR`, `NEAR`, `-`, `:`, `(` mean nothing special.
  */
@@ -21,6 +23,16 @@ export type SearchTerm = {
 /** Longest search a door accepts, in characters. */
 export const MAX_SEARCH_LENGTH = 200;
 
+/**
+ * A search ranks at most this many of the newest matching entries, and as many of the newest
+ * matching titles and kept summaries: a word in most entries costs what a rare one costs. Past
+ * it, the answer says it is capped (more, older matches exist) instead of counting them all.
+ */
+export const SEARCH_MATCH_LIMIT = 1000;
+
+/** Shortest prefix a `*` makes: the search indexes keep prefixes of this length (see the migrations). */
+export const MIN_PREFIX_LENGTH = 3;
+
 /** Most terms a query keeps: every term costs the index a lookup; people type a handful. */
 export const MAX_SEARCH_TERMS = 16;
 
@@ -29,12 +41,19 @@ export const MAX_SEARCH_TERMS = 16;
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 // Control characters (NUL included) separate terms like spaces: none of them is part of a word.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const WORDS = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/** Characters in the last word of `text`: a prefix term's prefix. */
+const lastWordLength = (text: string) => [...(text.match(WORDS)?.at(-1) ?? "")].length;
+
+/** A prefix the index keeps as such (MIN_PREFIX_LENGTH characters); a longer one merges the terms it starts. */
+export const prefixIsIndexed = (term: SearchTerm) => term.prefix && lastWordLength(term.text) === MIN_PREFIX_LENGTH;
 
 export function parseSearchQuery(input: string): SearchTerm[] {
   const text = input.replace(CONTROL, " ");
   const terms: SearchTerm[] = [];
   const add = (raw: string, prefix: boolean) => {
-    if (WORD_CHARACTER.test(raw) && terms.length < MAX_SEARCH_TERMS) terms.push({ text: raw, prefix });
+    if (WORD_CHARACTER.test(raw) && terms.length < MAX_SEARCH_TERMS) terms.push({ text: raw, prefix: prefix && lastWordLength(raw) >= MIN_PREFIX_LENGTH });
   };
   let at = 0;
   while (at < text.length) {
