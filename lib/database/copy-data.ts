@@ -30,7 +30,7 @@ type Table = { name: string; columns: Column[]; key: string[]; parents: string[]
 async function tablesOf(client: pg.Client): Promise<Table[]> {
   const { rows: columns } = await client.query<{ table_name: string; column_name: string; data_type: string; column_default: string | null }>(
     `SELECT table_name, column_name, data_type, column_default FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations' ORDER BY table_name, ordinal_position`,
+     WHERE table_schema = current_schema() AND table_name <> '_prisma_migrations' AND is_generated = 'NEVER' ORDER BY table_name, ordinal_position`,
   );
   const { rows: keys } = await client.query<{ table_name: string; column_name: string }>(
     `SELECT tc.table_name, kcu.column_name FROM information_schema.table_constraints tc

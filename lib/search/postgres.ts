@@ -9,7 +9,8 @@ import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
  * The PostgreSQL engine of search, behind the same shape as FTS5's (./fts5.ts): GIN indexes on
- * `baton_search_entry(content)` and `baton_search_text(title, kept_summary)`, tsvectors in the
+ * entries' stored `search_vector` (`baton_search_entry(content)`) and on
+ * `baton_search_text(title, kept_summary)`, tsvectors in the
  * `baton_search` configuration (English stems, accents folded: "refreshing" finds "refresh",
  * "cafe" finds "café"), kept with the tables' rows; see
  * prisma/postgres/migrations/*_full_text_search. Where it differs from FTS5:
@@ -38,12 +39,13 @@ const RANK = (vector: string) => `ts_rank('{0.25, 0.25, 0.25, 1}', ${vector}, ${
  * `search_hits(handoff_id, score, seq)` and `search_capped(capped)`, as FTS5's: the newest
  * SEARCH_MATCH_LIMIT matching entries (one more tells that more exist) and as many titles or kept
  * summaries; a handoff's score is its best match's (the negated rank, so lower is better), its seq
- * that of its best matching entry. Ranking reads each candidate's text again (the index holds no
- * positions to rank by), so it ranks only the candidates. The planner finds them through the GIN
- * index for a rare word, or by walking entries newest first and testing each for a common one.
+ * that of its best matching entry. The planner finds the entries through the GIN index for a rare
+ * word, or by walking entries newest first and testing each stored vector for a common one
+ * (handoff_entries.search_vector); only the candidates are ranked. Titles are few and parsed as
+ * they are tested.
  */
 const SEARCH_HITS_CTE = `entry_candidates AS MATERIALIZED (
-  SELECT e.handoff_id, e.seq, e.content FROM handoff_entries e WHERE baton_search_entry(e.content) @@ ${QUERY}
+  SELECT e.handoff_id, e.seq, e.search_vector FROM handoff_entries e WHERE e.search_vector @@ ${QUERY}
     ORDER BY e.seq DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
 ),
 text_candidates AS MATERIALIZED (
@@ -54,7 +56,7 @@ search_capped(capped) AS (
   SELECT (SELECT COUNT(*) FROM entry_candidates) > ${SEARCH_MATCH_LIMIT} OR (SELECT COUNT(*) FROM text_candidates) > ${SEARCH_MATCH_LIMIT}
 ),
 entry_hits AS MATERIALIZED (
-  SELECT DISTINCT ON (c.handoff_id) c.handoff_id, c.seq, ${RANK("baton_search_entry(c.content)")} AS rank
+  SELECT DISTINCT ON (c.handoff_id) c.handoff_id, c.seq, ${RANK("c.search_vector")} AS rank
     FROM (SELECT * FROM entry_candidates ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) c
     ORDER BY c.handoff_id, rank DESC, c.seq DESC
 ),
@@ -93,20 +95,27 @@ const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text
   FROM (SELECT m.*, strpos(m.source, m.plain) AS at
           FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner}) i) m) p`;
 
-const ENTRY_EXCERPT = withEdges(
-  `SELECT e.content AS source, e.type, e.from_client, e.number, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text FROM handoff_entries e WHERE e.seq = ?`,
-  "p.type, p.from_client, p.number",
-);
-const TEXT_MATCH = withEdges(
-  `SELECT ts_headline('baton_search', t.title, ${QUERY}, ?) AS title, t.kept_summary AS source,
-          CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', t.kept_summary, ${QUERY}, ?) END AS text
-     FROM handoff_search_texts t WHERE t.handoff_id = ?`,
-  "p.title",
-);
+const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
+
+/** The page's entry passages, one statement for all of them. */
+const entryExcerpts = (count: number) =>
+  withEdges(
+    `SELECT e.seq, e.content AS source, e.type, e.from_client, e.number, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text
+       FROM handoff_entries e WHERE e.seq IN (${placeholders(count)})`,
+    "p.seq, p.type, p.from_client, p.number",
+  );
+/** The page's marked titles and kept-summary passages, one statement for all of them. */
+const textMatches = (count: number) =>
+  withEdges(
+    `SELECT t.handoff_id, ts_headline('baton_search', t.title, ${QUERY}, ?) AS title, t.kept_summary AS source,
+            CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', t.kept_summary, ${QUERY}, ?) END AS text
+       FROM handoff_search_texts t WHERE t.handoff_id IN (${placeholders(count)})`,
+    "p.handoff_id, p.title",
+  );
 
 type Edges = { text: string | null; lead: string | null; tail: string | null };
-type ExcerptRow = Edges & { type: EntryType; from_client: ClientSide; number: number };
-type TextRow = Edges & { title: string };
+type ExcerptRow = Edges & { seq: number | string; type: EntryType; from_client: ClientSide; number: number };
+type TextRow = Edges & { handoff_id: string; title: string };
 
 // Words as the marks sit beside them (the private-use marks themselves are no part of one).
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -140,14 +149,20 @@ function passageOf(row: Edges, terms: SearchTerm[]) {
   return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(row.text ?? "", terms)}${row.tail ?? ELLIPSIS}`);
 }
 
-/** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). */
+/** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). Two statements a page. */
 async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
   const query = tsqueryOf(terms);
   const matches = new Map<string, SearchMatch>();
+  if (hits.length === 0) return matches;
+  const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
+  const texts = await tx.all<TextRow>(textMatches(hits.length), [query, WHOLE, query, PASSAGE, ...hits.map((hit) => hit.handoffId)]);
+  const entries = seqs.length ? await tx.all<ExcerptRow>(entryExcerpts(seqs.length), [query, PASSAGE, ...seqs]) : [];
+  const textOf = new Map(texts.map((row) => [row.handoff_id, row]));
+  const entryOf = new Map(entries.map((row) => [Number(row.seq), row]));
   for (const hit of hits) {
-    const text = await tx.get<TextRow>(TEXT_MATCH, [query, WHOLE, query, PASSAGE, hit.handoffId]);
+    const text = textOf.get(hit.handoffId);
+    const entry = hit.seq === null ? undefined : entryOf.get(hit.seq);
     let excerpt: SearchExcerpt | null = null;
-    const entry = hit.seq === null ? undefined : await tx.get<ExcerptRow>(ENTRY_EXCERPT, [query, PASSAGE, hit.seq]);
     if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
     else if (text?.text?.includes(MATCH_START)) excerpt = { in: "kept_summary", text: passageOf(text, terms) };
     matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(text?.title ?? hit.title, terms)), excerpt });
