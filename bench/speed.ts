@@ -22,9 +22,11 @@
  *    against bench/workers/floor-http-pg.ts (node:http + pg, the same append statement), and stdio
  *    add_to_handoff p50 against bench/workers/floor-mcp-pg.ts (the SDK's McpServer + pg running
  *    that statement) and against the statement run bare from this process.
+ * 11. seed.ts: stdio add_to_handoff and get_handoff (300 entries) p50 and p95, and spawn → first
+ *    tools/list, against the seed's own server (project-brain), both in one git repository (issue 29).
  *
  * BATON_BENCH_REUSE_BUILD=1 skips `next build` when .next-bench-speed already holds one.
- * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live, postgres) runs only
+ * BATON_BENCH_ONLY=stdio,writers (any of stdio, memory, startup, writers, repo, hook, http, pages, live, postgres, seed) runs only
  * those parts, for a quick look while working; the figures of record come from a whole run.
  */
 import fs from "node:fs";
@@ -44,12 +46,13 @@ import { idleMemory } from "./speed/memory";
 import { pagesAtScale } from "./speed/pages";
 import { onPostgres } from "./speed/postgres";
 import { readInRepository } from "./speed/repo";
+import { againstSeed } from "./speed/seed";
 import { startUp } from "./speed/startup";
 import { stdioLatency } from "./speed/stdio";
 import { writers } from "./speed/writers";
 import { bundleWorker, makeTemporaryDataDir, projectRoot, spawnUntilReady, startProductionServer } from "./support";
 
-const PARTS = ["stdio", "memory", "startup", "writers", "repo", "hook", "http", "pages", "live", "postgres"] as const;
+const PARTS = ["stdio", "memory", "startup", "writers", "repo", "hook", "http", "pages", "live", "postgres", "seed"] as const;
 type Part = (typeof PARTS)[number];
 
 function partsWanted(): Set<Part> {
@@ -79,6 +82,7 @@ export async function run(): Promise<void> {
     if (wanted.has("writers")) figures.push(...(await withPrebuilt("writers", () => writers(floorMcp))));
     if (wanted.has("repo")) figures.push(...(await withPrebuilt("get_handoff in a repository", () => readInRepository())));
     if (wanted.has("hook")) figures.push(...(await hookStartUp()));
+    if (wanted.has("seed")) figures.push(...(await withPrebuilt("against the seed's server", () => againstSeed())));
     let built = reuse;
     if (wanted.has("http") || wanted.has("pages") || wanted.has("live")) {
       await onSqliteServer(wanted, readThread, floorHttp, !built, figures);

@@ -24,9 +24,9 @@ const BARE_NODE = ["-e", 'process.stdin.once("data", () => process.stdout.write(
  * Milliseconds from spawn to the answer to `initialize` or, with `toolsList`, to the first
  * `tools/list` (sent, as a client does, once `initialize` is answered).
  */
-async function startTime(args: string[], env: NodeJS.ProcessEnv, toolsList: boolean, stayFor = 0): Promise<number> {
+export async function startTime(args: string[], env: NodeJS.ProcessEnv, toolsList: boolean, stayFor = 0, cwd = projectRoot, node = process.execPath): Promise<number> {
   const start = performance.now();
-  const child = spawn(process.execPath, args, { cwd: projectRoot, env, stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(node, args, { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
   child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
   let buffered = "";
   const elapsed = await new Promise<number>((resolve, reject) => {

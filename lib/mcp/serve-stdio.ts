@@ -1,11 +1,12 @@
 import "server-only";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { describeDatabase } from "../config";
 import type { ClientSide } from "../handoffs/schemas";
 import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
+import { StdioAnswerTransport } from "./answer-lines";
 import { createMcpServer } from "./create-server";
 import { setProcessSide } from "../caller";
 import { loadHandoffs } from "./domain";
@@ -78,7 +79,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     };
   });
   server.server.oninitialized = () => void warmUp(workingFolder);
-  const transport = new StdioServerTransport();
+  const transport = new StdioAnswerTransport();
   await server.connect(transport);
   answerUnreadableLines(transport);
   process.stdin.once("end", () => void server.close());

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { rememberSerialized } from "./answer-lines";
 import { toolErrorText } from "./tool-errors";
 
 /**
@@ -48,7 +49,9 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const output = await tool.run(args, context);
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
-      const json = { type: "text" as const, text: JSON.stringify(result) };
+      const text = JSON.stringify(result);
+      rememberSerialized(result, text);
+      const json = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
     } catch (error) {
       return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log) }], isError: true };

@@ -1,0 +1,113 @@
+/**
+ * Speed part `seed` (issue 29, point 1): Baton's stdio server against the seed's own
+ * (project-brain, seed 000's reference server, built from its public repository), both started
+ * in the same git repository, as Claude Code starts them: add_to_handoff and get_handoff (300
+ * entries) p50 and p95 in interleaved rounds, and spawn → first tools/list.
+ *
+ * The reference is a built project-brain folder: BATON_BENCH_PROJECT_BRAIN (default
+ * /tmp/project-brain), made by the machine's `peers/project-brain.sh <git copy>`, with a data
+ * folder its first start already created (BATON_BENCH_BRAIN_DATA, default /tmp/brain-data: the
+ * upstream server dies on its very first start). Without one the part says how to build it.
+ *
+ * Both run on Node 22 (tests/support/lts-node.ts's, from the npm registry): the seed's SQLite
+ * binding (better-sqlite3-multiple-ciphers 12) aborts on Node 24 when it frees a statement, so
+ * its folder's binding must be compiled for Node 22 (`PATH=<node 22>/bin:$PATH
+ * npm_config_nodedir=<node 22> npx node-gyp rebuild` in node_modules/better-sqlite3-multiple-ciphers).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ltsNode } from "../../tests/support/lts-node";
+import { connectStdioClient } from "../../tests/support/mcp-clients";
+import { f2, msOf, type Figure } from "../report";
+import { median, percentile, projectRoot } from "../support";
+import { benchRepository, log, STARTS, STDIO_CALLS, THREAD_SIZE, threadOf } from "./common";
+import { call, interleaved } from "./mcp";
+import { startTime } from "./startup";
+
+const BRAIN_DIR = process.env.BATON_BENCH_PROJECT_BRAIN || "/tmp/project-brain";
+const BRAIN_DATA = process.env.BATON_BENCH_BRAIN_DATA || "/tmp/brain-data";
+// The password peers/project-brain.sh primed the data folder with (its databases are encrypted).
+const BRAIN_PASSWORD = "test-only";
+
+/** A copy of the primed data folder, so each run starts from the same empty brain. */
+function brainData(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-brain-"));
+  fs.cpSync(BRAIN_DATA, dir, { recursive: true });
+  return dir;
+}
+
+async function connectBrain(node: string, cwd: string, data: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [path.join(BRAIN_DIR, "dist", "index.js"), "--stdio"],
+    env: { ...(process.env as Record<string, string>), BRAIN_DATA_PATH: data, BRAIN_PASSWORD },
+    cwd,
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+const contentOf = (index: number) => `entry ${index} `.repeat(10);
+
+/** The seed's thread of `size` entries, written through its own tools, read to the end by chat. */
+async function brainThread(client: Client, size: number, title: string): Promise<string> {
+  const created = await call(client, "create_handoff", { title, content: contentOf(0) });
+  const text = (created.content as { type: string; text: string }[])[0].text;
+  const id = (JSON.parse(text) as { handoff: { id: string } }).handoff.id;
+  for (let index = 1; index < size; index++) {
+    await call(client, "add_to_handoff", { id, type: index % 2 ? "progress" : "question", content: contentOf(index), as_client: index % 2 ? "code" : "chat" });
+  }
+  await call(client, "mark_handoff_read", { id });
+  return id;
+}
+
+export async function againstSeed(): Promise<Figure[]> {
+  if (!fs.existsSync(path.join(BRAIN_DIR, "dist", "index.js")) || !fs.existsSync(BRAIN_DATA)) {
+    log(`\n11. the seed's server: not built (no ${BRAIN_DIR}/dist/index.js or ${BRAIN_DATA}); build it with peers/project-brain.sh <a git copy of Bhavya-Jain5/project-brain>`);
+    return [];
+  }
+  const node = ltsNode(22).node;
+  log(`\n11. stdio against the seed's server (project-brain), both on Node 22 in one git repository, ${STDIO_CALLS} calls each (interleaved rounds of 30):`);
+  const repo = benchRepository("git@github.com:bench/seed.git");
+  const data = brainData();
+  const batonRead = await threadOf(THREAD_SIZE, "Baton read (see src/module3.ts)", repo);
+  const batonWrite = await threadOf(1, "Baton write", repo);
+  const baton = await connectStdioClient({ cwd: repo, command: { command: node, args: [path.join(projectRoot, "bin", "baton.mjs"), "mcp"] } });
+  const brain = await connectBrain(node, repo, data);
+  try {
+    const brainRead = await brainThread(brain, THREAD_SIZE, "Seed read");
+    const brainWrite = await brainThread(brain, 1, "Seed write");
+    const answer = (await call(baton.client, "get_handoff", { id: batonRead })).structuredContent as { entries: unknown[]; truncated: boolean };
+    if (answer.entries.length !== THREAD_SIZE || answer.truncated) throw new Error("Baton's get_handoff did not carry the whole thread");
+    const [batonAdd, brainAdd] = await interleaved([baton.client, brain], "add_to_handoff", (index) => ({ id: index === 0 ? batonWrite : brainWrite, type: "progress", content: "bench entry" }), STDIO_CALLS);
+    const [batonGet, brainGet] = await interleaved([baton.client, brain], "get_handoff", (index) => ({ id: index === 0 ? batonRead : brainRead }), STDIO_CALLS);
+    const figures: Figure[] = [];
+    for (const [label, ours, seeds] of [["add_to_handoff", batonAdd, brainAdd], ["get_handoff 300 entries", batonGet, brainGet]] as const) {
+      log(`  ${label.padEnd(24)} Baton p50 ${msOf(median(ours))} p95 ${msOf(percentile(ours, 0.95))} · seed p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))} · ×${f2(median(ours) / median(seeds))} / ×${f2(percentile(ours, 0.95) / percentile(seeds, 0.95))}`);
+      figures.push(
+        { name: `stdio ${label} p50 vs the seed's server`, value: median(ours), unit: "ms", reference: { value: median(seeds), label: "project-brain" } },
+        { name: `stdio ${label} p95 vs the seed's server`, value: percentile(ours, 0.95), unit: "ms", reference: { value: percentile(seeds, 0.95), label: "project-brain" } },
+      );
+    }
+    const starts = { baton: [] as number[], brain: [] as number[] };
+    const batonArgs = [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
+    const brainArgs = [path.join(BRAIN_DIR, "dist", "index.js"), "--stdio"];
+    const brainEnv = { ...process.env, BRAIN_DATA_PATH: data, BRAIN_PASSWORD };
+    for (let index = 0; index < STARTS; index++) {
+      starts.baton.push(await startTime(batonArgs, process.env, true, 0, repo, node));
+      starts.brain.push(await startTime(brainArgs, brainEnv, true, 0, repo, node));
+    }
+    log(`  spawn → first tools/list (median of ${STARTS}, interleaved): Baton ${msOf(median(starts.baton))} · seed ${msOf(median(starts.brain))} · ×${f2(median(starts.baton) / median(starts.brain))}`);
+    figures.push({ name: "stdio spawn → first tools/list vs the seed's server", value: median(starts.baton), unit: "ms", reference: { value: median(starts.brain), label: "project-brain" } });
+    return figures;
+  } finally {
+    await Promise.all([baton.client.close(), brain.close()]);
+    fs.rmSync(repo, { recursive: true, force: true });
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+}
