@@ -63,7 +63,9 @@ const UNREAD_BY = {
 
 type Input = z.output<typeof findHandoffsInput>;
 /** A WHERE clause and the values of its `?`, in order. */
-type Filters = { where: string; params: string[] };
+type Filters = { conditions: string[]; params: string[] };
+
+const whereOf = (conditions: string[]) => (conditions.length ? `WHERE ${conditions.join(" AND ")}` : "");
 
 function filtersOf(input: Input): Filters {
   const conditions: string[] = [];
@@ -77,7 +79,7 @@ function filtersOf(input: Input): Filters {
   if (input.source === "native") filter("s.handoff_id IS NULL");
   else if (input.source) filter("s.format = ?", input.source);
   if (input.unread) filter(UNREAD_BY[input.unread]);
-  return { where: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
+  return { conditions, params };
 }
 
 const summaryOf = (row: SummaryRow, match: SearchMatch | null): HandoffSummary => ({
@@ -102,7 +104,8 @@ const pageOf = (input: Input, items: HandoffSummary[], total: number, capped = f
  * History, most recent activity first. Counts come from covering-index range scans on
  * (handoff_id, seq) for the visible page only, never from loading entries.
  */
-async function recentIn(tx: Tx, input: Input, { where, params }: Filters): Promise<HandoffPage> {
+async function recentIn(tx: Tx, input: Input, { conditions, params }: Filters): Promise<HandoffPage> {
+  const where = whereOf(conditions);
   const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`, params);
   const rows = await tx.all<SummaryRow>(
     `SELECT ${SUMMARY_COLUMNS} FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}
@@ -117,10 +120,12 @@ async function recentIn(tx: Tx, input: Input, { where, params }: Filters): Promi
  * handoffs of the newest matches (lib/search's SEARCH_MATCH_LIMIT). The page is cut before its
  * counts and excerpts are computed, so they cost the same at any scale.
  */
-async function searchIn(tx: Tx, input: Input, { where, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
+async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
   const engine = searchEngineOf(tx.engine);
-  const found = engine.hits(terms);
-  const hits = `search_hits hits JOIN handoffs h ON h.id = hits.handoff_id LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${where}`;
+  const found = await engine.hits(tx, terms);
+  // The hits lead (CROSS JOIN keeps SQLite from reading every handoff a filter admits, such as
+  // every active one, and looking each up among the hits); PostgreSQL plans it as any join.
+  const hits = `search_hits hits CROSS JOIN handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${whereOf(["h.id = hits.handoff_id", ...conditions])}`;
   const rows = await tx.all<SummaryRow & { hit_seq: number | null; total: number; capped: number | boolean }>(
     `WITH ${found.cte},
      page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}

@@ -18,7 +18,7 @@ export type SearchEngine = {
    * entry (null when only its title or kept summary matched); and `search_capped(capped)`, one
    * row, 1 when either kind had more matches than that; with the values of their `?`, in order.
    */
-  hits(terms: SearchTerm[]): { cte: string; params: unknown[] };
+  hits(tx: Tx, terms: SearchTerm[]): Promise<{ cte: string; params: unknown[] }>;
   /** The marked title and excerpt of each hit of one page. */
   matchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>>;
 };

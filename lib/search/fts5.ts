@@ -3,7 +3,7 @@ import type { Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchEngine, SearchHit } from "./engine";
-import { prefixIsIndexed, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
+import { prefixIsIndexed, SEARCH_MATCH_LIMIT, wordsOf, type SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
@@ -26,16 +26,39 @@ export function fts5QueryOf(terms: SearchTerm[]): string | null {
 const TITLE_WEIGHT = 4;
 
 /**
+ * bm25 weighs a word by how rare it is, and learns that by reading every match of the word in
+ * the whole index, once per search: 0.3 s for "the" at ten million entries. So a search ranks
+ * its entries with bm25 when each of its words matches at most this many entries (one bounded
+ * read each says so); past that, or with a prefix (any number of words), the newest matching
+ * entries come first. Titles and kept summaries, one per handoff, are always ranked.
+ */
+export const RANKED_WORD_MATCHES = 20_000;
+
+/** Whether every word of `terms` is a whole word in at most RANKED_WORD_MATCHES entries. */
+async function rankable(tx: Tx, terms: SearchTerm[]): Promise<boolean> {
+  if (terms.some((term) => term.prefix)) return false;
+  for (const word of new Set(terms.flatMap((term) => wordsOf(term.text)))) {
+    const counted = await tx.get<{ matches: number }>(
+      `SELECT COUNT(*) AS matches FROM (SELECT 1 FROM entry_search WHERE entry_search MATCH ? LIMIT ${RANKED_WORD_MATCHES + 1})`,
+      [fts5QueryOf([{ text: word, prefix: false }])],
+    );
+    if (counted!.matches > RANKED_WORD_MATCHES) return false;
+  }
+  return true;
+}
+
+/**
  * `search_hits(handoff_id, score, seq)`: every handoff whose title, kept summary or one of whose
  * entries is among the newest SEARCH_MATCH_LIMIT matches of the query (bound twice), scored by its
- * best match (bm25, lower is better), with the seq of its best matching entry (null when only its
- * title or summary matched). FTS5 reads a term's matches newest first and stops at the limit (one
- * more tells that more exist); bm25 is computed while it reads them, so the matches are
+ * best match (bm25, lower is better; an entry's score is 0 when the search is not `ranked`, so
+ * titles lead and the most recent follow), with the seq of its best matching entry (null when only
+ * its title or summary matched). FTS5 reads a term's matches newest first and stops at the limit
+ * (one more tells that more exist); bm25 is computed while it reads them, so the matches are
  * materialized first, not inside an aggregate or a join the planner turned around. Entries are
  * grouped by their owner's small integer id (entry_search_owners).
  */
-const SEARCH_HITS_CTE = `entry_matches AS MATERIALIZED (
-  SELECT rowid AS seq, bm25(entry_search) AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+const searchHitsCte = (ranked: boolean) => `entry_matches AS MATERIALIZED (
+  SELECT rowid AS seq, ${ranked ? "bm25(entry_search)" : "0"} AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
 ),
 text_matches AS MATERIALIZED (
   SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
@@ -47,7 +70,7 @@ text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
     SELECT text_id, score, NULL AS seq FROM (SELECT * FROM text_matches ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT})
     UNION ALL
-    -- The bare seq comes from the row MIN() picked: SQLite's rule for one min() or max().
+    -- The bare seq comes from the row MIN() picked (SQLite's rule for one min() or max()); among equal scores, the newest.
     SELECT o.text_id, MIN(m.score), m.seq FROM (SELECT * FROM entry_matches ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) m
       JOIN entry_search_owners o ON o.seq = m.seq GROUP BY o.text_id
   ) GROUP BY text_id
@@ -136,9 +159,9 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
 }
 
 export const fts5Engine: SearchEngine = {
-  hits: (terms) => {
+  hits: async (tx, terms) => {
     const match = fts5QueryOf(terms);
-    return { cte: SEARCH_HITS_CTE, params: [match, match] };
+    return { cte: searchHitsCte(await rankable(tx, terms)), params: [match, match] };
   },
   matchesIn: searchMatchesIn,
 };

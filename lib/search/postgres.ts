@@ -171,7 +171,8 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
 }
 
 export const postgresEngine: SearchEngine = {
-  hits: (terms) => {
+  // ts_rank weighs no word by its rarity: ranking the candidates reads nothing else.
+  hits: async (_tx, terms) => {
     const query = tsqueryOf(terms);
     return { cte: SEARCH_HITS_CTE, params: [query, query, query, query] };
   },

@@ -30,8 +30,10 @@ export const MAX_SEARCH_LENGTH = 200;
  */
 export const SEARCH_MATCH_LIMIT = 1000;
 
-/** Shortest prefix a `*` makes: the search indexes keep prefixes of this length (see the migrations). */
+/** Shortest prefix a `*` makes. */
 export const MIN_PREFIX_LENGTH = 3;
+/** The prefix lengths SQLite's index keeps (prisma/migrations/*_search_prefix_index). */
+const INDEXED_PREFIX_LENGTHS = [3, 4];
 
 /** Most terms a query keeps: every term costs the index a lookup; people type a handful. */
 export const MAX_SEARCH_TERMS = 16;
@@ -43,11 +45,14 @@ const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const WORDS = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
-/** Characters in the last word of `text`: a prefix term's prefix. */
-const lastWordLength = (text: string) => [...(text.match(WORDS)?.at(-1) ?? "")].length;
+/** The words of a term's text, as the index splits them (roughly: letters, digits and marks). */
+export const wordsOf = (text: string): string[] => text.match(WORDS) ?? [];
 
-/** A prefix the index keeps as such (MIN_PREFIX_LENGTH characters); a longer one merges the terms it starts. */
-export const prefixIsIndexed = (term: SearchTerm) => term.prefix && lastWordLength(term.text) === MIN_PREFIX_LENGTH;
+/** Characters in the last word of `text`: a prefix term's prefix. */
+const lastWordLength = (text: string) => [...(wordsOf(text).at(-1) ?? "")].length;
+
+/** A prefix the index keeps as such; a longer one merges the terms it starts. */
+export const prefixIsIndexed = (term: SearchTerm) => term.prefix && INDEXED_PREFIX_LENGTHS.includes(lastWordLength(term.text));
 
 export function parseSearchQuery(input: string): SearchTerm[] {
   const text = input.replace(CONTROL, " ");
