@@ -81,3 +81,21 @@ test("filters survive paging", async ({ page, request }) => {
   await expect(page).toHaveURL(/unread=chat/);
   await expect(page.getByText("No handoff matches these filters.")).toBeVisible();
 });
+
+test("a word in more than the newest 1,000 entries answers capped: '+' on the desk and capped in the API, and a word more narrows it", async ({ page, request }) => {
+  const old = await handoffWithEntry(request, "E2E capped: the oldest", "quillwort beside a gantrybell");
+  const created = await request.post("/api/handoffs", { data: { title: "E2E capped: the busy one", content: "quillwort 1", project: "e2e-search" } });
+  const { handoff } = await created.json();
+  for (let index = 2; index <= 1000; index++) {
+    const added = await request.post(`/api/handoffs/${handoff.id}/entries`, { data: { type: "progress", content: `quillwort ${index}` } });
+    expect(added.status()).toBe(201);
+  }
+  const capped = await (await request.get("/api/handoffs?q=quillwort")).json();
+  expect(capped).toMatchObject({ capped: true, total: 1, items: [{ id: handoff.id }] });
+  const narrowed = await (await request.get("/api/handoffs?q=quillwort%20gantrybell")).json();
+  expect(narrowed).toMatchObject({ capped: false, total: 1, items: [{ id: old }] });
+
+  await page.goto("/?q=quillwort");
+  await expect(page.getByText("1+ handoffs match: the best of the newest 1,000 matches first. A word more narrows it.")).toBeVisible();
+  await expectNoAxeViolations(page);
+});

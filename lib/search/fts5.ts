@@ -32,7 +32,7 @@ const TITLE_WEIGHT = 4;
  * read each says so); past that, or with a prefix (any number of words), the newest matching
  * entries come first. Titles and kept summaries, one per handoff, are always ranked.
  */
-export const RANKED_WORD_MATCHES = 20_000;
+const RANKED_WORD_MATCHES = 20_000;
 
 /** Whether every word of `terms` is a whole word in at most RANKED_WORD_MATCHES entries. */
 async function rankable(tx: Tx, terms: SearchTerm[]): Promise<boolean> {
@@ -70,7 +70,7 @@ text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
     SELECT text_id, score, NULL AS seq FROM (SELECT * FROM text_matches ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT})
     UNION ALL
-    -- The bare seq comes from the row MIN() picked (SQLite's rule for one min() or max()); among equal scores, the newest.
+    -- The bare seq comes from the row MIN() picked (SQLite's rule for one min() or max()); among equal scores (unranked), one of them.
     SELECT o.text_id, MIN(m.score), m.seq FROM (SELECT * FROM entry_matches ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) m
       JOIN entry_search_owners o ON o.seq = m.seq GROUP BY o.text_id
   ) GROUP BY text_id
@@ -83,7 +83,7 @@ search_hits(handoff_id, score, seq) AS (
 export const EXCERPT_TOKENS = 24;
 const ELLIPSIS = "…";
 
-type ExcerptRow = { seq: number; text: string };
+type ExcerptRow = { id: number; text: string };
 type EntryRow = { seq: number; type: EntryType; from_client: ClientSide; number: number };
 type TextRow = { id: number; title: string; summary: string | null };
 
@@ -138,7 +138,7 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
     oneScan,
   );
   const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
-  const excerpts = await matchingRows<ExcerptRow & { id: number }>(tx, "entry_search", "snippet(entry_search, 0, ?, ?, ?, ?) AS text", [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS], match, seqs, oneScan);
+  const excerpts = await matchingRows<ExcerptRow>(tx, "entry_search", "snippet(entry_search, 0, ?, ?, ?, ?) AS text", [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS], match, seqs, oneScan);
   const entries = seqs.length ? await tx.all<EntryRow>(`SELECT seq, type, from_client, number FROM handoff_entries WHERE seq IN (${placeholders(seqs.length)})`, seqs) : [];
   const textOf = new Map(textIds.map((row) => [row.handoff_id, texts.find((text) => text.id === row.id)]));
   const excerptOf = new Map(excerpts.map((row) => [row.id, row.text]));
