@@ -9,15 +9,28 @@ describe("answer lines", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), (structure, remembered, withContent) => {
         const text = JSON.stringify(structure);
-        if (remembered) rememberSerialized(structure, text);
+        if (remembered) rememberSerialized(text);
         const result = withContent ? { content: [{ type: "text", text }], structuredContent: structure } : { structuredContent: structure };
-        const message = { jsonrpc: "2.0", id: 7, result } as unknown as JSONRPCMessage;
+        // The SDK builds a response as { result, jsonrpc, id }: the result comes first.
+        const message = { result, jsonrpc: "2.0", id: 7 } as unknown as JSONRPCMessage;
         const line = messageLine(message);
         expect(line.endsWith("\n")).toBe(true);
         expect(line.slice(0, -1)).not.toContain("\n");
         expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
       }),
     );
+  });
+
+  it("are spliced when the answer's structure was copied on its way out (the SDK checks it against its schema)", () => {
+    const structure = { entries: [{ number: 1, content: 'say "hi"' }] };
+    const text = JSON.stringify(structure);
+    rememberSerialized(text);
+    const copied = structuredClone(structure);
+    const message = { result: { content: [{ type: "text", text }], structuredContent: copied }, jsonrpc: "2.0", id: 3 } as unknown as JSONRPCMessage;
+    const line = messageLine(message);
+    // Spliced: the structure goes last, after the envelope's other members.
+    expect(line).toBe(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}\n`);
+    expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
   });
 
   it("send other messages as they are", () => {

@@ -3,28 +3,40 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
- * A tool's answer goes out twice, structured and as its JSON in a text block (tool-kit.ts): the
- * JSON is made once there, and a message carrying that structure reuses it here instead of
- * serializing the structure a second time (for a 300-entry thread, a third of the time an answer
- * costs). Keyed by the structure itself, so nothing outlives the answer.
+ * A tool's answer goes out twice, structured and as its JSON in a text block (tool-kit.ts). The
+ * JSON is made once there; a message whose text block is such a JSON sends it as the structure
+ * too, instead of serializing the structure a second time (the SDK checks each answer against
+ * its schema on the way out, which copies the structure, so the text, a string it passes on as
+ * it is, is what identifies the answer). For a 300-entry thread this is most of what sending the
+ * answer costs in the server.
  */
-const serializedStructures = new WeakMap<object, string>();
+const unsent = new Set<string>();
+/** Answers made but never sent (a call that failed after its tool ran) are forgotten past this many. */
+const MAX_UNSENT = 64;
 
-/** Records that `json` is exactly `JSON.stringify(structure)`. */
-export function rememberSerialized(structure: object, json: string): void {
-  serializedStructures.set(structure, json);
+/** Records that `json` is exactly `JSON.stringify` of the structure it will be sent with. */
+export function rememberSerialized(json: string): void {
+  unsent.add(json);
+  if (unsent.size > MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
 }
 
-/** A JSON-RPC message as one line of JSON, with a tool answer's structure spliced in as already serialized. */
+/** `{…}` of `json` (an object's JSON) with `"key":value` added at its end. */
+const withMember = (json: string, key: string, value: string) => `${json.slice(0, -1)}${json === "{}" ? "" : ","}${JSON.stringify(key)}:${value}}`;
+
+type ToolResult = { structuredContent?: unknown; content?: unknown };
+const isText = (block: unknown): block is { type: "text"; text: string } =>
+  typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" && typeof (block as { text?: unknown }).text === "string";
+
+/** A JSON-RPC message as one line of JSON, a tool answer's structure spliced in as its text block already holds it. */
 export function messageLine(message: JSONRPCMessage): string {
-  const result = "result" in message ? (message.result as { structuredContent?: unknown }) : undefined;
-  const structure = result?.structuredContent;
-  const json = structure !== null && typeof structure === "object" ? serializedStructures.get(structure) : undefined;
+  const result = "result" in message ? (message.result as ToolResult) : undefined;
+  const blocks = result?.structuredContent !== undefined && Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const json = blocks.find((block): block is { type: "text"; text: string } => isText(block) && unsent.has(block.text))?.text;
   if (json === undefined) return `${JSON.stringify(message)}\n`;
+  unsent.delete(json);
   const { structuredContent: _spliced, ...rest } = result!;
-  // {"jsonrpc":…,"id":…,"result":{…rest}}: the structure goes in before the last two braces.
-  const head = JSON.stringify({ ...message, result: rest });
-  return `${head.slice(0, -2)}${Object.keys(rest).length ? "," : ""}"structuredContent":${json}}}\n`;
+  const { result: _result, ...envelope } = message as { result: unknown };
+  return `${withMember(JSON.stringify(envelope), "result", withMember(JSON.stringify(rest), "structuredContent", json))}\n`;
 }
 
 /** The SDK's stdio transport, writing each message as messageLine makes it. */

@@ -50,7 +50,7 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
       const text = JSON.stringify(result);
-      rememberSerialized(result, text);
+      rememberSerialized(text);
       const json = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
     } catch (error) {
