@@ -63,6 +63,7 @@ test("imports each format through /import with a preview first, and shows every 
   await expect(page.getByTestId("quality-warnings")).toContainText("is vague");
   await page.getByRole("button", { name: "Import as a new handoff" }).click();
   await expect(page).toHaveURL(/\/handoffs\/hof_/);
+  const yamlId = new URL(page.url()).pathname.split("/").at(-1)!;
   await expect(page.getByTestId("provenance")).toContainText("handoff.yaml");
   await expect(page.getByTestId("source-metadata")).toContainText("fix/jwt-expiry");
   await expect(page.getByTestId("quality-warnings").locator("li")).toHaveCount(2);
@@ -81,9 +82,11 @@ test("imports each format through /import with a preview first, and shows every 
   await expect(page.getByText("11111111-1111-1111-1111-111111111111")).toBeVisible();
 
   // The history shows the source badge and filters by it.
+  // Other specs on this server import handoff.yaml too: every row the filter keeps has the badge, and this one is among them.
   await page.goto("/?source=handoff_yaml");
-  await expect(page.locator("li[data-handoff-id]")).toHaveCount(1);
-  await expect(page.locator("li[data-handoff-id]")).toContainText("handoff.yaml");
+  const rows = page.locator("li[data-handoff-id]");
+  await expect(page.locator(`li[data-handoff-id="${yamlId}"]`)).toHaveCount(1);
+  for (const row of await rows.all()) await expect(row).toContainText("handoff.yaml");
 });
 
 test("exports a thread as a bundle and re-imports it as a child linked both ways", async ({ page, request }) => {
