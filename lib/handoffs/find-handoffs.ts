@@ -62,7 +62,7 @@ const UNREAD_BY = {
 };
 
 type Input = z.output<typeof findHandoffsInput>;
-/** A WHERE clause and the values of its `?`, in order. */
+/** The conditions of a WHERE clause (joined by AND) and the values of their `?`, in order. */
 type Filters = { conditions: string[]; params: string[] };
 
 const whereOf = (conditions: string[]) => (conditions.length ? `WHERE ${conditions.join(" AND ")}` : "");
@@ -135,7 +135,7 @@ async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, t
        ORDER BY page.score, page.updated_at DESC, h.id`,
     [...found.params, ...params, input.perPage, (input.page - 1) * input.perPage],
   );
-  // Past the last page there is no row to carry the total: count it.
+  // Past the last page (or with no match on this one) no row carries the total: count it.
   const counted =
     rows[0] ??
     (await tx.get<{ total: number; capped: number | boolean }>(
