@@ -1,10 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { messageLine, rememberSerialized } from "../lib/mcp/answer-lines";
+import { messageLine, rememberSerialized, StdioAnswerTransport } from "../lib/mcp/answer-lines";
 
 /** lib/mcp/answer-lines.ts: a tool answer's structure is sent as the JSON made for its text block, once. */
 describe("answer lines", () => {
+  it("keep nothing in a process that serves no stdio (the HTTP door never sends them as lines)", () => {
+    const structure = { kept: "no" };
+    const text = JSON.stringify(structure);
+    rememberSerialized(text);
+    const message = { result: { content: [{ type: "text", text }], structuredContent: structure }, jsonrpc: "2.0", id: 1 } as unknown as JSONRPCMessage;
+    expect(messageLine(message)).toBe(`${JSON.stringify(message)}\n`);
+    // The stdio transport, once made, has answers kept (it only reads stdin once started).
+    new StdioAnswerTransport();
+  });
+
   it("say what JSON.stringify says, for any structure, remembered or not", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), (structure, remembered, withContent) => {

@@ -18,7 +18,8 @@ export const DIST_DIR = ".next-bench-speed";
 
 export const log = (line: string) => console.log(line);
 
-const contentOf = (index: number) => `entry ${index} `.repeat(10);
+/** The text of a bench thread's entry `index`. */
+export const contentOf = (index: number) => `entry ${index} `.repeat(10);
 
 /** A thread of `size` entries written through the domain, read to the end by chat; recorded in `repoPath`'s repository when given. */
 export async function threadOf(size: number, title: string, repoPath?: string): Promise<string> {

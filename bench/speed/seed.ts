@@ -23,7 +23,7 @@ import { ltsNode } from "../../tests/support/lts-node";
 import { connectStdioClient } from "../../tests/support/mcp-clients";
 import { f2, msOf, type Figure } from "../report";
 import { median, percentile, projectRoot } from "../support";
-import { benchRepository, log, STARTS, STDIO_CALLS, THREAD_SIZE, threadOf } from "./common";
+import { benchRepository, contentOf, log, STARTS, STDIO_CALLS, THREAD_SIZE, threadOf } from "./common";
 import { call, interleaved } from "./mcp";
 import { startTime } from "./startup";
 
@@ -51,8 +51,6 @@ async function connectBrain(node: string, cwd: string, data: string): Promise<Cl
   await client.connect(transport);
   return client;
 }
-
-const contentOf = (index: number) => `entry ${index} `.repeat(10);
 
 /** The seed's thread of `size` entries, written through its own tools, read to the end by chat. */
 async function brainThread(client: Client, size: number, title: string): Promise<string> {

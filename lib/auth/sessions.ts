@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { read, storedDate, write } from "../database";
+import { placeholders, read, storedDate, write } from "../database";
 import { Invalid } from "../errors";
 import { parseInput } from "../validation";
 import { SESSION_TTL_MS } from "./schemas";
@@ -59,7 +59,7 @@ export async function sessionsStillValid(proofs: readonly string[]): Promise<Set
   return read(async (tx) => {
     const valid = new Set<string>();
     for (const chunk of chunksOf(proofs)) {
-      const rows = await tx.all<{ id_hash: string }>(`SELECT id_hash FROM sessions WHERE expires_at > ? AND id_hash IN (${chunk.map(() => "?").join(", ")})`, [now, ...chunk]);
+      const rows = await tx.all<{ id_hash: string }>(`SELECT id_hash FROM sessions WHERE expires_at > ? AND id_hash IN (${placeholders(chunk.length)})`, [now, ...chunk]);
       for (const row of rows) valid.add(row.id_hash);
     }
     return valid;

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import { lockRows, read, storedDate, write, type Tx } from "../database";
+import { lockRows, placeholders, read, storedDate, write, type Tx } from "../database";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { parseInput, type DoorInput } from "../validation";
 import type { ClientSide } from "../handoffs/schemas";
@@ -147,7 +147,7 @@ export async function tokensStillValid(proofs: readonly string[]): Promise<Set<s
   return read(async (tx) => {
     const valid = new Set<string>();
     for (const chunk of chunksOf(proofs)) {
-      const rows = await tx.all<{ token_hash: string }>(`SELECT token_hash FROM access_tokens WHERE token_hash IN (${chunk.map(() => "?").join(", ")})`, chunk);
+      const rows = await tx.all<{ token_hash: string }>(`SELECT token_hash FROM access_tokens WHERE token_hash IN (${placeholders(chunk.length)})`, chunk);
       for (const row of rows) valid.add(row.token_hash);
     }
     return valid;

@@ -19,6 +19,7 @@ export { BUSY_TIMEOUT_MS } from "./sqlite";
 export { listen, type Listening } from "./listen";
 export { vacuum } from "./vacuum";
 export { engineOf } from "./engine";
+export { placeholders } from "./params";
 
 /** The largest value an integer column holds on PostgreSQL (int4): ids and seqs past it are refused or cut to it. */
 export const MAX_INT4 = 2_147_483_647;

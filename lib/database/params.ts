@@ -15,6 +15,9 @@ export function checkedParams(params: Params): Params {
   return params;
 }
 
+/** `?, ?, …`: the placeholders of an `IN (…)` list of `count` values (at least one). */
+export const placeholders = (count: number): string => Array.from({ length: count }, () => "?").join(", ");
+
 /** `?` → `$1…` outside quotes: a statement written for both engines, as PostgreSQL reads it. */
 export function numberedParameters(text: string): string {
   let index = 0;

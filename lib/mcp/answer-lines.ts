@@ -13,9 +13,12 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 const unsent = new Set<string>();
 /** Answers made but never sent (a call that failed after its tool ran) are forgotten past this many. */
 const MAX_UNSENT = 64;
+/** Only a process serving stdio sends answers as lines; the HTTP door's answers are never looked up, so none is kept. */
+let serving = false;
 
 /** Records that `json` is exactly `JSON.stringify` of the structure it will be sent with. */
 export function rememberSerialized(json: string): void {
+  if (!serving) return;
   unsent.add(json);
   if (unsent.size > MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
 }
@@ -41,6 +44,11 @@ export function messageLine(message: JSONRPCMessage): string {
 
 /** The SDK's stdio transport, writing each message as messageLine makes it. */
 export class StdioAnswerTransport extends StdioServerTransport {
+  constructor() {
+    super();
+    serving = true;
+  }
+
   override send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
       if (process.stdout.write(messageLine(message))) resolve();

@@ -4,7 +4,7 @@ import { OAuthTokenRevocationRequestSchema, type OAuthTokens } from "@modelconte
 import { InvalidGrantError, InvalidRequestError, InvalidTargetError, UnsupportedGrantTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { chunksOf, hashSecret, lockToken, touch, type Principal } from "../auth/tokens";
 import type { ClientSide } from "../handoffs/schemas";
-import { read, storedDate, write, type Tx } from "../database";
+import { placeholders, read, storedDate, write, type Tx } from "../database";
 import { canBeClientId } from "./clients";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS, CODE_PREFIX, REFRESH_TOKEN_PREFIX, REFRESH_TOKEN_TTL_MS, secretShape } from "./secrets";
 
@@ -185,7 +185,7 @@ export async function accessTokensStillValid(proofs: readonly string[]): Promise
     const valid = new Set<string>();
     for (const chunk of chunksOf(proofs)) {
       const rows = await tx.all<{ token_hash: string }>(
-        `SELECT token_hash FROM oauth_tokens WHERE kind = 'access' AND expires_at > ? AND token_hash IN (${chunk.map(() => "?").join(", ")})`,
+        `SELECT token_hash FROM oauth_tokens WHERE kind = 'access' AND expires_at > ? AND token_hash IN (${placeholders(chunk.length)})`,
         [now, ...chunk],
       );
       for (const row of rows) valid.add(row.token_hash);

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Tx } from "../database";
+import { placeholders, type Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchEngine, SearchHit } from "./engine";
@@ -87,8 +87,6 @@ type ExcerptRow = { id: number; text: string };
 type EntryRow = { seq: number; type: EntryType; from_client: ClientSide; number: number };
 type TextRow = { id: number; title: string; summary: string | null };
 
-const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
-
 /**
  * Rows of `table` (an FTS5 index) among `rowids` that match, with `columns` (snippet() or
  * highlight() of each). FTS5 sets a query up anew for each rowid it is asked for: cheap for a
@@ -140,7 +138,8 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
   const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
   const excerpts = await matchingRows<ExcerptRow>(tx, "entry_search", "snippet(entry_search, 0, ?, ?, ?, ?) AS text", [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS], match, seqs, oneScan);
   const entries = seqs.length ? await tx.all<EntryRow>(`SELECT seq, type, from_client, number FROM handoff_entries WHERE seq IN (${placeholders(seqs.length)})`, seqs) : [];
-  const textOf = new Map(textIds.map((row) => [row.handoff_id, texts.find((text) => text.id === row.id)]));
+  const textById = new Map(texts.map((text) => [text.id, text]));
+  const textOf = new Map(textIds.map((row) => [row.handoff_id, textById.get(row.id)]));
   const excerptOf = new Map(excerpts.map((row) => [row.id, row.text]));
   const entryOf = new Map(entries.map((row) => [row.seq, row]));
   for (const hit of hits) {

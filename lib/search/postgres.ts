@@ -1,5 +1,5 @@
 import "server-only";
-import type { Tx } from "../database";
+import { placeholders, type Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import type { SearchEngine, SearchHit } from "./engine";
 import { SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
@@ -94,8 +94,6 @@ const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text
          THEN substr(p.source, p.at + length(p.plain)) END AS tail
   FROM (SELECT m.*, strpos(m.source, m.plain) AS at
           FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner}) i) m) p`;
-
-const placeholders = (count: number) => Array.from({ length: count }, () => "?").join(", ");
 
 /** The page's entry passages, one statement for all of them. */
 const entryExcerpts = (count: number) =>
