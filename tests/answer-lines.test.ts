@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { messageLine, rememberSerialized, StdioAnswerTransport } from "../lib/mcp/answer-lines";
+import { messagePieces, rememberSerialized, StdioAnswerTransport } from "../lib/mcp/answer-lines";
+
+const lineOf = (message: JSONRPCMessage) => messagePieces(message).join("");
 
 /** lib/mcp/answer-lines.ts: a tool answer's structure is sent as the JSON made for its text block, once. */
 describe("answer lines", () => {
@@ -10,7 +12,7 @@ describe("answer lines", () => {
     const text = JSON.stringify(structure);
     rememberSerialized(text);
     const message = { result: { content: [{ type: "text", text }], structuredContent: structure }, jsonrpc: "2.0", id: 1 } as unknown as JSONRPCMessage;
-    expect(messageLine(message)).toBe(`${JSON.stringify(message)}\n`);
+    expect(lineOf(message)).toBe(`${JSON.stringify(message)}\n`);
     // The stdio transport, once made, has answers kept (it only reads stdin once started).
     new StdioAnswerTransport();
   });
@@ -23,7 +25,7 @@ describe("answer lines", () => {
         const result = withContent ? { content: [{ type: "text", text }], structuredContent: structure } : { structuredContent: structure };
         // The SDK builds a response as { result, jsonrpc, id }: the result comes first.
         const message = { result, jsonrpc: "2.0", id: 7 } as unknown as JSONRPCMessage;
-        const line = messageLine(message);
+        const line = lineOf(message);
         expect(line.endsWith("\n")).toBe(true);
         expect(line.slice(0, -1)).not.toContain("\n");
         expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
@@ -37,7 +39,7 @@ describe("answer lines", () => {
     rememberSerialized(text);
     const copied = structuredClone(structure);
     const message = { result: { content: [{ type: "text", text }], structuredContent: copied }, jsonrpc: "2.0", id: 3 } as unknown as JSONRPCMessage;
-    const line = messageLine(message);
+    const line = lineOf(message);
     // Spliced: the structure goes last, after the envelope's other members.
     expect(line).toBe(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}\n`);
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
@@ -45,6 +47,6 @@ describe("answer lines", () => {
 
   it("send other messages as they are", () => {
     const request = { jsonrpc: "2.0", id: 1, method: "tools/list" } as JSONRPCMessage;
-    expect(messageLine(request)).toBe(`${JSON.stringify(request)}\n`);
+    expect(lineOf(request)).toBe(`${JSON.stringify(request)}\n`);
   });
 });
