@@ -7,7 +7,9 @@
  * 1. stdio.ts: stdio add_to_handoff / get_handoff (300 entries) p50: `node bin/baton.mjs mcp`
  *    against bench/workers/floor-mcp.ts (the SDK's McpServer + raw better-sqlite3, same transactions).
  * 2. http.ts: HTTP appends/s with 1 and 16 keep-alive clients: REST and MCP against GET /api/health
- *    (a trivial route of the same build) and bench/workers/floor-http.ts (node:http + better-sqlite3).
+ *    (a trivial route of the same build), bench/workers/floor-http.ts (node:http + better-sqlite3 on
+ *    Baton's schema) and bench/workers/floor-http-minimal.ts (node:http + better-sqlite3 doing only
+ *    the seed's check, insert and cursor update on a minimal table).
  * 3. pages.ts: GET / at 10,000 handoffs / 1,000,000 entries and a 10,000-entry thread's page,
  *    against the same pages on the small database before the fill.
  * 4. memory.ts: resident memory of an idle `baton mcp`; http.ts: of the dashboard after the HTTP run.
@@ -72,6 +74,7 @@ export async function run(): Promise<void> {
   await ensureMigrated();
   const floorMcp = await bundleWorker("floor-mcp");
   const floorHttp = await bundleWorker("floor-http");
+  const floorHttpMinimal = await bundleWorker("floor-http-minimal");
   const reuse = process.env.BATON_BENCH_REUSE_BUILD === "1" && fs.existsSync(path.join(projectRoot, DIST_DIR, "BUILD_ID"));
   const figures: Figure[] = [];
   try {
@@ -85,7 +88,7 @@ export async function run(): Promise<void> {
     if (wanted.has("seed")) figures.push(...(await withPrebuilt("against the seed's server", () => againstSeed())));
     let built = reuse;
     if (wanted.has("http") || wanted.has("pages") || wanted.has("live")) {
-      await onSqliteServer(wanted, readThread, floorHttp, !built, figures);
+      await onSqliteServer(wanted, readThread, { floorHttp, floorHttpMinimal }, !built, figures);
       built = true;
     }
     if (wanted.has("postgres")) figures.push(...(await onPostgres(!built)));
@@ -98,19 +101,35 @@ export async function run(): Promise<void> {
 }
 
 /** Parts http (2, 4b), pages (3) and live (7): the served dashboard on SQLite. Each part's figures join `figures` as it ends. */
-async function onSqliteServer(wanted: Set<Part>, readThread: string, floorHttp: string, build: boolean, figures: Figure[]): Promise<void> {
+async function onSqliteServer(
+  wanted: Set<Part>,
+  readThread: string,
+  workers: { floorHttp: string; floorHttpMinimal: string },
+  build: boolean,
+  figures: Figure[],
+): Promise<void> {
   log(`\n(${build ? "building" : "reusing"} the dashboard into ${DIST_DIR}…)`);
-  const [port, floorPort] = [await freePort(), await freePort()];
+  const [port, floorPort, minimalPort] = [await freePort(), await freePort(), await freePort()];
   const server = await startProductionServer(port, { distDir: DIST_DIR, build });
-  const floor = await spawnUntilReady([process.execPath, floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
+  const floor = await spawnUntilReady([process.execPath, workers.floorHttp], { ...process.env, FLOOR_DATABASE: databaseFile(), FLOOR_PORT: String(floorPort) });
+  // The minimal floor keeps its own file and threads (its table is not Baton's).
+  const minimalThreads = Array.from({ length: 16 }, (_, index) => `minimal-${index}`);
+  const minimal = await spawnUntilReady([process.execPath, workers.floorHttpMinimal], {
+    ...process.env,
+    FLOOR_DATABASE: path.join(path.dirname(databaseFile()), "floor-minimal.db"),
+    FLOOR_HANDOFFS: minimalThreads.join(","),
+    FLOOR_PORT: String(minimalPort),
+  });
   try {
-    if (wanted.has("http")) figures.push(...(await httpAppends({ port, pid: server.pid }, { port: floorPort, pid: floor.pid })));
+    if (wanted.has("http")) {
+      figures.push(...(await httpAppends({ port, pid: server.pid }, { port: floorPort, pid: floor.pid }, { port: minimalPort, pid: minimal.pid, threads: minimalThreads })));
+    }
     if (wanted.has("pages")) figures.push(...(await pagesAtScale(server.baseUrl, readThread)));
     if (wanted.has("live")) figures.push(...(await liveEvents(server.baseUrl)));
   } catch (error) {
     log(`\nthe dashboard server's last stderr:\n${server.output()}`);
     throw error;
   } finally {
-    await Promise.all([server.stop(), floor.stop()]);
+    await Promise.all([server.stop(), floor.stop(), minimal.stop()]);
   }
 }

@@ -26,6 +26,8 @@ export const TARGETS: readonly Target[] = [
   { figure: "hook session-start, nothing waiting, start → exit", bound: "≤", limit: 4, unit: "× reference", issue: "19" },
   { figure: "HTTP REST appends, 16 clients, vs bare floor", bound: "≥", limit: 35, unit: "% of reference", issue: "16" },
   { figure: "HTTP MCP appends, 16 clients, vs bare floor", bound: "≥", limit: 25, unit: "% of reference", issue: "16" },
+  { figure: "HTTP REST appends, 16 clients, vs minimal floor", bound: "≥", limit: 14, unit: "% of reference", issue: "29, point 4" },
+  { figure: "HTTP MCP appends, 16 clients, vs minimal floor", bound: "≥", limit: 10, unit: "% of reference", issue: "29, point 4" },
   { figure: "HTTP failed requests", bound: "≤", limit: 0, unit: "count", issue: "10, point 4" },
   { figure: "dashboard resident memory after HTTP run", bound: "≤", limit: 300, unit: "MB", issue: "16" },
   { figure: "GET / at 10k handoffs / 1M entries", bound: "≤", limit: 100, unit: "ms", issue: "10, point 4" },

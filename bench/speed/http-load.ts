@@ -2,6 +2,8 @@
  * HTTP load for the speed parts: `clients` keep-alive loops against one endpoint, each sending its
  * next request when the last is answered.
  */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
 import { median } from "../support";
 
@@ -13,8 +15,19 @@ export type Endpoint = {
   path: (loop: number) => string;
   body?: (loop: number, request: number) => string;
   ok: (status: number, body: string) => boolean;
+  /** The serving process, whose CPU time per answered request the load reports. */
+  pid?: number;
 };
-export type Load = { perSecond: number; p50: number; failures: number; firstFailure: string };
+/** `cpuMsPerRequest`: the serving process's CPU time (user + system) over the run, per answered request; NaN without a pid. */
+export type Load = { perSecond: number; p50: number; failures: number; firstFailure: string; cpuMsPerRequest: number };
+
+const CLOCK_TICKS_PER_S = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/** A process's CPU time so far in ms (utime + stime of /proc/<pid>/stat). */
+function cpuMsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+}
 
 function send(agent: http.Agent, endpoint: Endpoint, path: string, body: string | undefined): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -40,6 +53,7 @@ export async function hammer(endpoint: Endpoint, clients: number, seconds: numbe
   const latencies: number[] = [];
   let failures = 0;
   let firstFailure = "";
+  const cpuAtStart = endpoint.pid ? cpuMsOf(endpoint.pid) : NaN;
   const start = performance.now();
   const end = start + seconds * 1000;
   await Promise.all(
@@ -60,7 +74,8 @@ export async function hammer(endpoint: Endpoint, clients: number, seconds: numbe
   );
   agent.destroy();
   const elapsed = (performance.now() - start) / 1000;
-  return { perSecond: latencies.length / elapsed, p50: latencies.length ? median(latencies) : NaN, failures, firstFailure };
+  const cpuMsPerRequest = endpoint.pid ? (cpuMsOf(endpoint.pid) - cpuAtStart) / latencies.length : NaN;
+  return { perSecond: latencies.length / elapsed, p50: latencies.length ? median(latencies) : NaN, failures, firstFailure, cpuMsPerRequest };
 }
 
 /** An entry's JSON body for `POST /api/handoffs/<id>/entries`, and its answer. */
