@@ -43,6 +43,11 @@ export function write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): 
   return database().write(work, options);
 }
 
+/** Runs `work` in a write transaction it may share with concurrent callers' (group commit; see Database.writeGrouped). */
+export function writeGrouped<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  return database().writeGrouped(work);
+}
+
 /** Runs `work` in one read transaction: a consistent snapshot across its statements. */
 export function read<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
   return database().read(work);

@@ -130,6 +130,7 @@ export function openPostgres(url: string): Database {
   return {
     engine: "postgres",
     write: (work) => transaction("BEGIN", work),
+    writeGrouped: (work) => transaction("BEGIN", work),
     writeStatement: <Row>(text: string, params: Params = []) => transaction(null, (tx) => tx.all<Row>(text, params)),
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
     ping: async () => {

@@ -118,9 +118,61 @@ export function openSqlite(url: string): Database {
     );
   };
 
+  /**
+   * Group commit (Database.writeGrouped). Every commit costs the same whatever it holds: the
+   * write lock, the WAL frames of the pages it touched, and the search index's terms, which FTS5
+   * keeps in memory until the transaction ends and then writes out as a new segment. Concurrent
+   * appends (16 HTTP clients) each paid all of it; grouped, they pay it once. A group is what
+   * arrived while the process was busy: it gathers until the event loop's next check phase
+   * (setImmediate: after every request whose bytes were waiting was read), so a lone writer waits
+   * for nothing but that turn. No savepoint per member: FTS5 writes its pending terms out at
+   * every SAVEPOINT, which costs what a commit does. Instead, a member that throws rolls the
+   * group back and every member runs again alone, in order.
+   */
+  type Member = { work: (tx: Tx) => Promise<unknown>; settle: (outcome: { value: unknown } | { error: unknown }) => void };
+  let group: Member[] | null = null;
+  /** Thrown inside a group's transaction when a member threw: roll back, then run each alone. */
+  const memberFailed = Symbol("a member of the group threw");
+  const alone = (member: Member) =>
+    transaction(() => begin(BUSY_TIMEOUT_MS), member.work).then(
+      (value) => member.settle({ value }),
+      (error: unknown) => member.settle({ error }),
+    );
+  const commitGroup = async () => {
+    const members = group!;
+    group = null;
+    if (members.length === 1) return alone(members[0]);
+    const values: unknown[] = [];
+    try {
+      await transaction(
+        () => begin(BUSY_TIMEOUT_MS),
+        async (tx) => {
+          for (const member of members) values.push(await member.work(tx).catch(() => Promise.reject(memberFailed)));
+        },
+      );
+    } catch (error) {
+      if (error === memberFailed) for (const member of members) await alone(member);
+      // The lock, or the commit itself, failed: for every member alike.
+      else for (const member of members) member.settle({ error });
+      return;
+    }
+    members.forEach((member, index) => member.settle({ value: values[index] }));
+  };
+  const writeGrouped = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
+    if (inside.getStore()) return work(tx);
+    return new Promise<T>((resolve, reject) => {
+      if (!group) {
+        group = [];
+        setImmediate(() => void commitGroup());
+      }
+      group.push({ work, settle: (outcome) => ("error" in outcome ? reject(outcome.error) : resolve(outcome.value as T)) });
+    });
+  };
+
   return {
     engine: "sqlite",
     write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work),
+    writeGrouped,
     read: (work) => transaction(() => statement("BEGIN").run(), work),
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
     writeStatement: <Row>(text: string, params: Params = []) =>

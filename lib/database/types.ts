@@ -37,6 +37,17 @@ export type Database = {
    * write an engine can say in one statement. Inside a `write` it joins that transaction.
    */
   writeStatement<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row[]>;
+  /**
+   * Group commit: like `write`, but `work` may share its transaction with the other `writeGrouped`
+   * calls made while this process was busy (SQLite: the same turn of the event loop), each run in
+   * turn and all committed at once; each caller gets its own result only after that commit. When
+   * one `work` throws, the group rolls back and each of its `work`s runs again in a transaction of
+   * its own, so one caller's failure is never another's. So `work` reads and writes only through
+   * `tx` (not its caller's async context), and answers an expected outcome (a row, or none)
+   * instead of throwing it. Inside a `write` it joins that transaction. PostgreSQL commits each
+   * on its own pooled connection, concurrently: there it is `write`.
+   */
+  writeGrouped<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Whether the database answers (the health endpoint). */
   ping(): Promise<void>;
   close(): Promise<void>;

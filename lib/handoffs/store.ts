@@ -1,6 +1,6 @@
 import "server-only";
 import { customAlphabet } from "nanoid";
-import { database, lockRows, MAX_INT4, storedDate, write, writeStatement, type Tx } from "../database";
+import { database, lockRows, MAX_INT4, storedDate, writeGrouped, writeStatement, type Tx } from "../database";
 import { Conflict, Invalid, NotFound } from "../errors";
 import { cleanFields, cleanText, type Redaction } from "../secrets";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
@@ -153,12 +153,15 @@ export async function appendEntryIn(tx: Tx, id: string, entry: CleanEntry): Prom
 }
 
 /**
- * appendEntryIn as a transaction of its own (what a door's append is). On PostgreSQL the
- * statement runs on its own: one round trip instead of three (BEGIN, it, COMMIT), which is most
- * of an append's time there.
+ * appendEntryIn as a transaction of its own (what a door's append is), answered once it is
+ * committed. On SQLite, concurrent appends share one transaction (group commit, lib/database's
+ * writeGrouped): the statements answer the row or none and only then, outside the group, does
+ * a missing or completed thread become its caller's error. On PostgreSQL the statement runs on
+ * its own: one round trip instead of three (BEGIN, it, COMMIT), which is most of an append's
+ * time there.
  */
 export async function appendEntry(id: string, entry: CleanEntry): Promise<Appended> {
-  if (database().engine !== "postgres") return write((tx) => appendEntryIn(tx, id, entry));
+  if (database().engine !== "postgres") return appendedFrom(id, entry, await writeGrouped((tx) => appendRowOnSqlite(tx, id, entry)));
   const [row] = await writeStatement<AppendedRow>(APPEND_STATEMENTS[entry.fromClient], appendParams(id, entry));
   return appendedFrom(id, entry, row);
 }
