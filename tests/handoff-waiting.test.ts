@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_WAITING_AFTER_MS, findWaitingHandoffs, waitingAfterMs } from "../lib/handoffs/attention";
 import { addEntry, createHandoff, markRead } from "../lib/handoffs";
-import { write } from "../lib/database";
+import { storedDate, write } from "../lib/database";
+import { closeHandoffIn } from "../lib/handoffs/store";
 import { createWebhook, startWebhookDispatcher, type WebhookDispatcher } from "../lib/webhooks";
 import { HANDOFF_WAITING, raiseWaitingEvents } from "../lib/webhooks/waiting";
 import { rowsOf } from "./support/rows";
@@ -30,6 +31,48 @@ describe("findWaitingHandoffs", () => {
     const { entry } = await addEntry({ id: handoff.id, type: "question", content: "7 or 30 days?", asClient: "code" });
     expect(await mine({ now: later(31) })).toMatchObject([{ waitingFor: "chat", firstUnreadSeq: entry.seq, unreadCount: 1 }]);
     await expect(findWaitingHandoffs({ olderThanMs: -1 })).rejects.toThrow(/olderThanMs must be a whole number/);
+  });
+
+  it("keeps handoff_unread, which it reads, the first unread entry's time per active handoff and side, whatever writes", async () => {
+    const { handoff } = await createHandoff({ title: "Unread since", content: "Plan", asClient: "chat" });
+    const { handoff: other } = await createHandoff({ title: "Unread since, closed", content: "Plan", asClient: "code" });
+    const ids = [handoff.id, other.id];
+    // What the table must hold, computed from the entries themselves.
+    const truth = () =>
+      rowsOf<{ handoff_id: string; side: string; since: string }>(
+        `SELECT h.id AS handoff_id, s.side, (SELECT MIN(e.created_at) FROM handoff_entries e WHERE e.handoff_id = h.id
+           AND e.seq = (SELECT MIN(f.seq) FROM handoff_entries f WHERE f.handoff_id = h.id AND f.seq > CASE s.side WHEN 'chat' THEN h.chat_last_seen ELSE h.code_last_seen END)) AS since
+         FROM handoffs h CROSS JOIN (SELECT 'chat' AS side UNION ALL SELECT 'code') s
+         WHERE h.id IN (?, ?) AND h.status = 'active' ORDER BY 1, 2`,
+        ids,
+      ).then((rows) => rows.filter((row) => row.since !== null).map((row) => ({ ...row, since: new Date(row.since).toISOString() })));
+    const stored = () =>
+      rowsOf<{ handoff_id: string; side: string; since: string }>("SELECT handoff_id, side, since FROM handoff_unread WHERE handoff_id IN (?, ?) ORDER BY 1, 2", ids).then((rows) =>
+        rows.map((row) => ({ ...row, since: new Date(row.since).toISOString() })),
+      );
+    const check = async (sides: string[]) => {
+      const expected = await truth();
+      expect(expected.map((row) => `${row.handoff_id} ${row.side}`)).toEqual([...sides].sort());
+      expect(await stored()).toEqual(expected);
+    };
+    await check([`${handoff.id} code`, `${other.id} chat`]);
+    await addEntry({ id: handoff.id, type: "task", content: "Do it", asClient: "chat" });
+    // Writing reads the thread: code, which wrote last, has nothing new.
+    await addEntry({ id: handoff.id, type: "question", content: "When?", asClient: "code" });
+    await check([`${handoff.id} chat`, `${other.id} chat`]);
+    await markRead({ id: handoff.id, asClient: "chat" });
+    await check([`${other.id} chat`]);
+    // A cursor set by hand into the thread, and an entry written by SQL, not through lib/handoffs.
+    const [second] = await rowsOf<{ seq: number }>("SELECT seq FROM handoff_entries WHERE handoff_id = ? ORDER BY seq LIMIT 1 OFFSET 1", [handoff.id]);
+    await write((tx) => tx.run("UPDATE handoffs SET code_last_seen = ? WHERE id = ?", [second.seq, handoff.id]));
+    await check([`${handoff.id} code`, `${other.id} chat`]);
+    await write((tx) =>
+      tx.run("INSERT INTO handoff_entries (handoff_id, number, from_client, type, content, created_at) VALUES (?, 9, 'code', 'progress', 'by hand', ?)", [handoff.id, storedDate()]),
+    );
+    await check([`${handoff.id} chat`, `${handoff.id} code`, `${other.id} chat`]);
+    await markRead({ id: handoff.id, asClient: "code" });
+    await write((tx) => closeHandoffIn(tx, other.id));
+    await check([`${handoff.id} chat`]);
   });
 
   it("reads BATON_WAITING_AFTER as 45s, 30m, 2h, 500ms or minutes, and a wrong value as the default with one warning", () => {

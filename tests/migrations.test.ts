@@ -40,6 +40,10 @@ describe("the migrated database", () => {
         { name: "search_text_created", tableName: "handoff_search_texts" },
         { name: "search_text_deleted", tableName: "handoff_search_texts" },
         { name: "search_text_updated", tableName: "handoff_search_texts" },
+        { name: "unread_chat_cursor_moved", tableName: "handoffs" },
+        { name: "unread_code_cursor_moved", tableName: "handoffs" },
+        { name: "unread_entry_created", tableName: "handoff_entries" },
+        { name: "unread_status_changed", tableName: "handoffs" },
       ]);
     } finally {
       sqlite.close();

@@ -15,6 +15,7 @@ const root = path.resolve(import.meta.dirname, "..");
 const OWNERS: Record<string, string> = {
   handoffs: "handoffs",
   handoff_entries: "handoffs",
+  handoff_unread: "handoffs",
   agents: "agents",
   handoff_records: "agents",
   handoff_sources: "formats",

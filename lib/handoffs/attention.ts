@@ -147,23 +147,25 @@ const findWaitingInput = z.object({
 
 /**
  * One side's waiting handoffs, longest waiting first, in the caller's transaction (the webhook
- * watch's). The first unread entry is one index seek per active handoff; the unread count is
- * counted only for the `limit` kept.
+ * watch's). handoff_unread (kept by the database's triggers) holds when each active handoff's
+ * first entry past the side's cursor was written, so the longest waiting are an index range
+ * whatever the number of handoffs; the first unread entry and the unread count are looked up
+ * only for the `limit` kept.
  */
 export async function waitingIn(tx: Tx, side: ClientSide, cutoff: string, limit: number): Promise<WaitingHandoff[]> {
   const cursor = cursorColumn(side);
   const rows = await tx.all<HandoffRow & { first_seq: number; since: string; unread: number }>(
-    `SELECT ${HANDOFF_COLUMNS}, w.first_seq, w.since,
+    `SELECT ${HANDOFF_COLUMNS}, w.since,
+         (SELECT MIN(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS first_seq,
          (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS unread
        FROM (
-         SELECT h.id, f.seq AS first_seq, f.created_at AS since
-         FROM handoffs h
-         JOIN handoff_entries f ON f.seq = (SELECT MIN(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor})
-         WHERE h.status = 'active' AND f.created_at <= ?
-         ORDER BY f.created_at ASC, h.id ASC LIMIT ?
+         SELECT u.handoff_id AS id, u.since
+         FROM handoff_unread u JOIN handoffs h ON h.id = u.handoff_id
+         WHERE u.side = ? AND u.since <= ? AND h.status = 'active'
+         ORDER BY u.since ASC, u.handoff_id ASC LIMIT ?
        ) w JOIN handoffs h ON h.id = w.id
        ORDER BY w.since ASC, h.id ASC`,
-    [cutoff, limit],
+    [side, cutoff, limit],
   );
   return rows.map((row) => ({
     handoff: toHandoffView(row),
