@@ -293,6 +293,9 @@ describe("findHandoffs", () => {
     expect(paged).toMatchObject({ total: 3, pageCount: 2, page: 2 });
     expect(paged.items.map((item) => item.id)).toEqual([second.handoff.id]);
     expect(await findProjects()).toContain("listing");
+    // Each tag once, in order: what DISTINCT answers, found one seek per tag.
+    const distinct = await read((tx) => tx.all<{ project: string }>("SELECT DISTINCT project FROM handoffs WHERE project IS NOT NULL ORDER BY project"));
+    expect(await findProjects()).toEqual(distinct.map((row) => row.project));
   });
 
   it("refuses bad filters", async () => {
