@@ -136,13 +136,13 @@ type ThreadState = {
   last_number: number;
   chat_new: number;
   code_new: number;
-  chat_first: number | null;
-  code_first: number | null;
 };
 
 /**
  * One row per thread from its questions and its entries left unread: per side, how many entries
- * are new and where to open; the thread's last number. A few index seeks per thread listed.
+ * are new and where to open; the thread's last number. Two counts on the (handoff_id, seq) index
+ * per thread listed, no entry read: numbers follow seqs without gaps within a thread, so the
+ * first new entry's number is the last number less the new ones.
  */
 async function threadRows(tx: Tx, questions: AskedQuestion[], waiting: WaitingHandoff[]): Promise<ThreadAttention[]> {
   const drafts = new Map<string, ThreadKey & { sides: Map<ClientSide, { questions: WaitingQuestion[]; waitingSince: string | null }> }>();
@@ -160,19 +160,18 @@ async function threadRows(tx: Tx, questions: AskedQuestion[], waiting: WaitingHa
     const state = await tx.get<ThreadState>(
       `SELECT h.updated_at, h.last_number,
          (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen) AS chat_new,
-         (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_new,
-         (SELECT e.number FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.chat_last_seen ORDER BY e.seq LIMIT 1) AS chat_first,
-         (SELECT e.number FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen ORDER BY e.seq LIMIT 1) AS code_first
+         (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > h.code_last_seen) AS code_new
        FROM handoffs h WHERE h.id = ?`,
       [draft.handoffId],
     );
     if (!state) continue;
     const sides = [...draft.sides].map(([side, held]): SideAttention => {
-      const first = (side === "chat" ? state.chat_first : state.code_first) ?? state.last_number;
+      const newCount = side === "chat" ? state.chat_new : state.code_new;
+      const first = newCount > 0 ? state.last_number - newCount + 1 : state.last_number;
       return {
         side,
         questions: held.questions,
-        newCount: side === "chat" ? state.chat_new : state.code_new,
+        newCount,
         waitingSince: held.waitingSince,
         openAt: held.questions.length > 0 ? Math.min(...held.questions.map((question) => question.number)) : first,
       };
@@ -249,7 +248,8 @@ async function staleHandoffs(rows: HandoffRow[]): Promise<StaleHandoff[]> {
   return results.filter((result): result is StaleHandoff => result !== null);
 }
 
-async function computeAttention(): Promise<Attention> {
+/** What needs the operator now, read afresh (findAttention reuses it): what the bench times. */
+export async function computeAttention(): Promise<Attention> {
   const cutoff = storedDate(new Date(Date.now() - waitingAfterMs()));
   // One snapshot for the desk's own reads; git (staleness) runs after it.
   const { threads, deliveries, nearLimit, recent } = await read(async (tx) => {
