@@ -57,6 +57,7 @@ it("gives each grouped write its own outcome: one that throws is rolled back alo
     await tx.run("UPDATE handoffs SET title = ? WHERE id = ?", ["never kept", handoff.id]);
     throw new Error("this write fails");
   });
+  // Made in one turn: on SQLite the first may run at once, the rest share a group with the one that throws.
   const [project, failed, title] = await Promise.allSettled([setProject("kept"), failing, titled("kept title")]);
   expect(project).toEqual({ status: "fulfilled", value: 1 });
   expect(failed).toMatchObject({ status: "rejected", reason: { message: "this write fails" } });

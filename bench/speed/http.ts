@@ -53,7 +53,7 @@ export async function httpAppends(dashboard: Served, floor: Served, minimal: Ser
       const load = await hammer(endpoint, clients, HTTP_SECONDS);
       results.set(`${endpoint.label}/${clients}`, load);
       log(
-        `  ${String(clients).padStart(2)} client${clients > 1 ? "s" : " "} ${names[endpoint.label].padEnd(38)} ${perS(load.perSecond).padStart(8)} · p50 ${msOf(load.p50)}` +
+        `  ${String(clients).padStart(2)} client${clients > 1 ? "s" : " "} ${names[endpoint.label].padEnd(38)} ${perS(load.perSecond).padStart(8)} · p50 ${msOf(load.p50)} · server CPU ${msOf(load.cpuMsPerRequest)} per request` +
           (load.failures ? ` · FAILURES ${load.failures} (first: ${load.firstFailure})` : ""),
       );
     }

@@ -124,13 +124,19 @@ export function openSqlite(url: string): Database {
    * keeps in memory until the transaction ends and then writes out as a new segment. Concurrent
    * appends (16 HTTP clients) each paid all of it; grouped, they pay it once. A group is what
    * arrived while the process was busy: it gathers until the event loop's next check phase
-   * (setImmediate: after every request whose bytes were waiting was read), so a lone writer waits
-   * for nothing but that turn. No savepoint per member: FTS5 writes its pending terms out at
-   * every SAVEPOINT, which costs what a commit does. Instead, a member that throws rolls the
-   * group back and every member runs again alone, in order.
+   * (setImmediate: after every request whose bytes were waiting was read). Waiting for that turn
+   * costs a lone writer (a stdio server's one client) tens of microseconds, so a write runs at
+   * once unless writes came together lately: a second one in the turn of one that ran at once,
+   * or the last group held more than one. No savepoint per member: FTS5 writes its pending terms
+   * out at every SAVEPOINT, which costs what a commit does. Instead, a member that throws rolls
+   * the group back and every member runs again alone, in order.
    */
   type Member = { work: (tx: Tx) => Promise<unknown>; settle: (outcome: { value: unknown } | { error: unknown }) => void };
   let group: Member[] | null = null;
+  /** A grouped write ran at once in this turn of the event loop (cleared at the turn's check phase). */
+  let ranThisTurn = false;
+  /** Grouped writes came together lately: each waits for its turn's group. */
+  let together = false;
   /** Thrown inside a group's transaction when a member threw: roll back, then run each alone. */
   const memberFailed = Symbol("a member of the group threw");
   const alone = (member: Member) =>
@@ -141,6 +147,7 @@ export function openSqlite(url: string): Database {
   const commitGroup = async () => {
     const members = group!;
     group = null;
+    together = members.length > 1;
     if (members.length === 1) return alone(members[0]);
     const values: unknown[] = [];
     try {
@@ -160,6 +167,12 @@ export function openSqlite(url: string): Database {
   };
   const writeGrouped = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => {
     if (inside.getStore()) return work(tx);
+    if (!together && !ranThisTurn) {
+      ranThisTurn = true;
+      setImmediate(() => (ranThisTurn = false));
+      return transaction(() => begin(BUSY_TIMEOUT_MS), work);
+    }
+    together = true;
     return new Promise<T>((resolve, reject) => {
       if (!group) {
         group = [];

@@ -39,8 +39,9 @@ export type Database = {
   writeStatement<Row = Record<string, unknown>>(text: string, params?: Params): Promise<Row[]>;
   /**
    * Group commit: like `write`, but `work` may share its transaction with the other `writeGrouped`
-   * calls made while this process was busy (SQLite: the same turn of the event loop), each run in
-   * turn and all committed at once; each caller gets its own result only after that commit. When
+   * calls made while this process was busy (SQLite: the same turn of the event loop; a lone one
+   * runs at once), each run in turn and all committed at once; each caller gets its own result
+   * only after that commit. When
    * one `work` throws, the group rolls back and each of its `work`s runs again in a transaction of
    * its own, so one caller's failure is never another's. So `work` reads and writes only through
    * `tx` (not its caller's async context), and answers an expected outcome (a row, or none)
