@@ -456,4 +456,10 @@ describe("a project's last checkpoint, as End shift's start", () => {
     );
     expect(await lastCheckpointOf("no-such-project")).toBeNull();
   });
+
+  it("keeps a file or branch name holding backticks inside its code span", async () => {
+    await pushCheckpoint({ text: checkpoint("Odd names", "Renaming", "files: ['docs/we`ird.md', '`start.ts']\nbranch: fix/`tick`\n"), handoffId: null, project: "ticks" });
+    const found = await lastCheckpointOf("ticks");
+    expect(found?.document).toContain("## Key files\n- ``docs/we`ird.md``\n- `` `start.ts ``\n\nBranch: `` fix/`tick` ``\n");
+  });
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { toMarkdown } from "mdast-util-to-markdown";
 import { read } from "../database";
 import { newestCheckpointOf } from "./sources";
 import { handoffYamlFormat, type HandoffYaml } from "./handoff-yaml";
@@ -13,6 +14,9 @@ export type LastCheckpoint = {
   document: string;
 };
 
+/** `text` as a Markdown code span, fenced by more backticks than it holds (a file or branch name may hold some). */
+const codeSpan = (text: string) => toMarkdown({ type: "inlineCode", value: text }).trimEnd();
+
 const section = (heading: string, body: string | null | undefined) => `## ${heading}\n${body?.trim() ? `${body.trim()}\n` : "\n"}`;
 
 /**
@@ -23,7 +27,7 @@ const section = (heading: string, body: string | null | undefined) => `## ${head
 export function shiftDocumentFrom(checkpoint: HandoffYaml): string {
   const blocked = checkpoint.status === "blocked";
   const inProgress = [checkpoint.now, checkpoint.hypothesis ? `Hypothesis: ${checkpoint.hypothesis}` : null].filter(Boolean).join("\n\n");
-  const keyFiles = [...(checkpoint.files ?? []).map((file) => `- \`${file}\``), checkpoint.branch ? `\nBranch: \`${checkpoint.branch}\`` : null]
+  const keyFiles = [...(checkpoint.files ?? []).map((file) => `- ${codeSpan(file)}`), checkpoint.branch ? `\nBranch: ${codeSpan(checkpoint.branch)}` : null]
     .filter(Boolean)
     .join("\n");
   return [
