@@ -47,4 +47,11 @@ export const TARGETS: readonly Target[] = [
   { figure: "PostgreSQL search p95", bound: "≤", limit: 50, unit: "ms", issue: "29, point 2" },
   { figure: "PostgreSQL slowest search", bound: "≤", limit: 100, unit: "ms", issue: "29, point 2" },
   { figure: "search p95 at 10M entries", bound: "≤", limit: 100, unit: "ms", issue: "29, point 2" },
+  { figure: "history 10M/1M: GET /", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: GET /handoffs/<id>, 10,000 entries", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: GET /handoffs/<id>, typical thread", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: stdio get_handoff, 10,000 entries", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: stdio get_handoff, typical thread", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: attention view (uncached, in process)", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
+  { figure: "history 10M/1M: hook session-start, start → exit", bound: "≤", limit: 1.5, unit: "× reference", issue: "29, point 5" },
 ];
