@@ -22,7 +22,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ltsNode } from "../../tests/support/lts-node";
 import { connectStdioClient } from "../../tests/support/mcp-clients";
 import { f2, msOf, type Figure } from "../report";
-import { median, percentile, projectRoot } from "../support";
+import { bundleWorker, median, percentile, projectRoot } from "../support";
 import { benchRepository, contentOf, log, STARTS, STDIO_CALLS, THREAD_SIZE, threadOf } from "./common";
 import { call, interleaved } from "./mcp";
 import { startTime } from "./startup";
@@ -92,6 +92,7 @@ export async function againstSeed(): Promise<Figure[]> {
         { name: `stdio ${label} p95 vs the seed's server`, value: percentile(ours, 0.95), unit: "ms", reference: { value: percentile(seeds, 0.95), label: "project-brain" } },
       );
     }
+    figures.push(...(await answerFloors(node, [baton.client, brain], [batonRead, brainRead])));
     const starts = { baton: [] as number[], brain: [] as number[] };
     const batonArgs = [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
     const brainArgs = [path.join(BRAIN_DIR, "dist", "index.js"), "--stdio"];
@@ -107,5 +108,40 @@ export async function againstSeed(): Promise<Figure[]> {
     await Promise.all([baton.client.close(), brain.close()]);
     fs.rmSync(repo, { recursive: true, force: true });
     fs.rmSync(data, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each server's get_handoff answer sent back by bench/workers/canned-answer.ts, a server that only
+ * answers: what the same client (the SDK's, as Claude Code's) pays to receive and parse an answer
+ * of that size, interleaved. The difference between the two is the part of the gap that the
+ * answer's size makes whatever the server does.
+ */
+async function answerFloors(node: string, clients: Client[], ids: string[]): Promise<Figure[]> {
+  const worker = await bundleWorker("canned-answer");
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-canned-"));
+  const canned: Client[] = [];
+  try {
+    const sizes: number[] = [];
+    for (const [index, client] of clients.entries()) {
+      const result = await call(client, "get_handoff", { id: ids[index] });
+      const file = path.join(folder, `answer-${index}.json`);
+      fs.writeFileSync(file, JSON.stringify(result));
+      sizes.push(fs.statSync(file).size);
+      const transport = new StdioClientTransport({ command: node, args: [worker], env: { ...(process.env as Record<string, string>), CANNED_RESULT_FILE: file }, stderr: "pipe" });
+      const cannedClient = new Client({ name: "bench", version: "1.0.0" });
+      await cannedClient.connect(transport);
+      canned.push(cannedClient);
+    }
+    const [ours, seeds] = await interleaved(canned, "get_handoff", () => ({ id: "canned" }), STDIO_CALLS);
+    const kb = (bytes: number) => `${(bytes / 1000).toFixed(0)} KB`;
+    log(
+      `  the same answers from a server that only answers: Baton's ${kb(sizes[0])} p50 ${msOf(median(ours))} p95 ${msOf(percentile(ours, 0.95))} · ` +
+        `the seed's ${kb(sizes[1])} p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))}`,
+    );
+    return [{ name: "stdio get_handoff 300 entries p50, the answer alone", value: median(ours), unit: "ms", reference: { value: median(seeds), label: "the seed's answer alone" } }];
+  } finally {
+    await Promise.all(canned.map((client) => client.close()));
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
