@@ -56,10 +56,14 @@ function unbuffered(response: Response): Response {
   return new Response(response.body, { status: response.status, headers });
 }
 
+/** An initialize request; the method is looked at first, so a tool call (nearly every POST) skips the SDK's full schema check. */
+const isInitialize = (json: unknown) =>
+  typeof json === "object" && json !== null && (json as { method?: unknown }).method === "initialize" && isInitializeRequest(json);
+
 /** Whether a POST's body is (or, in a batch, holds) an initialize request. */
 function initializes(message: McpMessage): boolean {
   if (typeof message !== "object") return false;
-  return Array.isArray(message.json) ? message.json.some(isInitializeRequest) : isInitializeRequest(message.json);
+  return Array.isArray(message.json) ? message.json.some(isInitialize) : isInitialize(message.json);
 }
 
 /**
