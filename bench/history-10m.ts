@@ -24,7 +24,6 @@
  * process, in blocks of five runs alternating between the folders. `get_handoff` is timed over stdio against the prebuilt `baton mcp`, one server per
  * folder, calls alternating; the hook from spawn to exit, alternating.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +40,7 @@ import { connectStdioClient } from "../tests/support/mcp-clients";
 import { fillThread } from "./fixtures";
 import { printReport, type Figure } from "./report";
 import { benchRepository } from "./speed/common";
+import { runToExit } from "./speed/hook";
 import { call } from "./speed/mcp";
 import { median, ms, projectRoot, startProductionServer, timeIt, type ProductionServer } from "./support";
 
@@ -120,19 +120,7 @@ async function page(url: string): Promise<string> {
 /** Milliseconds from spawning `baton hook session-start` to its exit, and what it printed. */
 function hookRun(side: Side, repo: string, session: number): Promise<{ ms: number; stdout: string }> {
   const input = JSON.stringify({ session_id: `bench-${session}`, transcript_path: "/tmp/bench.jsonl", cwd: repo, hook_event_name: "SessionStart", source: "startup" });
-  const start = performance.now();
-  const child = spawn(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), "hook", "session-start"], {
-    cwd: repo,
-    env: { ...process.env, ...side.env },
-    stdio: ["pipe", "pipe", "ignore"],
-  });
-  let stdout = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", () => resolve({ ms: performance.now() - start, stdout }));
-  });
+  return runToExit([path.join(projectRoot, "bin", "baton.mjs"), "hook", "session-start"], input, repo, { ...process.env, ...side.env });
 }
 
 function ratioFigures(name: string, [small, large]: number[][]): Figure {

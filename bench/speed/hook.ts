@@ -13,9 +13,9 @@ import { median, projectRoot } from "../support";
 import { benchRepository, log, STARTS } from "./common";
 
 /** Milliseconds from spawning `args` (with `input` on stdin) to its exit, and what it printed. */
-function runToExit(args: string[], input: string, cwd: string): Promise<{ ms: number; stdout: string }> {
+export function runToExit(args: string[], input: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ ms: number; stdout: string }> {
   const start = performance.now();
-  const child = spawn(process.execPath, args, { cwd, env: process.env, stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
   let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stdin.end(input);
