@@ -168,29 +168,41 @@ export async function appendEntry(id: string, entry: CleanEntry): Promise<Append
 
 const appendParams = (id: string, entry: CleanEntry) => [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git), entry.answers ?? null];
 
+/**
+ * The entry's seq as SQLite's AUTOINCREMENT would give it: one past the highest ever used. Read
+ * inside the write transaction, which holds the database, so no other writer can take it.
+ */
+const NEXT_SEQ = "(SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'handoff_entries'), 0), COALESCE((SELECT MAX(seq) FROM handoff_entries), 0)) + 1)";
+
+/**
+ * SQLite's two statements. The thread moves first, the writer's cursor to the seq the entry is
+ * then given: the entry is never past its writer's cursor, so the unread triggers
+ * (prisma/migrations/*_unread_since) write nothing for the writer's side. Inserting first made
+ * them add the writer's row and the cursor's move delete it again, three of an append's fifteen
+ * pages written.
+ */
 async function appendRowOnSqlite(tx: Tx, id: string, entry: CleanEntry): Promise<AppendedRow | undefined> {
-  const added = await tx.get<EntryRow>(
-    `WITH target AS (SELECT id, status, last_number FROM handoffs WHERE id = ?)
-     INSERT INTO handoff_entries (handoff_id, from_client, type, content, created_at, git, answers, number)
-     SELECT id, ?, ?, ?, ?, ?, ?, last_number + 1 FROM target WHERE status = 'active' RETURNING ${ENTRY_COLUMNS}`,
-    appendParams(id, entry),
+  const cursor = CURSOR_OF[entry.fromClient];
+  const createdAt = storedDate();
+  const moved = await tx.get<HandoffRow & { last_number: number }>(
+    `UPDATE handoffs SET updated_at = ?, ${cursor} = ${NEXT_SEQ}, last_number = last_number + 1 WHERE id = ? AND status = 'active' RETURNING ${HANDOFF_COLUMNS}, last_number`,
+    [createdAt, id],
   );
-  if (!added) return (await handoffExists(tx, id)) ? { seq: null } : undefined;
-  const moved = await tx.get<HandoffRow>(`UPDATE handoffs SET updated_at = ?, ${CURSOR_OF[entry.fromClient]} = ?, last_number = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
-    added.created_at,
-    added.seq,
-    added.number,
-    id,
-  ]);
+  if (!moved) return (await handoffExists(tx, id)) ? { seq: null } : undefined;
+  const added = await tx.get<EntryRow>(
+    `INSERT INTO handoff_entries (seq, handoff_id, from_client, type, content, created_at, git, answers, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`,
+    [moved[cursor], id, entry.fromClient, entry.type, entry.content, createdAt, gitJson(entry.git), entry.answers ?? null, moved.last_number],
+  );
+  const { last_number: _number, ...handoff } = moved;
   return {
-    ...moved!,
-    seq: added.seq,
-    from_client: added.from_client,
-    type: added.type,
-    content: added.content,
-    entry_created_at: added.created_at,
-    number: added.number,
-    answers: added.answers,
+    ...handoff,
+    seq: added!.seq,
+    from_client: added!.from_client,
+    type: added!.type,
+    content: added!.content,
+    entry_created_at: added!.created_at,
+    number: added!.number,
+    answers: added!.answers,
   };
 }
 
