@@ -13,6 +13,18 @@ import { markdownTooDeep } from "./nesting";
 /** Markdown read for a preview, at most: a preview shows a line, and parsing costs in proportion. */
 const MAX_PARSED_CHARACTERS = 4_000;
 
+/** Made once: building GFM's extensions for each call was a third of a short passage's parse. */
+const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
+/**
+ * Every character Markdown (with GFM) can read as syntax anywhere in a line, and those that start
+ * a block at a line's start (lists, headings, quotes, setext and thematic breaks). A text with
+ * none of them parses to its own words, so it skips the parser: most search passages and
+ * questions are prose, and a page of 50 passages spent 7 ms parsing them. NUL is here because
+ * the parser replaces it. tests/plain-text.test.ts checks this against the parser.
+ */
+const MARKDOWN_SYNTAX = /[\0\\`*_~[\]<>|&]|^[ \t]*(?:[-+=#]|\d+[.)])/m;
+
 function textOf(node: Nodes, out: string[]): void {
   switch (node.type) {
     case "text":
@@ -42,6 +54,15 @@ function textOf(node: Nodes, out: string[]): void {
   });
 }
 
+/** What a reader sees of `source` once the parser has read it, before spaces are folded. */
+export function parsedWords(source: string): string {
+  // Nested deeper than any real document: parsing it would overflow the stack, and the thread shows it as it is too (components/ui/markdown.tsx).
+  if (markdownTooDeep(source)) return source;
+  const out: string[] = [];
+  textOf(fromMarkdown(source, PARSE_OPTIONS), out);
+  return out.join("");
+}
+
 /**
  * `markdown` as plain text on one line, cut to `maxCharacters` with an ellipsis. `continues`: the
  * markdown given is the start of a longer text (a reader fetched only its start), so an ellipsis
@@ -50,11 +71,7 @@ function textOf(node: Nodes, out: string[]): void {
 export function plainTextOf(markdown: string, maxCharacters = Infinity, continues = false): string {
   const cut = continues || markdown.length > MAX_PARSED_CHARACTERS;
   const source = markdown.slice(0, MAX_PARSED_CHARACTERS);
-  // Nested deeper than any real document: parsing it would overflow the stack, and the thread shows it as it is too (components/ui/markdown.tsx).
-  const out: string[] = [];
-  if (markdownTooDeep(source)) out.push(source);
-  else textOf(fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }), out);
-  const text = out.join("").replace(/\s+/g, " ").trim();
+  const text = (MARKDOWN_SYNTAX.test(source) ? parsedWords(source) : source).replace(/\s+/g, " ").trim();
   if (text.length > maxCharacters) return `${text.slice(0, maxCharacters).trimEnd()}…`;
   return cut && !text.endsWith("…") ? `${text}…` : text;
 }

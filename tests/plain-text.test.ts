@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { plainTextOf } from "../lib/plain-text";
+import { parsedWords, plainTextOf } from "../lib/plain-text";
 import { highlightedExcerpt, MATCH_END, MATCH_START } from "../lib/search/highlight";
 
 /** What a preview must never show (issue 28, acceptance 5). */
@@ -57,4 +57,18 @@ describe("previews as text", () => {
       { numRuns: 200 },
     );
   });
+
+  it("reads a text without Markdown's syntax as the parser does, without parsing it", () => {
+    // Letters, digits, spaces, line ends, prose punctuation and every character Markdown reads as syntax somewhere.
+    const alphabet = [..."ab1 .,:;?!'\"()@/-+=#>*_~`[]<|&\\\t\n\r\u0000\u00a0\uE000\uE001"];
+    const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((characters) => characters.join(""));
+    const prose = fc.array(fc.constantFrom(..."ab1 .,:;?!'\"()@/-+=#>\n\t"), { maxLength: 60 }).map((characters) => characters.join(""));
+    fc.assert(
+      fc.property(fc.oneof(text, prose), (source) => {
+        expect(plainTextOf(source)).toBe(parsedWords(source).replace(/\s+/g, " ").trim());
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
+
