@@ -90,7 +90,9 @@ const EDGE_CHARS = 32;
 /**
  * Adds `lead` and `tail` to `inner`'s rows (each a `source` text and `text`, ts_headline's
  * passage of it): the text before and after the passage when it holds no word (punctuation,
- * spaces: FTS5's snippet shows those), else null, where the passage was cut.
+ * spaces: FTS5's snippet shows those), else null, where the passage was cut. `OFFSET 0` keeps
+ * `inner` a subquery of its own: pulled up into this one, its ts_headline was computed again for
+ * each use of `text` below (a page's 50 passages took 7.7 ms, 1.9 ms computed once).
  */
 const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text,
     CASE WHEN p.at BETWEEN 1 AND ${EDGE_CHARS + 1} AND to_tsvector('simple', left(p.source, p.at - 1)) = ''
@@ -99,7 +101,7 @@ const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text
               AND to_tsvector('simple', substr(p.source, p.at + length(p.plain))) = ''
          THEN substr(p.source, p.at + length(p.plain)) END AS tail
   FROM (SELECT m.*, strpos(m.source, m.plain) AS at
-          FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner}) i) m) p`;
+          FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner} OFFSET 0) i) m) p`;
 
 /** The page's entry passages, one statement for all of them. */
 const entryExcerpts = (count: number) =>
