@@ -148,7 +148,7 @@ async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, t
       `WITH ${found.cte} SELECT COUNT(*) AS total, (SELECT capped FROM search_capped) AS capped FROM ${hits}`,
       [...found.params, ...params],
     ))!;
-  const matches = await engine.matchesIn(tx, terms, rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
+  const matches = await found.matchesIn(rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
   return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), counted.total, Boolean(counted.capped));
 }
 

@@ -160,9 +160,8 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
 export const fts5Engine: SearchEngine = {
   hits: async (tx, terms) => {
     const match = fts5QueryOf(terms);
-    return { cte: searchHitsCte(await rankable(tx, terms)), params: [match, match] };
+    return { cte: searchHitsCte(await rankable(tx, terms)), params: [match, match], matchesIn: (hits) => searchMatchesIn(tx, terms, hits) };
   },
-  matchesIn: searchMatchesIn,
 };
 
 /**

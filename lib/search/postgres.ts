@@ -160,11 +160,10 @@ async function parsedQuery(tx: Tx, terms: SearchTerm[]): Promise<string> {
   return (await tx.get<{ query: string }>("SELECT to_tsquery('baton_search', ?)::text AS query", [tsqueryOf(terms)]))!.query;
 }
 
-/** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). Three statements a page: the parsed query, titles, passages. */
-async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
+/** What one page of hits matched, as FTS5's: the marked title, a passage of the best entry (else of the kept summary). Two statements a page: titles, passages. */
+async function searchMatchesIn(tx: Tx, terms: SearchTerm[], query: string, hits: SearchHit[]): Promise<Map<string, SearchMatch>> {
   const matches = new Map<string, SearchMatch>();
   if (hits.length === 0) return matches;
-  const query = await parsedQuery(tx, terms);
   const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
   const texts = await tx.all<TextRow>(textMatches(hits.length), [query, WHOLE, query, PASSAGE, ...hits.map((hit) => hit.handoffId)]);
   const entries = seqs.length ? await tx.all<ExcerptRow>(entryExcerpts(seqs.length), [query, PASSAGE, ...seqs]) : [];
@@ -185,7 +184,6 @@ export const postgresEngine: SearchEngine = {
   // ts_rank weighs no word by its rarity: ranking the candidates reads nothing else.
   hits: async (tx, terms) => {
     const query = await parsedQuery(tx, terms);
-    return { cte: SEARCH_HITS_CTE, params: [query, query, query, query] };
+    return { cte: SEARCH_HITS_CTE, params: [query, query, query, query], matchesIn: (hits) => searchMatchesIn(tx, terms, query, hits) };
   },
-  matchesIn: searchMatchesIn,
 };
