@@ -189,20 +189,21 @@ async function appendRowOnSqlite(tx: Tx, id: string, entry: CleanEntry): Promise
     [createdAt, id],
   );
   if (!moved) return (await handoffExists(tx, id)) ? { seq: null } : undefined;
-  const added = await tx.get<EntryRow>(
+  // An INSERT … VALUES answers its row (or throws).
+  const added = (await tx.get<EntryRow>(
     `INSERT INTO handoff_entries (seq, handoff_id, from_client, type, content, created_at, git, answers, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`,
     [moved[cursor], id, entry.fromClient, entry.type, entry.content, createdAt, gitJson(entry.git), entry.answers ?? null, moved.last_number],
-  );
+  ))!;
   const { last_number: _number, ...handoff } = moved;
   return {
     ...handoff,
-    seq: added!.seq,
-    from_client: added!.from_client,
-    type: added!.type,
-    content: added!.content,
-    entry_created_at: added!.created_at,
-    number: added!.number,
-    answers: added!.answers,
+    seq: added.seq,
+    from_client: added.from_client,
+    type: added.type,
+    content: added.content,
+    entry_created_at: added.created_at,
+    number: added.number,
+    answers: added.answers,
   };
 }
 
