@@ -2,7 +2,7 @@
  * `npm start`'s server, run by whichever Node runs this script, answers as users meet it: the
  * health check, the desk's home page and an MCP `tools/list` over Streamable HTTP. `npm test` runs
  * it on Node 24 (scripts/test-all.ts) against the build its e2e run made. Exit 0 only when all
- * three answer; the server is stopped with its whole process group either way.
+ * three answer and Next's compiler stayed unloaded; the server is stopped with its whole process group either way.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -52,7 +52,11 @@ try {
   await mcp({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "served-smoke", version: "1" } } });
   const tools = await mcp({ id: 2, method: "tools/list" });
   if (!tools.includes("add_to_handoff")) throw new Error("MCP tools/list: add_to_handoff is missing");
-  console.log(`served on Node ${process.versions.node}: health, the desk and MCP tools/list answer`);
+  // start.mjs hands Next the configuration the build resolved: SWC, which compiles next.config.ts, is never loaded.
+  if (process.platform === "linux" && fs.readFileSync(`/proc/${server.pid}/maps`, "utf8").includes("next-swc")) {
+    throw new Error("npm start loaded Next's SWC binding: it compiled next.config.ts instead of reading the build's configuration");
+  }
+  console.log(`served on Node ${process.versions.node}: health, the desk and MCP tools/list answer; next.config.ts was not compiled`);
 } catch (error) {
   failure = error;
 } finally {

@@ -64,4 +64,9 @@ if (!process.env.BATON_SKIP_BUILD && !buildIsCurrent()) {
     process.exit(status);
   }
 }
+// Next reads the configuration the build resolved instead of compiling next.config.ts with SWC at
+// every start (its native binding alone is 24 MB resident), as its standalone server and the
+// published package (lib/package/entry.mjs) do.
+const { config } = JSON.parse(fs.readFileSync(path.join(distDir, "required-server-files.json"), "utf8"));
+process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
 await import(pathToFileURL(serverEntry).href);
