@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { pruneChanges } from "../lib/changes";
 import { databaseFile, databaseUrl } from "../lib/config";
 import { BUSY_TIMEOUT_MS, read, write } from "../lib/database";
+import { Unavailable } from "../lib/errors";
 import { addEntry, createHandoff, findHandoffs, getHandoff } from "../lib/handoffs";
 
 const run = promisify(execFile);
@@ -118,5 +119,26 @@ it.runIf(!onSqlite)("an append waits for the handoff's row lock another connecti
     expect(left?.count).toBe(0);
   } finally {
     await other.end();
+  }
+});
+
+it.runIf(!onSqlite)("a connection the server ends between two statements fails its transaction as Unavailable and nothing else: the process goes on and the next write succeeds", async () => {
+  const { handoff } = await createHandoff({ title: "cut mid-transaction", content: "start" });
+  const admin = new pg.Client({ connectionString: databaseUrl() });
+  await admin.connect();
+  try {
+    const cut = write(async (tx) => {
+      const backend = await tx.get<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      await admin.query("SELECT pg_terminate_backend($1)", [backend!.pid]);
+      // The server's FATAL arrives while no statement runs on this connection (as in a restart).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await tx.run("UPDATE handoffs SET title = 'never stored' WHERE id = ?", [handoff.id]);
+    });
+    await expect(cut).rejects.toThrow(Unavailable);
+    const { entry } = await addEntry({ id: handoff.id, type: "progress", content: "after the cut" });
+    expect(entry.content).toBe("after the cut");
+    expect((await getHandoff({ id: handoff.id })).handoff.title).toBe("cut mid-transaction");
+  } finally {
+    await admin.end();
   }
 });

@@ -106,6 +106,12 @@ export function openPostgres(url: string): Database {
       const client = await connect();
       let broken = false;
       let started = false;
+      // The pool listens for errors only on idle clients. A server that ends this connection
+      // between two statements (a restart, pg_terminate_backend) reports it as an 'error' event,
+      // which with no listener would end the process; the next statement then fails as lost.
+      let lost = false;
+      const onLost = () => (lost = true);
+      client.on("error", onLost);
       try {
         if (begin) await client.query(begin);
         started = true;
@@ -122,7 +128,8 @@ export function openPostgres(url: string): Database {
         if (broken) throw unavailable(error);
         throw error;
       } finally {
-        client.release(broken);
+        client.off("error", onLost);
+        client.release(broken || lost);
       }
     }
   };
