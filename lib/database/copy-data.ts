@@ -128,7 +128,8 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
   const dataFolder = options.dataFolder ?? dataDir();
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true });
   const target = new pg.Client({ connectionString: options.to, options: "-c TimeZone=UTC" });
-  // A server that ends the connection between statements fails the next one; without a listener its 'error' event would end the process.
+  // A server that ends the connection between statements fails the next one; without a listener
+  // its 'error' event would end the process.
   target.on("error", () => undefined);
   await target.connect();
   try {
