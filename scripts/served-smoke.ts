@@ -1,9 +1,9 @@
 /**
  * `npm start`'s server, run by whichever Node runs this script, answers as users meet it: the
  * health check, the desk's home page and an MCP `tools/list` over Streamable HTTP. `npm test` runs
- * it on the other LTS line (scripts/test-all.ts) against the build its e2e run made. Exit 0 only when all
- * three answer and Next's compiler stayed unloaded; the server is stopped with its whole process
- * group either way.
+ * it on the other LTS line (scripts/test-all.ts) against the build its e2e run made. Exit 0 only
+ * when all three answer and Next's compiler stayed unloaded; the server is stopped with its whole
+ * process group either way.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
