@@ -19,6 +19,9 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: 
 
 type Tally = { suite: string; passed: number; failed: number };
 
+/** Why suites failed, a line each, printed just above the tallies: where a CI log is read from. */
+const failures: string[] = [];
+
 function run(command: string, args: string[], where: { cwd: string; env: NodeJS.ProcessEnv } = { cwd: root, env }): boolean {
   console.log(`\n$ ${path.basename(command)} ${args.join(" ")}`);
   return spawnSync(command, args, { ...where, stdio: "inherit" }).status === 0;
@@ -39,10 +42,12 @@ function check(suite: string, ok: boolean): Tally {
 /** vitest on the Node running this, or (`other`) on another line's Node. */
 function vitest(suite: string, other?: { node: string; env: NodeJS.ProcessEnv }): Tally {
   const file = path.join(results, `${suite.replace(/\W+/g, "-")}.json`);
-  const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`];
-  const ok = other
-    ? run(other.node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), ...args], { cwd: root, env: other.env })
-    : run(bin("vitest"), args);
+  const digest = `${file.slice(0, -".json".length)}-failures.txt`;
+  const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, "--reporter=./tests/support/failure-digest.ts"];
+  const where = { cwd: root, env: { ...(other?.env ?? env), BATON_FAILURE_DIGEST: digest } };
+  const ok = other ? run(other.node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), ...args], where) : run(bin("vitest"), args, where);
+  const reasons = fs.existsSync(digest) ? fs.readFileSync(digest, "utf8").trim() : "";
+  if (reasons) failures.push(`${suite}:`, ...reasons.split("\n").map((line) => `  ${line}`));
   const report = readJson<{ numPassedTests: number; numFailedTests: number; numTotalTestSuites: number }>(file);
   if (!report) return check(`${suite} (no report)`, false);
   // A crash outside any test (a file that fails to load) still fails the suite.
@@ -79,16 +84,22 @@ function playwright(): Tally {
   const port = process.env.BATON_E2E_PORT || "3100";
   const file = path.join(results, `e2e-${port}.json`);
   const ok = run(bin("playwright"), ["test"]);
-  type Suite = { specs?: { title: string; tests: { status: string }[] }[]; suites?: Suite[] };
-  const report = readJson<{ stats: { expected: number; unexpected: number; flaky: number }; suites: Suite[] }>(file);
+  type Test = { status: string; results: { error?: { message?: string } }[] };
+  type Suite = { file?: string; specs?: { title: string; file: string; tests: Test[] }[]; suites?: Suite[] };
+  const report = readJson<{ stats: { expected: number; unexpected: number; flaky: number }; suites: Suite[]; errors?: { message?: string }[] }>(file);
   if (!report) return check("e2e (no report)", false);
   const failed = report.stats.unexpected + (ok || report.stats.unexpected > 0 ? 0 : 1);
-  const flakyTitles = (suites: Suite[]): string[] =>
-    suites.flatMap((suite) => [
-      ...(suite.specs ?? []).filter((spec) => spec.tests.some((test) => test.status === "flaky")).map((spec) => spec.title),
-      ...flakyTitles(suite.suites ?? []),
-    ]);
-  for (const title of flakyTitles(report.suites)) console.log(`e2e: flaky (passed on retry): ${title}`);
+  const specs = (suites: Suite[]): NonNullable<Suite["specs"]> => suites.flatMap((suite) => [...(suite.specs ?? []), ...specs(suite.suites ?? [])]);
+  const firstLine = (message = "") => message.replace(/\u001b\[[0-9;]*m/g, "").split("\n")[0].slice(0, 300);
+  const reasons: string[] = [];
+  for (const spec of specs(report.suites)) {
+    for (const test of spec.tests) {
+      if (test.status === "flaky") console.log(`e2e: flaky (passed on retry): ${spec.title}`);
+      if (test.status === "unexpected") reasons.push(`  ${spec.file} > ${spec.title}: ${firstLine(test.results.at(-1)?.error?.message)}`);
+    }
+  }
+  for (const error of report.errors ?? []) reasons.push(`  outside its tests: ${firstLine(error.message)}`);
+  if (reasons.length) failures.push("e2e:", ...reasons);
   return { suite: "e2e", passed: report.stats.expected + report.stats.flaky, failed };
 }
 
@@ -108,6 +119,7 @@ const tallies = [
   ...onOtherLine(major === 22 ? 24 : 22),
 ];
 console.log("");
+if (failures.length) console.log(["what failed:", ...failures, ""].join("\n"));
 for (const tally of tallies) console.log(`${tally.suite}: ${tally.passed} passed, ${tally.failed} failed`);
 const passed = tallies.reduce((sum, tally) => sum + tally.passed, 0);
 const failed = tallies.reduce((sum, tally) => sum + tally.failed, 0);
