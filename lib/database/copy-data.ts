@@ -8,12 +8,12 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
 import { engineOf } from "./engine";
 import { ensureMigrated, isBatonMigration, migratePostgresIn } from "./migrate";
-import "./postgres";
+import { withConnection } from "./postgres";
 
 export type CopyDataOptions = { from: string; to: string; dataFolder?: string };
 export type CopiedTable = { table: string; rows: number; hash: string };
@@ -127,11 +127,15 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
   await ensureMigrated(options.from);
   const dataFolder = options.dataFolder ?? dataDir();
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true });
-  const target = new pg.Client({ connectionString: options.to, options: "-c TimeZone=UTC" });
-  // A server that ends the connection between statements fails the next one; without a listener
-  // its 'error' event would end the process.
-  target.on("error", () => undefined);
-  await target.connect();
+  try {
+    return await withConnection(options.to, (target) => copyInto(target, source, dataFolder));
+  } finally {
+    source.close();
+  }
+}
+
+/** The copy, in one transaction on the target: nothing of it is kept unless all of it verified. */
+async function copyInto(target: pg.Client, source: Database.Database, dataFolder: string): Promise<CopyDataResult> {
   try {
     // Checked before anything is created, in the transaction that migrates and fills it: a refused
     // target is left exactly as it was.
@@ -184,8 +188,5 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
   } catch (error) {
     await target.query("ROLLBACK").catch(() => undefined);
     throw error;
-  } finally {
-    source.close();
-    await target.end().catch(() => undefined);
   }
 }

@@ -4,9 +4,10 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "./engine";
+import { withConnection } from "./postgres";
 import type { Engine } from "./types";
 
 /**
@@ -78,23 +79,12 @@ async function appliedInPostgres(client: pg.Client): Promise<Set<string>> {
   return new Set((await client.query<{ migration_name: string }>(APPLIED)).rows.map((row) => row.migration_name));
 }
 
-async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis: MIGRATION_LOCK_TIMEOUT_MS });
-  client.on("error", () => undefined);
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** Names of committed migrations the database has not applied yet (all of them for a new one). */
 export async function pendingMigrations(url: string = databaseUrl()): Promise<string[]> {
   const engine = engineOf(url);
   let applied: Set<string>;
   if (engine === "postgres") {
-    applied = await withPostgres(url, appliedInPostgres);
+    applied = await withConnection(url, appliedInPostgres, MIGRATION_LOCK_TIMEOUT_MS);
   } else {
     const file = databaseFile(url);
     if (!fs.existsSync(file)) return committedMigrations(engine);
@@ -171,7 +161,7 @@ export function isBatonMigration(name: string): boolean {
 }
 
 async function migratePostgres(url: string): Promise<void> {
-  await withPostgres(url, async (client) => {
+  await withConnection(url, async (client) => {
     await client.query("BEGIN");
     try {
       await migratePostgresIn(client);
@@ -180,5 +170,5 @@ async function migratePostgres(url: string): Promise<void> {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     }
-  });
+  }, MIGRATION_LOCK_TIMEOUT_MS);
 }

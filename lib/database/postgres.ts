@@ -56,6 +56,22 @@ export function isConnectionFailure(error: unknown): boolean {
 const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
+/**
+ * Runs `work` on a connection of its own, outside the pool (migrations, VACUUM FULL, copy-data's
+ * target), and ends it. A server that ends the connection between two statements fails the next
+ * one; without a listener its 'error' event would end the process.
+ */
+export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>, connectionTimeoutMillis?: number): Promise<T> {
+  const client = new pg.Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis });
+  client.on("error", () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /** Pauses between tries while the server is away: a restart takes a few seconds. */
 const RECONNECT_PAUSES_MS = [50, 100, 200, 400, 800, 1600, 2000, 2000];
 

@@ -1,8 +1,8 @@
 import "server-only";
 import BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "./engine";
+import { withConnection } from "./postgres";
 import { BUSY_TIMEOUT_MS } from "./sqlite";
 
 /**
@@ -25,12 +25,5 @@ export async function vacuum(tables: readonly string[]): Promise<void> {
     return;
   }
   if (!tables.every((table) => /^[a-z_]+$/.test(table))) throw new Error(`vacuum: not table names: ${tables.join(", ")}`);
-  const client = new pg.Client({ connectionString: url });
-  client.on("error", () => undefined);
-  await client.connect();
-  try {
-    await client.query(`VACUUM FULL ${tables.join(", ")}`);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  await withConnection(url, (client) => client.query(`VACUUM FULL ${tables.join(", ")}`));
 }
