@@ -75,7 +75,8 @@ export async function startPostgresCluster({ durable = false }: { durable?: bool
     },
     destroy() {
       stop("immediate");
-      fs.rmSync(dir, { recursive: true, force: true });
+      // The server's last children may still be closing files in it (ENOTEMPTY, EBUSY): retried.
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }
