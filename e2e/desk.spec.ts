@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { addEntry, createThread, longThread } from "../scripts/desk-demo";
 import { waitForHydration } from "./hydration";
+import { axeViolations } from "./support/axe";
 import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
 
 /** Issue 17, the operator's desk: each point of its acceptance, in Chromium. */
@@ -32,8 +32,7 @@ async function failedDelivery(request: APIRequestContext, persona: string): Prom
 
 /** Axe's critical and serious findings on the page as it is, named with where. */
 async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
+  return (await axeViolations(page))
     .filter((violation) => violation.impact === "critical" || violation.impact === "serious")
     .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")})`);
 }

@@ -1,5 +1,15 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
+import type { Result } from "axe-core";
+
+/**
+ * axe's violations on the page as it stands. Legacy mode runs axe in the page itself; the default
+ * mode finishes every run in a new blank page, which took 1.7 of each run's 2 seconds here. It
+ * leaves out cross-origin frames, and the desk has none.
+ */
+export async function axeViolations(page: Page): Promise<Result[]> {
+  return (await new AxeBuilder({ page }).setLegacyMode(true).analyze()).violations;
+}
 
 /**
  * No accessibility violation axe can find on the page as it stands. Waits for the document's
@@ -7,6 +17,6 @@ import { expect, type Page } from "@playwright/test";
  */
 export async function expectNoAxeViolations(page: Page): Promise<void> {
   await expect(page).toHaveTitle(/\S/);
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes[0]?.target})`)).toEqual([]);
+  const violations = await axeViolations(page);
+  expect(violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes[0]?.target})`)).toEqual([]);
 }
