@@ -48,7 +48,7 @@ function vitest(suite: string, other?: { node: string; env: NodeJS.ProcessEnv })
   const ok = other ? run(other.node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), ...args], where) : run(bin("vitest"), args, where);
   const reasons = fs.existsSync(digest) ? fs.readFileSync(digest, "utf8").trim() : "";
   if (reasons) failures.push(`${suite}:`, ...reasons.split("\n").map((line) => `  ${line}`));
-  else if (!ok) failures.push(`${suite}:`, "  vitest failed with no test, hook or stray error to blame: its global setup or teardown (see its output above)");
+  else if (!ok) failures.push(`${suite}:`, "  vitest failed with every test, hook and worker clean: an error in its own process (global setup or teardown, a reporter); see its output above");
   const report = readJson<{ numPassedTests: number; numFailedTests: number; numTotalTestSuites: number }>(file);
   if (!report) return check(`${suite} (no report)`, false);
   // A crash outside any test (a file that fails to load) still fails the suite.
