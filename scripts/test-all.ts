@@ -3,7 +3,7 @@
  * it, then unit/integration again and a served smoke test on the other LTS line users run (22 or
  * 24, from the npm registry: tests/support/lts-node.ts), every suite run even when an earlier one
  * fails, then one line `N passed, N failed` adding all of them up (also written to
- * .test-results/summary.txt for .ci/run).
+ * .test-results/summary.txt for .ci/run), with a line for each thing that failed just above.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -46,8 +46,9 @@ function vitest(suite: string, other?: { node: string; env: NodeJS.ProcessEnv })
   const args = ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, "--reporter=./tests/support/failure-digest.ts"];
   const where = { cwd: root, env: { ...(other?.env ?? env), BATON_FAILURE_DIGEST: digest } };
   const ok = other ? run(other.node, [path.join(root, "node_modules", "vitest", "vitest.mjs"), ...args], where) : run(bin("vitest"), args, where);
-  const reasons = fs.existsSync(digest) ? fs.readFileSync(digest, "utf8").trim() : "";
+  const reasons = fs.existsSync(digest) ? fs.readFileSync(digest, "utf8").trim() : null;
   if (reasons) failures.push(`${suite}:`, ...reasons.split("\n").map((line) => `  ${line}`));
+  else if (!ok && reasons === null) failures.push(`${suite}:`, "  vitest ended before its run was reported; see its output above");
   else if (!ok) failures.push(`${suite}:`, "  vitest failed with every test, hook and worker clean: an error in its own process (global setup or teardown, a reporter); see its output above");
   const report = readJson<{ numPassedTests: number; numFailedTests: number; numTotalTestSuites: number }>(file);
   if (!report) return check(`${suite} (no report)`, false);

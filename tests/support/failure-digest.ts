@@ -2,12 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
-/** The failure's first line and the stack frame in this project's code nearest the throw. */
+/** An error as vitest hands it to reporters, serialized in the worker that caught it. */
 type SerializedError = { name?: string; message?: string; stack?: string; VITEST_TEST_PATH?: string; VITEST_TEST_NAME?: string };
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const relative = (file: string) => path.relative(root, file);
 
+/** The error's first line and the stack frame in this project's code nearest the throw. */
 function oneLine(error: SerializedError): string {
   const message = `${error.name ?? "Error"}: ${(error.message ?? "").split("\n")[0]}`.slice(0, 300);
   const frame = (error.stack ?? "")
