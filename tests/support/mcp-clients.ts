@@ -53,10 +53,27 @@ export async function connectStdioClient(
   return { client, stderr: () => stderr, pid: transport.pid! };
 }
 
+/**
+ * The SDK's client over Streamable HTTP, ending its session (DELETE) when it closes, as a client
+ * done with a session should: the server then stops watching the session's credential, which
+ * would otherwise outlive the test file's database until the session expires.
+ */
+class SessionEndingClient extends Client {
+  constructor(private readonly http: StreamableHTTPClientTransport) {
+    super({ name: "baton-test", version: "1.0.0" });
+  }
+
+  override async close(): Promise<void> {
+    // A server already gone, or a credential already revoked, has nothing left to end.
+    await this.http.terminateSession().catch(() => undefined);
+    await super.close();
+  }
+}
+
 /** Connects the SDK's Streamable HTTP client to `url` with extra request headers. */
 export async function connectHttpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const client = new Client({ name: "baton-test", version: "1.0.0" });
+  const client = new SessionEndingClient(transport);
   await client.connect(transport);
   return client;
 }
