@@ -68,6 +68,8 @@ export type FeedState = {
   url: string;
   subscribers: Set<Subscriber>;
   follower: Follower | null;
+  /** Unregisters the follower's stop from the database's close (lib/database's whenDatabaseCloses). */
+  releaseCloseHook: (() => void) | null;
   /** The highest seq fanned out; every change up to it was handed out (or is gone for good). */
   last: number;
   /** PostgreSQL: reads that saw past a gap still held back. */
@@ -88,11 +90,12 @@ export function feed(): FeedState {
   const url = databaseUrl();
   const held = globalForFeed.batonChangeFeed;
   if (held && held.url === url) return held;
-  held?.follower?.stop();
+  if (held) stop(held);
   globalForFeed.batonChangeFeed = {
     url,
     subscribers: new Set(),
     follower: null,
+    releaseCloseHook: null,
     last: 0,
     sightings: [],
     turn: Promise.resolve(),
@@ -240,7 +243,7 @@ export function requestDrain(state: FeedState, onHeld?: () => void): void {
       state.draining = false;
     }
     if (held && state.follower) onHeld?.();
-    if (Date.now() - state.lastPruneAt >= PRUNE_EVERY_MS) await pruneSoon(state);
+    if (state.follower && Date.now() - state.lastPruneAt >= PRUNE_EVERY_MS) await pruneSoon(state);
   });
 }
 
@@ -258,6 +261,8 @@ export async function pruneSoon(state: FeedState): Promise<void> {
 export function stop(state: FeedState): void {
   state.follower?.stop();
   state.follower = null;
+  state.releaseCloseHook?.();
+  state.releaseCloseHook = null;
   state.sightings = [];
 }
 

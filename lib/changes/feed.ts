@@ -1,5 +1,5 @@
 import "server-only";
-import { database, read } from "../database";
+import { database, read, whenDatabaseCloses } from "../database";
 import { deliver, drain, feed, inTurn, matches, stop, unsubscribe, type ChangeFilter, type FeedStats, type Listener, type Subscriber } from "./fan-out";
 import { followPostgres } from "./follow-postgres";
 import { followSqlite } from "./follow-sqlite";
@@ -28,7 +28,11 @@ export type Subscription = {
  */
 export async function subscribe(options: { after?: number; filter?: ChangeFilter }, listener: Listener): Promise<Subscription> {
   const state = feed();
-  state.follower ??= database().engine === "postgres" ? followPostgres(state) : followSqlite(state);
+  if (!state.follower) {
+    state.follower = database().engine === "postgres" ? followPostgres(state) : followSqlite(state);
+    // Subscribers stay; the next subscription after a reopen follows again.
+    state.releaseCloseHook = whenDatabaseCloses(() => stop(state));
+  }
   const follower = state.follower;
   const subscriber: Subscriber = { filter: options.filter ?? {}, listener, cursor: 0 };
   try {

@@ -49,6 +49,8 @@ export function followSqlite(state: FeedState): Follower {
         checkAgain = false;
         state.stats.checks++;
         const now = await probe();
+        // Stopped while probing (the database closed): reading on would open it again.
+        if (stopped) break;
         if (now !== version) {
           version = now;
           changed = true;

@@ -25,14 +25,48 @@ export { placeholders } from "./params";
 export const MAX_INT4 = 2_147_483_647;
 
 type Held = { url: string; database: Database };
-const globalForDatabase = globalThis as unknown as { batonDatabase?: Held };
+const globalForDatabase = globalThis as unknown as { batonDatabase?: Held; batonDatabaseCloses?: Set<() => void> };
+
+/**
+ * What stops when the process's database closes: background work that reads it on a timer (the
+ * change feed's follower, the revocation watch). Its next tick would otherwise open the database
+ * again, and on SQLite make the file (and its folder) anew after a test or a shutdown removed them.
+ */
+function closeHooks(): Set<() => void> {
+  return (globalForDatabase.batonDatabaseCloses ??= new Set());
+}
+
+/**
+ * Calls `stop` when the database closes (closeDatabase, or another DATABASE_URL taking over), once;
+ * returns the function that unregisters it, for work that stops by itself first.
+ */
+export function whenDatabaseCloses(stop: () => void): () => void {
+  const hooks = closeHooks();
+  hooks.add(stop);
+  return () => hooks.delete(stop);
+}
+
+function runCloseHooks(): void {
+  const hooks = [...closeHooks()];
+  closeHooks().clear();
+  for (const stop of hooks) {
+    try {
+      stop();
+    } catch (error) {
+      console.error("baton: stopping work on the closing database failed", error);
+    }
+  }
+}
 
 /** The process's database (reopened if DATABASE_URL changed, as tests do). */
 export function database(): Database {
   const url = databaseUrl();
   const held = globalForDatabase.batonDatabase;
   if (held && held.url === url) return held.database;
-  if (held) void held.database.close();
+  if (held) {
+    runCloseHooks();
+    void held.database.close();
+  }
   const opened = { url, database: engineOf(url) === "postgres" ? openPostgres(url) : openSqlite(url) };
   globalForDatabase.batonDatabase = opened;
   return opened.database;
@@ -62,6 +96,7 @@ export function writeStatement<Row = Record<string, unknown>>(text: string, para
 export async function closeDatabase(): Promise<void> {
   const held = globalForDatabase.batonDatabase;
   globalForDatabase.batonDatabase = undefined;
+  runCloseHooks();
   await held?.database.close();
 }
 

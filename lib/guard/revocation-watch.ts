@@ -1,6 +1,7 @@
 import "server-only";
 import { sessionsStillValid, tokensStillValid } from "../auth";
 import type { Caller } from "../caller";
+import { whenDatabaseCloses } from "../database";
 import { accessTokensStillValid } from "../oauth";
 
 /**
@@ -18,6 +19,7 @@ type Watched = Credential & { end: () => void };
 
 const watched = new Set<Watched>();
 let timer: NodeJS.Timeout | null = null;
+let releaseCloseHook: (() => void) | null = null;
 let checking = false;
 /** The last check failed (the database did not answer): the next failure is not logged again. */
 let failing = false;
@@ -41,6 +43,7 @@ export function endWhenRevoked(caller: Caller, end: () => void): () => void {
   if (!timer) {
     timer = setInterval(() => void check(), REVOCATION_CHECK_MS);
     timer.unref();
+    releaseCloseHook = whenDatabaseCloses(endAll);
   }
   return () => forget(entry);
 }
@@ -50,6 +53,19 @@ function forget(entry: Watched): void {
   if (watched.size === 0 && timer) {
     clearInterval(timer);
     timer = null;
+    releaseCloseHook?.();
+    releaseCloseHook = null;
+  }
+}
+
+/**
+ * The database closed (a shutdown, the end of a test): no credential can be checked any more, so
+ * every watched stream ends, as a revoked one would. Checking on would open the database again.
+ */
+function endAll(): void {
+  for (const entry of [...watched]) {
+    forget(entry);
+    entry.end();
   }
 }
 
@@ -61,10 +77,13 @@ async function check(): Promise<void> {
     const valid = new Map<Credential["kind"], Set<string>>();
     for (const kind of Object.keys(STILL_VALID) as Credential["kind"][]) {
       const proofs = [...new Set(entries.filter((entry) => entry.kind === kind).map((entry) => entry.proof))];
+      // Stopped meanwhile (the database closed): the next query would open it again.
+      if (!timer) return;
       if (proofs.length > 0) valid.set(kind, await STILL_VALID[kind](proofs));
     }
     for (const entry of entries) {
-      if (valid.get(entry.kind)?.has(entry.proof) ?? true) continue;
+      // Ended meanwhile (it closed, or the database did): `end` is called once.
+      if (!watched.has(entry) || (valid.get(entry.kind)?.has(entry.proof) ?? true)) continue;
       forget(entry);
       entry.end();
     }
