@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -47,7 +46,8 @@ async function contentsOf(url: string): Promise<Record<string, number>> {
 
 /** `baton copy-data --to <url>` from a fresh desk, as an operator runs it. */
 async function copyDataTo(url: string): Promise<{ code: number; stderr: string }> {
-  const desk = fs.mkdtempSync(path.join(os.tmpdir(), "baton-copy-desk-"));
+  // In the test's data folder, which its teardown removes.
+  const desk = fs.mkdtempSync(path.join(process.env.BATON_DATA_DIR!, "copy-desk-"));
   const env = { ...process.env, BATON_DATA_DIR: desk, DATABASE_URL: `file:${path.join(desk, "baton.db")}` };
   await ensureMigrated(env.DATABASE_URL);
   return run(process.execPath, ["bin/baton.mjs", "copy-data", "--to", url], { cwd: root, env }).then(
@@ -56,7 +56,7 @@ async function copyDataTo(url: string): Promise<{ code: number; stderr: string }
   );
 }
 
-describe.runIf(process.env.BATON_TEST_ENGINE === "postgres")("copy-data checks its target before it touches it", () => {
+describe("copy-data checks its target before it touches it", () => {
   it("refuses another application's database and leaves it exactly as it was: no table of Baton's is created", async () => {
     const url = await database("copy_foreign", ["CREATE TABLE orders (id serial PRIMARY KEY, total int)", "INSERT INTO orders (total) VALUES (12), (30)"]);
     const before = await contentsOf(url);

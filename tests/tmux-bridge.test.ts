@@ -86,7 +86,8 @@ describe("tmux bridge against a real tmux server", () => {
     delete process.env.BATON_AGENT_COMMANDS;
     try {
       // Claude Code as its process shows (`claude`), stood in for by cat under that name.
-      const bin = fs.mkdtempSync(path.join(os.tmpdir(), "baton-agent-bin-"));
+      // In the test's data folder, which its teardown removes.
+      const bin = fs.mkdtempSync(path.join(process.env.BATON_DATA_DIR!, "agent-bin-"));
       fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(bin, "claude"));
       tmux("new-window", "-t", "baton:", "-n", "agent", path.join(bin, "claude"));
       tmux("new-window", "-t", "baton:", "-n", "exited", "bash --norc --noprofile");

@@ -13,7 +13,7 @@ import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
 import { engineOf } from "./engine";
 import { ensureMigrated, isBatonMigration, migratePostgresIn } from "./migrate";
-import { withConnection } from "./postgres";
+import { withTransaction } from "./postgres";
 
 export type CopyDataOptions = { from: string; to: string; dataFolder?: string };
 export type CopiedTable = { table: string; rows: number; hash: string };
@@ -128,65 +128,58 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
   const dataFolder = options.dataFolder ?? dataDir();
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true });
   try {
-    return await withConnection(options.to, (target) => copyInto(target, source, dataFolder));
+    return await withTransaction(options.to, (target) => copyInto(target, source, dataFolder));
   } finally {
     source.close();
   }
 }
 
-/** The copy, in one transaction on the target: nothing of it is kept unless all of it verified. */
+/** The copy, in the caller's transaction on the target: nothing of it is kept unless all of it verified. */
 async function copyInto(target: pg.Client, source: Database.Database, dataFolder: string): Promise<CopyDataResult> {
-  try {
-    // Checked before anything is created, in the transaction that migrates and fills it: a refused
-    // target is left exactly as it was.
-    await target.query("BEGIN");
-    await refuseForeignDatabase(target);
-    await migratePostgresIn(target);
-    const tables = await tablesOf(target);
-    // Nothing else may write while the copy decides the target is empty and fills it.
-    await target.query(`LOCK TABLE ${tables.map((table) => quote(table.name)).join(", ")} IN EXCLUSIVE MODE`);
-    const occupied: string[] = [];
-    for (const table of tables) {
-      const { rows } = await target.query<{ any: number }>(`SELECT COUNT(*)::int AS any FROM (SELECT 1 FROM ${quote(table.name)} LIMIT 1) t`);
-      if (rows[0].any > 0) occupied.push(table.name);
-    }
-    if (occupied.length > 0) {
-      throw new Conflict(`the target database is not empty (${occupied.join(", ")} hold rows); copy-data writes only into an empty database, so nothing was copied`);
-    }
-    const copied: CopiedTable[] = [];
-    let filesRead = 0;
-    for (const table of tables) {
-      const names = table.columns.map((column) => column.name);
-      const order = table.key.length ? ` ORDER BY ${table.key.map(quote).join(", ")}` : "";
-      const rows = source.prepare(`SELECT ${names.map(quote).join(", ")} FROM ${quote(table.name)}${order}`).all() as Record<string, unknown>[];
-      filesRead += withFileContents(table, rows, dataFolder);
-      // The triggers (change feed, search index) would add rows of their own: the copy brings the source's.
-      await target.query(`ALTER TABLE ${quote(table.name)} DISABLE TRIGGER USER`);
-      for (let start = 0; start < rows.length; start += BATCH_ROWS) {
-        const batch = rows.slice(start, start + BATCH_ROWS);
-        const values: unknown[] = [];
-        const tuples = batch.map((row) => `(${names.map((name) => `$${values.push(row[name] ?? null)}`).join(", ")})`);
-        await target.query(`INSERT INTO ${quote(table.name)} (${names.map(quote).join(", ")}) VALUES ${tuples.join(", ")}`, values);
-      }
-      await target.query(`ALTER TABLE ${quote(table.name)} ENABLE TRIGGER USER`);
-      for (const column of table.columns.filter((candidate) => candidate.serial)) {
-        // The next id after the copied ones (is_called false: the next nextval answers exactly this).
-        await target.query(
-          `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT MAX(${quote(column.name)}) FROM ${quote(table.name)}), 0) + 1, false)`,
-          [quote(table.name), column.name],
-        );
-      }
-      const { rows: stored } = await target.query<Record<string, unknown>>(`SELECT ${names.map(quote).join(", ")} FROM ${quote(table.name)}${order}`);
-      const hash = hashRows(table, rows);
-      if (stored.length !== rows.length || hashRows(table, stored) !== hash) {
-        throw new Conflict(`verification failed for ${table.name}: ${rows.length} rows read, ${stored.length} stored, or their content differs; nothing was copied`);
-      }
-      copied.push({ table: table.name, rows: rows.length, hash });
-    }
-    await target.query("COMMIT");
-    return { tables: copied, filesRead };
-  } catch (error) {
-    await target.query("ROLLBACK").catch(() => undefined);
-    throw error;
+  // Checked before anything is created, in the transaction that migrates and fills it: a refused
+  // target is left exactly as it was.
+  await refuseForeignDatabase(target);
+  await migratePostgresIn(target);
+  const tables = await tablesOf(target);
+  // Nothing else may write while the copy decides the target is empty and fills it.
+  await target.query(`LOCK TABLE ${tables.map((table) => quote(table.name)).join(", ")} IN EXCLUSIVE MODE`);
+  const occupied: string[] = [];
+  for (const table of tables) {
+    const { rows } = await target.query<{ any: number }>(`SELECT COUNT(*)::int AS any FROM (SELECT 1 FROM ${quote(table.name)} LIMIT 1) t`);
+    if (rows[0].any > 0) occupied.push(table.name);
   }
+  if (occupied.length > 0) {
+    throw new Conflict(`the target database is not empty (${occupied.join(", ")} hold rows); copy-data writes only into an empty database, so nothing was copied`);
+  }
+  const copied: CopiedTable[] = [];
+  let filesRead = 0;
+  for (const table of tables) {
+    const names = table.columns.map((column) => column.name);
+    const order = table.key.length ? ` ORDER BY ${table.key.map(quote).join(", ")}` : "";
+    const rows = source.prepare(`SELECT ${names.map(quote).join(", ")} FROM ${quote(table.name)}${order}`).all() as Record<string, unknown>[];
+    filesRead += withFileContents(table, rows, dataFolder);
+    // The triggers (change feed, search index) would add rows of their own: the copy brings the source's.
+    await target.query(`ALTER TABLE ${quote(table.name)} DISABLE TRIGGER USER`);
+    for (let start = 0; start < rows.length; start += BATCH_ROWS) {
+      const batch = rows.slice(start, start + BATCH_ROWS);
+      const values: unknown[] = [];
+      const tuples = batch.map((row) => `(${names.map((name) => `$${values.push(row[name] ?? null)}`).join(", ")})`);
+      await target.query(`INSERT INTO ${quote(table.name)} (${names.map(quote).join(", ")}) VALUES ${tuples.join(", ")}`, values);
+    }
+    await target.query(`ALTER TABLE ${quote(table.name)} ENABLE TRIGGER USER`);
+    for (const column of table.columns.filter((candidate) => candidate.serial)) {
+      // The next id after the copied ones (is_called false: the next nextval answers exactly this).
+      await target.query(
+        `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT MAX(${quote(column.name)}) FROM ${quote(table.name)}), 0) + 1, false)`,
+        [quote(table.name), column.name],
+      );
+    }
+    const { rows: stored } = await target.query<Record<string, unknown>>(`SELECT ${names.map(quote).join(", ")} FROM ${quote(table.name)}${order}`);
+    const hash = hashRows(table, rows);
+    if (stored.length !== rows.length || hashRows(table, stored) !== hash) {
+      throw new Conflict(`verification failed for ${table.name}: ${rows.length} rows read, ${stored.length} stored, or their content differs; nothing was copied`);
+    }
+    copied.push({ table: table.name, rows: rows.length, hash });
+  }
+  return { tables: copied, filesRead };
 }

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "./engine";
-import { withConnection } from "./postgres";
+import { withConnection, withTransaction } from "./postgres";
 import type { Engine } from "./types";
 
 /**
@@ -161,14 +161,5 @@ export function isBatonMigration(name: string): boolean {
 }
 
 async function migratePostgres(url: string): Promise<void> {
-  await withConnection(url, async (client) => {
-    await client.query("BEGIN");
-    try {
-      await migratePostgresIn(client);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    }
-  }, MIGRATION_LOCK_TIMEOUT_MS);
+  await withTransaction(url, migratePostgresIn, MIGRATION_LOCK_TIMEOUT_MS);
 }

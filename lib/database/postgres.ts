@@ -72,6 +72,25 @@ export async function withConnection<T>(url: string, work: (client: pg.Client) =
   }
 }
 
+/** withConnection's `work` in one transaction: committed when it returns, rolled back when it throws. */
+export function withTransaction<T>(url: string, work: (client: pg.Client) => Promise<T>, connectionTimeoutMillis?: number): Promise<T> {
+  return withConnection(
+    url,
+    async (client) => {
+      await client.query("BEGIN");
+      try {
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    },
+    connectionTimeoutMillis,
+  );
+}
+
 /** Pauses between tries while the server is away: a restart takes a few seconds. */
 const RECONNECT_PAUSES_MS = [50, 100, 200, 400, 800, 1600, 2000, 2000];
 
