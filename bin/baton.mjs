@@ -1,15 +1,14 @@
 #!/usr/bin/env node
-// Entry point of `npx baton …`, pointed at the default data folder (lib/paths.mjs) unless BATON_DATA_DIR /
-// DATABASE_URL say otherwise. `baton mcp` and `baton hook` go straight to their fast-start
-// launchers (plain Node, prebuilt bundles) because MCP clients and Claude Code's hooks wait on
-// them; every other command runs the TypeScript CLI through tsx's loader.
-import { fileURLToPath } from "node:url";
-import { defaultDataDir } from "../lib/paths.mjs";
+// Entry point of `npx baton …` in a checkout, pointed at the default data folder (lib/paths.mjs)
+// unless BATON_DATA_DIR / DATABASE_URL say otherwise (launchPrebuilt). Every command starts from
+// a prebuilt bundle in plain Node (lib/prebuilt/), `baton mcp` and `baton hook` from small ones of
+// their own because MCP clients and Claude Code's hooks wait on them; after an edit a command runs
+// once from the TypeScript sources through tsx while the next start's bundle is built.
+import { launchPrebuilt, prebuildInBackground } from "../lib/prebuilt/prebuilt.mjs";
 import { exitUnlessSupportedNode } from "../lib/supported-node.mjs";
 
 exitUnlessSupportedNode();
 
-process.env.BATON_DATA_DIR ||= defaultDataDir();
 const [command, ...args] = process.argv.slice(2);
 
 if (command === "mcp") {
@@ -19,9 +18,5 @@ if (command === "mcp") {
   const { launchHook } = await import("../lib/hooks/launch.mjs");
   process.exitCode = await launchHook(args);
 } else {
-  const { register } = await import("tsx/esm/api");
-  // The checkout's tsconfig, whatever the current folder: its paths resolve "server-only".
-  register({ tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)) });
-  const { main } = await import("../lib/cli/main.ts");
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await launchPrebuilt("cli", process.argv.slice(2), { codeCache: "after-run", prebuildLater: () => prebuildInBackground("cli") });
 }

@@ -11,6 +11,12 @@ import type { Plugin } from "esbuild";
 /** Packages loaded from node_modules at run time: native code, WASM and files found by path. */
 export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
 
+/**
+ * Packages bundled from another of their builds. jsonc-parser's main entry is a UMD build whose
+ * factory requires its parts at run time, out of esbuild's sight: its ES module build bundles whole.
+ */
+export const ALIAS = { "jsonc-parser": "jsonc-parser/lib/esm/main.js" };
+
 /** JavaScript expressions for one project file's `import.meta` properties. */
 type ImportMetaExpressions = (file: string) => Record<"dirname" | "filename" | "url", string>;
 

@@ -12,7 +12,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { build, type BuildOptions } from "esbuild";
-import { relocatedImportMeta } from "../lib/bundle";
+import { ALIAS, relocatedImportMeta } from "../lib/bundle";
 import { BUNDLE_EXTERNALS, dependencyFolders } from "../lib/package/dependencies";
 import { projectRoot } from "../lib/paths.mjs";
 import { PREBUILT_COMMANDS } from "../lib/prebuilt/prebuilt.mjs";
@@ -94,9 +94,7 @@ async function bundles() {
     tsconfig: path.join(projectRoot, "tsconfig.json"),
     logLevel: "warning",
     legalComments: "none",
-    // jsonc-parser's main entry is a UMD build whose factory requires its parts at run time, out of
-    // esbuild's sight: its ES module build bundles whole.
-    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+    alias: ALIAS,
   };
   const external = [...INSTALLED, ...INSTALLED.map((name) => `${name}/*`)];
   // Reached only in a checkout (lib/prebuilt builds, tsx for sources); never loaded from the package.
@@ -116,7 +114,7 @@ async function bundles() {
   // CommonJS, dynamic imports lowered to require: the launcher compiles them with V8's code cache (lib/prebuilt/prebuilt.mjs).
   await build({
     ...shared,
-    entryPoints: { cli: path.join(projectRoot, "lib", "cli", "main.ts"), ...Object.fromEntries(Object.entries(PREBUILT_COMMANDS).map(([name, command]) => [name, path.join(projectRoot, command.sourceEntry)])) },
+    entryPoints: Object.fromEntries(Object.entries(PREBUILT_COMMANDS).map(([name, command]) => [name, path.join(projectRoot, command.sourceEntry)])),
     outdir: path.join(stage, "dist"),
     format: "cjs",
     outExtension: { ".js": ".cjs" },

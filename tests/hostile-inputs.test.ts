@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { importAction, previewImportAction } from "../app/import/actions";
 import { Markdown } from "../components/ui/markdown";
 import { registerAgent } from "../lib/agents";
-import { main as cli } from "../lib/cli/main";
+import { run as cli } from "../lib/cli/main";
 import { dataDir } from "../lib/config";
 import { countRows } from "./support/rows";
 import { Invalid } from "../lib/errors";

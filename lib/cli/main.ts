@@ -26,7 +26,7 @@ function usage(): string {
   return ["usage: baton <command> [options]", "", "commands:", ...lines].join("\n");
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function run(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     process.stderr.write(`${usage()}\n`);

@@ -31,12 +31,14 @@ function runtimeCopyDir(): string {
 
 /**
  * Makes what batonBinFile() names ready before setup writes commands that start it: in a checkout
- * the hook's prebuilt bundle (the first session should not wait for a build), from npx the copy.
+ * the prebuilt bundles of the hooks and of the CLI (PreCompact runs `baton checkpoint`; the first
+ * session should not wait for a build), from npx the copy.
  */
 export async function prepareBatonCommand(): Promise<void> {
   if (isCheckout()) {
     const { ensurePrebuilt } = await import("../prebuilt/build");
     await ensurePrebuilt("hook");
+    await ensurePrebuilt("cli");
     return;
   }
   if (runsFromNpxCache()) copyRuntime(runtimeCopyDir());

@@ -6,22 +6,9 @@
 // hook's start here). What is the hook's own: it lives too briefly for a timer, so a missing code
 // cache is written after the run (keeping what the run compiled too), and after a run from the
 // sources the build for the next hook happens in a process of its own that the hook never waits for.
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { projectRoot } from "../paths.mjs";
-import { launchPrebuilt } from "../prebuilt/prebuilt.mjs";
-
-/** A detached build (lib/prebuilt/build.ts's prebuildOnce: one at a time, under a lock file). */
-function prebuildInBackground() {
-  try {
-    const script = "import('./lib/prebuilt/build.ts').then((m) => m.prebuildOnce('hook')).catch(() => {})";
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: projectRoot, detached: true, stdio: "ignore" });
-    child.unref();
-  } catch {
-    // Only speed is lost: the next hook runs from the sources again.
-  }
-}
+import { launchPrebuilt, prebuildInBackground } from "../prebuilt/prebuilt.mjs";
 
 /**
  * Runs `baton hook <args>` and returns its exit code. A code cache that cannot be written is not
@@ -30,7 +17,7 @@ function prebuildInBackground() {
  * @returns {Promise<number>}
  */
 export function launchHook(args) {
-  return launchPrebuilt("hook", args, { codeCache: "after-run", prebuildLater: prebuildInBackground });
+  return launchPrebuilt("hook", args, { codeCache: "after-run", prebuildLater: () => prebuildInBackground("hook") });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

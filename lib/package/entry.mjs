@@ -7,7 +7,6 @@
  * cache folder, never in the package); every other command runs the CLI bundle.
  */
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultDataDir, projectRoot, userFolders } from "../paths.mjs";
@@ -68,7 +67,6 @@ if (dataDir === null) {
   } else if (command === "hook") {
     process.exitCode = await runBundle("hook", args, "after-run");
   } else {
-    const { main } = createRequire(import.meta.url)(path.join(distDir, "cli.cjs"));
-    process.exitCode = await main(process.argv.slice(2));
+    process.exitCode = await runBundle("cli", process.argv.slice(2), "after-run");
   }
 }

@@ -10,6 +10,7 @@
  * When the build is stale the command runs from the TypeScript sources through tsx and its
  * launcher has the next start prebuilt.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -24,6 +25,9 @@ import { defaultDataDir, projectRoot } from "../paths.mjs";
 export const PREBUILT_COMMANDS = {
   mcp: { sourceEntry: "lib/cli/commands/mcp.ts", launcher: "lib/mcp/launch.mjs" },
   hook: { sourceEntry: "lib/cli/commands/hook.ts", launcher: "lib/hooks/launch.mjs" },
+  // Every other command (import, token, checkpoint as the PreCompact hook, …): through tsx each
+  // started in 0.4–0.9 s here.
+  cli: { sourceEntry: "lib/cli/main.ts", launcher: "bin/baton.mjs" },
 };
 
 /** @typedef {keyof typeof PREBUILT_COMMANDS} PrebuiltName */
@@ -99,6 +103,22 @@ function loadWithCodeCache(entry, cacheFile) {
     fs.renameSync(temporary, cacheFile);
   };
   return { command: loaded.exports, saveCache: !cachedData || script.cachedDataRejected ? saveCache : null };
+}
+
+/**
+ * For a short-lived command's launcher: the build for the next start, in a detached process of its
+ * own that the command never waits for (lib/prebuilt/build.ts's prebuildOnce: one at a time, under a
+ * lock file).
+ * @param {PrebuiltName} name
+ */
+export function prebuildInBackground(name) {
+  try {
+    const script = `import('./lib/prebuilt/build.ts').then((m) => m.prebuildOnce(${JSON.stringify(name)})).catch(() => {})`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: projectRoot, detached: true, stdio: "ignore" });
+    child.unref();
+  } catch {
+    // Only speed is lost: the next start runs from the sources again.
+  }
 }
 
 /**

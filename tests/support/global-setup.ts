@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureMigrated } from "../../lib/database/migrate";
+import { ensurePrebuilt } from "../../lib/prebuilt/build";
 import { startPostgresCluster } from "./postgres-cluster";
 
 /**
@@ -13,6 +14,8 @@ export default async function setup(project: { name: string }) {
   const cleanups: (() => void)[] = [];
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-template-"));
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+  // Tests start `baton` as users do after their first command: from the prebuilt CLI (lib/prebuilt).
+  await ensurePrebuilt("cli");
   const file = path.join(folder, "template.db");
   await ensureMigrated(`file:${file}`);
   process.env.BATON_TEMPLATE_DB = file;
