@@ -11,10 +11,12 @@ const distDir = `.next-e2e-${port}`;
 process.env.BATON_DATA_DIR = dataDir;
 process.env.DATABASE_URL = `file:${path.join(dataDir, "baton.db")}`;
 process.env.BATON_E2E_BASE_URL = `http://127.0.0.1:${port}`;
+process.env.BATON_E2E_SCRATCH = path.join(os.tmpdir(), `baton-e2e-${port}-scratch`);
 
 export default defineConfig({
   testDir: "e2e",
-  globalTeardown: "./e2e/support/no-server-errors.ts",
+  globalSetup: "./e2e/support/scratch.ts",
+  globalTeardown: ["./e2e/support/no-server-errors.ts", "./e2e/support/scratch.ts"],
   // Per port, like the data and build folders: two runs at once never delete each other's traces.
   outputDir: `test-results/e2e-${port}`,
   // The tests share one server and database; one worker keeps 2-core machines responsive.

@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { expect, test, type Page } from "@playwright/test";
 import { prepareDataDir, signInWith, startAndWait, stopAndWait, type ExtraServer } from "./support/extra-server";
 import { createLan, type Lan } from "./support/network-namespaces";
+import { scratchDir } from "./support/scratch";
 
 /**
  * Issue 16 ("One way in"), through the server users run (`npm start`'s compiled server, real
@@ -36,7 +36,7 @@ function queryDatabase<T>(dataDir: string, sql: string): T[] {
 
 /** A git repository with one commit, in a temp folder. */
 function gitRepository(): { dir: string; commit: (message: string) => string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-repo-"));
+  const dir = scratchDir("repo-");
   const git = (...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8" }).trim();
   git("init", "-q", "-b", "main");
   git("config", "user.email", "e2e@example.invalid");
@@ -114,7 +114,7 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
     serverUrl = `http://${network.serverIp}:${port}`;
     // The agent's pane: `cat` under Claude Code's process name (Baton types only into an agent),
     // so whatever is typed and entered shows on it, and runs nothing.
-    const agentBin = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-agent-"));
+    const agentBin = scratchDir("agent-");
     fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(agentBin, "claude"));
     tmux("new-session", "-d", "-s", "work", "-x", "200", "-y", "50", path.join(agentBin, "claude"));
 

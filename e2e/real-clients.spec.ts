@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { expect, test } from "@playwright/test";
 import { prepareDataDir, signInWith, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
+import { scratchDir } from "./support/scratch";
 
 /**
  * The MCP clients people use, unmodified, against the server users run: mcp-remote (Claude
@@ -47,7 +47,7 @@ test.describe("mcp-remote completes OAuth against BATON_AUTH=required", () => {
   test.beforeAll(async () => {
     const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
     operatorToken = prepared.tokens.desk;
-    configDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-mcp-remote-"));
+    configDir = scratchDir("mcp-remote-");
     server = await startAndWait(
       { dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } },
       async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200,
@@ -152,7 +152,7 @@ test.describe("MCP Inspector's CLI over HTTP", () => {
   const inspectorCli = path.join(root, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js");
   let home = "";
   test.beforeAll(() => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-inspector-"));
+    home = scratchDir("inspector-");
   });
   test.afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
@@ -186,7 +186,7 @@ test.describe("MCP Inspector's CLI over HTTP", () => {
 
 test.describe("Claude Code's CLI", () => {
   test("`claude mcp add --transport http` the README's way, then `claude mcp list` reports Baton connected", async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-claude-"));
+    const home = scratchDir("claude-");
     const env = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: path.join(home, ".claude"), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_AUTOUPDATER: "1" };
     const claude = path.join(root, "node_modules", ".bin", "claude");
     try {

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { connectStdioClient } from "../tests/support/mcp-clients";
+import { scratchDir } from "./support/scratch";
 
 // A coding client's repository: the stdio server runs in it, as Claude Code starts `baton mcp`.
 let repo: string;
@@ -20,7 +20,7 @@ function commitFile(file: string, content: string, message: string): void {
 }
 
 test.beforeAll(() => {
-  repo = mkdtempSync(path.join(os.tmpdir(), "baton-e2e-stale-"));
+  repo = scratchDir("stale-");
   git("init", "-q", "-b", "main");
   commitFile("src/auth.ts", "export const version = 1;\n", "A: auth");
   git("checkout", "-q", "-b", "fix/login");

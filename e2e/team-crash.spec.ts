@@ -1,11 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { connectStdioClient } from "../tests/support/mcp-clients";
 import { startPostgresCluster, type PostgresCluster } from "../tests/support/postgres-cluster";
 import { startAndWait, stopAndWait, type ExtraServer } from "./support/extra-server";
+import { scratchDir } from "./support/scratch";
 
 /**
  * Crash (issue 18): six stdio writers and a REST writer append to three threads on one
@@ -30,7 +28,7 @@ test("SIGKILLed writers and instance, a PostgreSQL restart: every acknowledged e
   // Durable: an acknowledged commit must survive the server's crash.
   cluster = await startPostgresCluster({ durable: true });
   const url = await cluster.createDatabase("crash");
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-crash-"));
+  const dataDir = scratchDir("crash-");
   const env = { ...process.env, BATON_DATA_DIR: dataDir, DATABASE_URL: url };
   const [portA, portB] = [basePort + 66, basePort + 67];
   for (const port of [portA, portB]) {

@@ -1,11 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { chromium, expect, test, type Browser } from "@playwright/test";
 import { startPostgresCluster, type PostgresCluster } from "../tests/support/postgres-cluster";
 import { rawRequest } from "../tests/support/raw-http";
 import { signInWith, startAndWait, stopAndWait, waitUntil, type ExtraServer } from "./support/extra-server";
+import { scratchDir } from "./support/scratch";
 
 /**
  * Two instances behind Caddy and behind nginx, each configured exactly as the README's *Running
@@ -21,7 +21,7 @@ const publicName = "baton.example.com";
 test.describe.configure({ mode: "serial" });
 test.setTimeout(180_000);
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "baton-proxy-"));
+const scratch = scratchDir("proxy-");
 
 /** One of the README's fenced blocks in the team section, as a newcomer would copy it. */
 function readmeBlock(language: "nginx" | ""): string {

@@ -1,13 +1,12 @@
 import { execFile, execFileSync } from "node:child_process";
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
 import { connectStdioClient } from "../tests/support/mcp-clients";
 import { startPostgresCluster, type PostgresCluster } from "../tests/support/postgres-cluster";
 import { prepareDataDir, signInWith, startAndWait, stopAndWait, type ExtraServer } from "./support/extra-server";
+import { scratchDir } from "./support/scratch";
 
 /**
  * Baton for a team (issue 18): a desk moved from SQLite to a real PostgreSQL with
@@ -28,7 +27,7 @@ const servers: ExtraServer[] = [];
 const bearer = () => ({ authorization: `Bearer ${desk.tokens.ops}` });
 const deskEnv = () => ({ ...process.env, BATON_DATA_DIR: desk.dataDir, DATABASE_URL: `file:${path.join(desk.dataDir, "baton.db")}` });
 
-async function startInstance(port: number, env: Record<string, string>, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-team-"))): Promise<ExtraServer> {
+async function startInstance(port: number, env: Record<string, string>, dataDir = scratchDir("team-")): Promise<ExtraServer> {
   const server = await startAndWait(
     { dataDir, port, env: { BATON_AUTH: "required", ...env } },
     async () => (await fetch(`http://127.0.0.1:${port}/api/health`, { headers: bearer() })).ok,

@@ -1,9 +1,8 @@
 import { execFileSync, spawn } from "node:child_process";
-import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { expect, type Locator, type Page } from "@playwright/test";
+import { scratchDir } from "./scratch";
 
 /**
  * A second Baton server for tests that need another configuration (BATON_AUTH=required, a
@@ -17,7 +16,7 @@ export type ExtraServer = { dataDir: string; pid: number | undefined; stop: () =
 
 /** A fresh data folder, migrated, with the given tokens created through the CLI (name → token). */
 export function prepareDataDir(tokens: { name: string; role: "operator" | "agent" }[] = []): { dataDir: string; tokens: Record<string, string> } {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-extra-"));
+  const dataDir = scratchDir("extra-");
   const env = { ...process.env, BATON_DATA_DIR: dataDir, DATABASE_URL: `file:${path.join(dataDir, "baton.db")}` };
   const created: Record<string, string> = {};
   for (const token of tokens) {
