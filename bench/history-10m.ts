@@ -42,7 +42,7 @@ import { printReport, type Figure } from "./report";
 import { benchRepository } from "./speed/common";
 import { runToExit } from "./speed/hook";
 import { call } from "./speed/mcp";
-import { median, ms, projectRoot, startProductionServer, timeIt, type ProductionServer } from "./support";
+import { median, ms, projectRoot, removeAtExit, startProductionServer, timeIt, type ProductionServer } from "./support";
 
 const RUNS = 30;
 const ATTENTION_BLOCK = 5;
@@ -188,6 +188,7 @@ export async function run() {
     // get_handoff over stdio, one `baton mcp` per folder, calls alternating.
     await ensurePrebuilt("mcp");
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-history-cwd-"));
+    removeAtExit(cwd);
     for (const side of sides) clients.push((await connectStdioClient({ env: side.env, cwd })).client);
     const getLong = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: LONG_THREAD, as_client: "chat" }));
     const getTypical = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: TYPICAL_THREAD, as_client: "chat" }));

@@ -26,9 +26,17 @@ export async function timeIt(times: number, work: () => Promise<unknown>, warmup
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-/** A fresh data folder for one benchmark, pointed at by BATON_DATA_DIR / DATABASE_URL. */
+const removedAtExit: string[] = [];
+/** Removes `folder` when the run's process exits, however its benchmark ended (one listener for all of them). */
+export function removeAtExit(folder: string): void {
+  if (removedAtExit.length === 0) process.once("exit", () => removedAtExit.forEach((each) => fs.rmSync(each, { recursive: true, force: true })));
+  removedAtExit.push(folder);
+}
+
+/** A fresh data folder for one benchmark, pointed at by BATON_DATA_DIR / DATABASE_URL, removed when the run's process exits. */
 export function makeTemporaryDataDir(label: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `baton-bench-${label}-`));
+  removeAtExit(dir);
   process.env.BATON_DATA_DIR = dir;
   process.env.DATABASE_URL = `file:${path.join(dir, "baton.db")}`;
   return dir;

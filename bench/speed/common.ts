@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { addEntry, createHandoff, markRead } from "../../lib/handoffs";
+import { removeAtExit } from "../support";
 
 export const STDIO_CALLS = 300;
 export const THREAD_SIZE = 300;
@@ -31,9 +32,10 @@ export async function threadOf(size: number, title: string, repoPath?: string): 
   return handoff.id;
 }
 
-/** A repository of 20 committed files with `origin` set, in a temporary folder. */
+/** A repository of 20 committed files with `origin` set, in a temporary folder removed when the run's process exits. */
 export function benchRepository(origin: string): string {
   const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-repo-")));
+  removeAtExit(repo);
   const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@baton.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: repo });
   git("init", "-q", "-b", "main");
   git("remote", "add", "origin", origin);
