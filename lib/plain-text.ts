@@ -18,12 +18,13 @@ const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()
 
 /**
  * Every character Markdown (with GFM) can read as syntax anywhere in a line, and those that start
- * a block at a line's start (lists, headings, quotes, setext and thematic breaks). A text with
+ * a block at a line's start (lists, headings, quotes, setext and thematic breaks, a table's
+ * delimiter row: `:-` under a line makes it a table's header even without pipes). A text with
  * none of them parses to its own words, so it skips the parser: most search passages and
  * questions are prose, and a page of 50 passages spent 7 ms parsing them. NUL is here because
  * the parser replaces it. tests/plain-text.test.ts checks this against the parser.
  */
-const MARKDOWN_SYNTAX = /[\0\\`*_~[\]<>|&]|^[ \t]*(?:[-+=#]|\d+[.)])/m;
+const MARKDOWN_SYNTAX = /[\0\\`*_~[\]<>|&]|^[ \t]*(?:[-+=#]|:-|\d+[.)])/m;
 
 function textOf(node: Nodes, out: string[]): void {
   switch (node.type) {

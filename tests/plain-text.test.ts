@@ -17,6 +17,10 @@ describe("previews as text", () => {
     expect(plainTextOf(`${">".repeat(4_000)} x`, 10)).toBe(`${">".repeat(10)}…`);
     // Only the start of a longer text was read: it says so even when its words are few.
     expect(plainTextOf("**short** start", 160, true)).toBe("short start…");
+    // A table without pipes: `:-` under a line makes it a header (the property below found it, CI, seed 561643193).
+    expect(plainTextOf("a\n:-")).toBe("a");
+    expect(plainTextOf("plan\n  :-:")).toBe("plan");
+    expect(plainTextOf("ready:\n:-: done")).toBe("ready: :-: done");
   });
 
   it("keeps a search passage's match marks, around the words", () => {
