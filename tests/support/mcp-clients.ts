@@ -55,8 +55,8 @@ export async function connectStdioClient(
 
 /**
  * The SDK's client over Streamable HTTP, ending its session (DELETE) when it closes, as a client
- * done with a session should: the server then stops watching the session's credential, which
- * would otherwise outlive the test file's database until the session expires.
+ * done with a session should: the server frees the session and the watch on its credential at
+ * once, not when the session expires.
  */
 class SessionEndingClient extends Client {
   constructor(private readonly http: StreamableHTTPClientTransport) {
