@@ -57,6 +57,15 @@ function vitest(suite: string, other?: { node: string; env: NodeJS.ProcessEnv })
   return { suite, passed: report.numPassedTests, failed };
 }
 
+const startedAt = Date.now();
+
+/** The tarball tests/package-install.test.ts packed (`npm run pack`) during this run, if it did. */
+function packedThisRun(): string | null {
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
+  const tarball = path.join(root, ".package", `baton-desk-${version}.tgz`);
+  return fs.existsSync(tarball) && fs.statSync(tarball).mtimeMs >= startedAt ? tarball : null;
+}
+
 /**
  * The other LTS line: the unit/integration suite, and `npm start`'s server answering over a socket
  * (served from the build the e2e run just made). Every dependency's native code is Node-API, so
@@ -71,8 +80,10 @@ function onOtherLine(major: 22 | 24): Tally[] {
     return [check(`unit/integration on Node ${major} (not run)`, false)];
   }
   // One engine here: what differs between Node lines is the runtime, not the SQL (both engines ran above).
-  const lineEnv = { ...env, ...node.env, BATON_TEST_ENGINE: "sqlite" };
-  // The package's install test runs here too: the packed package installed by this line's npx.
+  const lineEnv: NodeJS.ProcessEnv = { ...env, ...node.env, BATON_TEST_ENGINE: "sqlite" };
+  // The package's install test runs here too: the package the first run packed, installed by this line's npx.
+  const tarball = packedThisRun();
+  if (tarball) lineEnv.BATON_PACKED_TARBALL = tarball;
   const unit = vitest(`unit/integration on Node ${major}`, { node: node.node, env: lineEnv });
   const build = `.next-e2e-${process.env.BATON_E2E_PORT || "3100"}`;
   let served = false;
