@@ -1,11 +1,13 @@
 /**
- * `npm test`: typecheck, lint, unit/integration (vitest) and e2e (Playwright) on the Node running
- * it, then unit/integration again and a served smoke test on the other LTS line users run (22 or
- * 24, from the npm registry: tests/support/lts-node.ts), every suite run even when an earlier one
- * fails, then one line `N passed, N failed` adding all of them up (also written to
- * .test-results/summary.txt for .ci/run), with a line for each thing that failed just above.
+ * `npm test`: typecheck and lint side by side, then unit/integration (vitest) and e2e (Playwright)
+ * on the Node running it, then unit/integration again and a served smoke test on the other LTS
+ * line users run (22 or 24, from the npm registry: tests/support/lts-node.ts), every suite run
+ * even when an earlier one fails, then one line `N passed, N failed` adding all of them up (also
+ * written to .test-results/summary.txt for .ci/run), with a line for each thing that failed just
+ * above.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { ltsNode } from "../tests/support/lts-node";
@@ -25,6 +27,24 @@ const failures: string[] = [];
 function run(command: string, args: string[], where: { cwd: string; env: NodeJS.ProcessEnv } = { cwd: root, env }): boolean {
   console.log(`\n$ ${path.basename(command)} ${args.join(" ")}`);
   return spawnSync(command, args, { ...where, stdio: "inherit" }).status === 0;
+}
+
+/**
+ * Commands run side by side, each one's output printed whole once all have ended: typecheck and
+ * lint each keep one core busy.
+ */
+async function runTogether(commands: { command: string; args: string[] }[]): Promise<boolean[]> {
+  const runs = commands.map(async ({ command, args }) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const [code] = (await once(child, "close")) as [number | null];
+    return { header: `\n$ ${path.basename(command)} ${args.join(" ")}`, output, ok: code === 0 };
+  });
+  const results = await Promise.all(runs);
+  for (const { header, output } of results) console.log(`${header}\n${output.trimEnd()}`);
+  return results.map((result) => result.ok);
 }
 
 function readJson<T>(file: string): T | null {
@@ -124,9 +144,13 @@ if (major < 22) {
   process.exit(1);
 }
 
+const [typechecked, linted] = await runTogether([
+  { command: bin("tsc"), args: ["--noEmit"] },
+  { command: bin("eslint"), args: ["--max-warnings", "0", "."] },
+]);
 const tallies = [
-  check("typecheck", run(bin("tsc"), ["--noEmit"])),
-  check("lint", run(bin("eslint"), ["--max-warnings", "0", "."])),
+  check("typecheck", typechecked),
+  check("lint", linted),
   vitest("unit/integration"),
   playwright(),
   ...onOtherLine(major === 22 ? 24 : 22),
