@@ -43,7 +43,7 @@ async function runTogether(commands: { command: string; args: string[] }[]): Pro
     return { header: `\n$ ${path.basename(command)} ${args.join(" ")}`, output, ok: code === 0 };
   });
   const results = await Promise.all(runs);
-  for (const { header, output } of results) console.log(`${header}\n${output.trimEnd()}`);
+  for (const { header, output } of results) console.log(output.trim() ? `${header}\n${output.trimEnd()}` : header);
   return results.map((result) => result.ok);
 }
 
