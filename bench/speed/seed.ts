@@ -52,8 +52,10 @@ async function connectBrain(node: string, cwd: string, data: string): Promise<Cl
   return client;
 }
 
+type ToolResult = Awaited<ReturnType<typeof call>>;
+
 /** The handoff ID in a create_handoff answer: Baton's structured one, the seed's JSON text. */
-const createdIdOf = (created: Awaited<ReturnType<typeof call>>): string =>
+const createdIdOf = (created: ToolResult): string =>
   ((created.structuredContent as { handoff: { id: string } } | undefined) ?? (JSON.parse((created.content as { type: string; text: string }[])[0].text) as { handoff: { id: string } })).handoff.id;
 
 /**
@@ -124,11 +126,11 @@ const LARGE_OBJECT_BYTES = 128 * 1024;
  * Baton's answer with the fewest of its entries left out that brings its line under
  * LARGE_OBJECT_BYTES: the same shape, structured and as text, just short of that size.
  */
-function cutUnderLargeObject(result: Awaited<ReturnType<typeof call>>): object {
+function cutUnderLargeObject(result: ToolResult): { content: { type: "text"; text: string }[]; structuredContent: { entries: unknown[] } } {
   const thread = result.structuredContent as { entries: unknown[] };
   for (let count = thread.entries.length; count > 0; count--) {
     const structuredContent = { ...thread, entries: thread.entries.slice(0, count) };
-    const cut = { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+    const cut = { content: [{ type: "text" as const, text: JSON.stringify(structuredContent) }], structuredContent };
     // The envelope around a result: {"jsonrpc":"2.0","id":…,"result":…}\n
     if (JSON.stringify(cut).length + 48 < LARGE_OBJECT_BYTES) return cut;
   }
@@ -147,9 +149,10 @@ async function answerFloors(node: string, clients: Client[], ids: string[]): Pro
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-canned-"));
   const canned: Client[] = [];
   try {
-    const answers: object[] = [];
-    for (const [index, client] of clients.entries()) answers.push(await call(client, "get_handoff", { id: ids[index] }));
-    answers.push(cutUnderLargeObject(answers[0] as Awaited<ReturnType<typeof call>>));
+    const served: ToolResult[] = [];
+    for (const [index, client] of clients.entries()) served.push(await call(client, "get_handoff", { id: ids[index] }));
+    const cutAnswer = cutUnderLargeObject(served[0]);
+    const answers = [...served, cutAnswer];
     const sizes: number[] = [];
     for (const [index, answer] of answers.entries()) {
       const file = path.join(folder, `answer-${index}.json`);
@@ -162,11 +165,10 @@ async function answerFloors(node: string, clients: Client[], ids: string[]): Pro
     }
     const [ours, seeds, cut] = await interleaved(canned, "get_handoff", () => ({ id: "canned" }), STDIO_CALLS);
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-    const entriesIn = (answer: object) => ((answer as { structuredContent: { entries: unknown[] } }).structuredContent.entries.length);
     log(
       `  the same answers from a server that only answers: Baton's ${kib(sizes[0])} p50 ${msOf(median(ours))} p95 ${msOf(percentile(ours, 0.95))} · ` +
         `the seed's ${kib(sizes[1])} p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))} · ` +
-        `Baton's cut to ${entriesIn(answers[2])} entries, ${kib(sizes[2])} p50 ${msOf(median(cut))} p95 ${msOf(percentile(cut, 0.95))}`,
+        `Baton's cut to ${cutAnswer.structuredContent.entries.length} entries, ${kib(sizes[2])} p50 ${msOf(median(cut))} p95 ${msOf(percentile(cut, 0.95))}`,
     );
     return [
       { name: "stdio get_handoff 300 entries p50, the answer alone", value: median(ours), unit: "ms", reference: { value: median(seeds), label: "the seed's answer alone" } },
