@@ -11,6 +11,7 @@ import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { ltsNode } from "../tests/support/lts-node";
+import { PACKED_TARBALL } from "../tests/support/packed-tarball";
 
 const root = path.resolve(import.meta.dirname, "..");
 const results = path.join(root, ".test-results");
@@ -81,9 +82,7 @@ const startedAt = Date.now();
 
 /** The tarball tests/package-install.test.ts packed (`npm run pack`) during this run, if it did. */
 function packedThisRun(): string | null {
-  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string };
-  const tarball = path.join(root, ".package", `baton-desk-${version}.tgz`);
-  return fs.existsSync(tarball) && fs.statSync(tarball).mtimeMs >= startedAt ? tarball : null;
+  return fs.existsSync(PACKED_TARBALL) && fs.statSync(PACKED_TARBALL).mtimeMs >= startedAt ? PACKED_TARBALL : null;
 }
 
 /**

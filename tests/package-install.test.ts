@@ -8,6 +8,7 @@ import { freePort } from "./support/free-port";
 import { ltsNode } from "./support/lts-node";
 import { connectStdioClient } from "./support/mcp-clients";
 import { expectMcpContract } from "./support/mcp-contract";
+import { PACKED_TARBALL } from "./support/packed-tarball";
 
 /**
  * Issue 26: Baton installed the way people install it. The package is packed (`npm run pack`),
@@ -48,7 +49,7 @@ async function stop(child: ChildProcess): Promise<void> {
 beforeAll(async () => {
   // One package serves every Node line, as the published one does: `npm test` packs it in its
   // first run and hands the tarball to the other line's run (scripts/test-all.ts).
-  tarball = process.env.BATON_PACKED_TARBALL ?? path.join(projectRoot, ".package", `baton-desk-${version}.tgz`);
+  tarball = process.env.BATON_PACKED_TARBALL ?? PACKED_TARBALL;
   if (!process.env.BATON_PACKED_TARBALL) execFileSync("npm", ["run", "pack"], { cwd: projectRoot, stdio: "ignore" });
   const folder = tempFolder("registry");
   const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
