@@ -30,7 +30,7 @@ const isText = (block: unknown): block is { type: "text"; text: string } =>
 /**
  * A JSON-RPC message as one line of JSON, in pieces whose concatenation is the line: a tool
  * answer's structure is spliced in as its text block already holds it, between the envelope's
- * head and its closing braces. The pieces are written one after another rather than joined:
+ * head and its closing braces. The pieces are handed to one writev rather than joined:
  * a string or buffer over 128 KB (V8's large-object size, glibc's mmap threshold) is made in
  * fresh pages, and a 300-entry thread's answer is 144 KB. Measured on the bench machine, a
  * 136 KB line cost its writer about 1 ms more before the first byte than its three pieces did.
@@ -58,7 +58,11 @@ export class StdioAnswerTransport extends StdioServerTransport {
   override send(message: JSONRPCMessage): Promise<void> {
     const pieces = messagePieces(message);
     let flushed = true;
+    // Corked, the pieces leave in one writev instead of a system call each: a 300-entry
+    // get_handoff took 2-5 % less (five interleaved runs on the bench machine).
+    process.stdout.cork();
     for (const piece of pieces) flushed = process.stdout.write(piece);
+    process.stdout.uncork();
     return new Promise((resolve) => {
       if (flushed) resolve();
       else process.stdout.once("drain", resolve);
