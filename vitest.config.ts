@@ -30,13 +30,11 @@ const engineIndependent = [
  * rather than skipped inside, since a skipped file still runs its setup and never its teardown.
  */
 const postgresOnly = ["tests/copy-data.test.ts"];
-/** Files that test SQLite only, left out of the postgres project likewise. */
-const sqliteOnly = ["tests/wal-checkpoints.test.ts"];
 
 /** What a project leaves out: the other engine's files, and on the second engine what runs once. */
 function excludedOn(engine: string): string[] {
   if (engine === "sqlite") return postgresOnly;
-  return onlyEngine ? sqliteOnly : [...sqliteOnly, ...engineIndependent];
+  return onlyEngine ? [] : engineIndependent;
 }
 
 export default defineConfig({

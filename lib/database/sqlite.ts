@@ -4,7 +4,6 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { databaseFile } from "../config";
-import { checkpointer } from "./checkpointer";
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
@@ -30,9 +29,6 @@ export function openSqlite(url: string): Database {
   connection.pragma("journal_mode = WAL");
   connection.pragma("synchronous = NORMAL");
   connection.pragma("foreign_keys = ON");
-  const checkpoints = checkpointer(file, (pages) => {
-    if (connection.open) connection.pragma(`wal_autocheckpoint = ${pages}`);
-  });
   const statements = new Map<string, BetterSqlite3.Statement>();
   const rawStatements = new Map<string, BetterSqlite3.Statement>();
   const statement = (text: string) => {
@@ -105,7 +101,7 @@ export function openSqlite(url: string): Database {
     }
   };
 
-  const transaction = <T>(open: () => void, work: (tx: Tx) => Promise<T>, writes = true): Promise<T> => {
+  const transaction = <T>(open: () => void, work: (tx: Tx) => Promise<T>): Promise<T> => {
     if (inside.getStore()) return work(tx);
     return queued(() =>
       inside.run(true, async () => {
@@ -113,7 +109,6 @@ export function openSqlite(url: string): Database {
         try {
           const result = await work(tx);
           statement("COMMIT").run();
-          if (writes) checkpoints.committed();
           return result;
         } catch (error) {
           if (connection.inTransaction) statement("ROLLBACK").run();
@@ -191,7 +186,7 @@ export function openSqlite(url: string): Database {
     engine: "sqlite",
     write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work),
     writeGrouped,
-    read: (work) => transaction(() => statement("BEGIN").run(), work, false),
+    read: (work) => transaction(() => statement("BEGIN").run(), work),
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
     writeStatement: <Row>(text: string, params: Params = []) =>
       transaction(() => begin(BUSY_TIMEOUT_MS), async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
@@ -199,7 +194,6 @@ export function openSqlite(url: string): Database {
       statement("SELECT 1").get();
     },
     close: async () => {
-      await checkpoints.stop();
       connection.close();
     },
   };
