@@ -10,7 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
-import { ltsNode } from "../tests/support/lts-node";
+import { ltsNode, RUNNING_MAJOR } from "../tests/support/lts-node";
 import { PACKED_TARBALL } from "../tests/support/packed-tarball";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -43,9 +43,9 @@ async function runTogether(commands: { command: string; args: string[] }[]): Pro
     const [code] = (await once(child, "close")) as [number | null];
     return { header: `\n$ ${path.basename(command)} ${args.join(" ")}`, output, ok: code === 0 };
   });
-  const results = await Promise.all(runs);
-  for (const { header, output } of results) console.log(output.trim() ? `${header}\n${output.trimEnd()}` : header);
-  return results.map((result) => result.ok);
+  const ended = await Promise.all(runs);
+  for (const { header, output } of ended) console.log(output.trim() ? `${header}\n${output.trimEnd()}` : header);
+  return ended.map((finished) => finished.ok);
 }
 
 function readJson<T>(file: string): T | null {
@@ -135,8 +135,7 @@ function playwright(): Tally {
   return { suite: "e2e", passed: report.stats.expected + report.stats.flaky, failed };
 }
 
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
+if (RUNNING_MAJOR < 22) {
   console.error(`npm test: Baton runs on Node 22 and 24; this is Node ${process.versions.node} (put Node 22 or 24 first on PATH)`);
   fs.writeFileSync(path.join(results, "summary.txt"), "0 passed, 1 failed\n");
   console.log("0 passed, 1 failed");
@@ -152,7 +151,7 @@ const tallies = [
   check("lint", linted),
   vitest("unit/integration"),
   playwright(),
-  ...onOtherLine(major === 22 ? 24 : 22),
+  ...onOtherLine(RUNNING_MAJOR === 22 ? 24 : 22),
 ];
 console.log("");
 if (failures.length) console.log(["what failed:", ...failures, ""].join("\n"));

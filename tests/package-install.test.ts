@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./support/free-port";
-import { ltsNode } from "./support/lts-node";
+import { ltsNode, RUNNING_MAJOR } from "./support/lts-node";
 import { connectStdioClient } from "./support/mcp-clients";
 import { expectMcpContract } from "./support/mcp-contract";
 import { PACKED_TARBALL } from "./support/packed-tarball";
@@ -328,7 +328,7 @@ describe("npx -y baton-desk on this machine's Node", () => {
 });
 
 // On Node 24 the block above is already the package on Node 24.
-describe.skipIf(Number(process.versions.node.split(".")[0]) === 24)("the same package on Node 24", () => {
+describe.skipIf(RUNNING_MAJOR === 24)("the same package on Node 24", () => {
   let line: NodeLine;
   beforeAll(() => {
     const node = ltsNode(24);
