@@ -34,13 +34,14 @@ function gitDirOf(dotGit: string): string | null {
   return line ? path.resolve(path.dirname(dotGit), line) : null;
 }
 
-/** The common folder a linked worktree's `commondir` names, else the git folder itself. */
+/**
+ * The common folder a linked worktree's `commondir` names, else the git folder itself. Asked
+ * first rather than read and caught: most repositories have none, and a thrown read costs every
+ * staleness check about 10 µs (a file gone in between throws, and locateRepository says only git can tell).
+ */
 function commonDirOf(gitDir: string): string {
-  try {
-    return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, "commondir"), "utf8").trim());
-  } catch {
-    return gitDir;
-  }
+  const file = path.join(gitDir, "commondir");
+  return fs.existsSync(file) ? path.resolve(gitDir, fs.readFileSync(file, "utf8").trim()) : gitDir;
 }
 
 /**
