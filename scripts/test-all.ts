@@ -10,7 +10,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
-import { ltsNode, RUNNING_MAJOR } from "../tests/support/lts-node";
+import { MINIMUM_MAJOR, RUNNING_MAJOR } from "../lib/supported-node.mjs";
+import { ltsNode } from "../tests/support/lts-node";
 import { PACKED_TARBALL } from "../tests/support/packed-tarball";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -135,7 +136,7 @@ function playwright(): Tally {
   return { suite: "e2e", passed: report.stats.expected + report.stats.flaky, failed };
 }
 
-if (RUNNING_MAJOR < 22) {
+if (RUNNING_MAJOR < MINIMUM_MAJOR) {
   console.error(`npm test: Baton runs on Node 22 and 24; this is Node ${process.versions.node} (put Node 22 or 24 first on PATH)`);
   fs.writeFileSync(path.join(results, "summary.txt"), "0 passed, 1 failed\n");
   console.log("0 passed, 1 failed");

@@ -9,9 +9,6 @@ import path from "node:path";
  * offline). Installed once per machine into the temp folder, where .ci/run also puts the Node 24
  * that runs `npm test`.
  */
-/** The major version of the Node running this code. */
-export const RUNNING_MAJOR = Number(process.versions.node.split(".")[0]);
-
 export type LtsNode = { major: number; prefix: string; home: string; node: string; env: NodeJS.ProcessEnv };
 
 export function ltsNode(major: 22 | 24): LtsNode {
