@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
-import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
+import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
 import { runHookProcess, type HookRun } from "./support/hook-process";
 
 /**
@@ -74,6 +74,15 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+describe("the prebuilt hook", () => {
+  it("reads threads without the secret rules: they check what is written, and Claude Code waits for the hook to start", () => {
+    const { inputs } = JSON.parse(fs.readFileSync(manifestFile("hook"), "utf8")) as { inputs: string[] };
+    const sources = inputs.map((file) => path.relative(projectRoot, file));
+    expect(sources).toContain(path.join("lib", "handoffs", "store.ts"));
+    expect(sources.filter((file) => file.startsWith(`lib${path.sep}secrets${path.sep}`))).toEqual([]);
+  });
 });
 
 describe("baton hook session-start", () => {

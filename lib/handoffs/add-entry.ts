@@ -6,7 +6,8 @@ import type { Redaction } from "../secrets";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { Invalid } from "../errors";
 import { ANSWERING_TYPE, ENTRY_TYPES, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
-import { appendEntry, checkAnswersIn, cleanEntry } from "./store";
+import { cleanEntry } from "./clean-texts";
+import { appendEntry, checkAnswersIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
 

@@ -5,7 +5,8 @@ import { write } from "../database";
 import type { Redaction } from "../secrets";
 import { parseInput, type DoorInput } from "../validation";
 import { contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
-import { cleanHandoffTexts, createHandoffIn } from "./store";
+import { cleanHandoffTexts } from "./clean-texts";
+import { createHandoffIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
 

@@ -2,11 +2,11 @@ import "server-only";
 import { customAlphabet } from "nanoid";
 import { database, lockRows, MAX_INT4, storedDate, writeGrouped, writeStatement, type Tx } from "../database";
 import { Conflict, Invalid, NotFound } from "../errors";
-import { cleanFields, cleanText, type Redaction } from "../secrets";
+import type { Redaction } from "../secrets";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { GitState } from "../git/types";
-import { parseInput } from "../validation";
-import { NANOID_ALPHABET, titleSchema, type ClientSide, type EntryType } from "./schemas";
+import { NANOID_ALPHABET, type ClientSide, type EntryType } from "./schemas";
+import type { CleanEntry, CleanHandoffTexts } from "./clean-texts";
 import { APPEND_STATEMENTS, CURSOR_OF, ENTRY_COLUMNS, HANDOFF_COLUMNS, type AppendedRow } from "./append-statement";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
 
@@ -98,38 +98,6 @@ export async function createHandoffIn(
     id,
   ]);
   return { handoff: toHandoffView(handoff!), entries, redactions: draft.texts.redactions };
-}
-
-declare const cleaned: unique symbol;
-
-/**
- * Texts that passed the secrets check (redacted, or refused per BATON_SECRETS): the one point
- * every text of a handoff passes before it is stored. Only `cleanEntry` and `cleanHandoffTexts`
- * make them, and this module's write functions take nothing else, so a writer cannot skip the
- * check. Doors run them before their write transaction, so a 64 KiB entry does not hold the
- * write lock for its scan (~2 ms); a checkpoint push that turns out to start a thread runs
- * cleanHandoffTexts inside its own.
- */
-export type CleanEntry = DraftEntry & { readonly redactions: Redaction[]; readonly [cleaned]: true };
-export type CleanHandoffTexts = { readonly title: string; readonly entries: CleanEntry[]; readonly redactions: Redaction[]; readonly [cleaned]: true };
-
-export function cleanEntry(entry: DraftEntry): CleanEntry {
-  const { text: content, redactions } = cleanText("content", entry.content);
-  return { ...entry, content, redactions } as CleanEntry;
-}
-
-/** A new thread's title and first entries, checked together: one refusal names every field. */
-export function cleanHandoffTexts(title: string, entries: DraftEntry[]): CleanHandoffTexts {
-  const contentField = (index: number) => (entries.length === 1 ? "content" : `entries[${index}].content`);
-  const fields: Record<string, string> = { title: parseInput(titleSchema, title) };
-  entries.forEach((entry, index) => (fields[contentField(index)] = entry.content));
-  const { texts, redactions } = cleanFields(fields);
-  return {
-    // Checked again: a marker can be longer than the secret it replaced.
-    title: parseInput(titleSchema, texts.title),
-    entries: entries.map((entry, index) => ({ ...entry, content: texts[contentField(index)], redactions: [] }) as unknown as CleanEntry),
-    redactions,
-  } as CleanHandoffTexts;
 }
 
 export function completedConflict(id: string): Conflict {
