@@ -278,6 +278,17 @@ describe("baton hook stop", () => {
     expect(fs.readdirSync(path.join(dataDir(), "hooks", "sessions")).length).toBe(3);
   });
 
+  it("a code entry after a question closes it, and so does chat going on without asking", async () => {
+    const repo = repository("git@github.com:acme/replied.git");
+    const { handoff } = await createHandoff({ title: "Currency", content: "Fix totals.", asClient: "chat", repoPath: repo });
+    await addEntry({ id: handoff.id, type: "question", content: "Which currency?", asClient: "chat" });
+    expect(reasonOf(await stop(repo, "replied-1", false))).toContain("Which currency?");
+    await addEntry({ id: handoff.id, type: "progress", content: "EUR, as the config says.", asClient: "code" });
+    expect((await stop(repo, "replied-2", false)).stdout).toBe("");
+    await addEntry({ id: handoff.id, type: "decision", content: "EUR it is.", asClient: "chat" });
+    expect((await stop(repo, "replied-3", false)).stdout).toBe("");
+  });
+
   it("bounds its reason: quotes a few questions, names the handoffs of some more and counts the rest", async () => {
     const repo = repository("git@github.com:acme/many-questions.git");
     const asked: string[] = [];

@@ -88,6 +88,11 @@ export async function findUnansweredQuestions(askedBy: ClientSide): Promise<Unan
   return read(async (tx) => {
     const found: UnansweredQuestion[] = [];
     for (const row of await recentActive(tx, PICKUP_SCAN_HANDOFFS)) {
+      // The newest entry decides most threads: written by the other side, it leaves no question
+      // of askedBy's open (what they asked before it came first). One row instead of the latest
+      // PICKUP_SCAN_ENTRIES: the Stop hook runs at the end of every turn.
+      const newest = await tx.get<{ from_client: ClientSide }>("SELECT from_client FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT 1", [row.id]);
+      if (newest?.from_client !== askedBy) continue;
       const recent = await recentEntries(tx, row.id);
       const answered = recent.findIndex((entry) => entry.from_client !== askedBy);
       const replied = new Set(recent.flatMap((entry) => (entry.answers === null ? [] : [entry.answers])));
