@@ -30,8 +30,9 @@ function recentActive(tx: Tx, limit: number): Promise<ActiveRow[]> {
   return tx.all<ActiveRow>(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`, [limit]);
 }
 
-function recentEntries(tx: Tx, handoffId: string): Promise<RecentEntry[]> {
-  return tx.all<RecentEntry>("SELECT seq, number, answers, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, PICKUP_SCAN_ENTRIES]);
+/** A thread's latest `count` entries, newest first. */
+function recentEntries(tx: Tx, handoffId: string, count = PICKUP_SCAN_ENTRIES): Promise<RecentEntry[]> {
+  return tx.all<RecentEntry>("SELECT seq, number, answers, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, count]);
 }
 
 /** The git states a handoff recorded: its own (at creation) and the latest of its recent entries' (a code side's write). */
@@ -91,7 +92,7 @@ export async function findUnansweredQuestions(askedBy: ClientSide): Promise<Unan
       // The newest entry decides most threads: written by the other side, it leaves no question
       // of askedBy's open (what they asked before it came first). One row instead of the latest
       // PICKUP_SCAN_ENTRIES: the Stop hook runs at the end of every turn.
-      const newest = await tx.get<{ from_client: ClientSide }>("SELECT from_client FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT 1", [row.id]);
+      const [newest] = await recentEntries(tx, row.id, 1);
       if (newest?.from_client !== askedBy) continue;
       const recent = await recentEntries(tx, row.id);
       const answered = recent.findIndex((entry) => entry.from_client !== askedBy);
