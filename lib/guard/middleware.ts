@@ -32,8 +32,9 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
     if (jsonRpcPaths.has(path)) challenge.push(`resource_metadata="${oauthUrls(publicBaseUrl(host)).protectedResourceMetadata}"`);
     headers.set("www-authenticate", challenge.join(", "));
   }
-  // The body was not read: close the connection rather than let the client keep sending it.
-  if (verdict.status === 413 || verdict.status === 411) headers.set("connection", "close");
+  // A body left unread (413, 411) keeps the connection open: @hono/node-server drains it after the
+  // answer (up to 64 MiB within 500 ms, then closes), so a client still sending reads the refusal.
+  // `connection: close` here reset such clients before they read it.
   return new Response(JSON.stringify(body), { status: verdict.status, headers });
 }
 
