@@ -17,6 +17,23 @@ export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
  */
 export const ALIAS = { "jsonc-parser": "jsonc-parser/lib/esm/main.js" };
 
+/**
+ * zod's index of its 60-odd message locales in English only. `import { z } from "zod"` is a
+ * namespace whose `locales` member reaches every locale, so esbuild keeps them all (366 KB of the
+ * hook's 838 KB bundle); Baton uses zod's default, English (its schemas import en.js themselves),
+ * and never `z.locales`.
+ */
+export const zodEnglishOnly: Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.c?js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      loader: "js",
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 /** JavaScript expressions for one project file's `import.meta` properties. */
 type ImportMetaExpressions = (file: string) => Record<"dirname" | "filename" | "url", string>;
 

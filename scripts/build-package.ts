@@ -12,7 +12,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { build, type BuildOptions } from "esbuild";
-import { ALIAS, relocatedImportMeta } from "../lib/bundle";
+import { ALIAS, relocatedImportMeta, zodEnglishOnly } from "../lib/bundle";
 import { BUNDLE_EXTERNALS, dependencyFolders } from "../lib/package/dependencies";
 import { projectRoot } from "../lib/paths.mjs";
 import { PREBUILT_COMMANDS } from "../lib/prebuilt/prebuilt.mjs";
@@ -121,7 +121,7 @@ async function bundles() {
     supported: { "dynamic-import": false },
     // zod's order problem is the ES module bundle's: CommonJS bundles carry it (setup's copy of the hook's runtime stays small).
     external: [...BUNDLE_EXTERNALS, ...BUNDLE_EXTERNALS.map((name) => `${name}/*`), ...checkoutOnly],
-    plugins: [relocatedImportMeta(distDir, "cjs")],
+    plugins: [relocatedImportMeta(distDir, "cjs"), zodEnglishOnly],
   });
   await build({
     ...shared,

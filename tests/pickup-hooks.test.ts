@@ -83,6 +83,14 @@ describe("the prebuilt hook", () => {
     expect(sources).toContain(path.join("lib", "handoffs", "store.ts"));
     expect(sources.filter((file) => file.startsWith(`lib${path.sep}secrets${path.sep}`))).toEqual([]);
   });
+
+  it("carries zod's English messages only: its other locales were 366 KB of the 838 KB it loaded", () => {
+    const bundle = fs.readFileSync(freshEntry("hook")!, "utf8");
+    expect(bundle).toContain("Invalid input");
+    // French, one of the 60-odd locales `import { z } from "zod"` reaches (lib/bundle.ts, zodEnglishOnly).
+    expect(bundle).not.toContain("invalide");
+    expect(bundle.length).toBeLessThan(600_000);
+  });
 });
 
 describe("baton hook session-start", () => {

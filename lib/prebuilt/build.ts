@@ -1,7 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
-import { ALIAS, EXTERNAL, keepImportMeta } from "../bundle";
+import { ALIAS, EXTERNAL, keepImportMeta, zodEnglishOnly } from "../bundle";
 import { projectRoot } from "../paths.mjs";
 import { freshEntry, manifestFile, PREBUILT_COMMANDS, prebuiltDir, PREBUILT_VERSION, type PrebuiltManifest, type PrebuiltName } from "./prebuilt.mjs";
 
@@ -38,7 +38,7 @@ export async function prebuildCommand(name: PrebuiltName): Promise<string> {
     external: EXTERNAL,
     alias: ALIAS,
     supported: { "dynamic-import": false },
-    plugins: [keepImportMeta],
+    plugins: [keepImportMeta, zodEnglishOnly],
     // Its paths map "server-only" to the package's empty entry, as for tsx (the default throws).
     tsconfig: path.join(projectRoot, "tsconfig.json"),
     metafile: true,
