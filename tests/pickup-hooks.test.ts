@@ -4,7 +4,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dataDir } from "../lib/config";
+import { databaseUrl, dataDir } from "../lib/config";
+import { engineOf } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
@@ -90,6 +91,13 @@ describe("the prebuilt hook", () => {
     // French, one of the 60-odd locales `import { z } from "zod"` reaches (lib/bundle.ts, zodEnglishOnly).
     expect(bundle).not.toContain("invalide");
     expect(bundle.length).toBeLessThan(600_000);
+  });
+
+  it("loads node-postgres only for a PostgreSQL database (it was a seventh of the hook's start on SQLite)", async () => {
+    const run = await sessionStart(repository("git@github.com:acme/driver.git"), "startup", { NODE_DEBUG: "module" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/Module\._load REQUEST better-sqlite3 /);
+    expect(/Module\._load REQUEST pg /.test(run.stderr)).toBe(engineOf(databaseUrl()) === "postgres");
   });
 });
 

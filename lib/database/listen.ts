@@ -1,6 +1,7 @@
 import "server-only";
 import net from "node:net";
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "./pg-driver";
 
 /** Pauses between reconnections of a dropped listening connection, the last one repeated. */
 const RECONNECT_PAUSES_MS = [100, 200, 400, 800, 1600, 3200, 5000];
@@ -23,7 +24,8 @@ export async function listen(options: { url: string; channel: string; label: str
   let reconnect: ReturnType<typeof setTimeout> | null = null;
 
   const connect = async () => {
-    const connection = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: 10_000, stream: () => new net.Socket().unref() });
+    const { Client } = await pgDriver();
+    const connection = new Client({ connectionString: options.url, connectionTimeoutMillis: 10_000, stream: () => new net.Socket().unref() });
     let dropped = false;
     const drop = (error?: unknown) => {
       if (dropped) return;

@@ -1,9 +1,10 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { Unavailable } from "../errors";
 import { checkedParams, numberedParameters } from "./params";
+import { pgDriver } from "./pg-driver";
 import type { Database, Params, Tx } from "./types";
 
 /**
@@ -13,20 +14,6 @@ import type { Database, Params, Tx } from "./types";
  * named prepared statements, parsed once per connection.
  */
 export const DEFAULT_POOL_SIZE = 10;
-
-// Types as SQLite hands them to the domain: counts as numbers, timestamps in Prisma's stored
-// form (`2026-11-22T06:54:51.471+00:00`). Columns are `timestamp(3)` holding UTC.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMP, storedFormOf);
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (value) => new Date(value).toISOString().replace("Z", "+00:00"));
-
-/** `2026-11-22 06:54:51.47` (Postgres drops trailing zeros) → `2026-11-22T06:54:51.470+00:00`. */
-function storedFormOf(value: string): string {
-  const [date, time] = value.split(" ");
-  const [whole, fraction = ""] = time.split(".");
-  return `${date}T${whole}.${fraction.padEnd(3, "0").slice(0, 3)}+00:00`;
-}
 
 type Prepared = { name: string; text: string };
 const prepared = new Map<string, Prepared>();
@@ -62,7 +49,8 @@ const unavailable = (error: unknown) =>
  * one; without a listener its 'error' event would end the process.
  */
 export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>, connectionTimeoutMillis?: number): Promise<T> {
-  const client = new pg.Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis });
+  const { Client } = await pgDriver();
+  const client = new Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis });
   client.on("error", () => undefined);
   await client.connect();
   try {
@@ -96,9 +84,12 @@ const RECONNECT_PAUSES_MS = [50, 100, 200, 400, 800, 1600, 2000, 2000];
 
 export function openPostgres(url: string): Database {
   const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
-  const pool = new pg.Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: 10_000 });
-  // An idle client whose server went away reports here; the pool drops it and opens another.
-  pool.on("error", () => undefined);
+  const opening = pgDriver().then(({ Pool }) => {
+    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: 10_000 });
+    // An idle client whose server went away reports here; the pool drops it and opens another.
+    pool.on("error", () => undefined);
+    return pool;
+  });
 
   const txOf = (client: pg.PoolClient): Tx => {
     const query = async (text: string, params: Params, rowMode?: "array") => {
@@ -120,7 +111,7 @@ export function openPostgres(url: string): Database {
   const connect = async (): Promise<pg.PoolClient> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await pool.connect();
+        return await (await opening).connect();
       } catch (error) {
         if (!isConnectionFailure(error) || attempt >= RECONNECT_PAUSES_MS.length) throw isConnectionFailure(error) ? unavailable(error) : error;
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSES_MS[attempt]));
@@ -176,8 +167,8 @@ export function openPostgres(url: string): Database {
     writeStatement: <Row>(text: string, params: Params = []) => transaction(null, (tx) => tx.all<Row>(text, params)),
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
     ping: async () => {
-      await pool.query("SELECT 1");
+      await (await opening).query("SELECT 1");
     },
-    close: () => pool.end(),
+    close: async () => (await opening).end(),
   };
 }
