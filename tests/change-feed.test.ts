@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerAgent, updateAgent } from "../lib/agents";
 import { changeFeedStats, changeStream, latestChangeSeq, pruneChanges, subscribe, type FeedEvent, type Subscription } from "../lib/changes";
+import { write } from "../lib/database";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { rowsOf } from "./support/rows";
@@ -124,6 +125,19 @@ describe("the change feed", () => {
     await pruneChanges({ now: Date.now() + 2 * 24 * 60 * 60 * 1000 });
     expect((await collect({ after: latest })).events).toEqual([]);
     expect((await collect({ after: latest - 1 })).events.map((event) => event.kind)).toEqual(["reset"]);
+  });
+
+  it("prunes in batches with the event loop's turn between them, so the process answers meanwhile", async () => {
+    await write((tx) =>
+      tx.run("INSERT INTO changes (subject, action) SELECT 'handoff', 'updated' FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25000) SELECT i FROM n) AS numbers"),
+    );
+    let pruned = false;
+    let timerRan: "during" | "after" | null = null;
+    setTimeout(() => (timerRan = pruned ? "after" : "during"), 0);
+    const deleted = await pruneChanges({ keepRows: 1 });
+    pruned = true;
+    expect(deleted).toBeGreaterThanOrEqual(24_999);
+    expect(timerRan).toBe("during");
   });
 
   it("stops checking the database when the last subscriber leaves", async () => {

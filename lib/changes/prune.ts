@@ -7,7 +7,8 @@ export const KEEP_ROWS = 100_000;
 export const KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Deletes changes beyond the last `keepRows` or older than `keepMs`, in short write transactions.
+ * Deletes changes beyond the last `keepRows` or older than `keepMs`, in short write transactions
+ * with the event loop's turn between them.
  * The feed calls it when it starts and every ten minutes while it runs, waiting at most `waitMs`
  * for SQLite's write lock (then SQLITE_BUSY); returns how many went.
  */
@@ -26,6 +27,9 @@ export async function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now
     const batch = await write((tx) => tx.run("DELETE FROM changes WHERE seq <= ? AND seq <= (SELECT MIN(seq) FROM changes) + 9999", [cutoff]), { waitMs });
     deleted += batch;
     if (batch === 0) return deleted;
+    // SQLite's statements run on this thread: without a turn of the event loop between batches,
+    // ten million rows kept a starting server from answering anything for minutes.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
