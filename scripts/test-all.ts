@@ -147,11 +147,19 @@ const [typechecked, linted] = await runTogether([
   { command: bin("tsc"), args: ["--noEmit"] },
   { command: bin("eslint"), args: ["--max-warnings", "0", "."] },
 ]);
+/** `npm start`'s server on PostgreSQL, from the build the e2e run made (the e2e run itself serves SQLite). */
+function servedOnPostgres(): Tally {
+  const build = `.next-e2e-${process.env.BATON_E2E_PORT || "3100"}`;
+  if (!fs.existsSync(path.join(root, build))) return check("served smoke on PostgreSQL (no build: the e2e run makes it)", false);
+  return check("served smoke on PostgreSQL", run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "served-smoke.ts"), "--postgres"], { cwd: root, env: { ...env, BATON_DIST_DIR: build } }));
+}
+
 const tallies = [
   check("typecheck", typechecked),
   check("lint", linted),
   vitest("unit/integration"),
   playwright(),
+  servedOnPostgres(),
   ...onOtherLine(RUNNING_MAJOR === 22 ? 24 : 22),
 ];
 console.log("");
