@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseUrl, dataDir } from "../lib/config";
 import { engineOf } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
+import { PICKUP_SCAN_ENTRIES } from "../lib/handoffs/attention";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
 import { runHookProcess, type HookRun } from "./support/hook-process";
@@ -177,6 +178,17 @@ describe("baton hook session-start", () => {
     expect((await sessionStart(repo)).stdout).toBe("");
     await addEntry({ id: handoff.id, type: "decision", content: "Go on", asClient: "chat" });
     expect(quotedBlocks(contextOf(await sessionStart(repo))).blocks.map((block) => block.text)).toEqual(["Go on"]);
+  });
+
+  it("ties a thread to where its code side last wrote within its latest PICKUP_SCAN_ENTRIES entries, not further back", async () => {
+    const repo = repository("git@github.com:acme/bounded.git");
+    const { handoff } = await createHandoff({ title: "Chat went on", content: "Plan", asClient: "chat", repoPath: tempFolder() });
+    await addEntry({ id: handoff.id, type: "progress", content: "Written from the repository", asClient: "code", repoPath: repo });
+    // The code entry is the thread's 20th newest after 19 chat entries, its 21st after one more.
+    for (let index = 1; index < PICKUP_SCAN_ENTRIES; index++) await addEntry({ id: handoff.id, type: "progress", content: `chat ${index}`, asClient: "chat" });
+    expect(contextOf(await sessionStart(repo))).toContain(handoff.id);
+    await addEntry({ id: handoff.id, type: "progress", content: "one more", asClient: "chat" });
+    expect((await sessionStart(repo)).stdout).toBe("");
   });
 
   it("a handoff with no recorded repository comes once the repository is linked to its project (baton link)", async () => {

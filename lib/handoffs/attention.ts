@@ -24,7 +24,7 @@ export const PICKUP_SCAN_HANDOFFS = 200;
 export const PICKUP_SCAN_ENTRIES = 20;
 
 type ActiveRow = HandoffRow & { git: string | null };
-type RecentEntry = { seq: number; number: number; answers: number | null; from_client: ClientSide; type: string; git: string | null };
+type RecentEntry = { seq: number; number: number; answers: number | null; from_client: ClientSide; type: string };
 
 function recentActive(tx: Tx, limit: number): Promise<ActiveRow[]> {
   return tx.all<ActiveRow>(`SELECT ${HANDOFF_COLUMNS}, h.git FROM handoffs h WHERE h.status = 'active' ORDER BY h.updated_at DESC, h.id ASC LIMIT ?`, [limit]);
@@ -32,12 +32,28 @@ function recentActive(tx: Tx, limit: number): Promise<ActiveRow[]> {
 
 /** A thread's latest `count` entries, newest first. */
 function recentEntries(tx: Tx, handoffId: string, count = PICKUP_SCAN_ENTRIES): Promise<RecentEntry[]> {
-  return tx.all<RecentEntry>("SELECT seq, number, answers, from_client, type, git FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, count]);
+  return tx.all<RecentEntry>("SELECT seq, number, answers, from_client, type FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT ?", [handoffId, count]);
 }
 
-/** The git states a handoff recorded: its own (at creation) and the latest of its recent entries' (a code side's write). */
-function recordedStates(row: ActiveRow, recent: RecentEntry[]): GitState[] {
-  const states = [parseGitState(recent.find((entry) => entry.git !== null)?.git), parseGitState(row.git)];
+/**
+ * The git state the latest of a thread's last PICKUP_SCAN_ENTRIES entries to record one wrote
+ * (a code side's write), or null: from the partial index of entries with a state, so no entry is
+ * read but that one.
+ */
+async function recordedGitIn(tx: Tx, handoffId: string): Promise<string | null> {
+  const row = await tx.get<{ git: string }>(
+    `SELECT git FROM handoff_entries
+      WHERE handoff_id = ? AND git IS NOT NULL
+        AND seq >= COALESCE((SELECT seq FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ${PICKUP_SCAN_ENTRIES - 1}), 0)
+      ORDER BY seq DESC LIMIT 1`,
+    [handoffId, handoffId],
+  );
+  return row?.git ?? null;
+}
+
+/** The git states a handoff recorded: the latest of its recent entries' (recordedGitIn), then its own (at creation). */
+async function recordedStates(tx: Tx, row: ActiveRow): Promise<GitState[]> {
+  const states = [parseGitState(await recordedGitIn(tx, row.id)), parseGitState(row.git)];
   return states.filter((state): state is GitState => state !== null);
 }
 
@@ -53,7 +69,8 @@ export type HandoffNewToSide = {
 
 /**
  * Among the most recently active handoffs, those with entries new to `side`, latest activity
- * first: one statement counts what is new in each, then the latest entries of those with some.
+ * first: one statement counts what is new in each, then, for those with some, the newest entry
+ * and the recorded git state (two index lookups and a row or two, not their latest entries).
  */
 export async function findHandoffsNewTo(side: ClientSide): Promise<HandoffNewToSide[]> {
   return read(async (tx) => {
@@ -66,8 +83,8 @@ export async function findHandoffsNewTo(side: ClientSide): Promise<HandoffNewToS
     const found: HandoffNewToSide[] = [];
     for (const { new_count: newCount, ...row } of rows) {
       if (newCount === 0) continue;
-      const recent = await recentEntries(tx, row.id);
-      found.push({ handoff: toHandoffView(row), newCount, lastWriter: recent[0].from_client, recorded: recordedStates(row, recent) });
+      const [newest] = await recentEntries(tx, row.id, 1);
+      found.push({ handoff: toHandoffView(row), newCount, lastWriter: newest.from_client, recorded: await recordedStates(tx, row) });
     }
     return found;
   });
@@ -100,7 +117,7 @@ export async function findUnansweredQuestions(askedBy: ClientSide): Promise<Unan
       const question = recent.slice(0, answered === -1 ? undefined : answered).find((entry) => entry.type === "question" && !replied.has(entry.number));
       if (!question) continue;
       const entry = await tx.get<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM handoff_entries WHERE seq = ?`, [question.seq]);
-      found.push({ handoff: toHandoffView(row), question: toEntryView(entry!), recorded: recordedStates(row, recent) });
+      found.push({ handoff: toHandoffView(row), question: toEntryView(entry!), recorded: await recordedStates(tx, row) });
     }
     return found.sort((a, b) => b.question.seq - a.question.seq);
   });
