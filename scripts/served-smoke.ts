@@ -24,7 +24,12 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-served-smoke-"));
 const env: NodeJS.ProcessEnv = { ...process.env, HOST: "127.0.0.1", PORT: String(port), BATON_DATA_DIR: dataDir, BATON_SKIP_BUILD: "1", BATON_DIST_DIR: distDir };
 delete env.DATABASE_URL;
 const cluster: PostgresCluster | null = process.argv.includes("--postgres") ? await startPostgresCluster() : null;
-if (cluster) env.DATABASE_URL = await cluster.createDatabase("served_smoke");
+if (cluster) {
+  env.DATABASE_URL = await cluster.createDatabase("served_smoke").catch((error: unknown) => {
+    cluster.destroy();
+    throw error;
+  });
+}
 const engine = cluster ? "PostgreSQL" : "SQLite";
 const server = spawn(process.execPath, [path.join(root, "scripts", "start.mjs")], { cwd: root, env, detached: true, stdio: ["ignore", "inherit", "inherit"] });
 const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));

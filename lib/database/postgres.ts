@@ -90,6 +90,8 @@ export function openPostgres(url: string): Database {
     pool.on("error", () => undefined);
     return pool;
   });
+  // A driver that cannot load fails each use (awaiting `opening`), not the process at once.
+  opening.catch(() => undefined);
 
   const txOf = (client: pg.PoolClient): Tx => {
     const query = async (text: string, params: Params, rowMode?: "array") => {
