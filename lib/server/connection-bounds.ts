@@ -89,3 +89,42 @@ export function boundConnections(server: http.Server, policy: Pick<GuardPolicy, 
     waiting.delete(request.socket);
   });
 }
+
+/** How much of a body left unread after its answer is read and dropped, and for how long, before the connection closes. */
+export const UNREAD_BODY_MAX_BYTES = 64 * 1024 * 1024;
+export const UNREAD_BODY_MAX_MS = 500;
+
+/**
+ * Bounds what Node reads of a body nobody read once its answer is sent (a refusal). Node drops
+ * such a body to its end (`_dump`) so the connection can serve its next request, bounded only by
+ * its 300 s request timeout: a peer declaring 100 GB and sending it kept a refused GET reading
+ * for minutes. Dropping, not closing at once, lets a client still sending read its answer instead
+ * of a reset. The router's adapter does the same for the requests it hands on with a body
+ * (@hono/node-server's drainIncoming, the same bounds); this covers the ones it does not: GET and
+ * HEAD, and request lines refused before it. On a body it also drains, the first bound reached closes.
+ */
+export function boundUnreadBody(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
+  outgoing.once("finish", () => {
+    // complete: the parser has the whole body (or there was none); Node drops what it holds.
+    if (incoming.complete || incoming.destroyed) return;
+    let dropped = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      incoming.off("data", count);
+    };
+    const close = () => {
+      stop();
+      incoming.socket.destroySoon();
+    };
+    const count = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > UNREAD_BODY_MAX_BYTES) close();
+    };
+    const timer = setTimeout(close, UNREAD_BODY_MAX_MS);
+    timer.unref();
+    incoming.on("data", count);
+    incoming.once("end", stop);
+    incoming.once("error", stop);
+    incoming.resume();
+  });
+}

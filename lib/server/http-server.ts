@@ -10,7 +10,7 @@ import { markServing } from "../caller";
 import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
-import { boundConnections, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
+import { boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
 
 /**
  * Baton's HTTP server: Node's http server, Baton's names dropped from every request at the
@@ -87,6 +87,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
   const server = http.createServer(BOUNDED_SERVER_OPTIONS, (incoming, outgoing) => {
     noteReentry(incoming);
     dropBatonHeaders(incoming);
+    boundUnreadBody(incoming, outgoing);
     const badLine = requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
     if (badLine) {
       outgoing.writeHead(badLine.status, { "content-type": "application/json", "cache-control": "no-store" });
