@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { messagePieces, rememberSerialized, StdioAnswerTransport } from "../lib/mcp/answer-lines";
+import { keepAnswersForLines, messagePieces, rememberSerialized } from "../lib/mcp/answer-lines";
+import { requestIdOfEdges } from "../lib/mcp/stdio-transport";
 
 const lineOf = (message: JSONRPCMessage) => messagePieces(message).join("");
 
@@ -13,8 +14,8 @@ describe("answer lines", () => {
     rememberSerialized(text);
     const message = { result: { content: [{ type: "text", text }], structuredContent: structure }, jsonrpc: "2.0", id: 1 } as unknown as JSONRPCMessage;
     expect(lineOf(message)).toBe(`${JSON.stringify(message)}\n`);
-    // The stdio transport, once made, has answers kept (it only reads stdin once started).
-    new StdioAnswerTransport();
+    // The stdio transport turns keeping on when it is made.
+    keepAnswersForLines();
   });
 
   it("say what JSON.stringify says, for any structure, remembered or not", () => {
@@ -48,5 +49,30 @@ describe("answer lines", () => {
   it("send other messages as they are", () => {
     const request = { jsonrpc: "2.0", id: 1, method: "tools/list" } as JSONRPCMessage;
     expect(lineOf(request)).toBe(`${JSON.stringify(request)}\n`);
+  });
+});
+
+/** lib/mcp/stdio-transport.ts: the request a line too long to read carried, found from its first and last bytes. */
+describe("the id of a line too long to read", () => {
+  const edges = (line: string) => [line.slice(0, 256), line.slice(-256)] as const;
+  const id = fc.oneof(fc.integer(), fc.string());
+  const params = fc.dictionary(fc.string(), fc.jsonValue());
+
+  it("is found with the id written first or last, whatever the params hold", () => {
+    fc.assert(
+      fc.property(id, params, (requestId, requestParams) => {
+        expect(requestIdOfEdges(...edges(JSON.stringify({ method: "tools/call", params: requestParams, jsonrpc: "2.0", id: requestId })))).toEqual(requestId);
+        expect(requestIdOfEdges(...edges(JSON.stringify({ jsonrpc: "2.0", id: requestId, method: "tools/call", params: requestParams })))).toEqual(requestId);
+      }),
+    );
+  });
+
+  it("is null for a notification, even one whose params carry an id", () => {
+    fc.assert(
+      fc.property(id, params, (inner, requestParams) => {
+        expect(requestIdOfEdges(...edges(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: { ...requestParams, id: inner } })))).toBeNull();
+        expect(requestIdOfEdges(...edges(JSON.stringify({ method: "notifications/x", params: { id: inner, ...requestParams }, jsonrpc: "2.0" })))).toBeNull();
+      }),
+    );
   });
 });

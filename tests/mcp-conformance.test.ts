@@ -157,4 +157,47 @@ describe.each([
     expect(messages.find((message) => message.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
     expect(((messages.find((message) => message.id === 3)?.result as { tools: unknown[] }).tools).length).toBe(10);
   });
+
+  it("gets -32600 with its request's id for a line over 1 MiB, read and dropped in passing, and the server goes on serving", { timeout: 120_000 }, async () => {
+    if (prebuilt) await ensurePrebuilt("mcp");
+    const server = rawStdioServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);
+    server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const huge = (mib: number) => "x".repeat(mib * 1024 * 1024);
+    // The SDK's clients write the id last; others first. 12 MiB is past the 10 MiB at which the SDK's own transport closed.
+    server.write(JSON.stringify({ method: "tools/call", params: { name: "create_handoff", arguments: { title: "too long", content: huge(3) } }, jsonrpc: "2.0", id: 2 }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: "second", method: "tools/call", params: { name: "create_handoff", arguments: { title: "too long", content: huge(12) } } }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9, reason: huge(2) } }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "create_handoff", arguments: { title: "fits", content: "a line under the cap" } } }));
+    await expect.poll(() => server.messages().some((message) => message.id === 3), { timeout: 30_000 }).toBe(true);
+    expect(await server.end()).toBe(0);
+
+    const messages = server.messages();
+    const tooLong = { code: -32600, message: expect.stringMatching(/^Invalid Request: a message of \d+ bytes is over the 1024 KiB .* nothing was stored/) };
+    expect(messages.filter((message) => "error" in message)).toEqual([
+      { jsonrpc: "2.0", id: 2, error: tooLong },
+      { jsonrpc: "2.0", id: "second", error: tooLong },
+      { jsonrpc: "2.0", id: null, error: tooLong },
+    ]);
+    const created = messages.find((message) => message.id === 3)?.result as { isError?: boolean; structuredContent: { handoff: { title: string } } };
+    expect(created.isError).toBeFalsy();
+    expect(created.structuredContent.handoff.title).toBe("fits");
+  });
+});
+
+describe("a tool call over 1 MiB from the SDK's client", () => {
+  it("fails at once with -32600 instead of waiting out the client's timeout, and the next call is served", async () => {
+    const started = performance.now();
+    const refused = await client.callTool({ name: "create_handoff", arguments: { title: "too long", content: "x".repeat(2 * 1024 * 1024) } }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect((refused as McpError).code).toBe(-32600);
+    expect((refused as McpError).message).toMatch(/over the 1024 KiB Baton reads in one line/);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    const after = await client.callTool({ name: "create_handoff", arguments: { title: "after the refusal", content: "served" } });
+    expect(after.isError).toBeFalsy();
+  });
 });

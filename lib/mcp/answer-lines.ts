@@ -1,5 +1,4 @@
 import "server-only";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -15,6 +14,11 @@ const unsent = new Set<string>();
 const MAX_UNSENT = 64;
 /** Only a process serving stdio sends answers as lines; the HTTP door's answers are never looked up, so none is kept. */
 let serving = false;
+
+/** Called by the stdio transport: from now on answers are kept until sent. */
+export function keepAnswersForLines(): void {
+  serving = true;
+}
 
 /** Records that `json` is exactly `JSON.stringify` of the structure it will be sent with. */
 export function rememberSerialized(json: string): void {
@@ -46,26 +50,4 @@ export function messagePieces(message: JSONRPCMessage): string[] {
   // The envelope has `jsonrpc` and `id`, the rest of the result its `content`: neither is `{}`.
   const head = `${JSON.stringify(envelope).slice(0, -1)},"result":${JSON.stringify(rest).slice(0, -1)},"structuredContent":`;
   return [head, json, "}}\n"];
-}
-
-/** The SDK's stdio transport, writing each message as messagePieces makes it. */
-export class StdioAnswerTransport extends StdioServerTransport {
-  constructor() {
-    super();
-    serving = true;
-  }
-
-  override send(message: JSONRPCMessage): Promise<void> {
-    const pieces = messagePieces(message);
-    let flushed = true;
-    // Corked, the pieces leave in one writev instead of a system call each: a 300-entry
-    // get_handoff took 2-5 % less (five interleaved runs on the bench machine).
-    process.stdout.cork();
-    for (const piece of pieces) flushed = process.stdout.write(piece);
-    process.stdout.uncork();
-    return new Promise((resolve) => {
-      if (flushed) resolve();
-      else process.stdout.once("drain", resolve);
-    });
-  }
 }
