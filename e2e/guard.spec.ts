@@ -187,6 +187,20 @@ test("a path that climbs out of the route it names (dot segments, backslashes) i
   expect((await rawRequest(base, "GET", "/api/health", { host })).status).toBe(200);
 });
 
+test("a request target that names another host, or two Host fields, is refused before the router reads either", async () => {
+  // The router's URL takes an absolute target's host, not the Host the guard checks; Node keeps the first of two Hosts, a proxy may read the last.
+  for (const [request, reason] of [
+    [`GET http://evil.example/api/handoffs HTTP/1.1\r\nhost: ${host}\r\nconnection: close\r\n\r\n`, "must be a path"],
+    [`POST http://evil.example/api/handoffs HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`, "must be a path"],
+    [`GET /api/handoffs HTTP/1.1\r\nhost: ${host}\r\nhost: evil.example\r\nconnection: close\r\n\r\n`, "2 Host fields"],
+  ] as const) {
+    const answer = await onOneConnection(Buffer.from(request), 10_000);
+    expect(answer.text, request).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.text, request).toContain(reason);
+  }
+  expect((await rawRequest(base, "GET", "/api/health", { host })).status).toBe(200);
+});
+
 test("a refused request whose sender keeps sending its body is answered, then closed within a second", async () => {
   // Node drops a body nobody read to its end, bounded only by its 300 s request timeout: a GET
   // declaring 100 MB and a request line refused before the router each kept reading for minutes.

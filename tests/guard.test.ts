@@ -11,6 +11,7 @@ import {
   guardPolicy,
   isLoopbackAddress,
   isPublicRequest,
+  requestTargetRefusal,
   screenFacts,
   type GuardPolicy,
   type RequestFacts,
@@ -66,6 +67,16 @@ describe("screenFacts (pure)", () => {
       expect(screenFacts(open, facts({ method: "GET", path }))).toMatchObject({ ok: false, status: 400, reason: expect.stringContaining("percent-escape") });
     }
     expect(screenFacts(open, facts({ method: "GET", path: "/agents/%E0%A4%A4" }))).toMatchObject({ ok: true });
+  });
+
+  it("refuses a request target that is no path, and more than one Host field, with 400 (RFC 9112, 3.2)", () => {
+    for (const target of ["http://evil.example/api/handoffs", "https://127.0.0.1:3000/api/health", "*", "evil.example:443"]) {
+      expect(requestTargetRefusal(target, 1), target).toMatchObject({ ok: false, status: 400, reason: expect.stringContaining("must be a path") });
+    }
+    expect(requestTargetRefusal("/api/handoffs", 2)).toMatchObject({ ok: false, status: 400, reason: "the request has 2 Host fields; send exactly one" });
+    expect(requestTargetRefusal("/api/handoffs?page=2", 1)).toBeNull();
+    // HTTP/1.0 may omit Host; Node refuses an HTTP/1.1 request without one before any handler.
+    expect(requestTargetRefusal("/api/health", 0)).toBeNull();
   });
 
   it("refuses a path with a dot segment or a backslash with 400: Next would resolve it to another route than the one checked", () => {

@@ -171,6 +171,21 @@ function decodable(path: string): boolean {
 }
 
 /**
+ * What HTTP/1.1 (RFC 9112, 3.2) says a server must refuse with 400 and Node lets through: more
+ * than one Host field (Node keeps the first, a proxy in front may have read the last), and a
+ * request target that is not a path. The absolute form (`GET http://other.example/…`) names a
+ * host of its own, which the router's URL would take instead of the Host checked here; only
+ * proxies are sent it, and they forward a path.
+ */
+export function requestTargetRefusal(target: string, hostFields: number): Refusal | null {
+  if (hostFields > 1) return { ok: false, status: 400, reason: `the request has ${hostFields} Host fields; send exactly one` };
+  if (!target.startsWith("/")) {
+    return { ok: false, status: 400, reason: "the request target must be a path (such as /api/health), not an absolute URL or *; this server is no proxy" };
+  }
+  return null;
+}
+
+/**
  * What makes a request line unusable, refused with 400 before anything builds a URL of it
  * (lib/server checks it at the socket, the router's URL parser would otherwise fail first): a
  * malformed escape, a dot segment or backslash (resolved, they would name another route than the

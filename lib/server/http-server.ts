@@ -7,7 +7,7 @@ import next from "next";
 import { hasTokens } from "../auth";
 import { closeDatabase } from "../database";
 import { markServing } from "../caller";
-import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, screenRequest, type GuardPolicy } from "../guard";
+import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
 import { boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
@@ -88,7 +88,9 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     noteReentry(incoming);
     dropBatonHeaders(incoming);
     boundUnreadBody(incoming, outgoing);
-    const badLine = requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
+    const badLine =
+      requestTargetRefusal(incoming.url ?? "/", incoming.headersDistinct.host?.length ?? 0) ??
+      requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
     if (badLine) {
       outgoing.writeHead(badLine.status, { "content-type": "application/json", "cache-control": "no-store" });
       outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
