@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test, type Request as PageRequest } from "@playwright/test";
 import { rawRequest } from "../tests/support/raw-http";
@@ -95,6 +96,55 @@ test("a download never writes: cross-site and repeated GETs of bundles store not
   expect(kept.headers["x-baton-artifact-id"]).toMatch(/^[0-9a-f]{64}$/);
   expect(blobCount()).toBe(before + 1);
   expect(await stored(kept.body)).toBe(200);
+});
+
+test("another site's page can link to the dashboard but loads nothing from it: images, scripts, fetches and event streams get 403", async ({ page }) => {
+  // localhost and 127.0.0.1 are different sites, so Chromium marks every request from this page to Baton cross-site.
+  const attacker = http.createServer((_, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end(`<!doctype html><title>elsewhere</title>
+      <img src="${base}/api/handoffs?view=image">
+      <script src="${base}/api/handoffs?q=secret"></script>
+      <script>
+        new EventSource("${base}/api/events");
+        fetch("${base}/api/health?view=no-cors", { mode: "no-cors" });
+      </script>
+      <a href="${base}/">Open Baton</a>`);
+  });
+  await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
+  try {
+    // What the server answered, read from the network layer: Chromium blocks a JSON answer to an
+    // image or script (ORB) before the page or Playwright's response event sees it.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    // The three events of one request come in any order.
+    const urls = new Map<string, string>();
+    const sites = new Map<string, string>();
+    const statuses = new Map<string, number>();
+    cdp.on("Network.requestWillBeSent", (event) => urls.set(event.requestId, event.request.url));
+    cdp.on("Network.requestWillBeSentExtraInfo", (event) => sites.set(event.requestId, String(event.headers["Sec-Fetch-Site"] ?? event.headers["sec-fetch-site"])));
+    cdp.on("Network.responseReceivedExtraInfo", (event) => statuses.set(event.requestId, event.statusCode));
+    const answers = () =>
+      Object.fromEntries(
+        [...urls]
+          .filter(([id, url]) => url.startsWith(`${base}/api/`) && statuses.has(id) && sites.has(id))
+          .map(([id, url]) => [`${new URL(url).pathname}${new URL(url).search} (${sites.get(id)})`, statuses.get(id)]),
+      );
+    await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
+    await expect.poll(() => Object.keys(answers()).length, { timeout: 10_000 }).toBe(4);
+    expect(answers()).toEqual({
+      "/api/handoffs?view=image (cross-site)": 403,
+      "/api/handoffs?q=secret (cross-site)": 403,
+      "/api/events (cross-site)": 403,
+      "/api/health?view=no-cors (cross-site)": 403,
+    });
+    // Following the link is a navigation: the desk opens.
+    const [opened] = await Promise.all([page.waitForResponse(`${base}/`), page.getByRole("link", { name: "Open Baton" }).click()]);
+    expect(opened.status()).toBe(200);
+    await expect(page.getByRole("main")).toBeVisible();
+  } finally {
+    attacker.close();
+  }
 });
 
 test("server actions: the dashboard's own submission works, the same action replayed from elsewhere is refused", async ({ page }) => {

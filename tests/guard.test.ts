@@ -27,6 +27,8 @@ const facts = (overrides: Partial<RequestFacts> = {}): RequestFacts => ({
   host: "127.0.0.1:3000",
   origin: null,
   secFetchSite: null,
+  secFetchMode: null,
+  secFetchDest: null,
   contentType: "application/json",
   contentLength: "100",
   transferEncoding: null,
@@ -59,7 +61,26 @@ describe("screenFacts (pure)", () => {
     expect(screenFacts(open, facts({ origin: "http://127.0.0.1:3000" }))).toMatchObject({ ok: true });
     expect(screenFacts(open, facts({ secFetchSite: "cross-site" }))).toMatchObject({ ok: false, status: 403, reason: expect.stringContaining("cross-site") });
     expect(screenFacts(open, facts({ secFetchSite: "same-origin", origin: "http://127.0.0.1:3000" }))).toMatchObject({ ok: true });
-    expect(screenFacts(open, facts({ method: "GET", origin: "https://evil.example", secFetchSite: "cross-site" }))).toMatchObject({ ok: true });
+    expect(screenFacts(open, facts({ method: "GET", origin: "https://evil.example", secFetchSite: "cross-site", secFetchMode: "navigate", secFetchDest: "document" }))).toMatchObject({ ok: true });
+  });
+
+  it("refuses what another site's page loads from Baton (image, script, fetch, event stream, object), not a link followed from it", () => {
+    const read = (overrides: Partial<RequestFacts>) => screenFacts(open, facts({ method: "GET", contentType: null, contentLength: null, ...overrides }));
+    for (const [mode, dest] of [["no-cors", "image"], ["no-cors", "script"], ["cors", "empty"], ["cors", "empty"], ["navigate", "object"], ["navigate", "embed"], [null, null]] as const) {
+      for (const path of ["/api/search", "/api/events", "/handoffs", "/_next/static/chunks/app.js"]) {
+        expect(read({ path, secFetchSite: "cross-site", secFetchMode: mode, secFetchDest: dest }), `${mode} ${dest} ${path}`).toMatchObject({
+          ok: false,
+          status: 403,
+          reason: expect.stringContaining("may link to Baton but not load from it"),
+        });
+      }
+    }
+    for (const dest of ["document", "iframe"]) expect(read({ path: "/handoffs", secFetchSite: "cross-site", secFetchMode: "navigate", secFetchDest: dest })).toMatchObject({ ok: true });
+    for (const site of ["same-origin", "same-site", "none", null]) {
+      expect(read({ path: "/api/search", secFetchSite: site, secFetchMode: "cors", secFetchDest: "empty" }), String(site)).toMatchObject({ ok: true });
+    }
+    // A write keeps its own refusal, whatever its mode.
+    expect(screenFacts(open, facts({ secFetchSite: "cross-site", secFetchMode: "navigate" }))).toMatchObject({ status: 403, reason: expect.stringContaining("may not change anything") });
   });
 
   it("refuses a path with a malformed percent-escape with 400 (Next would fail on it with a 500)", () => {

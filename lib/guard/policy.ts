@@ -29,6 +29,9 @@ export type RequestFacts = {
   host: string | null;
   origin: string | null;
   secFetchSite: string | null;
+  /** Sec-Fetch-Mode and Sec-Fetch-Dest: a navigation, or a load inside a page (image, script, fetch, event stream …). */
+  secFetchMode: string | null;
+  secFetchDest: string | null;
   contentType: string | null;
   contentLength: string | null;
   transferEncoding: string | null;
@@ -207,6 +210,20 @@ export function requestLineRefusal(path: string, host: string | null): Refusal |
 const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
 
 /**
+ * A browser loading something of Baton's inside another site's page: an image, script, fetch,
+ * event stream or frame's subresource, anything but following a link (Fetch Metadata's resource
+ * isolation policy). No Baton answer is meant for that: none carries CORS headers, so such a page
+ * cannot read them, but it could still time them (how long a search takes says whether it found
+ * something) or hold event streams open. Links from elsewhere (a chat, an OAuth redirect) are
+ * navigations and pass; clients other than browsers send no Sec-Fetch headers.
+ */
+function crossSiteLoad(facts: Pick<RequestFacts, "secFetchSite" | "secFetchMode" | "secFetchDest">): boolean {
+  if (facts.secFetchSite?.toLowerCase() !== "cross-site") return false;
+  const embedded = ["object", "embed"].includes(facts.secFetchDest?.toLowerCase() ?? "");
+  return facts.secFetchMode?.toLowerCase() !== "navigate" || embedded;
+}
+
+/**
  * Everything that can be decided from the request line and headers: Host, Origin and
  * Sec-Fetch-Site, body size and content type, and whether credentials will be needed.
  */
@@ -221,6 +238,13 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
     };
   }
   const method = facts.method.toUpperCase();
+  if (SAFE_METHODS.has(method) && crossSiteLoad(facts)) {
+    return {
+      ok: false,
+      status: 403,
+      reason: `a cross-site page may link to Baton but not load from it (Sec-Fetch-Site: cross-site, Sec-Fetch-Mode: ${facts.secFetchMode ?? "none"}); open the link instead`,
+    };
+  }
   if (!SAFE_METHODS.has(method)) {
     if (facts.secFetchSite?.toLowerCase() === "cross-site") {
       return { ok: false, status: 403, reason: "a cross-site page may not change anything in Baton (Sec-Fetch-Site: cross-site)" };

@@ -22,6 +22,8 @@ export function factsOf(request: IncomingMessage): RequestFacts {
     host: header(request, "host"),
     origin: header(request, "origin"),
     secFetchSite: header(request, "sec-fetch-site"),
+    secFetchMode: header(request, "sec-fetch-mode"),
+    secFetchDest: header(request, "sec-fetch-dest"),
     contentType: header(request, "content-type"),
     contentLength: header(request, "content-length"),
     transferEncoding: header(request, "transfer-encoding"),
