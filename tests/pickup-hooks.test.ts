@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -336,5 +337,55 @@ describe("baton hook stop", () => {
   it("exits 0 with stdout empty on malformed input and outside a repository", async () => {
     for (const input of ["{", JSON.stringify({ cwd: "/tmp" }), JSON.stringify({ cwd: "/tmp", session_id: "" })]) expectQuietExit(await hook("stop", input));
     expectQuietExit(await stop(tempFolder(), "s", false));
+  });
+});
+
+describe("the repository a hook runs in", () => {
+  /** A `git` first in PATH that notes each call and runs the real one. */
+  function countedGit(): { env: Record<string, string>; identityCalls: () => number } {
+    const folder = tempFolder();
+    const log = path.join(folder, "calls.log");
+    const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    fs.writeFileSync(path.join(folder, "git"), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const identityCalls = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter((line) => /rev-parse --show-toplevel|config --get remote\.origin\.url/.test(line)).length : 0);
+    return { env: { PATH: `${folder}:${process.env.PATH}` }, identityCalls };
+  }
+
+  // The Stop hook reads the repository and the database, nothing else of git: a reminder shows which repository it found.
+  const reminderIn = async (cwd: string, env: Record<string, string>) => {
+    const run = await hook("stop", { session_id: randomUUID(), transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "Stop", stop_hook_active: false }, env);
+    expect(run.code).toBe(0);
+    return run.stdout ? (JSON.parse(run.stdout) as { reason: string }).reason : "";
+  };
+
+  it("asks git once per folder: later hooks there remember its answer until the repository's config changes", async () => {
+    const repo = repository("git@github.com:acme/remembered.git");
+    const { handoff } = await createHandoff({ title: "Remembered", content: "Start in src/auth.ts.", asClient: "chat", repoPath: repo });
+    await addEntry({ id: handoff.id, type: "question", content: "Which store?", asClient: "chat" });
+    const { env, identityCalls } = countedGit();
+    expect(await reminderIn(repo, env)).toContain(handoff.id);
+    expect(identityCalls()).toBe(2);
+    expect(await reminderIn(repo, env)).toContain(handoff.id);
+    expect(identityCalls()).toBe(2);
+    // Another origin is another repository: git is asked again, and the handoff is not this one's.
+    git(repo, "remote", "set-url", "origin", "git@github.com:acme/remembered-nowhere.git");
+    expect(await reminderIn(repo, env)).toBe("");
+    expect(identityCalls()).toBe(4);
+    git(repo, "remote", "set-url", "origin", "git@github.com:acme/remembered.git");
+    expect(await reminderIn(repo, env)).toContain(handoff.id);
+    expect(identityCalls()).toBe(6);
+    // A repository made inside the folder's path later is the one git finds there.
+    const inner = path.join(repo, "src");
+    expect(await reminderIn(inner, env)).toContain(handoff.id);
+    expect(identityCalls()).toBe(8);
+    git(inner, "init", "-q", "-b", "main");
+    expect(await reminderIn(inner, env)).toBe("");
+    expect(identityCalls()).toBe(10);
+  });
+
+  it("outside any repository runs no git at all", async () => {
+    const { env, identityCalls } = countedGit();
+    expectQuietExit(await sessionStart(tempFolder(), "startup", env));
+    expect(identityCalls()).toBe(0);
   });
 });

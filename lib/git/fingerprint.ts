@@ -65,7 +65,7 @@ export function locateRepository(folder: string): RepositoryDirs | null | undefi
 }
 
 /** A file's identity and change times, or "-" when it is not there. */
-function stamp(file: string): string {
+export function fileStamp(file: string): string {
   const stat = fs.statSync(file, { bigint: true, throwIfNoEntry: false });
   return stat ? `${stat.ino}.${stat.size}.${stat.mtimeNs}.${stat.ctimeNs}` : "-";
 }
@@ -91,13 +91,13 @@ export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] =
   if (current) refs.unshift(current);
   const parts = [
     head,
-    stamp(path.join(dirs.gitDir, "HEAD")),
-    stamp(path.join(dirs.gitDir, "index")),
-    stamp(path.join(dirs.gitDir, "FETCH_HEAD")),
-    stamp(path.join(dirs.commonDir, "packed-refs")),
-    stamp(path.join(dirs.commonDir, "config")),
-    ...refs.filter(safeRef).map((ref) => stamp(path.join(dirs.commonDir, ref))),
-    ...files.map(stamp),
+    fileStamp(path.join(dirs.gitDir, "HEAD")),
+    fileStamp(path.join(dirs.gitDir, "index")),
+    fileStamp(path.join(dirs.gitDir, "FETCH_HEAD")),
+    fileStamp(path.join(dirs.commonDir, "packed-refs")),
+    fileStamp(path.join(dirs.commonDir, "config")),
+    ...refs.filter(safeRef).map((ref) => fileStamp(path.join(dirs.commonDir, ref))),
+    ...files.map(fileStamp),
   ];
   return parts.join("|");
 }
