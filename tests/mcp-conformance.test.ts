@@ -133,12 +133,18 @@ describe.each([
   ["the sources (bin/baton.mjs)", false],
   ["the prebuilt server (lib/mcp/launch.mjs)", true],
 ])("a line that is not a JSON-RPC message, through %s", (_, prebuilt) => {
-  it("gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, and the server goes on serving", { timeout: 120_000 }, async () => {
+  /** A raw stdio server past initialize, as a client leaves it. */
+  async function initializedServer() {
     if (prebuilt) await ensurePrebuilt("mcp");
     const server = rawStdioServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
     server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
     await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);
     server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    return server;
+  }
+
+  it("gets -32700 (not JSON) or -32600 (not JSON-RPC) with id null, and the server goes on serving", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
     server.write("this is not JSON {");
     server.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
     server.write(JSON.stringify({ hello: "a JSON object, but no JSON-RPC message" }));
@@ -159,11 +165,7 @@ describe.each([
   });
 
   it("gets -32600 with its request's id for a line over 1 MiB, read and dropped in passing, and the server goes on serving", { timeout: 120_000 }, async () => {
-    if (prebuilt) await ensurePrebuilt("mcp");
-    const server = rawStdioServer(prebuilt ? [path.join(projectRoot, "lib", "mcp", "launch.mjs")] : [path.join(projectRoot, "bin", "baton.mjs"), "mcp"]);
-    server.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
-    await expect.poll(() => server.messages().some((message) => message.id === 1), { timeout: 60_000 }).toBe(true);
-    server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const server = await initializedServer();
     const huge = (mib: number) => "x".repeat(mib * 1024 * 1024);
     // The SDK's clients write the id last; others first. 12 MiB is past the 10 MiB at which the SDK's own transport closed.
     server.write(JSON.stringify({ method: "tools/call", params: { name: "create_handoff", arguments: { title: "too long", content: huge(3) } }, jsonrpc: "2.0", id: 2 }));
