@@ -165,6 +165,66 @@ describe("npx baton checkpoint", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("goal: [unclosed\n");
   });
 
+  it("never reads or writes through a link a cloned repository planted in .flow-guardian/ (PreCompact runs it in any repository)", async () => {
+    const hookInput = (repo: string) => JSON.stringify({ session_id: "s-links", cwd: repo, hook_event_name: "PreCompact", trigger: "auto" });
+    const plainCheckpoint = "goal: build it\nstatus: in_progress\nnow: step one\ntimestamp: 2026-11-28T10:00:00Z\n";
+    const outside = tempDir("baton-checkpoint-home-");
+    const bashrc = path.join(outside, ".bashrc");
+    fs.writeFileSync(bashrc, "export IMPORTANT=1\n");
+    const otherYaml = path.join(outside, "config.yaml");
+    fs.writeFileSync(otherYaml, plainCheckpoint);
+    const handoffsBefore = (await findHandoffs({})).total;
+
+    // baton.json pointing at a dotfile: the checkpoint once overwrote it with {"handoffId": …}.
+    const mirrorLink = gitRepo();
+    fs.mkdirSync(path.join(mirrorLink, ".flow-guardian"));
+    fs.writeFileSync(path.join(mirrorLink, ".flow-guardian", "handoff.yaml"), plainCheckpoint);
+    fs.symlinkSync(bashrc, path.join(mirrorLink, ".flow-guardian", "baton.json"));
+    // handoff.yaml pointing at another program's YAML, which it would have rewritten and pushed.
+    const yamlLink = gitRepo();
+    fs.mkdirSync(path.join(yamlLink, ".flow-guardian"));
+    fs.symlinkSync(otherYaml, path.join(yamlLink, ".flow-guardian", "handoff.yaml"));
+    // handoff.yaml pointing at a device that never ends: it was read until memory ran out.
+    const endless = gitRepo();
+    fs.mkdirSync(path.join(endless, ".flow-guardian"));
+    fs.symlinkSync("/dev/zero", path.join(endless, ".flow-guardian", "handoff.yaml"));
+    // The folder itself a link: files would land outside the project.
+    const folderLink = gitRepo();
+    fs.symlinkSync(outside, path.join(folderLink, ".flow-guardian"));
+
+    for (const [repo, reason] of [
+      [mirrorLink, "baton.json is a symbolic link"],
+      [yamlLink, "handoff.yaml is a symbolic link"],
+      [endless, "handoff.yaml is a symbolic link"],
+      [folderLink, ".flow-guardian is a symbolic link"],
+    ] as const) {
+      const ran = baton(repo, ["checkpoint", "--hook", "--push"], hookInput(repo));
+      expect(ran.status, ran.stderr).toBe(1);
+      expect(ran.stderr).toContain(reason);
+      expect(ran.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(fs.readFileSync(bashrc, "utf8")).toBe("export IMPORTANT=1\n");
+    expect(fs.readFileSync(otherYaml, "utf8")).toBe(plainCheckpoint);
+    expect(fs.readdirSync(outside).sort()).toEqual([".bashrc", "config.yaml"]);
+    expect(fs.readFileSync(path.join(mirrorLink, ".flow-guardian", "handoff.yaml"), "utf8")).toBe(plainCheckpoint);
+    expect((await findHandoffs({})).total).toBe(handoffsBefore);
+
+    // A plain folder is written as before, whole, with nothing left beside the files.
+    fs.rmSync(path.join(mirrorLink, ".flow-guardian", "baton.json"));
+    const pushed = baton(mirrorLink, ["checkpoint", "--hook", "--push", "--now", "step two"], hookInput(mirrorLink));
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect(fs.readdirSync(path.join(mirrorLink, ".flow-guardian")).sort()).toEqual(["baton.json", "handoff.yaml"]);
+    expect(readHandoff(mirrorLink)).toMatchObject({ goal: "build it", now: "step two" });
+  });
+
+  it("refuses hook input past 1 MiB without reading on", () => {
+    const repo = gitRepo();
+    const ran = baton(repo, ["checkpoint", "--hook"], JSON.stringify({ cwd: repo, pad: "x".repeat(2 * 1024 * 1024) }));
+    expect(ran.status).toBe(1);
+    expect(ran.stderr).toContain("the hook input on standard input is over 1024 KiB");
+    expect(fs.existsSync(path.join(repo, ".flow-guardian"))).toBe(false);
+  });
+
   it("find_project_root takes the nearest .flow-guardian/, .git/, pyproject.toml or package.json, else the folder itself", () => {
     const top = tempDir("baton-root-");
     const nested = path.join(top, "a", "b", "c");

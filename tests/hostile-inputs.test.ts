@@ -115,6 +115,8 @@ const HOSTILE: {
     },
   ]),
   // PostgreSQL's text cannot hold NUL: both engines refuse it (lib/database/params.ts), never a 500.
+  // A device that never ends: the import reads one chunk past 1 MiB and refuses (it used to read until the machine's memory ran out).
+  { input: "a document that never ends (/dev/zero)", cli: { args: () => ["import", "/dev/zero"] } },
   {
     input: "a NUL character in a title",
     rest: () => createRoute(post("/api/handoffs", { title: "a\u0000b", content: "c" })),

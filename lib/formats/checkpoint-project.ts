@@ -1,9 +1,8 @@
 import "server-only";
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { findProjectRoot, gitState, handoffYamlPath, loadHandoffFile, mirrorStatePath, writeProjectFile } from "./flow-guardian";
+import { findProjectRoot, gitState, handoffYamlPath, loadHandoffFile, mirrorStatePath, readProjectFile, writeProjectFile } from "./flow-guardian";
 import { mergeHandoffYaml, serializeHandoffYaml, validateHandoffYaml, type HandoffYaml } from "./handoff-yaml";
 import { pushCheckpoint, type PushedCheckpoint } from "./push-checkpoint";
 
@@ -40,9 +39,15 @@ export type CheckpointResult = {
 
 const mirrorStateSchema = z.object({ handoffId: z.string() });
 
+/** The largest `.flow-guardian/baton.json` read: it holds one handoff ID. */
+const MAX_MIRROR_STATE_BYTES = 4 * 1024;
+
+/** The handoff `--push` mirrors into, from baton.json; null when there is none or it says nothing usable. Throws for a link or a non-file there. */
 function mirroredHandoffId(root: string): string | null {
+  const text = readProjectFile(mirrorStatePath(root), MAX_MIRROR_STATE_BYTES);
+  if (text === null) return null;
   try {
-    const parsed = mirrorStateSchema.safeParse(JSON.parse(fs.readFileSync(mirrorStatePath(root), "utf8")));
+    const parsed = mirrorStateSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data.handoffId : null;
   } catch {
     return null;
@@ -61,6 +66,8 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
   const root = findProjectRoot(options.cwd);
   const file = handoffYamlPath(root);
   const loaded = loadHandoffFile(root);
+  // Read before anything is written: a refused baton.json stops the checkpoint with nothing changed.
+  const mirrored = options.push ? mirroredHandoffId(root) : null;
   if (loaded.state === "invalid") {
     const message = `${path.relative(options.cwd, file) || file} cannot be read (${loaded.reason}); fix or delete it, nothing was overwritten`;
     throw new Invalid(message, { "(file)": [message] });
@@ -90,7 +97,7 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
   writeProjectFile(file, text);
   let pushed: PushedCheckpoint | null = null;
   if (options.push) {
-    pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirroredHandoffId(root), fileName: ".flow-guardian/handoff.yaml", project: options.project });
+    pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirrored, fileName: ".flow-guardian/handoff.yaml", project: options.project });
     writeProjectFile(mirrorStatePath(root), `${JSON.stringify({ handoffId: pushed.handoff.id }, null, 2)}\n`);
   }
   return { root, file, mode: loaded.state === "missing" ? "saved" : "updated", doc, pushed };

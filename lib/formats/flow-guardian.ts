@@ -1,8 +1,11 @@
 import "server-only";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { Invalid } from "../errors";
+import { MAX_IMPORT_BYTES } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
 const ROOT_MARKERS = [".flow-guardian", ".git", "pyproject.toml", "package.json"];
@@ -31,15 +34,57 @@ export type LoadedHandoffFile =
   | { state: "invalid"; reason: string }
   | { state: "loaded"; data: Record<string, unknown> };
 
+/**
+ * The project's `.flow-guardian` folder, when it is a plain folder (or not there yet). Its files
+ * come with the repository: a cloned repository chooses what a symbolic link in it points at, and
+ * Claude Code's PreCompact hook runs the checkpoint in any repository a session works in. Through
+ * `.flow-guardian/baton.json -> ../../../.bashrc` a checkpoint once overwrote that file. So Baton
+ * reads and writes there only plain files in a plain folder, never through a link.
+ */
+const refused = (message: string) => new Invalid(message, { "(file)": [message] });
+
+function projectFolderOf(file: string): string {
+  const folder = path.dirname(file);
+  const stat = fs.lstatSync(folder, { throwIfNoEntry: false });
+  if (stat && !stat.isDirectory()) throw refused(`${folder} is ${stat.isSymbolicLink() ? "a symbolic link" : "not a folder"}; Baton keeps checkpoints only in a plain folder`);
+  return folder;
+}
+
+/** A file of the project's `.flow-guardian` folder, at most `maxBytes`; null when it is not there. */
+export function readProjectFile(file: string, maxBytes: number): string | null {
+  projectFolderOf(file);
+  let descriptor: number;
+  try {
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+    descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP") throw refused(`${file} is a symbolic link; Baton reads and writes only plain files there`);
+    throw refused(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    const stat = fs.fstatSync(descriptor);
+    if (!stat.isFile()) throw refused(`${file} is not a plain file`);
+    if (stat.size > maxBytes) throw refused(`${file} is ${stat.size} bytes; at most ${maxBytes} are read`);
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = fs.readSync(descriptor, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > maxBytes) throw refused(`${file} grew past ${maxBytes} bytes while it was read`);
+    return buffer.toString("utf8", 0, length);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
 /** The seed's `load_handoff`: nothing when the file is missing; unreadable YAML is reported, not thrown. */
 export function loadHandoffFile(root: string): LoadedHandoffFile {
-  let text: string;
-  try {
-    text = fs.readFileSync(handoffYamlPath(root), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: "missing" };
-    throw new Error(`cannot read ${handoffYamlPath(root)}: ${(error as Error).message}`);
-  }
+  const text = readProjectFile(handoffYamlPath(root), MAX_IMPORT_BYTES);
+  if (text === null) return { state: "missing" };
   try {
     const data: unknown = parseYaml(text, { maxAliasCount: 100 });
     if (data === null || data === undefined) return { state: "missing" };
@@ -51,12 +96,26 @@ export function loadHandoffFile(root: string): LoadedHandoffFile {
 }
 
 /** Writes the file, creating `.flow-guardian/` as needed; permission errors say which path. */
+/**
+ * Writes a file of the project's `.flow-guardian` folder whole: into a new file beside it, then
+ * renamed over it, which replaces a symbolic link there instead of writing where it points.
+ */
 export function writeProjectFile(file: string, text: string): void {
+  const folder = projectFolderOf(file);
+  const temporary = path.join(/*turbopackIgnore: true*/ folder, `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, text);
+    fs.mkdirSync(folder, { recursive: true });
+    projectFolderOf(file);
+    const descriptor = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+    try {
+      fs.writeFileSync(descriptor, text);
+    } finally {
+      fs.closeSync(descriptor);
+    }
+    fs.renameSync(temporary, file);
   } catch (error) {
-    throw new Error(`cannot write ${file}: ${(error as Error).message}`);
+    fs.rmSync(temporary, { force: true });
+    throw error instanceof Invalid ? error : refused(`cannot write ${file}: ${(error as Error).message}`);
   }
 }
 

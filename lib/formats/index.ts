@@ -27,4 +27,5 @@ export { pushCheckpoint, type PushCheckpointOptions, type PushedCheckpoint } fro
 export { FORMATS } from "./registry";
 export * from "./types";
 export { errorLines } from "./error-lines";
+export { MAX_IMPORT_BYTES } from "./schema-helpers";
 export { EXAMPLE_DOCUMENTS } from "./examples";

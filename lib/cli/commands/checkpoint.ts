@@ -1,5 +1,4 @@
 import "server-only";
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { closeDatabase } from "../../database";
@@ -7,6 +6,7 @@ import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs } from "../args";
 import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
 import { redactionLines } from "../../secrets";
+import { MAX_HOOK_INPUT_BYTES, readBounded } from "../read-bounded";
 
 const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
                         [--hypothesis TEXT] [--outcome TEXT] [--file PATH]... [--files A,B]
@@ -21,8 +21,9 @@ e.g. from a PreCompact hook.`;
 
 const hookInputSchema = z.looseObject({ session_id: z.string().optional(), cwd: z.string().optional() });
 
-function readHookInput(): z.output<typeof hookInputSchema> {
-  const text = fs.readFileSync(0, "utf8");
+async function readHookInput(): Promise<z.output<typeof hookInputSchema>> {
+  const { text, over } = await readBounded(process.stdin, MAX_HOOK_INPUT_BYTES);
+  if (over) throw new Error(`the hook input on standard input is over ${MAX_HOOK_INPUT_BYTES / 1024} KiB; a Claude Code hook's JSON object is far smaller`);
   if (text.trim() === "") return {};
   const parsed = hookInputSchema.safeParse(JSON.parse(text));
   if (!parsed.success) throw new Error("the hook input on standard input is not a Claude Code hook's JSON object");
@@ -52,7 +53,7 @@ export async function run(args: string[]): Promise<number> {
   let hook: z.output<typeof hookInputSchema> = {};
   if (values.hook) {
     try {
-      hook = readHookInput();
+      hook = await readHookInput();
     } catch (error) {
       process.stderr.write(`baton checkpoint: ${(error as Error).message}\n`);
       return 1;

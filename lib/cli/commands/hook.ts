@@ -1,6 +1,7 @@
 import "server-only";
 import { closeDatabase } from "../../database";
 import { HOOK_EVENTS, runHook, type HookEvent } from "../../hooks/claude-code";
+import { MAX_HOOK_INPUT_BYTES, readBounded } from "../read-bounded";
 
 const USAGE = `usage: baton hook session-start|stop
 
@@ -12,23 +13,11 @@ the hook's JSON on standard input.
 Never in a session's way: on bad input, no database or no repository it prints nothing on
 standard output, one line on standard error, and exits 0.`;
 
-/** Claude Code's hook input is one small JSON object; anything this large is not one. */
-const MAX_INPUT_BYTES = 1024 * 1024;
-
 async function readInput(): Promise<string> {
   // A person at a terminal gets the usage note, not a hang waiting for end of input.
   if (process.stdin.isTTY) return "";
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_INPUT_BYTES) {
-      process.stdin.destroy();
-      return "";
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const { text, over } = await readBounded(process.stdin, MAX_HOOK_INPUT_BYTES);
+  return over ? "" : text;
 }
 
 /** `baton hook <event>`: exits 0 whatever happens (exit 2 would block the session in Claude Code); 1 only for an unknown event. */

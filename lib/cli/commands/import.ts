@@ -4,8 +4,9 @@ import path from "node:path";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError } from "../args";
-import { errorLines, FORMAT_LABELS, importDocument } from "../../formats";
+import { errorLines, FORMAT_LABELS, importDocument, MAX_IMPORT_BYTES } from "../../formats";
 import { redactionLines } from "../../secrets";
+import { readBounded } from "../read-bounded";
 
 const USAGE = `usage: baton import <file | -> [--format bundle|json|yaml] [--project TAG]
        baton import --artifact <artifact id> [--project TAG]
@@ -32,7 +33,10 @@ export async function run(args: string[]): Promise<number> {
   let text: string | undefined;
   if (file) {
     try {
-      text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+      // Read no further than the first chunk past what an import may hold: a larger document is
+      // refused by the import's own check. `baton import /dev/zero` once read until it held all
+      // 24 GB of the bench machine's memory.
+      text = (await readBounded(file === "-" ? process.stdin : fs.createReadStream(file), MAX_IMPORT_BYTES)).text;
     } catch (error) {
       process.stderr.write(`baton import: cannot read ${file}: ${(error as Error).message}\n`);
       return 1;
