@@ -217,6 +217,17 @@ describe("npx baton checkpoint", () => {
     expect(readHandoff(mirrorLink)).toMatchObject({ goal: "build it", now: "step two" });
   });
 
+  it("reads git with the options that keep a repository's own config from running programs (core.fsmonitor)", () => {
+    const repo = gitRepo();
+    const marker = path.join(tempDir("baton-checkpoint-marker-"), "ran");
+    execFileSync("git", ["-C", repo, "config", "core.fsmonitor", `touch '${marker}'; false`]);
+    const saved = baton(repo, ["checkpoint", "--goal", "g", "--now", "n"]);
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    // git was still read: the branch and the uncommitted file.
+    expect(readHandoff(repo)).toMatchObject({ branch: "fix/jwt-expiry", files: ["src/auth.py"] });
+  });
+
   it("refuses hook input past 1 MiB without reading on", () => {
     const repo = gitRepo();
     const ran = baton(repo, ["checkpoint", "--hook"], JSON.stringify({ cwd: repo, pad: "x".repeat(2 * 1024 * 1024) }));

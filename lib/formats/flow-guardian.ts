@@ -1,10 +1,10 @@
 import "server-only";
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { Invalid } from "../errors";
+import { runGitSync } from "../git/read-state";
 import { MAX_IMPORT_BYTES } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
@@ -121,18 +121,11 @@ export function writeProjectFile(file: string, text: string): void {
 
 export type GitState = { branch: string | null; uncommittedFiles: string[] };
 
-function git(root: string, args: string[]): string | null {
-  try {
-    return execFileSync("git", ["-C", root, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  } catch {
-    return null;
-  }
-}
 
 /** The current branch and the files with uncommitted changes (flow-guardian's `git_state`); empty outside git. */
 export function gitState(root: string): GitState {
-  const branch = git(root, ["symbolic-ref", "--quiet", "--short", "HEAD"])?.trim() || null;
-  const status = git(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]) ?? "";
+  const branch = runGitSync(root, ["symbolic-ref", "--quiet", "--short", "HEAD"])?.trim() || null;
+  const status = runGitSync(root, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]) ?? "";
   const uncommittedFiles: string[] = [];
   const records = status.split("\0").filter(Boolean);
   for (let index = 0; index < records.length; index += 1) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path, { isAbsolute } from "node:path";
 import { withoutCredentials } from "../url-credentials";
@@ -15,26 +15,32 @@ const GIT_TIMEOUT_MS = 3000;
 const GIT_MAX_OUTPUT = 1024 * 1024;
 const SAFE_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "core.untrackedCache=false"];
 
+const gitOptions = (cwd: string) => ({
+  cwd,
+  timeout: GIT_TIMEOUT_MS,
+  maxBuffer: GIT_MAX_OUTPUT,
+  windowsHide: true,
+  env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+});
+
 export function runGit(cwd: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
     try {
-      execFile(
-        "git",
-        [...SAFE_CONFIG, ...args],
-        {
-          cwd,
-          timeout: GIT_TIMEOUT_MS,
-          maxBuffer: GIT_MAX_OUTPUT,
-          windowsHide: true,
-          env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-        },
-        (error, stdout) => resolve(error ? null : stdout.replace(/\n$/, "")),
-      );
+      execFile("git", [...SAFE_CONFIG, ...args], gitOptions(cwd), (error, stdout) => resolve(error ? null : stdout.replace(/\n$/, "")));
     } catch {
       // A bad cwd can throw synchronously on some platforms instead of calling back.
       resolve(null);
     }
   });
+}
+
+/** runGit for a command that waits anyway (`baton checkpoint`): the same options, synchronously. */
+export function runGitSync(cwd: string, args: string[]): string | null {
+  try {
+    return execFileSync("git", [...SAFE_CONFIG, ...args], { ...gitOptions(cwd), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).replace(/\n$/, "");
+  } catch {
+    return null;
+  }
 }
 
 /**
