@@ -383,6 +383,17 @@ describe("the repository a hook runs in", () => {
     expect(identityCalls()).toBe(10);
   });
 
+  it("a FIFO or a link to /dev/zero as .git above the folder (anyone can write /tmp) is left to git, which finds no repository", async () => {
+    for (const plant of [(dotGit: string) => execFileSync("mkfifo", [dotGit]), (dotGit: string) => fs.symlinkSync("/dev/zero", dotGit)]) {
+      const shared = tempFolder();
+      plant(path.join(shared, ".git"));
+      fs.mkdirSync(path.join(shared, "work"));
+      // Read as it was, the FIFO held the hook until Claude Code's timeout.
+      expect(await reminderIn(path.join(shared, "work"), {})).toBe("");
+      expectQuietExit(await sessionStart(path.join(shared, "work")));
+    }
+  });
+
   it("outside any repository runs no git at all", async () => {
     const { env, identityCalls } = countedGit();
     expectQuietExit(await sessionStart(tempFolder(), "startup", env));

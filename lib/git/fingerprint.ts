@@ -25,12 +25,35 @@ function isDirectory(folder: string): boolean {
   return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
+/** The most of a `.git` file, `commondir` or HEAD read: each holds one line. */
+const MAX_POINTER_BYTES = 4096;
+
+/**
+ * One of git's one-line files (a `.git` file, `commondir`, HEAD), read only when it is a plain
+ * file of at most MAX_POINTER_BYTES; throws otherwise, and callers then leave it to git. Anyone who
+ * can write a folder above the work (a shared /tmp) can put a FIFO or a link to /dev/zero there
+ * as `.git`: read as it was, a FIFO held every hook until Claude Code's timeout, where git itself
+ * says at once that there is no repository.
+ */
+function readPointerFile(file: string): string {
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+  const descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const stat = fs.fstatSync(descriptor);
+    if (!stat.isFile() || stat.size > MAX_POINTER_BYTES) throw new Error(`${file} is not one of git's small files`);
+    const buffer = Buffer.alloc(MAX_POINTER_BYTES);
+    return buffer.toString("utf8", 0, fs.readSync(descriptor, buffer, 0, MAX_POINTER_BYTES, 0));
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
 /** A `.git` file (linked worktree, submodule) says `gitdir: <path>`, relative to its own folder. */
 function gitDirOf(dotGit: string): string | null {
   const stat = fs.statSync(dotGit, { throwIfNoEntry: false });
   if (!stat) return null;
   if (stat.isDirectory()) return dotGit;
-  const line = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, "utf8"))?.[1]?.trim();
+  const line = /^gitdir: (.+)$/m.exec(readPointerFile(dotGit))?.[1]?.trim();
   return line ? path.resolve(path.dirname(dotGit), line) : null;
 }
 
@@ -41,7 +64,7 @@ function gitDirOf(dotGit: string): string | null {
  */
 function commonDirOf(gitDir: string): string {
   const file = path.join(gitDir, "commondir");
-  return fs.existsSync(file) ? path.resolve(gitDir, fs.readFileSync(file, "utf8").trim()) : gitDir;
+  return fs.existsSync(file) ? path.resolve(gitDir, readPointerFile(file).trim()) : gitDir;
 }
 
 /**
@@ -82,7 +105,7 @@ const safeRef = (ref: string) => ref.startsWith("refs/") && !ref.split("/").incl
 export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] = [], files: string[] = []): string {
   let head = "";
   try {
-    head = fs.readFileSync(path.join(dirs.gitDir, "HEAD"), "utf8").trim();
+    head = readPointerFile(path.join(dirs.gitDir, "HEAD")).trim();
   } catch {
     head = "-";
   }
