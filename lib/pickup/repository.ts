@@ -18,8 +18,8 @@ export type Repository = { key: string; root: string; remote: string | null };
  * What git said of the folders the hooks ran in, kept in <data folder>/hooks/repositories.json
  * with the stamp of what its answer depends on: the repository git finds there and its config
  * file (a new or changed origin rewrites it). Claude Code runs the Stop hook at the end of every
- * turn and SessionStart at every session; the two git processes cost each about 35 ms of a
- * 210 ms hook on the bench machine. Within the stamp the folder's top and origin cannot have
+ * turn and SessionStart at every session; the two git processes cost each hook about 35 ms of
+ * its 210 ms on the bench machine. Within the stamp the folder's top and origin cannot have
  * changed, except through a global git config naming an `origin` url, which nobody writes.
  */
 type Remembered = RepositoryIdentity & { stamp: string };
