@@ -34,6 +34,8 @@ export type LoadedHandoffFile =
   | { state: "invalid"; reason: string }
   | { state: "loaded"; data: Record<string, unknown> };
 
+const refused = (message: string) => new Invalid(message, { "(file)": [message] });
+
 /**
  * The project's `.flow-guardian` folder, when it is a plain folder (or not there yet). Its files
  * come with the repository: a cloned repository chooses what a symbolic link in it points at, and
@@ -41,8 +43,6 @@ export type LoadedHandoffFile =
  * `.flow-guardian/baton.json -> ../../../.bashrc` a checkpoint once overwrote that file. So Baton
  * reads and writes there only plain files in a plain folder, never through a link.
  */
-const refused = (message: string) => new Invalid(message, { "(file)": [message] });
-
 function projectFolderOf(file: string): string {
   const folder = path.dirname(file);
   const stat = fs.lstatSync(folder, { throwIfNoEntry: false });
@@ -95,10 +95,10 @@ export function loadHandoffFile(root: string): LoadedHandoffFile {
   }
 }
 
-/** Writes the file, creating `.flow-guardian/` as needed; permission errors say which path. */
 /**
  * Writes a file of the project's `.flow-guardian` folder whole: into a new file beside it, then
- * renamed over it, which replaces a symbolic link there instead of writing where it points.
+ * renamed over it, which replaces a symbolic link there instead of writing where it points;
+ * creates `.flow-guardian/` as needed, and a failure says which path.
  */
 export function writeProjectFile(file: string, text: string): void {
   const folder = projectFolderOf(file);
