@@ -5,6 +5,7 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { Invalid } from "../errors";
 import { runGitSync } from "../git/read-state";
+import { NotSmallFile, readSmallFile } from "../small-file";
 import { MAX_IMPORT_BYTES } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
@@ -53,31 +54,11 @@ function projectFolderOf(file: string): string {
 /** A file of the project's `.flow-guardian` folder, at most `maxBytes`; null when it is not there. */
 export function readProjectFile(file: string, maxBytes: number): string | null {
   projectFolderOf(file);
-  let descriptor: number;
   try {
-    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
-    descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    return readSmallFile(file, maxBytes, { followLinks: false });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP") throw refused(`${file} is a symbolic link; Baton reads and writes only plain files there`);
+    if (error instanceof NotSmallFile) throw refused(`${error.message}; Baton reads and writes only plain files there`);
     throw refused(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  try {
-    const stat = fs.fstatSync(descriptor);
-    if (!stat.isFile()) throw refused(`${file} is not a plain file`);
-    if (stat.size > maxBytes) throw refused(`${file} is ${stat.size} bytes; at most ${maxBytes} are read`);
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = fs.readSync(descriptor, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    if (length > maxBytes) throw refused(`${file} grew past ${maxBytes} bytes while it was read`);
-    return buffer.toString("utf8", 0, length);
-  } finally {
-    fs.closeSync(descriptor);
   }
 }
 
@@ -120,7 +101,6 @@ export function writeProjectFile(file: string, text: string): void {
 }
 
 export type GitState = { branch: string | null; uncommittedFiles: string[] };
-
 
 /** The current branch and the files with uncommitted changes (flow-guardian's `git_state`); empty outside git. */
 export function gitState(root: string): GitState {

@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { readSmallFile } from "../small-file";
 
 /**
  * What git itself would look at to notice that a repository moved, read with a few `stat`s and
@@ -30,22 +31,15 @@ const MAX_POINTER_BYTES = 4096;
 
 /**
  * One of git's one-line files (a `.git` file, `commondir`, HEAD), read only when it is a plain
- * file of at most MAX_POINTER_BYTES; throws otherwise, and callers then leave it to git. Anyone who
- * can write a folder above the work (a shared /tmp) can put a FIFO or a link to /dev/zero there
- * as `.git`: read as it was, a FIFO held every hook until Claude Code's timeout, where git itself
- * says at once that there is no repository.
+ * file of at most MAX_POINTER_BYTES (readSmallFile); throws otherwise, and callers then leave it
+ * to git. Anyone who can write a folder above the work (a shared /tmp) can put a FIFO or a link to
+ * /dev/zero there as `.git`: read as it was, a FIFO held every hook until Claude Code's timeout,
+ * where git itself says at once that there is no repository.
  */
 function readPointerFile(file: string): string {
-  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
-  const descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  try {
-    const stat = fs.fstatSync(descriptor);
-    if (!stat.isFile() || stat.size > MAX_POINTER_BYTES) throw new Error(`${file} is not one of git's small files`);
-    const buffer = Buffer.alloc(MAX_POINTER_BYTES);
-    return buffer.toString("utf8", 0, fs.readSync(descriptor, buffer, 0, MAX_POINTER_BYTES, 0));
-  } finally {
-    fs.closeSync(descriptor);
-  }
+  const text = readSmallFile(file, MAX_POINTER_BYTES, { followLinks: true });
+  if (text === null) throw new Error(`${file} is gone`);
+  return text;
 }
 
 /** A `.git` file (linked worktree, submodule) says `gitdir: <path>`, relative to its own folder. */

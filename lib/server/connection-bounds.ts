@@ -98,10 +98,11 @@ export const UNREAD_BODY_MAX_MS = 500;
  * Bounds what Node reads of a body nobody read once its answer is sent (a refusal). Node drops
  * such a body to its end (`_dump`) so the connection can serve its next request, bounded only by
  * its 300 s request timeout: a peer declaring 100 MB and sending 64 KiB every 100 ms kept a
- * refused GET's connection reading, for minutes at that pace. Dropping, not closing at once, lets a client still sending read its answer instead
- * of a reset. The router's adapter does the same for the requests it hands on with a body
- * (@hono/node-server's drainIncoming, the same bounds); this covers the ones it does not: GET and
- * HEAD, and request lines refused before it. On a body it also drains, the first bound reached closes.
+ * refused GET's connection reading, for minutes at that pace. Dropping, not closing at once, lets
+ * a client still sending read its answer instead of a reset. The router's adapter does the same
+ * for the requests it hands on with a body (@hono/node-server's drainIncoming, the same bounds);
+ * this covers the ones it does not: GET and HEAD, and request lines refused before it. On a body
+ * it also drains, the first bound reached closes.
  */
 export function boundUnreadBody(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
   outgoing.once("finish", () => {
