@@ -14,6 +14,7 @@ process.env.BATON_TEST_ENGINES = engines.join(",");
 const engineIndependent = [
   "tests/lint-boundaries.test.ts",
   "tests/secrets-scan.test.ts",
+  "tests/heap-bounds.test.ts",
   "tests/mcp-inspector.test.ts",
   "tests/setup-claude-code.test.ts",
   "tests/stale-cache.test.ts",

@@ -7,17 +7,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import v8 from "node:v8";
 import { dataDir, describeDatabase } from "../lib/config";
 import { ensureMigrated } from "../lib/database/migrate";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
+import { boundHeap } from "../lib/server/heap-bounds";
 
-// V8 lets the old generation grow to several times what survived its last full collection before
-// it collects again: after a burst of appends the desk held 440 MB resident around a live heap of
-// 43 MB (issue 16 bounds it at 300 MB). Growing by a quarter keeps it near the live heap; the
-// bench's CPU per append did not move. V8 reads the flag at every collection.
-v8.setFlagsFromString("--heap-growing-percent=25");
+boundHeap();
 const dev = process.argv.includes("--dev");
 const host = process.env.HOST || "127.0.0.1";
 const port = Number(process.env.PORT || "3000");
