@@ -197,9 +197,17 @@ export async function measureLatency(writer: Pick<LiveWriter, "write">, writes: 
   return samples;
 }
 
-/** Milliseconds from each of `writes` commits by `writer` to its event on `stream`. */
+/**
+ * Milliseconds from each of `writes` commits by `writer` to its event on `stream`. The event can
+ * come before the writer reads its clock after the commit (two processes, two clocks): such an
+ * event counts as seen at the commit, as bench/live.ts counts MCP notifications, never as a
+ * negative latency.
+ */
 export function measureEventLatency(writer: Pick<LiveWriter, "write">, stream: EventStream, writes: number): Promise<number[]> {
-  return measureLatency(writer, writes, ({ entrySeq }) => stream.seen.get(entrySeq));
+  return measureLatency(writer, writes, ({ entrySeq, committedAt }) => {
+    const at = stream.seen.get(entrySeq);
+    return at === undefined ? undefined : Math.max(at, committedAt);
+  });
 }
 
 /** bench/workers/live-writer.ts in a process of its own, appending to handoff `id` on each `write`. */
