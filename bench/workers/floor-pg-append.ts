@@ -4,10 +4,10 @@
  * none for no such thread, `seq` null for a closed one.
  */
 import { numberedParameters } from "../../lib/database/params";
-import { APPEND_STATEMENTS } from "../../lib/handoffs/append-statement";
+import { APPEND_STATEMENTS, appendParameters } from "../../lib/handoffs/append-statement";
 
 const TEXTS = { chat: numberedParameters(APPEND_STATEMENTS.chat), code: numberedParameters(APPEND_STATEMENTS.code) };
 
 export function appendQuery(id: string, side: "chat" | "code", type: string, content: string) {
-  return { name: `append-${side}`, text: TEXTS[side], values: [id, side, type, content, new Date().toISOString(), null] };
+  return { name: `append-${side}`, text: TEXTS[side], values: appendParameters(id, { fromClient: side, type, content, createdAt: new Date().toISOString(), git: null, answers: null }) };
 }

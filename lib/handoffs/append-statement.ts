@@ -35,6 +35,14 @@ const appendStatementOf = (cursor: string) => `
 /** Built once per writer side: the engine looks its prepared statement up by the text. */
 export const APPEND_STATEMENTS = { chat: appendStatementOf(CURSOR_OF.chat), code: appendStatementOf(CURSOR_OF.code) };
 
+/** An append's values, already as stored: `git` is the GitState's JSON. */
+export type AppendValues = { fromClient: string; type: string; content: string; createdAt: string; git: string | null; answers: number | null };
+
+/** The parameters of APPEND_STATEMENTS, in their order. */
+export function appendParameters(id: string, values: AppendValues): (string | number | null)[] {
+  return [id, values.fromClient, values.type, values.content, values.createdAt, values.git, values.answers];
+}
+
 /**
  * What an append answers on either engine, before it becomes views: the entry and its thread
  * after the cursor moved, or `seq` null when the thread is not active (PostgreSQL's row then

@@ -7,7 +7,7 @@ import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { GitState } from "../git/types";
 import { NANOID_ALPHABET, type ClientSide, type EntryType } from "./schemas";
 import type { CleanEntry, CleanHandoffTexts } from "./clean-texts";
-import { APPEND_STATEMENTS, CURSOR_OF, ENTRY_COLUMNS, HANDOFF_COLUMNS, type AppendedRow } from "./append-statement";
+import { APPEND_STATEMENTS, appendParameters, CURSOR_OF, ENTRY_COLUMNS, HANDOFF_COLUMNS, type AppendedRow } from "./append-statement";
 import { toEntryView, toHandoffView, type EntryRow, type EntryView, type HandoffRow, type HandoffView } from "./views";
 
 /**
@@ -134,7 +134,8 @@ export async function appendEntry(id: string, entry: CleanEntry): Promise<Append
   return appendedFrom(id, entry, row);
 }
 
-const appendParams = (id: string, entry: CleanEntry) => [id, entry.fromClient, entry.type, entry.content, storedDate(), gitJson(entry.git), entry.answers ?? null];
+const appendParams = (id: string, entry: CleanEntry) =>
+  appendParameters(id, { fromClient: entry.fromClient, type: entry.type, content: entry.content, createdAt: storedDate(), git: gitJson(entry.git), answers: entry.answers ?? null });
 
 /**
  * The entry's seq as SQLite's AUTOINCREMENT would give it: one past the highest ever used. Read
