@@ -48,3 +48,31 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   }
   return body as Record<string, unknown>;
 }
+
+/** snake_case as MCP spells its arguments: lower-case words joined by `_`. */
+const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/;
+
+/**
+ * `body` with its snake_case field names (`as_client`, `repo_path`: MCP's spelling, which scripts
+ * copy from MCP calls) read as the camelCase ones REST takes (`asClient`, `repoPath`), in nested
+ * objects too (`successor.tmux_target`). A field given both ways is refused: which one was meant
+ * cannot be told. Field names the operation does not take stay as they are, for the operation to
+ * refuse by name (lib/validation.ts operationInput).
+ */
+export function camelCaseFields(body: Record<string, unknown>, path = ""): Record<string, unknown> {
+  const fields = new Map<string, unknown>();
+  const spelledAs = new Map<string, string>();
+  for (const [given, value] of Object.entries(body)) {
+    const field = SNAKE_CASE.test(given) ? given.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()) : given;
+    const earlier = spelledAs.get(field);
+    if (earlier !== undefined) {
+      const message = `given twice, as ${earlier} and as ${given}: send one`;
+      throw new Invalid(`${path}${field}: ${message}`, { [`${path}${field}`]: [message] });
+    }
+    spelledAs.set(field, given);
+    const nested = typeof value === "object" && value !== null && !Array.isArray(value);
+    fields.set(field, nested ? camelCaseFields(value as Record<string, unknown>, `${path}${field}.`) : value);
+  }
+  // Object.fromEntries defines each name as the object's own, `__proto__` included.
+  return Object.fromEntries(fields);
+}

@@ -22,14 +22,56 @@ export function visibleControls(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Every problem of a zod error, keyed by field path (the root is `(document)`). */
+/** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */
+function quotedField(field: string): string {
+  return visibleControls(field.length > 64 ? `${field.slice(0, 64)}…` : field);
+}
+
+/** Unknown fields named one by one in a refusal, at the most; the rest are counted. */
+const MAX_NAMED_FIELDS = 10;
+
+/**
+ * Every problem of a zod error, keyed by field path (the root is `(document)`). A field the
+ * object does not take is keyed by its own path (the first MAX_NAMED_FIELDS of them), so the
+ * caller sees which one to drop or rename.
+ */
 export function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
-  const fieldErrors: Record<string, string[]> = {};
+  // Collected in a Map: a field the caller named `__proto__` is keyed like any other
+  // (Object.fromEntries defines it as the object's own), and the object stays a plain one.
+  const fieldErrors = new Map<string, string[]>();
   for (const issue of error.issues) {
-    const key = formatPath(issue.path) || "(document)";
-    (fieldErrors[key] ??= []).push(visibleControls(issue.message));
+    const paths = issue.code === "unrecognized_keys" ? issue.keys.slice(0, MAX_NAMED_FIELDS).map((key) => [...issue.path, key]) : [issue.path];
+    for (const path of paths) {
+      const key = quotedField(formatPath(path)) || "(document)";
+      fieldErrors.set(key, [...(fieldErrors.get(key) ?? []), visibleControls(issue.message)]);
+    }
   }
-  return fieldErrors;
+  return Object.fromEntries(fieldErrors);
+}
+
+/** A field name as spelled without case, `_` or `-`: `as_client` and `asClient` are one. */
+const spellingOf = (field: string) => field.toLowerCase().replace(/[_-]/g, "");
+
+/**
+ * An operation's input: an object of `shape` that refuses a field it does not take, naming the
+ * fields it does and the one meant when only the spelling differs (`as_client`, MCP's name, where
+ * REST takes `asClient`). An unknown field used to be dropped: a side sent as `as_client` was
+ * lost and the entry stored as the caller's default side.
+ */
+export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, options: { notAnObject?: string } = {}) {
+  const fields = Object.keys(shape);
+  const fieldBySpelling = new Map(fields.map((field) => [spellingOf(field), field]));
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== "unrecognized_keys") return options.notAnObject;
+      // Self-contained: the MCP SDK passes on the message without the issue's path.
+      const named = issue.keys.slice(0, MAX_NAMED_FIELDS);
+      const more = issue.keys.length - named.length;
+      const meant = named.flatMap((key) => fieldBySpelling.get(spellingOf(key)) ?? []);
+      const unknown = `${named.map(quotedField).join(", ")}${more > 0 ? ` and ${more} more` : ""} ${issue.keys.length > 1 ? "are not fields" : "is not a field"} here`;
+      return `${unknown}${meant.length > 0 ? ` (did you mean ${meant.join(", ")}?)` : ""}; this takes ${fields.join(", ")}`;
+    },
+  });
 }
 
 /** `field: message; other: message`: one line naming every bad field. */

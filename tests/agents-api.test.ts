@@ -29,6 +29,21 @@ const send = (method: string, url: string, body?: unknown) =>
 type Agent = { id: number; shortId: string; status: string; contextPercent: number | null };
 
 describe("agents HTTP API", () => {
+  it("reads snake_case fields as REST's, nested ones too, and refuses a field an operation does not take", async () => {
+    const registered = await registerRoute(send("POST", base, { persona_slug: "snake-dev", context_percent: 12 }));
+    expect(registered.status).toBe(201);
+    const agent = (await registered.json()) as Agent;
+    expect(agent.contextPercent).toBe(12);
+    const sessionId = "7d1f6c52-0b7e-4a53-9a3c-6f1f1d2a9b10";
+    const refused = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", successor: { pane: "work:1" } }), context(agent.id));
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.fieldErrors).toEqual({ "successor.pane": ["pane is not a field here; this takes tmuxTarget, name, sessionId"] });
+    expect(((await (await getRoute(send("GET", `${base}/${agent.id}`), context(agent.id))).json()) as Agent).status).toBe("active");
+    const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", successor: { session_id: sessionId } }), context(agent.id));
+    expect(handed.status).toBe(201);
+    expect(((await handed.json()) as { successor: { sessionId: string } }).successor.sessionId).toBe(sessionId);
+  });
+
   it("registers, reports, hands off, reads the chain and the document", async () => {
     const registered = await registerRoute(send("POST", base, { personaSlug: "api-dev", project: "api" }));
     expect(registered.status).toBe(201);

@@ -62,6 +62,49 @@ describe("HTTP API", () => {
     expect(Object.keys(error.fieldErrors).sort()).toEqual(["content", "project", "title"]);
   });
 
+  it("reads MCP's snake_case as the same field, refuses a field it does not take with 400 naming the one meant, and stores nothing", async () => {
+    const { handoff } = await create("strict fields");
+    // MCP's spelling of the side, as scripts copy it from MCP calls: it used to be dropped, and the
+    // entry stored as chat's with chat's cursor moved.
+    const bySnakeCase = await entriesRoute(post(`${base}/${handoff.id}/entries`, { type: "task", content: "x", as_client: "code" }), context(handoff.id));
+    expect(bySnakeCase.status).toBe(201);
+    const added = await bySnakeCase.json();
+    expect(added.entry.fromClient).toBe("code");
+    expect(added.handoff.codeLastSeen).toBe(added.entry.seq);
+
+    const refusals: [unknown, Record<string, string[]>][] = [
+      [{ type: "task", content: "x", asClient: "chat", as_client: "code" }, { asClient: ["given twice, as asClient and as as_client: send one"] }],
+      [{ type: "task", content: "x", side: "code" }, { side: ["side is not a field here; this takes id, type, content, answers, asClient, repoPath"] }],
+      [{ type: "task", content: "x", asclient: "code" }, { asclient: ["asclient is not a field here (did you mean asClient?); this takes id, type, content, answers, asClient, repoPath"] }],
+    ];
+    for (const [body, fieldErrors] of refusals) {
+      const response = await entriesRoute(post(`${base}/${handoff.id}/entries`, body), context(handoff.id));
+      expect(response.status).toBe(400);
+      expect((await response.json()).error.fieldErrors).toEqual(fieldErrors);
+    }
+    const closing = await closeRoute(post(`${base}/${handoff.id}/close`, { archived: true }), context(handoff.id));
+    expect(closing.status).toBe(400);
+    expect((await closing.json()).error.fieldErrors.archived).toEqual(["archived is not a field here; this takes id, archive"]);
+    const created = await createRoute(post(base, { title: "t", content: "x", colour: "red" }));
+    expect(created.status).toBe(400);
+    const thread = await (await getRoute(new Request(`${base}/${handoff.id}`), context(handoff.id))).json();
+    expect(thread).toMatchObject({ entryCount: 2, handoff: { status: "active" } });
+    const listed = await (await listRoute(new Request(`${base}?q=colour`))).json();
+    expect(listed.items).toEqual([]);
+  });
+
+  it("names at most ten unknown fields, each escaped and cut short, and counts the rest", async () => {
+    const unknown = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`extra${index}`, index]));
+    const response = await createRoute(post(base, { title: "t", content: "x", ...unknown, ["\u001b[31m" + "x".repeat(100)]: 1 }));
+    expect(response.status).toBe(400);
+    const { error } = await response.json();
+    expect(error.message).toContain("extra0, extra1, extra2, extra3, extra4, extra5, extra6, extra7, extra8, extra9 and 3 more are not fields here");
+    expect(Object.keys(error.fieldErrors)).toHaveLength(10);
+    const escaped = await createRoute(post(base, { title: "t", content: "x", ["\u001b[31m" + "x".repeat(100)]: 1 }));
+    const { fieldErrors } = (await escaped.json()).error;
+    expect(Object.keys(fieldErrors)).toEqual([`\\u001b[31m${"x".repeat(59)}…`]);
+  });
+
   it.each([
     ["{not json", "the request body must be JSON"],
     ["[1, 2]", "the request body must be a JSON object"],

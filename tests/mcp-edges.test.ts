@@ -100,6 +100,17 @@ describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
     await ok(servers.plain, "add_to_handoff", { id, type: "context", content: "a".repeat(MAX_CONTENT_BYTES) });
   });
 
+  it("an argument the tool does not take is refused, naming the one meant, and stores nothing", async () => {
+    const before = await countRows("handoff_entries", "handoff_id = ?", [id]);
+    // REST's spelling of the side: dropped, it used to store the entry as the server's default side.
+    const text = await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "x", asClient: "code" }, /asClient is not a field here \(did you mean as_client\?\)/);
+    expect(text).toMatch(/this takes id, type, content, answers, as_client, repo_path/);
+    await refused(servers.plain, "create_handoff", { title: "t", content: "x", colour: "red" }, /colour is not a field here; this takes/);
+    expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(before);
+    const { tools } = await servers.plain.listTools();
+    for (const tool of tools) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+  });
+
   it("adding to a completed handoff is refused; the closed row stays", async () => {
     const closing = idOf(await ok(servers.plain, "create_handoff", { title: "To close", content: "x" }));
     await ok(servers.plain, "close_handoff", { id: closing });

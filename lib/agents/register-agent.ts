@@ -1,9 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import { storedDate, write } from "../database";
 import { optionalProjectSchema } from "../handoffs/schemas";
-import { parseInput } from "../validation";
+import { operationInput, parseInput } from "../validation";
 import { sessionTakenConflict } from "./conflicts";
 import {
   optionalContextPercentSchema,
@@ -16,7 +15,7 @@ import { AGENT_RETURNING, toAgentView, type AgentRow } from "./rows";
 import type { AgentView } from "./views";
 import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
-const registerAgentInput = z.object({
+const registerAgentInput = operationInput({
   personaSlug: personaSlugSchema,
   /** Defaults to the persona slug. */
   name: optionalAgentNameSchema,

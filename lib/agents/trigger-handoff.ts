@@ -1,10 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
 import { read, storedDate, write } from "../database";
 import { gitStateForWrite } from "../git/read-state";
 import { cleanText, type Redaction } from "../secrets";
-import { parseInput } from "../validation";
+import { operationInput, parseInput } from "../validation";
 import { alreadyHandedOffConflict, endedConflict, sessionTakenConflict } from "./conflicts";
 import { shiftDocumentSchema } from "./shift-document";
 import { loadAgent, lockAgent } from "./load";
@@ -17,20 +16,21 @@ import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
 import { removeShiftDocument, writeShiftDocument } from "./write-shift-document";
 import { assertMayTypeIntoTmux, currentCaller, namedFolderSchema } from "../caller";
 
-export const triggerHandoffInput = z.object({
+export const triggerHandoffInput = operationInput({
   agentId: agentRefSchema,
   reason: shiftHandoffReasonSchema,
   document: shiftDocumentSchema,
-  successor: z
-    .object({
+  successor: operationInput(
+    {
       /** Where the successor runs; the injection prompt is typed there. */
       tmuxTarget: optionalTmuxTargetSchema,
       /** Defaults to the outgoing agent's name. */
       name: optionalAgentNameSchema,
       /** The successor's own session UUID when it is already known; a new one otherwise. */
       sessionId: optionalSessionIdSchema,
-    }, { error: "successor must be an object: { tmuxTarget?, name?, sessionId? }" })
-    .default({}),
+    },
+    { notAnObject: "successor must be an object: { tmuxTarget?, name?, sessionId? }" },
+  ).default({}),
   /** The outgoing agent's working folder: where its repository stands is recorded with the handoff. */
   repoPath: namedFolderSchema.optional(),
 });

@@ -1,8 +1,7 @@
 import "server-only";
-import { z } from "zod";
 import { write } from "../database";
 import { Invalid } from "../errors";
-import { parseInput } from "../validation";
+import { operationInput, parseInput } from "../validation";
 import { endedConflict } from "./conflicts";
 import { recordSuccessorActed } from "./delivery";
 import { lockAgent } from "./load";
@@ -12,7 +11,7 @@ import { AGENT_RETURNING, toAgentView, type AgentRow } from "./rows";
 import type { AgentView } from "./views";
 import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 
-export const updateAgentInput = z.object({
+export const updateAgentInput = operationInput({
   agentId: agentRefSchema,
   /** The agent's last reported context use, 0–100. */
   contextPercent: contextPercentSchema.optional(),

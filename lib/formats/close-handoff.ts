@@ -5,7 +5,7 @@ import { handoffIdSchema } from "../handoffs/schemas";
 import { closeHandoffIn, loadHandoff } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import { keepSummaryFindableIn } from "../search";
-import { parseInput, type DoorInput } from "../validation";
+import { operationInput, parseInput, type DoorInput } from "../validation";
 import { mirrorBlob } from "./blobs";
 import type { Bundle } from "./bundle";
 import { recordBundleIn, renderSnapshot } from "./export-handoff";
@@ -17,7 +17,7 @@ import { keptBundleOf } from "./sources";
  * that writes its tables); closing with an archive needs the bundle, which is this module's, so
  * the operation every door calls lives here, above both.
  */
-const closeHandoffInput = z.object({
+const closeHandoffInput = operationInput({
   id: handoffIdSchema,
   archive: z.boolean({ error: "archive must be true or false" }).default(false),
 });

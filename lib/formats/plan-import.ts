@@ -3,26 +3,24 @@ import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, optionalProjectSchema, titleSchema } from "../handoffs/schemas";
 import { cleanText, type Redaction } from "../secrets";
-import { blankToUndefined, describeFieldErrors, parseInput } from "../validation";
+import { blankToUndefined, describeFieldErrors, operationInput, parseInput } from "../validation";
 import { readBlob } from "./blobs";
 import { canonicalJson } from "./canonical-json";
 import { detectFormat, formatNamed } from "./detect-format";
 import { FORMATS } from "./registry";
 import type { SourceFormat, ThreadDraft } from "./types";
 
-export const importDocumentInput = z
-  .object({
-    text: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
-    artifactId: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
-    fileName: z.preprocess(blankToUndefined, z.string().max(255, { error: "must be at most 255 characters" }).optional()),
-    format: z.preprocess(blankToUndefined, z.string().optional()),
-    project: optionalProjectSchema,
-    title: z.preprocess(blankToUndefined, titleSchema.optional()),
-  })
-  .refine((input) => input.text !== undefined || input.artifactId !== undefined, {
-    error: "paste a document, choose a file or give an artifact ID",
-    path: ["text"],
-  });
+export const importDocumentInput = operationInput({
+  text: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
+  artifactId: z.preprocess(blankToUndefined, z.string({ error: "must be text" }).optional()),
+  fileName: z.preprocess(blankToUndefined, z.string().max(255, { error: "must be at most 255 characters" }).optional()),
+  format: z.preprocess(blankToUndefined, z.string().optional()),
+  project: optionalProjectSchema,
+  title: z.preprocess(blankToUndefined, titleSchema.optional()),
+}).refine((input) => input.text !== undefined || input.artifactId !== undefined, {
+  error: "paste a document, choose a file or give an artifact ID",
+  path: ["text"],
+});
 
 export type ImportDocumentOptions = {
   /** The document's text (a bundle, handoff.json or handoff.yaml). */

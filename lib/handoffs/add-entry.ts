@@ -1,9 +1,8 @@
 import "server-only";
-import { z } from "zod";
 import { read, MAX_INT4 } from "../database";
 import { gitStateForWrite } from "../git/read-state";
 import type { Redaction } from "../secrets";
-import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
+import { operationInput, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { Invalid } from "../errors";
 import { ANSWERING_TYPE, ENTRY_TYPES, contentSchema, entryTypeSchema, handoffIdSchema } from "./schemas";
 import { cleanEntry } from "./clean-texts";
@@ -11,7 +10,7 @@ import { appendEntry, checkAnswersIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
 
-const addEntryInput = z.object({
+const addEntryInput = operationInput({
   id: handoffIdSchema,
   /** Required, unless the entry answers a question: then it defaults to the answering type. */
   type: entryTypeSchema.optional(),

@@ -1,16 +1,15 @@
 import "server-only";
-import { z } from "zod";
 import { gitStateForWrite } from "../git/read-state";
 import { write } from "../database";
 import type { Redaction } from "../secrets";
-import { parseInput, type DoorInput } from "../validation";
+import { operationInput, parseInput, type DoorInput } from "../validation";
 import { contentSchema, optionalProjectSchema, titleSchema } from "./schemas";
 import { cleanHandoffTexts } from "./clean-texts";
 import { createHandoffIn } from "./store";
 import type { EntryView, HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
 
-const createHandoffInput = z.object({
+const createHandoffInput = operationInput({
   title: titleSchema,
   content: contentSchema,
   project: optionalProjectSchema,

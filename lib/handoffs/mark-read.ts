@@ -1,13 +1,12 @@
 import "server-only";
-import { z } from "zod";
 import { write } from "../database";
-import { parseInput, type DoorInput } from "../validation";
+import { operationInput, parseInput, type DoorInput } from "../validation";
 import { asClientSchema } from "../caller";
 import { handoffIdSchema } from "./schemas";
 import { markReadIn } from "./store";
 import type { HandoffView } from "./views";
 
-const markReadInput = z.object({
+const markReadInput = operationInput({
   id: handoffIdSchema,
   asClient: asClientSchema,
 });

@@ -11,7 +11,7 @@ import { callerKey } from "../caller";
 import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq, STREAM_RETRY_AFTER_S, takeStreamSlot } from "../changes";
 import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
-import { closeHandoff } from "../formats";
+import { closeHandoff, type CloseHandoffOptions } from "../formats";
 import { readBlob } from "../formats/blobs";
 import { importDocument } from "../formats/import-document";
 import type { ImportDocumentOptions } from "../formats/plan-import";
@@ -21,7 +21,7 @@ import type { BodyClass } from "../guard/body-limits";
 import { endWhenRevoked } from "../guard/revocation-watch";
 import { addEntry, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
 import type { AddEntryOptions, CreateHandoffOptions, MarkReadOptions } from "../handoffs";
-import { errorResponse, readJsonBody } from "../http";
+import { camelCaseFields, errorResponse, readJsonBody } from "../http";
 import { serveMcp } from "../mcp/handle-http";
 import {
   authorizationServerMetadata,
@@ -65,6 +65,8 @@ const AGENT: RoutePolicy = { access: "agent", body: "default" };
 const OPERATOR: RoutePolicy = { access: "operator", body: "default" };
 
 const query = (c: Ctx) => Object.fromEntries(new URL(c.req.url).searchParams);
+/** An operation's JSON body, its fields as the operation spells them (camelCase; MCP's snake_case read as the same). */
+const operationBody = async (c: Ctx) => camelCaseFields(await readJsonBody(c.req.raw));
 const json = (value: unknown, status = 200) => Response.json(value, { status });
 const host = (c: Ctx) => c.req.header("host") ?? null;
 /** The `:id` of a route declared with one (Hono types a handler declared apart from its path loosely). */
@@ -107,7 +109,7 @@ const API_ROUTES: readonly ApiRoute[] = [
   /** History: `?status=&project=&q=&source=&page=&perPage=`. */
   { methods: ["GET"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await findHandoffs(query(c))) },
   /** Create: `{ title, content, project?, asClient?, repoPath? }` → `{ handoff, entries, redactions }`. */
-  { methods: ["POST"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await createHandoff((await readJsonBody(c.req.raw)) as CreateHandoffOptions), 201) },
+  { methods: ["POST"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await createHandoff((await operationBody(c)) as CreateHandoffOptions), 201) },
   /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `from_number`, `limit` page it. */
   {
     methods: ["GET"],
@@ -130,14 +132,14 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["POST"],
     path: "/api/handoffs/:id/entries",
     policy: AGENT,
-    handler: async (c) => json(await addEntry({ ...(await readJsonBody(c.req.raw)), id: idParam(c) } as AddEntryOptions), 201),
+    handler: async (c) => json(await addEntry({ ...(await operationBody(c)), id: idParam(c) } as AddEntryOptions), 201),
   },
   /** Mark read: `{ asClient? }` → the handoff with that side's cursor at the latest entry. */
   {
     methods: ["POST"],
     path: "/api/handoffs/:id/read",
     policy: AGENT,
-    handler: async (c) => json(await markRead({ ...(await readJsonBody(c.req.raw)), id: idParam(c) } as MarkReadOptions)),
+    handler: async (c) => json(await markRead({ ...(await operationBody(c)), id: idParam(c) } as MarkReadOptions)),
   },
   /** Close: wipes the entries; `{"archive": true}` first keeps the thread as a context bundle. */
   {
@@ -145,8 +147,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     path: "/api/handoffs/:id/close",
     policy: AGENT,
     handler: async (c) => {
-      const body = await readJsonBody(c.req.raw);
-      const closed = await closeHandoff({ id: idParam(c), archive: body.archive as boolean | undefined });
+      const closed = await closeHandoff({ ...(await operationBody(c)), id: idParam(c) } as CloseHandoffOptions);
       return json({ ...closed.handoff, artifactId: closed.artifactId });
     },
   },
@@ -155,7 +156,7 @@ const API_ROUTES: readonly ApiRoute[] = [
   /** Agents: `?status=active|ended&persona=&project=&page=&perPage=`. */
   { methods: ["GET"], path: "/api/agents", policy: AGENT, handler: async (c) => json(await findAgents(query(c))) },
   /** Register: `{ personaSlug, name?, project?, sessionId?, tmuxTarget?, contextPercent? }`. */
-  { methods: ["POST"], path: "/api/agents", policy: AGENT, handler: async (c) => json(await registerAgent((await readJsonBody(c.req.raw)) as RegisterAgentOptions), 201) },
+  { methods: ["POST"], path: "/api/agents", policy: AGENT, handler: async (c) => json(await registerAgent((await operationBody(c)) as RegisterAgentOptions), 201) },
   /** One agent: `id` is the integer id, the session UUID or its 8-hex prefix. */
   { methods: ["GET"], path: "/api/agents/:id", policy: AGENT, handler: async (c) => json(await getAgent({ agentId: idParam(c) })) },
   /** Report: `{ contextPercent?, tmuxTarget? }` (tmuxTarget null clears it). */
@@ -163,7 +164,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["PATCH"],
     path: "/api/agents/:id",
     policy: AGENT,
-    handler: async (c) => json(await updateAgent({ ...((await readJsonBody(c.req.raw)) as Omit<UpdateAgentOptions, "agentId">), agentId: idParam(c) })),
+    handler: async (c) => json(await updateAgent({ ...((await operationBody(c)) as Omit<UpdateAgentOptions, "agentId">), agentId: idParam(c) })),
   },
   /** The continuity chain: `{ predecessors, agent, successors, length }`. */
   { methods: ["GET"], path: "/api/agents/:id/chain", policy: AGENT, handler: async (c) => json(await getContinuityChain({ agentId: idParam(c) })) },
@@ -174,7 +175,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["POST"],
     path: "/api/agents/:id/handoff",
     policy: { access: "agent", body: "document" },
-    handler: async (c) => json(await triggerHandoff({ ...((await readJsonBody(c.req.raw)) as Omit<TriggerHandoffOptions, "agentId">), agentId: idParam(c) }), 201),
+    handler: async (c) => json(await triggerHandoff({ ...((await operationBody(c)) as Omit<TriggerHandoffOptions, "agentId">), agentId: idParam(c) }), 201),
   },
   /** The agent's shift document as markdown (what its successor is told to read). */
   {
@@ -200,7 +201,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     path: "/api/import",
     policy: { access: "agent", body: "import" },
     handler: async (c) => {
-      const { dryRun, ...fields } = await readJsonBody(c.req.raw);
+      const { dryRun, ...fields } = await operationBody(c);
       const options = fields as ImportDocumentOptions;
       return dryRun === true ? json(await previewImport(options)) : json(await importDocument(options), 201);
     },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
 import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
@@ -15,7 +16,7 @@ export const addToHandoffTool = defineTool({
     "Entries cannot be edited or deleted. Your read cursor moves " +
     "to your new entry. Fails on a completed handoff. After writing, tell the user to check the handoff in the " +
     "other client.",
-  input: z.object({
+  input: operationInput({
     id: handoffIdArg,
     type: entryTypeArg.optional(),
     content: contentArg,

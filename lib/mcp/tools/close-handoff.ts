@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadFormats } from "../domain";
 import { defineTool } from "../tool-kit";
 import { handoffIdArg, handoffIdOf } from "../tool-inputs";
@@ -12,7 +13,7 @@ export const closeHandoffTool = defineTool({
     "entry and marks the handoff completed; the handoff row stays for reference but the conversation is gone and " +
     "nothing more can be added. With archive: true, Baton first keeps the whole thread as a bundle (shown on the " +
     "dashboard) before wiping it. Closing an already completed handoff changes nothing.",
-  input: z.object({
+  input: operationInput({
     id: handoffIdArg,
     archive: z
       .boolean({ error: "archive must be true or false" })

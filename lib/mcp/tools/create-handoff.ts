@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
 import { mcpRedactionsSchema, redactionLead, toMcpRedactions } from "../redactions";
@@ -14,7 +15,7 @@ export const createHandoffTool = defineTool({
     "the user wants to hand work, context or decisions over to the other client. `content` becomes the first entry " +
     '(type "context"). Tell the user the returned handoff.id and ask them to paste it into the other client, which ' +
     "reads it with get_handoff. There is no list or search: the ID is the only way back to the thread.",
-  input: z.object({
+  input: operationInput({
     title: z.string({ error: "title is required" }).describe("Short title for the session, at most 200 characters"),
     content: contentArg.describe("Initial context to share: decisions made, requirements, constraints (Markdown, at most 64 KiB)"),
     project: z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadAgents } from "../domain";
 import { agentRefArg } from "../agent-inputs";
 import { mcpChainNodeSchema, toMcpChainNode } from "../agent-views";
@@ -11,7 +12,7 @@ export const getContinuityChainTool = defineTool({
     "Show an agent's continuity chain: the agents it continues from (oldest first) and those that continued from it, " +
     "each with its handoff record (reason, document path, delivery). Use it when you start as a successor, to find " +
     "and read your predecessors' shift documents.",
-  input: z.object({ agent: agentRefArg }),
+  input: operationInput({ agent: agentRefArg }),
   output: z.object({
     agent_id: z.number().int(),
     predecessors: z.array(mcpChainNodeSchema).describe("Oldest first, ending with the direct predecessor"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
@@ -18,7 +19,7 @@ export const getHandoffTool = defineTool({
     "before_seq to read back). Reading does not move your cursor: call mark_handoff_read once you have taken all the " +
     "new entries in. A completed handoff has no entries left. When the code has moved on since the handoff was " +
     "written (commits, another branch, files it names changed), staleness says so; read it before the entries.",
-  input: z.object({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg, repo_path: repoPathArg }),
+  input: operationInput({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg, repo_path: repoPathArg }),
   output: z.object({
     handoff: mcpHandoffSchema,
     entries: z.array(mcpEntrySchema).describe("The entries in this answer, oldest first: the whole thread unless truncated"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadAgents } from "../domain";
 import { agentRefArg } from "../agent-inputs";
 import { mcpAgentSchema, mcpHandoffRecordSchema, toMcpAgent, toMcpHandoffRecord } from "../agent-views";
@@ -15,7 +16,7 @@ export const getShiftDocumentTool = defineTool({
     "you continue from). The same text is the MCP resource baton://agents/<id>/handoff. Your first read is recorded " +
     "on the handoff; then follow the document's next steps and call report_context once you are under way. When the " +
     "code has moved on since the document was written, staleness says so; read it first.",
-  input: z.object({ agent: agentRefArg, repo_path: repoPathArg }),
+  input: operationInput({ agent: agentRefArg, repo_path: repoPathArg }),
   output: z.object({
     content: z.string().describe("The shift document, Markdown"),
     file_path: z.string().describe("Relative to Baton's data folder"),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadHandoffs } from "../domain";
 import { defineTool } from "../tool-kit";
 import { asClientArg, handoffIdArg, handoffIdOf } from "../tool-inputs";
@@ -11,7 +11,7 @@ export const markHandoffReadTool = defineTool({
     "Advance your read cursor to the handoff's latest entry, after you have read the new entries from get_handoff. " +
     "Afterwards get_handoff shows new_count 0 until the other side writes again. Returns the handoff with the " +
     "advanced cursor (chat_last_seen or code_last_seen).",
-  input: z.object({ id: handoffIdArg, as_client: asClientArg }),
+  input: operationInput({ id: handoffIdArg, as_client: asClientArg }),
   output: mcpHandoffSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args) {

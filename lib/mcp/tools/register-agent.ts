@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadAgents } from "../domain";
 import { contextPercentArg } from "../agent-inputs";
 import { mcpAgentSchema, toMcpAgent } from "../agent-views";
@@ -11,7 +12,7 @@ export const registerAgentTool = defineTool({
     "Register yourself as a long-running agent at the start of a work session, so Baton can track your context use " +
     "and hand your work to a successor when you run out of context, finish a task or end a shift. Returns your agent " +
     "record; keep its id or short_id for report_context, trigger_handoff and get_continuity_chain.",
-  input: z.object({
+  input: operationInput({
     persona: z.string({ error: "persona is required" }).describe("Your role as a slug, e.g. developer or reviewer-2"),
     name: z.string().optional().describe("Display name; defaults to the persona"),
     project: z.string().optional().describe("Project tag (lowercase letters, digits, _ or -)"),

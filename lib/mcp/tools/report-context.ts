@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { operationInput } from "../../validation";
 import { loadAgents } from "../domain";
 import { agentRefArg, contextPercentArg } from "../agent-inputs";
 import { mcpAgentSchema, toMcpAgent } from "../agent-views";
@@ -10,7 +10,7 @@ export const reportContextTool = defineTool({
   description:
     "Report how full your context window is (0–100 %), every so often during long work. The operator's dashboard " +
     "shows it; when it nears the limit, write a shift document and call trigger_handoff with reason context_limit.",
-  input: z.object({ agent: agentRefArg, percent: contextPercentArg }),
+  input: operationInput({ agent: agentRefArg, percent: contextPercentArg }),
   output: mcpAgentSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args) {

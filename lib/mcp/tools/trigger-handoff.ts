@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { operationInput } from "../../validation";
 import { SHIFT_HANDOFF_REASONS } from "../../agents/schemas";
 import { loadAgents } from "../domain";
 import { agentRefArg } from "../agent-inputs";
@@ -16,7 +17,7 @@ export const triggerHandoffTool = defineTool({
     "document, starts the successor in your continuity chain, ends you, and types the successor's first prompt " +
     "into its tmux pane if one is given. Write the document so a fresh agent can continue without you: goal, state, " +
     "decisions, next steps, open questions, files touched.",
-  input: z.object({
+  input: operationInput({
     agent: agentRefArg,
     reason: z
       .enum(SHIFT_HANDOFF_REASONS, { error: `reason must be one of ${SHIFT_HANDOFF_REASONS.join(", ")}` })
