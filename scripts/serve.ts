@@ -11,7 +11,7 @@ import { dataDir, describeDatabase } from "../lib/config";
 import { ensureMigrated } from "../lib/database/migrate";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
-import { boundHeap } from "../lib/server/heap-bounds";
+import { boundHeap, shrinkYoungGeneration } from "../lib/server/heap-bounds";
 
 boundHeap();
 const dev = process.argv.includes("--dev");
@@ -31,6 +31,7 @@ const errorLog = process.env.BATON_SERVER_ERROR_LOG;
 const onServerError = errorLog ? (line: string) => fs.appendFileSync(errorLog, `${line}\n`) : undefined;
 try {
   const server = await startBatonServer({ dir: path.resolve(projectRoot), host, port, dev, onServerError });
+  shrinkYoungGeneration();
   console.log(`baton: serving ${server.url}`);
   // The published package's users start here: say what comes next (contributors know the README).
   if (!isCheckout()) console.log(`baton: open ${server.url} in a browser; wire a repository for Claude Code with \`npx baton-desk setup claude-code\` in it`);

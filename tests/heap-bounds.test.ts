@@ -18,11 +18,11 @@ function youngGenerationAfterBurst(major: 22 | 24, options: { bound: boolean; no
 }
 
 describe("the server's heap bounds (lib/server/heap-bounds.ts)", () => {
-  it.each([22, 24] as const)("keep the young generation within 32 MB through a burst of allocation on Node %i", (major) => {
+  it.each([22, 24] as const)("keep the young generation within 32 MB after start-up and through a burst of requests on Node %i", (major) => {
     expect(youngGenerationAfterBurst(major, { bound: true })).toBeLessThanOrEqual(YOUNG_GENERATION_BYTES);
   });
 
-  it("are needed on Node 24, whose V8 grows the young generation past 32 MB through the same burst", () => {
+  it("are needed on Node 24, whose V8 grows the young generation past 32 MB through the same start-up and burst", () => {
     expect(youngGenerationAfterBurst(24, { bound: false })).toBeGreaterThan(YOUNG_GENERATION_BYTES);
   });
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { PerformanceObserver } from "node:perf_hooks";
 import v8 from "node:v8";
+import vm from "node:vm";
 
 /**
  * The young generation's bound: what Node 22's V8 stops at on its own (two 16 MB semi-spaces,
@@ -11,6 +12,8 @@ export const YOUNG_GENERATION_BYTES = 32 * 1024 * 1024;
 /** Flags a user may have given Node for the young generation; theirs win. */
 const YOUNG_GENERATION_FLAGS = /--(?:max-semi-space-size|max-heap-size|semi-space-growth-factor)\b/;
 
+const userSizedYoungGeneration = () => YOUNG_GENERATION_FLAGS.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`);
+
 /** The young generation's capacity now (new_space, both semi-spaces counted as V8 reports them). */
 export function youngGenerationBytes(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
@@ -18,19 +21,22 @@ export function youngGenerationBytes(): number {
 
 /**
  * Keeps the long-running server's heap near what it holds live (issue 16 bounds the desk at 300
- * MB resident after the bench's HTTP run):
+ * MB resident after the bench's HTTP run); call it first, then `shrinkYoungGeneration` once
+ * serving:
  * - The old generation grows by a quarter between full collections, not up to four times what
  *   survived the last one: after a burst of appends the desk held 440 MB resident around a live
  *   heap of 43 MB. V8 reads `--heap-growing-percent` at every collection.
- * - The young generation stops at YOUNG_GENERATION_BYTES. On Node 24 the desk held 314-329 MB
- *   after the HTTP run, 96 MB of it a young generation grown to 128 MB. `--max-semi-space-size`
- *   is read only when the heap is made, so the server sets `--semi-space-growth-factor`, which V8
- *   reads at each growth: to 1 (no growth) once one more doubling would pass the bound, checked
- *   after every collection.
+ * - The young generation grows only within YOUNG_GENERATION_BYTES. On Node 24 the desk held
+ *   314-329 MB after the HTTP run, 96 MB of it a young generation grown to 128 MB.
+ *   `--max-semi-space-size` is read only when the heap is made, so the server sets
+ *   `--semi-space-growth-factor`, which V8 reads at each growth: to 1 (no growth) once one more
+ *   doubling would pass the bound, checked after every collection. Node reports collections to
+ *   JavaScript a turn or two of the event loop late, so a long synchronous stretch (start-up
+ *   loads Next in one) can still grow it past the bound: shrinkYoungGeneration takes it back.
  */
 export function boundHeap(): void {
   v8.setFlagsFromString("--heap-growing-percent=25");
-  if (YOUNG_GENERATION_FLAGS.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`)) return;
+  if (userSizedYoungGeneration()) return;
   let growing = true;
   new PerformanceObserver(() => {
     const grow = youngGenerationBytes() * 2 <= YOUNG_GENERATION_BYTES;
@@ -38,4 +44,18 @@ export function boundHeap(): void {
     growing = grow;
     v8.setFlagsFromString(`--semi-space-growth-factor=${grow ? 2 : 1}`);
   }).observe({ entryTypes: ["gc"] });
+}
+
+/**
+ * Once serving: a young generation start-up grew past the bound (64 MB, measured after Next
+ * loaded) is taken back to its smallest by one last-resort collection, V8's only one that shrinks
+ * it (a regular full one does not), and grows again within the bound as requests come. The
+ * collection is reached through `--expose-gc` in a context of its own, so no `gc` appears in
+ * this one. It takes about 44 ms, once, as the server starts (64 MB to 1 MB, on the bench machine).
+ */
+export function shrinkYoungGeneration(): void {
+  if (userSizedYoungGeneration() || youngGenerationBytes() <= YOUNG_GENERATION_BYTES) return;
+  v8.setFlagsFromString("--expose-gc");
+  const collect = vm.runInNewContext("gc") as (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+  collect({ type: "major", execution: "sync", flavor: "last-resort" });
 }

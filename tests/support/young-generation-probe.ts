@@ -1,17 +1,24 @@
 /**
- * Run by tests/heap-bounds.test.ts in a Node of its own: allocates as a burst of requests does
- * (many turns of the event loop, each making short-lived objects, a few of them kept a while),
- * with the server's heap bounds when given `--bound`, then prints the young generation's size.
+ * Run by tests/heap-bounds.test.ts in a Node of its own, as scripts/serve.ts runs the server:
+ * with `--bound`, the heap bounds first; then a long synchronous stretch (as start-up loading
+ * Next is), the young generation shrunk as once serving, and a burst of requests (many turns of
+ * the event loop, each making short-lived objects). Prints the young generation's size at the end.
  */
-import { boundHeap, youngGenerationBytes } from "../../lib/server/heap-bounds";
+import { boundHeap, shrinkYoungGeneration, youngGenerationBytes } from "../../lib/server/heap-bounds";
 
-if (process.argv.includes("--bound")) boundHeap();
+const bound = process.argv.includes("--bound");
+if (bound) boundHeap();
 let kept: { turn: number; text: string }[] = [];
+const allocate = (turn: number, count: number, keep: number) => {
+  for (let index = 0; index < count; index++) {
+    kept.push({ turn, text: `request ${turn} ${index}` });
+    if (kept.length > keep) kept = [];
+  }
+};
+allocate(-1, 3_000_000, 200_000);
+if (bound) shrinkYoungGeneration();
 for (let turn = 0; turn < 300; turn++) {
   await new Promise((resolve) => setImmediate(resolve));
-  for (let index = 0; index < 100_000; index++) {
-    kept.push({ turn, text: `request ${turn} ${index}` });
-    if (kept.length > 2_000) kept = [];
-  }
+  allocate(turn, 100_000, 2_000);
 }
 console.log(JSON.stringify({ youngGenerationBytes: youngGenerationBytes() }));
