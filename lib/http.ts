@@ -6,6 +6,7 @@
 import "server-only";
 import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
+import { quotedField } from "./validation";
 
 /** The JSON body of an API error. */
 export type ApiError = { error: { code: string; message: string; fieldErrors?: Record<string, string[]> } };
@@ -66,8 +67,10 @@ export function camelCaseFields(body: Record<string, unknown>, path = ""): Recor
     const field = SNAKE_CASE.test(given) ? given.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()) : given;
     const earlier = spelledAs.get(field);
     if (earlier !== undefined) {
+      // Both spellings are plain words; the path above them is the caller's and is quoted.
+      const where = quotedField(`${path}${field}`);
       const message = `given twice, as ${earlier} and as ${given}: send one`;
-      throw new Invalid(`${path}${field}: ${message}`, { [`${path}${field}`]: [message] });
+      throw new Invalid(`${where}: ${message}`, { [where]: [message] });
     }
     spelledAs.set(field, given);
     const nested = typeof value === "object" && value !== null && !Array.isArray(value);

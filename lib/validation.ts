@@ -23,7 +23,7 @@ export function visibleControls(text: string): string {
 }
 
 /** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */
-function quotedField(field: string): string {
+export function quotedField(field: string): string {
   return visibleControls(field.length > 64 ? `${field.slice(0, 64)}…` : field);
 }
 

@@ -103,6 +103,9 @@ describe("HTTP API", () => {
     const escaped = await createRoute(post(base, { title: "t", content: "x", ["\u001b[31m" + "x".repeat(100)]: 1 }));
     const { fieldErrors } = (await escaped.json()).error;
     expect(Object.keys(fieldErrors)).toEqual([`\\u001b[31m${"x".repeat(59)}…`]);
+    const twice = await createRoute(post(base, { title: "t", content: "x", ["\u001b[31m"]: { as_client: "code", asClient: "chat" } }));
+    expect(twice.status).toBe(400);
+    expect((await twice.json()).error.fieldErrors).toEqual({ "\\u001b[31m.asClient": ["given twice, as as_client and as asClient: send one"] });
   });
 
   it.each([

@@ -14,7 +14,7 @@ const YOUNG_GENERATION_FLAGS = /--(?:max-semi-space-size|max-heap-size|semi-spac
 
 const userSizedYoungGeneration = () => YOUNG_GENERATION_FLAGS.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`);
 
-/** The young generation's capacity now (new_space, both semi-spaces counted as V8 reports them). */
+/** The young generation's capacity now: new_space's size as V8 reports it. */
 export function youngGenerationBytes(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
 }
