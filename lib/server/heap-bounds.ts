@@ -52,12 +52,14 @@ export function boundHeap(): void {
  * Once serving: a young generation start-up grew past the bound (64 MB, measured after Next
  * loaded) is taken back to its smallest by one last-resort collection, V8's only one that shrinks
  * it (a regular full one does not), and grows again within the bound as requests come. The
- * collection is reached through `--expose-gc` in a context of its own, so no `gc` appears in
- * this one. It takes about 44 ms, once, as the server starts (64 MB to 1 MB, on the bench machine).
+ * collection is reached through `--expose-gc` in a context of its own, and the flag is turned off
+ * again at once, so no `gc` appears in this context or in any made later. It takes about 44 ms,
+ * once, as the server starts (64 MB to 1 MB, on the bench machine).
  */
 export function shrinkYoungGeneration(): void {
   if (userSizedYoungGeneration() || youngGenerationBytes() <= YOUNG_GENERATION_BYTES) return;
   v8.setFlagsFromString("--expose-gc");
   const collect = vm.runInNewContext("gc") as (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+  v8.setFlagsFromString("--no-expose-gc");
   collect({ type: "major", execution: "sync", flavor: "last-resort" });
 }
