@@ -48,4 +48,16 @@ describe("live-update streams per caller", () => {
     for (const stream of [...streams, other]) stream.close();
     await expect.poll(() => changeFeedStats().subscribers).toBe(0);
   });
+
+  it("takes no slot for good with HEAD: a stream's headers, as often as asked, leave GET its streams", async () => {
+    for (let index = 0; index < MAX_STREAMS_PER_CALLER * 2; index++) {
+      const head = await server.fetch("/api/events", { method: "HEAD", headers: { authorization: `Bearer ${first}` } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-type")).toMatch(/text\/event-stream/);
+    }
+    await expect.poll(() => changeFeedStats().subscribers).toBe(0);
+    const stream = await open(first);
+    expect(stream.response.status).toBe(200);
+    stream.close();
+  });
 });

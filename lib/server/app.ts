@@ -29,6 +29,13 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     return c.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, 500);
   });
   app.use(guard(options.policy));
+  // Hono answers HEAD by running the GET route and dropping its body unread. An event stream's
+  // body would then never end, and never give back its stream slot or subscription: cancelling it
+  // ends the stream as a client's leaving does.
+  app.use(async (c, next) => {
+    await next();
+    if (c.req.method === "HEAD" && c.res.body) await c.res.body.cancel();
+  });
   for (const prefix of ["/api/*", "/oauth/register", "/oauth/token", "/oauth/revoke", "/.well-known/*"]) app.use(prefix, apiSecurityHeaders);
   app.route("/", apiRouter());
   app.all("*", async (c) => {
