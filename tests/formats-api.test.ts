@@ -40,6 +40,16 @@ describe("formats over HTTP", () => {
     expect((await importRoute(post({}))).status).toBe(400);
     expect(await handoffCount()).toBe(before);
 
+    // A preview asked for in any other spelling than JSON true is refused, never imported.
+    for (const dryRun of ["true", 1, "yes", null, {}, "false"]) {
+      const refused = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, dryRun }));
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).error.fieldErrors.dryRun).toEqual(["must be true or false"]);
+    }
+    const unknown = await (await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, preview: true }))).json();
+    expect(unknown.error.message).toMatch(/preview is not a field here; this takes text, artifactId, fileName, format, project, title, dryRun/);
+    expect(await handoffCount()).toBe(before);
+
     const created = await importRoute(post({ text: EXAMPLE_DOCUMENTS.handoff_json.text, project: "api" }));
     expect(created.status).toBe(201);
     const { handoff } = await created.json();

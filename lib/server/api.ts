@@ -14,7 +14,7 @@ import { Invalid, NotFound } from "../errors";
 import { closeHandoff, type CloseHandoffOptions } from "../formats";
 import { readBlob } from "../formats/blobs";
 import { importDocument } from "../formats/import-document";
-import type { ImportDocumentOptions } from "../formats/plan-import";
+import { importDocumentInput, type ImportDocumentOptions } from "../formats/plan-import";
 import { previewImport } from "../formats/preview-import";
 import type { BatonEnv } from "../guard/middleware";
 import type { BodyClass } from "../guard/body-limits";
@@ -34,7 +34,7 @@ import {
   revokeOAuthToken,
   tokenRequest,
 } from "../oauth";
-import { parseInput, wholeNumberParam } from "../validation";
+import { operationInput, parseInput, wholeNumberParam } from "../validation";
 import { failedDeliveriesSince } from "../webhooks";
 
 /**
@@ -90,6 +90,14 @@ const registrationBody = (c: Ctx) =>
     throw error instanceof Invalid ? new InvalidClientMetadataError(`registration: ${error.message}`) : error;
   });
 
+/**
+ * The import route's body: the import's own fields, whose values importDocument checks, and
+ * `dryRun`, which only a boolean may set: a preview asked for as "true" or 1 must not store.
+ */
+const importRequest = operationInput({
+  ...Object.fromEntries(Object.keys(importDocumentInput.shape).map((field) => [field, z.unknown().optional()])),
+  dryRun: z.boolean({ error: "must be true or false" }).optional(),
+});
 const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
 
 /** Dynamic client registration (RFC 7591), limited per client address (behind a trusted proxy, the one it forwarded). */
@@ -201,9 +209,9 @@ const API_ROUTES: readonly ApiRoute[] = [
     path: "/api/import",
     policy: { access: "agent", body: "import" },
     handler: async (c) => {
-      const { dryRun, ...fields } = await operationBody(c);
+      const { dryRun, ...fields } = parseInput(importRequest, await operationBody(c));
       const options = fields as ImportDocumentOptions;
-      return dryRun === true ? json(await previewImport(options)) : json(await importDocument(options), 201);
+      return dryRun ? json(await previewImport(options)) : json(await importDocument(options), 201);
     },
   },
   /** A stored bundle's bytes, checked against their SHA-256; `?download=1` saves it. Blobs never change. */
