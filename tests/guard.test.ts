@@ -329,6 +329,40 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     expect(String(page.headers["content-security-policy"])).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
   });
 
+  it("sends the same hardening on the guard's refusals and on what is refused before the router", async () => {
+    const before = await handoffCount();
+    const json = { host: server.host, "content-type": "application/json" };
+    const refusals = [
+      { what: "a rebinding Host", status: 403, answer: raw(server.origin, "GET", "/", { host: "evil.example" }) },
+      { what: "forwarding headers without a token", status: 401, answer: raw(server.origin, "GET", "/api/handoffs", { host: server.host, "x-forwarded-for": "203.0.113.9" }) },
+      { what: "a dot segment", status: 400, answer: raw(server.origin, "GET", "/api/handoffs/x/../../health", { host: server.host }) },
+      { what: "a chunked body", status: 411, answer: raw(server.origin, "POST", "/api/handoffs", { ...json, "transfer-encoding": "chunked" }, createBody) },
+      { what: "a body over the cap", status: 413, answer: raw(server.origin, "POST", "/api/handoffs", { ...json, "content-length": String(10 * 1024 * 1024) }) },
+      { what: "a wrong content type", status: 415, answer: raw(server.origin, "POST", "/api/handoffs", { host: server.host, "content-type": "text/plain" }, createBody) },
+      { what: "headers over 16 KiB", status: 431, answer: raw(server.origin, "GET", "/api/handoffs", { host: server.host, "x-long": "a".repeat(17 * 1024) }) },
+      { what: "a method pages do not take", status: 405, answer: raw(server.origin, "TRACE", "/", { host: server.host }) },
+    ];
+    for (const refusal of refusals) {
+      const response = await refusal.answer;
+      expect(response.status, refusal.what).toBe(refusal.status);
+      expect(response.headers["x-frame-options"], refusal.what).toBe("DENY");
+      expect(response.headers["x-content-type-options"], refusal.what).toBe("nosniff");
+      expect(response.headers["referrer-policy"], refusal.what).toBe("same-origin");
+      expect(String(response.headers["content-security-policy"]), refusal.what).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    }
+    expect(await handoffCount()).toBe(before);
+  });
+
+  it("answers a method the dashboard's paths do not take (TRACE, PUT, DELETE, PROPFIND) with 405 and Allow, never rendering a page", async () => {
+    for (const method of ["TRACE", "PUT", "DELETE", "PATCH", "PROPFIND"]) {
+      const response = await raw(server.origin, method, "/handoffs/x", { host: server.host });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.allow, method).toBe("GET, HEAD, POST");
+      expect(messageOf(response.body)).toMatch(/answers GET, HEAD, POST/);
+    }
+    expect((await raw(server.origin, "GET", "/handoffs/x", { host: server.host })).status).toBe(200);
+  });
+
   it("answers JSON 404 for unknown API and /.well-known/ paths, 405 with Allow for a wrong method", async () => {
     for (const path of ["/api/nothing", "/.well-known/openid-configuration", "/.well-known/x/y"]) {
       const response = await raw(server.origin, "GET", path, { host: server.host });

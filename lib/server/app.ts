@@ -9,6 +9,9 @@ import { apiSecurityHeaders, newNonce, pageContentSecurityPolicy, pageSecurityHe
 /** Next's request handler: pages, server actions, static files. */
 export type PagesHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
+/** What the dashboard's paths answer: pages and downloads (GET, HEAD) and server actions (POST). */
+const PAGE_METHODS = ["GET", "HEAD", "POST"];
+
 export type BatonAppOptions = {
   policy: GuardPolicy;
   /** Who serves everything the API does not: Next. Without it (API-only servers) other paths are 404. */
@@ -17,8 +20,8 @@ export type BatonAppOptions = {
 };
 
 /**
- * Baton's whole HTTP surface on one Hono app: the guard first (every request, every path), then
- * the API routes (lib/server/api.ts) with their security headers, then Next for pages and server
+ * Baton's whole HTTP surface on one Hono app: security headers and the guard first (every request,
+ * every path), then the API routes (lib/server/api.ts), then Next for pages and server
  * actions, which gets Node's own request and response and writes the answer itself, under the
  * caller the guard set (lib/caller.ts).
  */
@@ -28,6 +31,8 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     console.error(`baton: ${c.req.method} ${c.req.path} failed`, error);
     return c.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, 500);
   });
+  // First, so the guard's refusals carry them too.
+  app.use(apiSecurityHeaders);
   app.use(guard(options.policy));
   // Hono answers HEAD by running the GET route and dropping its body unread. An event stream's
   // body would then never end, and never give back its stream slot or subscription: cancelling it
@@ -36,10 +41,15 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     await next();
     if (c.req.method === "HEAD" && c.res.body) await c.res.body.cancel();
   });
-  for (const prefix of ["/api/*", "/oauth/register", "/oauth/token", "/oauth/revoke", "/.well-known/*"]) app.use(prefix, apiSecurityHeaders);
   app.route("/", apiRouter());
   app.all("*", async (c) => {
     if (!options.pages) return c.json({ error: { code: "NOT_FOUND", message: `nothing is served at ${c.req.path}` } }, 404);
+    // Next answers TRACE with a 500 and renders a page for any other method; its pages, downloads
+    // and server actions take these.
+    if (!PAGE_METHODS.includes(c.req.method)) {
+      const allow = PAGE_METHODS.join(", ");
+      return c.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${c.req.path} is the dashboard's: it answers ${allow}` } }, 405, { allow });
+    }
     const { incoming, outgoing } = c.env;
     const policy = pageContentSecurityPolicy(newNonce(), options.dev);
     // Next reads the nonce for its scripts from the request's CSP; whatever a client sent is replaced.

@@ -11,6 +11,7 @@ import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, reques
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
 import { boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
+import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
 
 /**
  * Baton's HTTP server: Node's http server, Baton's names dropped from every request at the
@@ -92,7 +93,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
       requestTargetRefusal(incoming.url ?? "/", incoming.headersDistinct.host?.length ?? 0) ??
       requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
     if (badLine) {
-      outgoing.writeHead(badLine.status, { "content-type": "application/json", "cache-control": "no-store" });
+      outgoing.writeHead(badLine.status, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store" });
       outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
       return;
     }
@@ -140,7 +141,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
       ? [431, "Request Header Fields Too Large", "the request line and headers are over 16 KiB; send a shorter URL (IDs and filters are short)"]
       : [400, "Bad Request", "the request could not be parsed as HTTP/1.1"];
   const body = JSON.stringify({ error: { code: "REFUSED", message } });
-  socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  const headers = { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), connection: "close" };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${head}\r\n${body}`);
 }
 
 export async function startBatonServer(options: BatonServerOptions): Promise<BatonServer> {

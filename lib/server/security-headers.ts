@@ -18,8 +18,14 @@ const COMMON = {
 } as const;
 
 /** For JSON, text and downloads: nothing may run, load or frame. */
+const ANSWER_CSP = { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] };
+
+/**
+ * Every answer the router makes (the API's, the guard's refusals, redirects to sign-in); Next's
+ * pages get theirs from `pageSecurityHeaders`.
+ */
 export const apiSecurityHeaders = secureHeaders({
-  contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+  contentSecurityPolicy: ANSWER_CSP,
   xFrameOptions: COMMON["x-frame-options"],
   referrerPolicy: COMMON["referrer-policy"],
   crossOriginOpenerPolicy: COMMON["cross-origin-opener-policy"],
@@ -57,3 +63,15 @@ export function pageSecurityHeaders(outgoing: ServerResponse, policy: string): v
   for (const [name, value] of Object.entries(COMMON)) outgoing.setHeader(name, value);
   outgoing.setHeader("content-security-policy", policy);
 }
+
+/**
+ * The same headers for answers written on Node's response or socket before the router runs (a
+ * request line or a request the HTTP parser refuses).
+ */
+export const RAW_ANSWER_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  ...COMMON,
+  "content-security-policy": Object.entries(ANSWER_CSP)
+    .map(([directive, sources]) => `${directive.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)} ${sources.join(" ")}`)
+    .join("; "),
+  "cross-origin-resource-policy": "same-origin",
+};
