@@ -29,12 +29,30 @@ export function errorResponse(error: unknown): Response {
   });
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+export const NOT_UTF8 = "the request body is not valid UTF-8; send JSON encoded as UTF-8";
+
+/**
+ * A request's body as text, or null when it is not valid UTF-8. `request.text()` would turn bad
+ * bytes into U+FFFD silently, and the text stored would differ from the one sent.
+ */
+export async function utf8BodyOf(request: Request): Promise<string | null> {
+  try {
+    return strictUtf8.decode(await request.arrayBuffer());
+  } catch (error) {
+    if (error instanceof TypeError) return null;
+    throw error;
+  }
+}
+
 /**
  * The request's JSON object body (an empty body is `{}`), or an Invalid saying what is wrong.
  * Fields are not checked here: the domain function that receives them validates every one.
  */
 export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
+  const text = await utf8BodyOf(request);
+  if (text === null) throw new Invalid(NOT_UTF8);
   if (text.trim() === "") return {};
   const deep = jsonTooDeep(text);
   if (deep) throw new Invalid(tooDeepMessage("the request body", deep));

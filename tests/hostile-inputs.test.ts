@@ -129,6 +129,24 @@ const HOSTILE: {
     // The seed's own handoff.json, its instruction carrying a NUL (a JSON escape decodes to one).
     cli: { args: (files) => ["import", files.write("nul.json", EXAMPLE_DOCUMENTS.handoff_json.text.replace('"handoff_instruction": "', '"handoff_instruction": "\\u0000'))] },
   },
+  // Both engines would store half of a surrogate pair as U+FFFD: refused like NUL (lib/database/params.ts).
+  {
+    input: "half of a surrogate pair in a title and in an entry's content",
+    rest: () => createRoute(post("/api/handoffs", { title: "a\ud800b", content: "c" })),
+    mcp: { tool: "add_to_handoff", args: () => ({ id: thread, type: "progress", content: "x\udc00y" }) },
+    cli: { args: (files) => ["import", files.write("surrogate.json", EXAMPLE_DOCUMENTS.handoff_json.text.replace('"handoff_instruction": "', '"handoff_instruction": "\\ud800'))] },
+  },
+  {
+    input: "a body that is not UTF-8",
+    rest: () =>
+      createRoute(
+        new Request(url("/api/handoffs"), {
+          method: "POST",
+          body: Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('","content":"c"}')]),
+          headers: { "content-type": "application/json" },
+        }),
+      ),
+  },
   {
     input: "prototype keys as filter names with nonsense values",
     rest: () => historyRoute(new Request(url("/api/handoffs?constructor=1&__proto__=x&toString=y&status=open"))),

@@ -164,6 +164,20 @@ describe.each([
     expect(((messages.find((message) => message.id === 3)?.result as { tools: unknown[] }).tools).length).toBe(10);
   });
 
+  it("gets -32700 with its request's id for a line that is not UTF-8, and nothing is stored as U+FFFD", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    const call = (id: number, title: Buffer) =>
+      Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"create_handoff","arguments":{"title":"`), title, Buffer.from('","content":"c"}}}')]);
+    server.write(call(2, Buffer.from([0x61, 0xff, 0xfe, 0x62])));
+    server.write(call(3, Buffer.from("valid")));
+    await expect.poll(() => server.messages().some((message) => message.id === 3), { timeout: 30_000 }).toBe(true);
+    expect(await server.end()).toBe(0);
+
+    const messages = server.messages();
+    expect(messages.find((message) => message.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32700, message: expect.stringMatching(/^Parse error: a line was not valid UTF-8/) } });
+    expect((messages.find((message) => message.id === 3)?.result as { structuredContent: { handoff: { title: string } } }).structuredContent.handoff.title).toBe("valid");
+  });
+
   it("gets -32600 with its request's id for a line over 1 MiB, read and dropped in passing, and the server goes on serving", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     const huge = (mib: number) => "x".repeat(mib * 1024 * 1024);

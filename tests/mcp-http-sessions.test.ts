@@ -115,6 +115,16 @@ describe("the body, read once for the whole door", () => {
     expect(notAccepted.status).toBe(406);
   });
 
+  it("refuses a body that is not UTF-8 with 400 and stores nothing (read leniently, its bad bytes would have been stored as U+FFFD)", async () => {
+    const before = await countRows("handoffs");
+    const call = (title: Buffer) =>
+      Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_handoff","arguments":{"title":"'), title, Buffer.from('","content":"c"}}}')]);
+    const refused = await served.fetch("/api/mcp", { method: "POST", headers, body: call(Buffer.from([0x61, 0xff, 0xfe])) });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/not valid UTF-8/);
+    expect(await countRows("handoffs")).toBe(before);
+  });
+
   it("refuses a body over the door's limit", async () => {
     const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } }));
     expect(big.status).toBe(413);

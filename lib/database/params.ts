@@ -2,14 +2,18 @@ import { Invalid } from "../errors";
 import type { Params } from "./types";
 
 /**
- * Refuses a text parameter holding NUL (U+0000) on both engines: PostgreSQL's text cannot store
- * it (the statement would fail as a server error), and one rule keeps the engines alike. Every
- * statement's parameters pass here, whatever door or field they came from.
+ * Refuses a text parameter holding NUL (U+0000) or half of a UTF-16 surrogate pair (JSON's
+ * `"\ud800"`) on both engines: PostgreSQL's text cannot store NUL (the statement would fail as a
+ * server error), and both engines would store a lone surrogate as U+FFFD, another text than the
+ * one sent; one rule keeps the engines alike. Every statement's parameters pass here, whatever
+ * door or field they came from.
  */
 export function checkedParams(params: Params): Params {
   for (const value of params) {
-    if (typeof value === "string" && value.includes("\u0000")) {
-      throw new Invalid("text must not contain the NUL character (U+0000); remove it and send again");
+    if (typeof value !== "string") continue;
+    if (value.includes("\u0000")) throw new Invalid("text must not contain the NUL character (U+0000); remove it and send again");
+    if (!value.isWellFormed()) {
+      throw new Invalid("text must be valid Unicode: it holds half of a surrogate pair (such as \\ud800 alone); remove it and send again");
     }
   }
   return params;

@@ -4,6 +4,7 @@
  */
 import "server-only";
 import { BODY_LIMITS } from "../guard/body-limits";
+import { NOT_UTF8, utf8BodyOf } from "../http";
 
 /** A refusal in JSON-RPC's error shape, which MCP clients show, with the one-line reason. */
 export function refusal(status: number, reason: string, headers: Record<string, string> = {}): Response {
@@ -18,7 +19,8 @@ export type McpMessage = { json: unknown } | "unparsable" | "none";
  * The guard already refused larger declared bodies; this bounds what is read all the same.
  */
 export async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
-  const text = await request.text();
+  const text = await utf8BodyOf(request);
+  if (text === null) return refusal(400, NOT_UTF8);
   if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
   try {
     return { json: JSON.parse(text) };

@@ -14,6 +14,7 @@ export const MAX_LINE_BYTES = BODY_LIMITS.import;
 const EDGE_BYTES = 256;
 
 const LF = 0x0a;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 /** A request's id as the first member (`{"id":…` or `{"jsonrpc":"2.0","id":…`) or the last (the SDK's clients write it last). */
 const ID_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
@@ -97,7 +98,15 @@ export class StdioTransport implements Transport {
     this.lineBytes = 0;
     this.head = this.tail = null;
     if (tail) return this.refuse(requestIdOfEdges(head!.toString("latin1"), tail.toString("latin1")), ErrorCode.InvalidRequest, tooLong(lineBytes));
-    const line = (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, lineBytes)).toString("utf8").replace(/\r$/, "");
+    const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, lineBytes);
+    let line: string;
+    try {
+      line = strictUtf8.decode(bytes).replace(/\r$/, "");
+    } catch {
+      // Decoded leniently, bad bytes would become U+FFFD and be stored as a text nobody sent.
+      const id = requestIdOfEdges(bytes.subarray(0, EDGE_BYTES).toString("latin1"), bytes.subarray(-EDGE_BYTES).toString("latin1"));
+      return this.refuse(id, ErrorCode.ParseError, "Parse error: a line was not valid UTF-8; send one JSON-RPC message per line, encoded as UTF-8");
+    }
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);

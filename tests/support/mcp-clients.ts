@@ -109,7 +109,8 @@ export function rawStdioServer(args: string[], env: Record<string, string | unde
       .filter(Boolean)
       .map((line) => JSON.parse(line) as JsonMessage);
   return {
-    write: (line: string) => child.stdin.write(`${line}\n`),
+    /** One line: text, or bytes sent as they are (not necessarily UTF-8). */
+    write: (line: string | Buffer) => child.stdin.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, Buffer.from("\n")])),
     messages,
     /** Ends stdin (the client went away) and resolves to the exit code. */
     async end(): Promise<number | null> {
