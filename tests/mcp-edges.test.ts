@@ -3,6 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countRows } from "./support/rows";
 import { MAX_CONTENT_BYTES } from "../lib/handoffs";
@@ -109,6 +111,26 @@ describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
     expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(before);
     const { tools } = await servers.plain.listTools();
     for (const tool of tools) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+  });
+
+  it("params that do not fit their method are -32602 Invalid params in one line, not an internal error with the schema's issues", async () => {
+    const before = await countRows("handoff_entries");
+    const malformed: [string, Json][] = [
+      ["tools/call", { name: "add_to_handoff", arguments: ["x"] }],
+      ["resources/read", { uri: 5 }],
+      ["prompts/get", { name: "continue_handoff", arguments: { id: 5 } }],
+    ];
+    for (const [method, params] of malformed) {
+      const error = await servers.plain.request({ method, params } as never, z.looseObject({})).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      expect(error, method).toBeInstanceOf(McpError);
+      expect((error as McpError).code, method).toBe(-32602);
+      expect((error as McpError).message, method).toMatch(new RegExp(`Invalid params for ${method}: params\\.`));
+      expect((error as McpError).message, method).not.toMatch(/\n|"expected"/);
+    }
+    expect(await countRows("handoff_entries")).toBe(before);
   });
 
   it("adding to a completed handoff is refused; the closed row stays", async () => {

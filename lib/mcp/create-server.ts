@@ -13,7 +13,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { advertiseSingleTypes } from "./single-type-schemas";
-import { checkOutputsSynchronously, registerTool, type ToolContext } from "./tool-kit";
+import { checkOutputsSynchronously, refuseMalformedParams, registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
 import { createHandoffTool } from "./tools/create-handoff";
@@ -66,5 +66,6 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   advertiseSingleTypes(server);
   registerPrompts(server, context);
   registerResources(server, context, { subscriptions: options.subscriptions ?? false });
+  refuseMalformedParams(server);
   return server;
 }

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { describeFieldErrors, fieldErrorsOf } from "../validation";
 import { rememberSerialized } from "./answer-lines";
 import { toolErrorText } from "./tool-errors";
 
@@ -93,4 +94,29 @@ export function checkOutputsSynchronously(server: McpServer): void {
     }
   };
   (server as unknown as { validateToolOutput: OutputCheck }).validateToolOutput = check;
+}
+
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * A request whose params do not fit its method's schema (`tools/call` with `arguments` an array,
+ * `resources/read` with a numeric `uri`, `initialize` without its fields) fails in the SDK's own
+ * parse with a ZodError, which the SDK answered as -32603 Internal error with the issues' JSON as
+ * its message. Each handler the server has (call this once all are registered) is wrapped so the
+ * same refusal is -32602 Invalid params with one line naming the fields. Replaces the SDK's
+ * private handler map's entries in place; tests/mcp-edges.test.ts fails if it is renamed.
+ */
+export function refuseMalformedParams(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
+  for (const [method, handler] of handlers) {
+    // The SDK's parse throws before the handler's promise exists: caught here either way.
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (error) {
+        if (!(error instanceof z.core.$ZodError)) throw error;
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
+      }
+    });
+  }
 }
