@@ -38,6 +38,14 @@ describe("agents HTTP API", () => {
     const refused = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", successor: { pane: "work:1" } }), context(agent.id));
     expect(refused.status).toBe(400);
     expect((await refused.json()).error.fieldErrors).toEqual({ "successor.pane": ["pane is not a field here; this takes tmuxTarget, name, sessionId"] });
+    for (const [routeOf, method, url, body] of [
+      [patchRoute, "PATCH", `${base}/${agent.id}`, { agentId: 999, contextPercent: 50 }],
+      [handoffRoute, "POST", `${base}/${agent.id}/handoff`, { agent_id: agent.id, reason: "shift_end", document: "## Goal\nShip it.\n" }],
+    ] as const) {
+      const response = await routeOf(send(method, url, body), context(agent.id));
+      expect(response.status, url).toBe(400);
+      expect((await response.json()).error.fieldErrors, url).toEqual({ agentId: ["comes from the path"] });
+    }
     expect(((await (await getRoute(send("GET", `${base}/${agent.id}`), context(agent.id))).json()) as Agent).status).toBe("active");
     const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", successor: { session_id: sessionId } }), context(agent.id));
     expect(handed.status).toBe(201);

@@ -82,6 +82,17 @@ describe("HTTP API", () => {
       expect(response.status).toBe(400);
       expect((await response.json()).error.fieldErrors).toEqual(fieldErrors);
     }
+    // The thread is the path's: another ID in the body was overridden silently, so a script meaning that thread wrote to this one.
+    const other = (await create("the body's thread")).handoff.id;
+    for (const [routeOf, action, body] of [
+      [entriesRoute, "entries", { id: other, type: "task", content: "x" }],
+      [readRoute, "read", { id: other }],
+      [closeRoute, "close", { id: 5 }],
+    ] as const) {
+      const response = await routeOf(post(`${base}/${handoff.id}/${action}`, body), context(handoff.id));
+      expect(response.status, action).toBe(400);
+      expect((await response.json()).error.fieldErrors, action).toEqual({ id: ["comes from the path"] });
+    }
     const closing = await closeRoute(post(`${base}/${handoff.id}/close`, { archived: true }), context(handoff.id));
     expect(closing.status).toBe(400);
     expect((await closing.json()).error.fieldErrors.archived).toEqual(["archived is not a field here; this takes id, archive"]);
@@ -89,6 +100,7 @@ describe("HTTP API", () => {
     expect(created.status).toBe(400);
     const thread = await (await getRoute(new Request(`${base}/${handoff.id}`), context(handoff.id))).json();
     expect(thread).toMatchObject({ entryCount: 2, handoff: { status: "active" } });
+    expect(await (await getRoute(new Request(`${base}/${other}`), context(other))).json()).toMatchObject({ entryCount: 1, handoff: { status: "active" } });
     const listed = await (await listRoute(new Request(`${base}?q=colour`))).json();
     expect(listed.items).toEqual([]);
   });

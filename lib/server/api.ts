@@ -67,6 +67,15 @@ const OPERATOR: RoutePolicy = { access: "operator", body: "default" };
 const query = (c: Ctx) => Object.fromEntries(new URL(c.req.url).searchParams);
 /** An operation's JSON body, its fields as the operation spells them (camelCase; MCP's snake_case read as the same). */
 const operationBody = async (c: Ctx) => camelCaseFields(await readJsonBody(c.req.raw));
+/**
+ * The body with `field` set from the path's ID. The body may not give it too: a different ID there
+ * was silently overridden by the path's, and a script meaning that one wrote to another thread.
+ */
+const operationBodyAt = async (c: Ctx, field: "id" | "agentId") => {
+  const body = await operationBody(c);
+  if (Object.hasOwn(body, field)) throw new Invalid(`${field} comes from the path (${c.req.path}); leave it out of the body`, { [field]: ["comes from the path"] });
+  return { ...body, [field]: idParam(c) };
+};
 const json = (value: unknown, status = 200) => Response.json(value, { status });
 const host = (c: Ctx) => c.req.header("host") ?? null;
 /** The `:id` of a route declared with one (Hono types a handler declared apart from its path loosely). */
@@ -140,14 +149,14 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["POST"],
     path: "/api/handoffs/:id/entries",
     policy: AGENT,
-    handler: async (c) => json(await addEntry({ ...(await operationBody(c)), id: idParam(c) } as AddEntryOptions), 201),
+    handler: async (c) => json(await addEntry((await operationBodyAt(c, "id")) as AddEntryOptions), 201),
   },
   /** Mark read: `{ asClient? }` → the handoff with that side's cursor at the latest entry. */
   {
     methods: ["POST"],
     path: "/api/handoffs/:id/read",
     policy: AGENT,
-    handler: async (c) => json(await markRead({ ...(await operationBody(c)), id: idParam(c) } as MarkReadOptions)),
+    handler: async (c) => json(await markRead((await operationBodyAt(c, "id")) as MarkReadOptions)),
   },
   /** Close: wipes the entries; `{"archive": true}` first keeps the thread as a context bundle. */
   {
@@ -155,7 +164,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     path: "/api/handoffs/:id/close",
     policy: AGENT,
     handler: async (c) => {
-      const closed = await closeHandoff({ ...(await operationBody(c)), id: idParam(c) } as CloseHandoffOptions);
+      const closed = await closeHandoff((await operationBodyAt(c, "id")) as CloseHandoffOptions);
       return json({ ...closed.handoff, artifactId: closed.artifactId });
     },
   },
@@ -172,7 +181,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["PATCH"],
     path: "/api/agents/:id",
     policy: AGENT,
-    handler: async (c) => json(await updateAgent({ ...((await operationBody(c)) as Omit<UpdateAgentOptions, "agentId">), agentId: idParam(c) })),
+    handler: async (c) => json(await updateAgent((await operationBodyAt(c, "agentId")) as UpdateAgentOptions)),
   },
   /** The continuity chain: `{ predecessors, agent, successors, length }`. */
   { methods: ["GET"], path: "/api/agents/:id/chain", policy: AGENT, handler: async (c) => json(await getContinuityChain({ agentId: idParam(c) })) },
@@ -183,7 +192,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["POST"],
     path: "/api/agents/:id/handoff",
     policy: { access: "agent", body: "document" },
-    handler: async (c) => json(await triggerHandoff({ ...((await operationBody(c)) as Omit<TriggerHandoffOptions, "agentId">), agentId: idParam(c) }), 201),
+    handler: async (c) => json(await triggerHandoff((await operationBodyAt(c, "agentId")) as TriggerHandoffOptions), 201),
   },
   /** The agent's shift document as markdown (what its successor is told to read). */
   {
