@@ -369,6 +369,11 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
       expect(response.status, path).toBe(404);
       expect(response.headers["content-type"]).toMatch(/^application\/json/);
     }
+    for (const path of ["/api/health/", "/api/handoffs/", "/api/events/"]) {
+      const response = await raw(server.origin, "GET", path, { host: server.host });
+      expect(response.status, path).toBe(404);
+      expect(messageOf(response.body), path).toBe(`no API route ${path} (without the trailing slash: ${path.slice(0, -1)})`);
+    }
     const wrong = await raw(server.origin, "DELETE", "/api/handoffs", { host: server.host });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.allow).toBe("GET, POST, HEAD, OPTIONS");

@@ -386,7 +386,11 @@ export function apiRouter(): Hono<BatonEnv> {
   api.route("/", oauth);
   api.all("/api/*", (c) => {
     const allowed = allowedMethods(c.req.path);
-    if (allowed.length === 0) return c.json({ error: { code: "NOT_FOUND", message: `no API route ${c.req.path}` } }, 404);
+    if (allowed.length === 0) {
+      const trimmed = c.req.path.replace(/\/+$/, "");
+      const hint = trimmed !== c.req.path && allowedMethods(trimmed).length > 0 ? ` (without the trailing slash: ${trimmed})` : "";
+      return c.json({ error: { code: "NOT_FOUND", message: `no API route ${c.req.path}${hint}` } }, 404);
+    }
     const allow = [...allowed, "OPTIONS"].join(", ");
     if (c.req.method === "OPTIONS") return c.body(null, 204, { allow });
     return c.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${c.req.path} answers ${allow}` } }, 405, { allow });
@@ -399,7 +403,8 @@ function allowedMethods(path: string): string[] {
   const methods = new Set<string>();
   for (const route of API_ROUTES) {
     if (route.path.endsWith("*")) continue;
-    const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`);
+    // Exactly as the router matches: `/api/health/` is no route, so it is a 404, not a 405 naming GET.
+    const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z_]+/g, "[^/]+")}$`);
     if (pattern.test(path)) for (const method of route.methods) methods.add(method);
   }
   if (methods.has("GET")) methods.add("HEAD");
