@@ -209,17 +209,21 @@ export function requestLineRefusal(path: string, host: string | null): Refusal |
 /** The media type of a Content-Type header, lowercase and without parameters. */
 const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
 
+/** Where a navigation puts Baton inside another site's page. Every answer refuses framing, so such a load can show nothing. */
+const EMBEDDING_DESTINATIONS = ["object", "embed", "iframe", "frame", "fencedframe"];
+
 /**
  * A browser loading something of Baton's inside another site's page: an image, script, fetch,
- * event stream or frame's subresource, anything but following a link (Fetch Metadata's resource
- * isolation policy). No Baton answer is meant for that: none carries CORS headers, so such a page
- * cannot read them, but it could still time them (how long a search takes says whether it found
- * something) or hold event streams open. Links from elsewhere (a chat, an OAuth redirect) are
- * navigations and pass; clients other than browsers send no Sec-Fetch headers.
+ * event stream, frame or frame's subresource, anything but following a link (Fetch Metadata's
+ * resource isolation policy, with frames refused too). No Baton answer is meant for that: none
+ * carries CORS headers and none may be framed, so such a page cannot read or show them, but it
+ * could still time them (how long a search takes says whether it found something) or hold event
+ * streams open. Links from elsewhere (a chat, an OAuth redirect) are top-level navigations and
+ * pass; clients other than browsers send no Sec-Fetch headers.
  */
 function crossSiteLoad(facts: Pick<RequestFacts, "secFetchSite" | "secFetchMode" | "secFetchDest">): boolean {
   if (facts.secFetchSite?.toLowerCase() !== "cross-site") return false;
-  const embedded = ["object", "embed"].includes(facts.secFetchDest?.toLowerCase() ?? "");
+  const embedded = EMBEDDING_DESTINATIONS.includes(facts.secFetchDest?.toLowerCase() ?? "");
   return facts.secFetchMode?.toLowerCase() !== "navigate" || embedded;
 }
 
