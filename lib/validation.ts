@@ -15,11 +15,13 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Control characters shown as `\u0000` escapes. Messages quote what callers sent; a raw NUL or
- * terminal escape in one would corrupt a log line or drive the terminal that prints it.
+ * Control characters and bidirectional formatting characters shown as `\u0000` escapes. Messages
+ * quote what callers sent; a raw NUL or terminal escape in one would corrupt a log line or drive
+ * the terminal that prints it, and a right-to-left override (U+202E) would reorder the text
+ * around it ("…wants to act as chat" read backwards on a consent page).
  */
 export function visibleControls(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */

@@ -69,6 +69,11 @@ describe("client registration is bounded in size", async () => {
     expect(await registerClient(metadata)).toMatchObject({ client_name: "MCP CLI Proxy", redirect_uris: metadata.redirect_uris });
   });
 
+  it("keeps a client name from reordering the consent page: bidirectional overrides and controls are stored as visible escapes", async () => {
+    const registered = await registerClient({ client_name: "Claude\u202e tahc sa tca ot\u2066x\u0007", redirect_uris: ["http://localhost:3334/oauth/callback"] });
+    expect(registered.client_name).toBe("Claude\\u202e tahc sa tca ot\\u2066x\\u0007");
+  });
+
   it("refuses the reviewers' 19.5 KiB registration and each limit with RFC 7591's error and a description; stores nothing", async () => {
     const before = await clientCount();
     const longUri = (n: number) => `https://claude.ai/cb?${"p".repeat(n)}`;
@@ -174,7 +179,7 @@ describe("/oauth/authorize sends the browser nowhere before the operator decides
     const check = await checkAuthorizationRequest(params, resource);
     expect(check.ok).toBe(true);
     const html = renderToString(AuthorizationView({ check, params })).replaceAll("<!-- -->", "");
-    expect(html).toContain("<strong class=\"font-semibold\">Claude</strong> wants to act as <strong class=\"font-semibold\">chat</strong>");
+    expect(html).toContain("<strong class=\"font-semibold\"><bdi>Claude</bdi></strong> wants to act as <strong class=\"font-semibold\">chat</strong>");
     expect(html).toContain(`>${redirectUri}</p>`);
     expect(html).toContain(`name="redirect_uri" value="${redirectUri}"`);
   });

@@ -20,7 +20,7 @@ export function ConsentForm({ clientName, redirectUri, params }: { clientName: s
     <form action={formAction} className="flex max-w-xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       {Object.entries(params).map(([name, value]) => (value === undefined ? null : <input key={name} type="hidden" name={name} value={value} />))}
       <h2 className="text-base text-slate-900">
-        <strong className="font-semibold">{clientName}</strong> wants to act as <strong className="font-semibold">{side}</strong>
+        <strong className="font-semibold"><bdi>{clientName}</bdi></strong> wants to act as <strong className="font-semibold">{side}</strong>
       </h2>
       <fieldset className="flex flex-col gap-1">
         <legend className="sr-only">Act as</legend>
@@ -36,7 +36,7 @@ export function ConsentForm({ clientName, redirectUri, params }: { clientName: s
       <div className="text-sm text-slate-600">
         <p>Whichever you choose, your browser then takes the answer to this address:</p>
         <p className="mt-1 rounded bg-slate-100 px-2 py-1 font-mono text-slate-900 break-all">{redirectUri}</p>
-        <p className="mt-2">Approving lets {clientName} call Baton&apos;s MCP tools as {side} until you revoke it under Tokens. Approve only if you started this connection and know that address.</p>
+        <p className="mt-2">Approving lets <bdi>{clientName}</bdi> call Baton&apos;s MCP tools as {side} until you revoke it under Tokens. Approve only if you started this connection and know that address.</p>
       </div>
       <div aria-live="polite" className="text-sm text-red-700">
         {state.status === "error" && state.message && <p>{state.message}</p>}
