@@ -138,8 +138,23 @@ export function defaultSideOf(caller: Caller): ClientSide {
   return caller.side ?? (caller.who.kind === "connector" ? caller.who.side : "chat");
 }
 
-/** An operation's `asClient`: the side named, else the current caller's default side. Every operation's schema uses it. */
-export const asClientSchema = clientSideSchema.optional().transform((side) => side ?? defaultSideOf(currentCaller()));
+/**
+ * The side a call counts as: the side it names, else the caller's default. A connector acts only
+ * as the side the operator approved on the consent page ("Claude wants to act as chat"): naming
+ * the other one is refused, where it used to let a grant approved for code write as chat.
+ */
+export function sideOfCall(caller: Caller, named: ClientSide | undefined): ClientSide {
+  const side = named ?? defaultSideOf(caller);
+  if (caller.who.kind === "connector" && side !== caller.who.side) {
+    throw new Forbidden(`this connector was approved to act as ${caller.who.side}, not ${side}; leave the side out, or approve another connection for ${side}`, {
+      asClient: [`is ${caller.who.side} for this connector`],
+    });
+  }
+  return side;
+}
+
+/** An operation's `asClient`: the side named, else the current caller's default side (sideOfCall). Every operation's schema uses it. */
+export const asClientSchema = clientSideSchema.optional().transform((side) => sideOfCall(currentCaller(), side));
 
 /**
  * Whether the caller may have Baton read git in a folder it names (`repoPath` / `repo_path`):

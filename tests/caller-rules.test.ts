@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countRows } from "./support/rows";
 import { createToken, signIn } from "../lib/auth";
 import { approveAuthorization } from "../lib/oauth";
 import { serveApi, type ApiServer } from "./support/api-server";
@@ -102,8 +103,27 @@ describe("the default side, through every door, for every caller kind", () => {
   it("a connector gets the side it was approved for on every door, REST included", async () => {
     for (const side of ["code", "chat"] as const) {
       const bearer = { authorization: `Bearer ${await connectorToken(side)}` };
-      expect([await restSide(bearer), await mcpHttpSide(bearer)]).toEqual([side, side]);
+      expect([await restSide(bearer), await mcpHttpSide(bearer), await mcpHttpSide(bearer, `?as=${side}`)]).toEqual([side, side, side]);
     }
+  });
+
+  it("a connector cannot act as the side it was not approved for: as_client, asClient and ?as= naming it are refused, and nothing is stored", async () => {
+    const bearer = { authorization: `Bearer ${await connectorToken("code")}` };
+    const before = await countRows("handoffs");
+    const rest = await api.fetch("/api/handoffs", { method: "POST", headers: { ...bearer, "content-type": "application/json" }, body: JSON.stringify({ title: "side", content: "as chat?", asClient: "chat" }) });
+    expect(rest.status).toBe(403);
+    expect(((await rest.json()) as { error: { message: string } }).error.message).toMatch(/approved to act as code, not chat/);
+    const client = await connectHttpClient(`${api.origin}/api/mcp`, bearer);
+    try {
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "side", content: "as chat?", as_client: "chat" } });
+      expect(created.isError).toBe(true);
+      expect((created.content as { text: string }[])[0].text).toMatch(/approved to act as code, not chat/);
+    } finally {
+      await client.close();
+    }
+    const sided = await api.fetch("/api/mcp?as=chat", { method: "POST", headers: { ...bearer, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(sided.status).toBe(403);
+    expect(await countRows("handoffs")).toBe(before);
   });
 
   it("this machine's process (stdio): chat, and code with --as code", async () => {

@@ -1,7 +1,8 @@
 import "server-only";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { withCaller, type Caller } from "../caller";
+import { sideOfCall, withCaller, type Caller } from "../caller";
+import { Forbidden } from "../errors";
 import { CLIENT_SIDES } from "../handoffs/schemas";
 import { createMcpServer } from "./create-server";
 import { handleSessionRequest } from "./http-sessions";
@@ -11,11 +12,19 @@ import { parsed, readMcpMessage, refusal, type McpMessage } from "./http-message
  * The caller with the side `/api/mcp?as=code` names (like `baton mcp --as code`), for calls that
  * omit `as_client`; without `?as=`, the caller as it is (lib/caller.ts's defaultSideOf decides).
  */
-function sidedCaller(request: Request, caller: Caller): Caller | "invalid" {
+function sidedCaller(request: Request, caller: Caller): Caller | Response {
   const value = new URL(request.url).searchParams.get("as");
   if (value === null || value === "") return caller;
   const side = CLIENT_SIDES.find((candidate) => candidate === value.toLowerCase());
-  return side ? { ...caller, side } : "invalid";
+  if (!side) return refusal(400, 'the as query parameter must be "chat" or "code"');
+  // A connector's side is the one approved for it (sideOfCall refuses the other).
+  try {
+    sideOfCall(caller, side);
+  } catch (error) {
+    if (error instanceof Forbidden) return refusal(403, error.message);
+    throw error;
+  }
+  return { ...caller, side };
 }
 
 /**
@@ -52,7 +61,7 @@ async function handleStateless(request: Request, message: McpMessage): Promise<R
  */
 export async function serveMcp(request: Request, caller: Caller): Promise<Response> {
   const sided = sidedCaller(request, caller);
-  if (sided === "invalid") return refusal(400, 'the as query parameter must be "chat" or "code"');
+  if (sided instanceof Response) return sided;
   const message = request.method === "POST" ? await readMcpMessage(request) : "none";
   if (message instanceof Response) return message;
   return withCaller(sided, async () => {
