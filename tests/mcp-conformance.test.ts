@@ -164,6 +164,20 @@ describe.each([
     expect(((messages.find((message) => message.id === 3)?.result as { tools: unknown[] }).tools).length).toBe(10);
   });
 
+  it("answers every request a client sent before ending stdin, then exits; a blank line gets no answer", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.write("");
+    server.write("\r");
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_handoff", arguments: { title: "asked, then gone", content: "c" } } }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
+    // Ended at once: the create is still running when stdin ends (it used to be stored and never answered).
+    expect(await server.end()).toBe(0);
+    const messages = server.messages();
+    expect((messages.find((message) => message.id === 2)?.result as { structuredContent: { handoff: { title: string } } }).structuredContent.handoff.title).toBe("asked, then gone");
+    expect(messages.find((message) => message.id === 3)).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    expect(messages.filter((message) => message.id === null)).toEqual([]);
+  });
+
   it("gets -32700 with its request's id for a line that is not UTF-8, and nothing is stored as U+FFFD", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     const call = (id: number, title: Buffer) =>

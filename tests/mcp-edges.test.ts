@@ -133,6 +133,21 @@ describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
     expect(await countRows("handoff_entries")).toBe(before);
   });
 
+  it("a tool or prompt named like an Object property (constructor, __proto__, toString) is not found, never \"disabled\"", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const text = await servers.plain.callTool({ name, arguments: {} }).then(
+        (result) => (result.content as { text: string }[])[0].text,
+        (error: unknown) => (error as Error).message,
+      );
+      expect(text, name).toMatch(new RegExp(`Tool ${name} not found`));
+      const prompt = await servers.plain.getPrompt({ name }).then(
+        () => "",
+        (error: unknown) => (error as Error).message,
+      );
+      expect(prompt, name).toMatch(new RegExp(`Prompt ${name} not found`));
+    }
+  });
+
   it("adding to a completed handoff is refused; the closed row stays", async () => {
     const closing = idOf(await ok(servers.plain, "create_handoff", { title: "To close", content: "x" }));
     await ok(servers.plain, "close_handoff", { id: closing });

@@ -13,7 +13,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { advertiseSingleTypes } from "./single-type-schemas";
-import { checkOutputsSynchronously, refuseMalformedParams, registerTool, type ToolContext } from "./tool-kit";
+import { checkOutputsSynchronously, findOnlyRegisteredNames, refuseMalformedParams, registerTool, type ToolContext } from "./tool-kit";
 import { addToHandoffTool } from "./tools/add-to-handoff";
 import { closeHandoffTool } from "./tools/close-handoff";
 import { createHandoffTool } from "./tools/create-handoff";
@@ -53,6 +53,7 @@ export function createMcpServer(options: CreateMcpServerOptions = {}): McpServer
   };
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
   checkOutputsSynchronously(server);
+  findOnlyRegisteredNames(server);
   registerTool(server, createHandoffTool, context);
   registerTool(server, getHandoffTool, context);
   registerTool(server, addToHandoffTool, context);

@@ -53,8 +53,10 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     };
   });
   server.server.oninitialized = () => void warmUp(workingFolder);
-  await server.connect(new StdioTransport(log));
-  process.stdin.once("end", () => void server.close());
+  const transport = new StdioTransport(log);
+  await server.connect(transport);
+  // The client went away: answer what it asked before it did, then stop.
+  process.stdin.once("end", () => void transport.settled().then(() => server.close()));
   log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${describeDatabase()}`);
   await closed;
 }

@@ -14,6 +14,7 @@ export const MAX_LINE_BYTES = BODY_LIMITS.import;
 const EDGE_BYTES = 256;
 
 const LF = 0x0a;
+const CR = 0x0d;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 /** A request's id as the first member (`{"id":…` or `{"jsonrpc":"2.0","id":…`) or the last (the SDK's clients write it last). */
@@ -55,6 +56,9 @@ export class StdioTransport implements Transport {
   /** The first and (so far) last bytes of a line over MAX_LINE_BYTES, whose pieces are dropped. */
   private head: Buffer | null = null;
   private tail: Buffer | null = null;
+  /** Requests read and not answered yet, and who waits for there to be none (`settled`). */
+  private readonly unanswered = new Set<RequestId>();
+  private onSettled: (() => void) | null = null;
 
   constructor(
     private readonly log: (line: string) => void,
@@ -98,6 +102,8 @@ export class StdioTransport implements Transport {
     this.lineBytes = 0;
     this.head = this.tail = null;
     if (tail) return this.refuse(requestIdOfEdges(head!.toString("latin1"), tail.toString("latin1")), ErrorCode.InvalidRequest, tooLong(lineBytes));
+    // A blank line (or a lone CR) carries no message: nothing to answer.
+    if (lineBytes === 0 || (lineBytes === 1 && pieces[0][0] === CR)) return;
     const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, lineBytes);
     let line: string;
     try {
@@ -118,7 +124,24 @@ export class StdioTransport implements Transport {
       }
       return this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
+    if ("method" in message && "id" in message) this.unanswered.add(message.id);
     this.onmessage?.(message);
+  }
+
+  /**
+   * Resolves once every request read so far has been answered: the client may end stdin right
+   * after its last request (a piped batch, a half-closed pipe) and still reads the answers, and a
+   * write it asked for is never stored unanswered.
+   */
+  settled(): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.onSettled = resolve));
+  }
+
+  private answered(message: JSONRPCMessage): void {
+    const id = "method" in message ? undefined : (message as { id?: RequestId }).id;
+    if (id === undefined || !this.unanswered.delete(id)) return;
+    if (this.unanswered.size === 0) this.onSettled?.();
   }
 
   private refuse(id: RequestId | null, code: ErrorCode, message: string): void {
@@ -143,6 +166,7 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    this.answered(message);
     const pieces = messagePieces(message);
     let flushed = true;
     // Corked, the pieces leave in one writev instead of a system call each: a 300-entry

@@ -120,3 +120,14 @@ export function refuseMalformedParams(server: McpServer): void {
     });
   }
 }
+
+/**
+ * The SDK keeps tools, prompts and resources in plain objects keyed by name, so a call naming
+ * `constructor` or `__proto__` found Object's own and was answered "Tool constructor disabled".
+ * Without a prototype only registered names are found, and any other is "not found". Call before
+ * registering anything; tests/mcp-edges.test.ts fails if the SDK renames these fields.
+ */
+export function findOnlyRegisteredNames(server: McpServer): void {
+  const registries = server as unknown as Record<"_registeredTools" | "_registeredPrompts" | "_registeredResources" | "_registeredResourceTemplates", object>;
+  for (const name of ["_registeredTools", "_registeredPrompts", "_registeredResources", "_registeredResourceTemplates"] as const) Object.setPrototypeOf(registries[name], null);
+}
