@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dataDir, databaseUrl } from "../lib/config";
 import { createHandoff } from "../lib/handoffs";
+import { applySetup, planSetup } from "../lib/hooks/setup-claude-code";
 
 /**
  * Issue 19, acceptance 2: `baton setup claude-code` on a repository that already has Claude Code
@@ -297,5 +298,125 @@ describe("baton setup claude-code", () => {
     const outside = baton(tempFolder(), ["setup", "claude-code"]);
     expect(outside.status).toBe(1);
     expect(outside.stderr).toMatch(/is not inside a git repository/);
+  });
+
+  it.each([
+    ["a relative link", true],
+    ["an absolute link", false],
+  ])("refuses a .claude folder that is %s leading out of the repository, also for --remove, and writes nothing anywhere", (_, relative) => {
+    const home = tempFolder();
+    const outsideClaude = path.join(home, ".claude");
+    const ownSettings = { theme: "dark", hooks: { Stop: [{ hooks: [{ type: "command", command: "node /srv/baton/bin/baton.mjs hook stop", timeout: 30 }] }] } };
+    write(path.join(outsideClaude, "settings.json"), ownSettings);
+    const before = fs.readFileSync(path.join(outsideClaude, "settings.json"), "utf8");
+    const repo = repository();
+    fs.symlinkSync(relative ? path.relative(repo, outsideClaude) : outsideClaude, path.join(repo, ".claude"));
+
+    for (const args of [["setup", "claude-code"], ["setup", "claude-code", "--remove"]]) {
+      const refused = baton(repo, args, { HOME: home });
+      expect(refused.status, refused.stdout).toBe(1);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+      expect(refused.stderr).toMatch(/\.claude\/settings\.json leads through a linked folder to .*, outside the repository; setup neither writes through it nor replaces it/);
+      expect(fs.readFileSync(path.join(outsideClaude, "settings.json"), "utf8")).toBe(before);
+      expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    }
+  });
+
+  it("writes through a .claude folder linked inside the repository", () => {
+    const repo = repository();
+    fs.mkdirSync(path.join(repo, "config", "claude"), { recursive: true });
+    fs.symlinkSync(path.join("config", "claude"), path.join(repo, ".claude"));
+    const setup = baton(repo, ["setup", "claude-code"]);
+    expect(setup.status, setup.stderr).toBe(0);
+    expect(fs.lstatSync(path.join(repo, ".claude")).isSymbolicLink()).toBe(true);
+    expect(Object.keys(readJson(path.join(repo, "config", "claude", "settings.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
+  });
+
+  it("does not write through a folder that becomes a link between reading and writing", async () => {
+    const repo = repository();
+    const outside = tempFolder();
+    write(path.join(outside, "settings.json"), { theme: "dark" });
+    const plan = await planSetup({ scope: "project", folder: repo });
+    fs.symlinkSync(outside, path.join(repo, ".claude"));
+    expect(() => applySetup(plan.files)).toThrow(/\.claude became a link to .* while setup ran; run setup again: nothing was written/);
+    expect(readJson(path.join(outside, "settings.json"))).toEqual({ theme: "dark" });
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+  });
+
+  it("refuses a .claude (or ~/.claude) that is a file, in one line and writing nothing, for setup, --remove and --user", () => {
+    const repo = repository();
+    fs.writeFileSync(path.join(repo, ".claude"), "not a folder\n");
+    const home = tempFolder();
+    fs.writeFileSync(path.join(home, ".claude"), "not a folder\n");
+    for (const args of [[], ["--remove"], ["--user"], ["--user", "--remove"]]) {
+      const refused = baton(repo, ["setup", "claude-code", ...args], { HOME: home });
+      expect(refused.status, args.join(" ")).toBe(1);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+      expect(refused.stderr).toMatch(/\.claude is a file where Claude Code expects a folder; move it away, then run setup again: nothing was written/);
+    }
+    expect(fs.readFileSync(path.join(repo, ".claude"), "utf8")).toBe("not a folder\n");
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
+  });
+
+  it("recognises its own hooks when a path holds a quote: a second run changes nothing and --remove takes them out", () => {
+    const dataFolder = path.join(tempFolder(), "o'brien data");
+    const home = path.join(tempFolder(), "o'brien");
+    fs.mkdirSync(home);
+    const env = { BATON_DATA_DIR: dataFolder, HOME: home };
+    for (const scope of [[], ["--user"]]) {
+      const repo = repository();
+      const settingsFile = scope.length ? path.join(home, ".claude", "settings.json") : path.join(repo, ".claude", "settings.json");
+      expect(baton(repo, ["setup", "claude-code", ...scope], env).status).toBe(0);
+      const first = fs.readFileSync(settingsFile, "utf8");
+      // shellQuoted's '\'' as JSON writes it.
+      expect(first).toContain(`BATON_DATA_DIR='${dataFolder.replace(/'/g, "'\\\\''")}'`);
+      const second = baton(repo, ["setup", "claude-code", ...scope], env);
+      expect(second.stdout).toContain("settings.json: already set up, nothing to change");
+      expect(fs.readFileSync(settingsFile, "utf8")).toBe(first);
+      // The command as written runs, quoting and all.
+      const command = (readJson(settingsFile).hooks as Record<string, { hooks: { command: string }[] }[]>).Stop[0].hooks[0].command;
+      expect(spawnSync("sh", ["-c", `${command} --help`], { encoding: "utf8" }).status).toBe(1);
+      const removed = baton(repo, ["setup", "claude-code", "--remove", ...scope], env);
+      expect(removed.status).toBe(0);
+      expect(removed.stdout).toContain("removed the Stop hook");
+      expect(fs.existsSync(settingsFile) ? JSON.stringify(readJson(settingsFile)) : "").not.toContain("baton.mjs");
+    }
+  });
+
+  it.each([
+    ["an event that is an object", '{"hooks":{"Stop":{"hooks":[{"type":"command","command":"echo hi"}]}}}', /"hooks\.Stop" is not a list of hook groups/],
+    ["an event that is a string", '{"hooks":{"Stop":"echo hi"}}', /"hooks\.Stop" is not a list of hook groups/],
+    ["a key given twice", '{"hooks":{},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}', /holds the key "hooks" more than once/],
+    ["a key given twice deeper", '{"hooks":{"Stop":[],"Stop":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}', /holds the key "hooks\.Stop" more than once/],
+  ])("refuses settings with %s in one line and writes nothing (setup and --remove)", (_, text, message) => {
+    const repo = repository();
+    const settingsFile = path.join(repo, ".claude", "settings.json");
+    fs.mkdirSync(path.dirname(settingsFile));
+    fs.writeFileSync(settingsFile, text);
+    for (const args of [[], ["--remove"]]) {
+      const refused = baton(repo, ["setup", "claude-code", ...args]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+      expect(refused.stderr).toMatch(message);
+      expect(refused.stderr).toMatch(/nothing was written$/m);
+      expect(fs.readFileSync(settingsFile, "utf8")).toBe(text);
+      expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    }
+  });
+
+  it("--remove takes away the files setup made and leaves no empty mcpServers in one it did not", () => {
+    const repo = repository();
+    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    const removed = baton(repo, ["setup", "claude-code", "--remove"]);
+    expect(removed.stdout).toContain(".mcp.json: removed the file, nothing else was left in it");
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+
+    const other = repository();
+    write(path.join(other, ".mcp.json"), { $comment: "ours" });
+    expect(baton(other, ["setup", "claude-code"]).status).toBe(0);
+    expect(baton(other, ["setup", "claude-code", "--remove"]).status).toBe(0);
+    expect(readJson(path.join(other, ".mcp.json"))).toEqual({ $comment: "ours" });
   });
 });

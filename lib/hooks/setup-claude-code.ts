@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { databaseFile, databaseUrl, dataDir } from "../config";
 import { engineOf } from "../database";
-import { applyEdits, format, modify } from "jsonc-parser";
+import { applyEdits, format, modify, visit, type JSONPath } from "jsonc-parser";
 import { Invalid } from "../errors";
+import { formatPath, quotedField } from "../validation";
 import { readRepositoryIdentity } from "../git/read-state";
 import { withoutCredentials } from "../url-credentials";
 import { defaultDataDir } from "../paths.mjs";
@@ -28,15 +29,42 @@ type Json = Record<string, unknown>;
 export const SERVER_NAME = "baton";
 
 export type PlannedFile = {
+  /** The file's real path: every symbolic link on the way followed. */
   file: string;
-  /** The file's text now (null: it does not exist) and what setup would leave. */
+  /** The file's text now (null: it does not exist) and what setup would leave (null: the file goes). */
   before: string | null;
-  after: string;
+  after: string | null;
   /** What changes, in words; empty when nothing does. */
   changes: string[];
 };
 
-const shellQuoted = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+/** A word the shell reads as it is. */
+const PLAIN_WORD = String.raw`[\w@%+=:,./-]+`;
+/** A word between single quotes, each `'` inside written `'\''` (close, an escaped quote, reopen). */
+const QUOTED_WORD = String.raw`'[^']*'(?:\\''[^']*')*`;
+
+const shellQuoted = (text: string) => (new RegExp(`^${PLAIN_WORD}$`).test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
+/** shellQuoted's inverse, for a word it wrote. */
+const unquoted = (word: string) => (word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word);
+
+const ASSIGNMENT = /^[A-Z][A-Z0-9_]*=/;
+
+/**
+ * The words of `command` as they stand (quotes kept) when it has commandLine()'s form: words
+ * shellQuoted wrote (a variable's name before one), one space apart; null for anything else.
+ */
+function commandWords(command: string): string[] | null {
+  const word = new RegExp(`(?:[A-Z][A-Z0-9_]*=)?(?:${QUOTED_WORD})|${PLAIN_WORD}`, "y");
+  const words: string[] = [];
+  while (word.lastIndex < command.length) {
+    if (words.length > 0 && command[word.lastIndex++] !== " ") return null;
+    const match = word.exec(command);
+    if (!match) return null;
+    words.push(match[0]);
+  }
+  return words;
+}
 
 /**
  * The data folder and database the hooks and the server must use when they are not the
@@ -74,26 +102,63 @@ const HOOKS = [
 /**
  * Whether `command` is one setup wrote for `args`, from any checkout, install or data folder:
  * exactly commandLine()'s form (pinned variables, `node`, a `…/bin/baton.mjs` path, the
- * arguments), never a loose match: a user's own `~/bin/notify-baton hook stop` is not Baton's.
+ * arguments), read with the quoting shellQuoted writes, never a loose match: a user's own
+ * `~/bin/notify-baton hook stop` is not Baton's.
  */
 function isBatonCommand(command: string, args: readonly string[]): boolean {
-  const assignment = String.raw`[A-Z][A-Z0-9_]*=(?:'[^']*'|[^\s']+) `;
-  const bin = String.raw`(?:'[^']*/bin/baton\.mjs'|[^\s']*/bin/baton\.mjs)`;
-  const tail = args.map((arg) => arg.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join(" ");
-  return new RegExp(`^(?:${assignment})*node ${bin} ${tail}$`).test(command);
+  const words = commandWords(command);
+  if (!words) return false;
+  const assignments = words.findIndex((word) => !ASSIGNMENT.test(word));
+  if (assignments < 0) return false;
+  const [node, bin, ...rest] = words.slice(assignments);
+  return node === "node" && bin !== undefined && !ASSIGNMENT.test(bin) && unquoted(bin).endsWith("/bin/baton.mjs") && rest.join(" ") === args.join(" ");
 }
 
 type HookCommand = { type?: unknown; command?: unknown; timeout?: unknown };
 type HookGroup = { matcher?: unknown; hooks?: unknown };
 
+/**
+ * The path of the first key an object in `text` holds twice, or null: JSON.parse (and Claude
+ * Code) keep the last, where jsonc-parser would edit the first.
+ */
+function firstDuplicateKey(text: string): string | null {
+  const keysOfOpenObjects: Set<string>[] = [];
+  let duplicate: JSONPath | null = null;
+  visit(text, {
+    onObjectBegin: () => void keysOfOpenObjects.push(new Set()),
+    onObjectEnd: () => void keysOfOpenObjects.pop(),
+    onObjectProperty: (property, _offset, _length, _line, _character, pathOf) => {
+      const keys = keysOfOpenObjects.at(-1);
+      if (duplicate === null && keys?.has(property)) duplicate = [...pathOf(), property];
+      keys?.add(property);
+    },
+  });
+  return duplicate === null ? null : quotedField(formatPath(duplicate));
+}
+
+/**
+ * The file's text and JSON (an empty object when it does not exist). Opened without following
+ * a link (the path is already real: one that appeared since is refused) and without blocking
+ * (a FIFO would wait for a writer).
+ */
 function readJson(file: string): { text: string | null; json: Json } {
   let text: string;
   try {
-    text = fs.readFileSync(file, "utf8");
+    const descriptor = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    try {
+      const stat = fs.fstatSync(descriptor);
+      if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: "EISDIR" });
+      if (!stat.isFile()) throw new Invalid(`${file} is not a plain file; setup leaves it alone: nothing was written`);
+      text = fs.readFileSync(descriptor, "utf8");
+    } finally {
+      fs.closeSync(descriptor);
+    }
   } catch (error) {
+    if (error instanceof Invalid) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { text: null, json: {} };
     if (code === "EISDIR") throw new Invalid(`${file} is a folder where Claude Code expects a file; move it away, then run setup again: nothing was written`);
+    if (code === "ELOOP") throw new Invalid(`${file} became a symbolic link while setup ran; run setup again: nothing was written`);
     throw new Invalid(`cannot read ${file} (${code ?? (error as Error).message}); nothing was written`);
   }
   let json: unknown;
@@ -103,6 +168,10 @@ function readJson(file: string): { text: string | null; json: Json } {
     throw new Invalid(`${file} is not valid JSON (${(error as Error).message}); fix or move it, then run setup again: nothing was written`);
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Invalid(`${file} does not hold a JSON object; nothing was written`);
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate !== null) {
+    throw new Invalid(`${file} holds the key "${duplicate}" more than once (JSON keeps the last one, an edit would change the first); keep one, then run setup again: nothing was written`);
+  }
   return { text, json: json as Json };
 }
 
@@ -116,9 +185,9 @@ const FORMATTING = { tabSize: 2, insertSpaces: true, eol: "\n" };
  * formatting and numbers (a reprinted 12345678901234567890 became 12345678901234567000). Only the
  * inserted value is laid out, two spaces a level; a new or empty file is written whole.
  */
-function withValue(text: string | null, path: [string, string], value: unknown): string {
+function withValue(text: string | null, path: string[], value: unknown): string {
   if (text === null || /^\s*(?:\{\s*\})?\s*$/.test(text)) {
-    return `${JSON.stringify(value === undefined ? {} : { [path[0]]: { [path[1]]: value } }, null, 2)}\n`;
+    return `${JSON.stringify(value === undefined ? {} : path.reduceRight((inner, key) => ({ [key]: inner }), value), null, 2)}\n`;
   }
   const edits = modify(text, path, value, {});
   const edited = applyEdits(text, edits);
@@ -135,7 +204,21 @@ function hookCommands(hooks: Json, event: string): { group: HookGroup; entry: Ho
   );
 }
 
-function planSettings(file: string, remove: boolean): PlannedFile {
+/**
+ * `after` with `key` taken out when the removal left it an empty object, and null (the file goes)
+ * when the file then holds nothing at all and may go (`deleteWhenEmpty`): setup made it, nobody
+ * else wrote into it.
+ */
+function withoutEmptyLeftovers(after: string, key: string, deleteWhenEmpty: boolean): string | null {
+  const json = JSON.parse(after) as Json;
+  const value = json[key];
+  if (typeof value !== "object" || value === null || Array.isArray(value) || Object.keys(value).length > 0) return after;
+  const without = withValue(after, [key], undefined);
+  return deleteWhenEmpty && Object.keys(JSON.parse(without) as Json).length === 0 ? null : without;
+}
+
+function planSettings(file: string, options: { remove: boolean; deleteWhenEmpty: boolean }): PlannedFile {
+  const { remove } = options;
   const { text, json } = readJson(file);
   const settings = structuredClone(json);
   const changes: string[] = [];
@@ -143,6 +226,12 @@ function planSettings(file: string, remove: boolean): PlannedFile {
     throw new Invalid(`${file}: "hooks" is not an object; nothing was written`);
   }
   const hooks = asObject(settings.hooks);
+  for (const hook of HOOKS) {
+    // Claude Code's form is a list of groups; setup changes nothing it cannot keep whole.
+    if (hooks[hook.event] !== undefined && !Array.isArray(hooks[hook.event])) {
+      throw new Invalid(`${file}: "hooks.${hook.event}" is not a list of hook groups ([{"hooks": [...]}]); fix it, then run setup again: nothing was written`);
+    }
+  }
   for (const hook of HOOKS) {
     const command = commandLine([...hook.args]);
     const found = hookCommands(hooks, hook.event).filter(({ entry }) => isBatonCommand(String(entry.command), hook.args));
@@ -173,13 +262,17 @@ function planSettings(file: string, remove: boolean): PlannedFile {
       else delete hooks[hook.event];
     }
   }
-  let after = text ?? "{}\n";
-  // Only the events setup touched are rewritten; the rest of the file stays byte for byte.
-  if (changes.length > 0) for (const hook of HOOKS) after = withValue(after, ["hooks", hook.event], hooks[hook.event]);
+  let after: string | null = text ?? "{}\n";
+  if (changes.length > 0) {
+    // Only the events setup touched are rewritten; the rest of the file stays byte for byte.
+    for (const hook of HOOKS) after = withValue(after, ["hooks", hook.event], hooks[hook.event]);
+    if (remove) after = withoutEmptyLeftovers(after, "hooks", options.deleteWhenEmpty);
+  }
   return { file, before: text, after, changes };
 }
 
-function planServer(file: string, remove: boolean): PlannedFile {
+function planServer(file: string, options: { remove: boolean; deleteWhenEmpty: boolean }): PlannedFile {
+  const { remove } = options;
   const { text, json } = readJson(file);
   const config = structuredClone(json);
   if (config.mcpServers !== undefined && (typeof config.mcpServers !== "object" || config.mcpServers === null || Array.isArray(config.mcpServers))) {
@@ -200,7 +293,8 @@ function planServer(file: string, remove: boolean): PlannedFile {
     const shown = `${wanted.command} ${wanted.args.join(" ")}`;
     changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}": ${shown}` : `updated the MCP server "${SERVER_NAME}": ${shown} (was: ${JSON.stringify(existing)})`);
   }
-  const after = changes.length > 0 ? withValue(text, ["mcpServers", SERVER_NAME], servers[SERVER_NAME]) : (text ?? "{}\n");
+  let after: string | null = changes.length > 0 ? withValue(text, ["mcpServers", SERVER_NAME], servers[SERVER_NAME]) : (text ?? "{}\n");
+  if (remove && after !== null && changes.length > 0) after = withoutEmptyLeftovers(after, "mcpServers", options.deleteWhenEmpty);
   return { file, before: text, after, changes };
 }
 
@@ -217,24 +311,58 @@ export async function setupTargets(scope: SetupScope, folder: string): Promise<{
   return { settings: path.join(identity.root, ".claude", "settings.json"), servers: path.join(identity.root, ".mcp.json"), root: identity.root };
 }
 
+const MAX_LINKS_FOLLOWED = 40;
+
 /**
- * The file setup really writes for `file`: itself, or the target of a symbolic link (dotfiles
- * often link ~/.claude/settings.json), written through so the link stays a link. In a
- * repository, a link that leads outside it is refused: writing through would change a file
- * elsewhere, and replacing it would copy that file (secrets included) into the work tree.
+ * `file` with every symbolic link on its way followed, its folders' too, also where the path
+ * does not exist yet (a link to a file still to be written, a folder still to be made).
+ */
+function realLocation(file: string, linksFollowed = 0): string {
+  try {
+    return fs.realpathSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (stat?.isSymbolicLink()) {
+    if (linksFollowed >= MAX_LINKS_FOLLOWED) throw Object.assign(new Error(`too many symbolic links at ${file}`), { code: "ELOOP" });
+    return realLocation(path.resolve(path.dirname(file), fs.readlinkSync(file)), linksFollowed + 1);
+  }
+  const parent = path.dirname(file);
+  return parent === file ? file : path.join(realLocation(parent, linksFollowed), path.basename(file));
+}
+
+const isInside = (folder: string, file: string) => {
+  const relative = path.relative(folder, file);
+  return relative === "" || (!relative.startsWith(`..${path.sep}`) && relative !== ".." && !path.isAbsolute(relative));
+};
+
+/**
+ * The file setup really writes for `file`: its real path, every symbolic link on the way
+ * followed, the file's and its folders' (dotfiles often link ~/.claude/settings.json or
+ * ~/.claude itself), so a link stays a link. In a repository, a path that leads outside it is
+ * refused: writing through would change a file elsewhere (a linked `.claude` once led setup into
+ * the user's own ~/.claude/settings.json), and replacing the link would copy that file (secrets
+ * included) into the work tree. A file where the folder should be is refused too.
  */
 function writtenFile(file: string, root: string | null): string {
-  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (!stat?.isSymbolicLink()) return file;
-  const target = path.resolve(path.dirname(file), fs.readlinkSync(file));
-  const resolved = fs.existsSync(target) ? fs.realpathSync(target) : target;
-  if (root !== null) {
-    const realRoot = fs.realpathSync(root);
-    if (path.relative(realRoot, resolved).startsWith("..") || path.isAbsolute(path.relative(realRoot, resolved))) {
-      throw new Invalid(`${file} is a link to ${resolved}, outside the repository; setup neither writes through it nor replaces it: add Baton there yourself, or replace the link with a file: nothing was written`);
+  const folder = path.dirname(file);
+  let real: string;
+  try {
+    if (fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw new Invalid(`${folder} is a file where Claude Code expects a folder; move it away, then run setup again: nothing was written`);
     }
+    real = realLocation(file);
+  } catch (error) {
+    if (error instanceof Invalid) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Invalid(`cannot follow the path to ${file} (${code ?? (error as Error).message}); nothing was written`);
   }
-  return resolved;
+  if (root !== null && !isInside(fs.realpathSync(root), real)) {
+    const [how, instead] = fs.lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() ? [`is a link to ${real}`, "a file"] : [`leads through a linked folder to ${real}`, "a folder"];
+    throw new Invalid(`${file} ${how}, outside the repository; setup neither writes through it nor replaces it: add Baton there yourself, or replace the link with ${instead}: nothing was written`);
+  }
+  return real;
 }
 
 /** A file whose permissions say nobody may write it is the user's decision: setup leaves it alone. */
@@ -249,19 +377,47 @@ export async function planSetup(options: { scope: SetupScope; folder: string; re
   const remove = options.remove ?? false;
   const servers = writtenFile(targets.servers, targets.root);
   const settings = writtenFile(targets.settings, targets.root);
-  const files = [planServer(servers, remove), planSettings(settings, remove)];
+  // A project's files left empty by --remove go (setup made them); ~/.claude.json is Claude Code's own state.
+  const files = [
+    planServer(servers, { remove, deleteWhenEmpty: options.scope === "project" }),
+    planSettings(settings, { remove, deleteWhenEmpty: options.scope === "project" }),
+  ];
   for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file);
   return { root: targets.root, files };
 }
 
-/** Writes the planned files that change, each whole through a temporary file beside it (keeping its mode). */
+/**
+ * Writes the planned files that change, each whole through a temporary file beside it (keeping
+ * its mode), or removes one left empty. Each folder is checked to be still the real one planned
+ * before anything is written: a folder replaced by a link meanwhile would take the write elsewhere.
+ */
 export function applySetup(files: PlannedFile[]): void {
-  for (const planned of files) {
-    if (planned.changes.length === 0) continue;
-    fs.mkdirSync(path.dirname(planned.file), { recursive: true });
+  const changing = files.filter((planned) => planned.changes.length > 0);
+  for (const planned of changing) {
+    const folder = path.dirname(planned.file);
+    fs.mkdirSync(folder, { recursive: true });
+    const real = fs.realpathSync(folder);
+    if (real !== folder) throw new Invalid(`${folder} became a link to ${real} while setup ran; run setup again: nothing was written`);
+  }
+  for (const planned of changing) {
+    if (planned.after === null) {
+      fs.rmSync(planned.file, { force: true });
+      continue;
+    }
     const mode = fs.statSync(planned.file, { throwIfNoEntry: false })?.mode;
     const temporary = `${planned.file}.baton-${process.pid}.tmp`;
-    fs.writeFileSync(temporary, planned.after, mode === undefined ? undefined : { mode: mode & 0o777 });
-    fs.renameSync(temporary, planned.file);
+    // Made anew and never through a link: a link planted under the temporary name is not followed.
+    const descriptor = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode === undefined ? 0o666 : mode & 0o777);
+    try {
+      fs.writeFileSync(descriptor, planned.after);
+    } finally {
+      fs.closeSync(descriptor);
+    }
+    try {
+      fs.renameSync(temporary, planned.file);
+    } catch (error) {
+      fs.rmSync(temporary, { force: true });
+      throw error;
+    }
   }
 }

@@ -40,7 +40,8 @@ export async function run(args: string[]): Promise<number> {
   }
   if (parsed.values.print) {
     for (const file of plan.files) {
-      process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${file.after}\n`);
+      const after = file.after ?? "(removed: nothing else is left in it)";
+      process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${after}\n`);
     }
     return 0;
   }
@@ -59,12 +60,14 @@ export async function run(args: string[]): Promise<number> {
   try {
     applySetup(plan.files);
   } catch (error) {
-    process.stderr.write(`baton setup: could not write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: ${(error as Error).message.split("\n")[0]})\n`);
+    if (isDomainError(error)) process.stderr.write(`baton setup: ${error.message}\n`);
+    else process.stderr.write(`baton setup: could not write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}: ${(error as Error).message.split("\n")[0]})\n`);
     return 1;
   }
   for (const file of plan.files) {
     if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: already set up, nothing to change\n`);
     for (const change of file.changes) process.stdout.write(`${relative(file.file)}: ${change}\n`);
+    if (file.changes.length > 0 && file.after === null) process.stdout.write(`${relative(file.file)}: removed the file, nothing else was left in it\n`);
   }
   if (remove) return 0;
   const approve =
