@@ -5,9 +5,12 @@ import { Suspense, type ReactNode } from "react";
 import { AttentionCount } from "./attention-count";
 import { CommandPalette } from "@/components/command-palette";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts";
+import { LiveFeed } from "@/components/live/live-feed";
+import { LiveAttention } from "@/components/live/live-updates";
 import { NavigationProgress } from "@/components/navigation-progress";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
+import { latestChangeSeq } from "@/lib/changes";
 import { attentionTitlePrefix } from "./attention";
 import "./globals.css";
 import { Providers } from "./providers";
@@ -42,6 +45,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const signedInAs = who.kind === "session" || who.kind === "token" ? who.name : null;
   const operator = isOperator(caller);
   const nonce = await cspNonce();
+  // Read before the attention count: a change written while the page renders is then replayed to the tab.
+  const since = await latestChangeSeq();
   return (
     // next-themes sets the theme's class on <html> before React hydrates.
     <html lang="en" suppressHydrationWarning>
@@ -53,24 +58,28 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <Providers nonce={nonce}>
-          <MainNav
-            operator={operator}
-            signedInAs={signedInAs}
-            attentionCount={
-              // Streamed: the page does not wait for the attention queries.
-              <Suspense fallback={null}>
-                <AttentionCount />
-              </Suspense>
-            }
-          />
-          {operator && <KeyboardShortcuts />}
-          {operator && <CommandPalette />}
-          <Suspense fallback={null}>
-            <NavigationProgress />
-          </Suspense>
-          <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
-            {children}
-          </main>
+          <LiveFeed since={since}>
+            {/* The count in the navigation and the tab's title stay current on every page, not only the desk. */}
+            {operator && <LiveAttention since={since} />}
+            <MainNav
+              operator={operator}
+              signedInAs={signedInAs}
+              attentionCount={
+                // Streamed: the page does not wait for the attention queries.
+                <Suspense fallback={null}>
+                  <AttentionCount />
+                </Suspense>
+              }
+            />
+            {operator && <KeyboardShortcuts />}
+            {operator && <CommandPalette />}
+            <Suspense fallback={null}>
+              <NavigationProgress />
+            </Suspense>
+            <main id="main" className="mx-auto w-full max-w-6xl px-4 pb-16 pt-6 sm:px-6">
+              {children}
+            </main>
+          </LiveFeed>
         </Providers>
       </body>
     </html>

@@ -1,9 +1,9 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useRef } from "react";
+import { useMemo } from "react";
 import { historyKeys, threadKeys } from "@/lib/queries";
+import { usePageRefresh } from "./live-feed";
 import { FALLBACK_POLL_MS, useLiveChanges, type LiveFilter, type LivePath } from "./use-live-changes";
 
 /** What a page shows, and so which changes it listens to and what it refetches when they come. */
@@ -30,72 +30,13 @@ const statusText: Record<LivePath, string> = {
 };
 
 /**
- * Re-renders the server page, except while the tab is hidden or a dialog is open (the operator
- * may be typing a shift document); then once when that ends.
- */
-function usePageRefresh(): () => void {
-  const router = useRouter();
-  const owed = useRef(false);
-  const refresh = useMemo(
-    () => () => {
-      if (document.visibilityState !== "visible" || document.querySelector("dialog[open]")) {
-        owed.current = true;
-        return;
-      }
-      owed.current = false;
-      router.refresh();
-    },
-    [router],
-  );
-  useEffect(() => {
-    const settle = () => {
-      if (owed.current) refresh();
-    };
-    document.addEventListener("visibilitychange", settle);
-    // A dialog's `close` does not bubble; listen in the capture phase.
-    document.addEventListener("close", settle, true);
-    return () => {
-      document.removeEventListener("visibilitychange", settle);
-      document.removeEventListener("close", settle, true);
-    };
-  }, [refresh]);
-  return refresh;
-}
-
-/**
- * The desk re-renders its attention view at most this often: a busy server writes many entries a
- * second, and each re-render reads the attention queries again (git for staleness included).
- */
-const DESK_REFRESH_MS = 2000;
-
-/** `run`, at most once per `ms`: a call within the window runs once at its end. */
-function useThrottled(run: () => void, ms: number): () => void {
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const last = useRef(0);
-  useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
-  return useMemo(
-    () => () => {
-      if (timer.current) return;
-      const wait = Math.max(0, last.current + ms - Date.now());
-      timer.current = setTimeout(() => {
-        timer.current = null;
-        last.current = Date.now();
-        run();
-      }, wait);
-    },
-    [run, ms],
-  );
-}
-
-/**
- * The one mechanism that keeps a dashboard page live: the page's change stream (use-live-changes)
- * and what it refetches on a change. Shows a small status saying how the page is kept current;
- * `data-live-path` and `data-live-seq` say the same to tests.
+ * The one mechanism that keeps a dashboard page live: the tab's change feed (use-live-changes)
+ * and what the page refetches on a change. Shows a small status saying how the page is kept
+ * current; `data-live-path` and `data-live-seq` say the same to tests.
  */
 export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number }) {
   const queryClient = useQueryClient();
   const refreshPage = usePageRefresh();
-  const refreshPageSoon = useThrottled(refreshPage, DESK_REFRESH_MS);
   const scopeKey = scope.kind === "thread" ? `thread:${scope.handoffId}` : scope.kind;
   // eslint-disable-next-line react-hooks/exhaustive-deps -- scopeKey is the scope's identity; a new object with the same key is the same scope.
   const filter = useMemo(() => filterOf(scope), [scopeKey]);
@@ -107,8 +48,8 @@ export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number 
       else if (scope.kind === "history") void queryClient.invalidateQueries({ queryKey: historyKeys });
       else if (scope.kind === "desk") {
         void queryClient.invalidateQueries({ queryKey: historyKeys });
-        refreshPageSoon();
-      } else refreshPage();
+        refreshPage("soon");
+      } else refreshPage("now");
     },
   });
   return (
@@ -117,4 +58,18 @@ export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number 
       {statusText[path]}
     </p>
   );
+}
+
+/** Every subject: a question asked, a thread read or closed, an agent near its limit, a stalled delivery. */
+const ATTENTION_FILTER: LiveFilter = {};
+
+/**
+ * Keeps what needs the operator current on every page: the count in the navigation and in the
+ * tab's title are rendered on the server (app/attention-count.tsx, the layout's metadata), so a
+ * change re-renders the page, at most every couple of seconds.
+ */
+export function LiveAttention({ since }: { since: number }) {
+  const refreshPage = usePageRefresh();
+  useLiveChanges({ filter: ATTENTION_FILTER, since, onUpdate: () => refreshPage("soon") });
+  return null;
 }

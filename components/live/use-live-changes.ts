@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
 import type { Change, ChangeSubject, ReadyEvent, ResetEvent } from "@/lib/changes/types";
 
 /** Only when the stream cannot be opened: how often the page then refetches what it shows. */
@@ -11,40 +11,107 @@ const POLL_AFTER_DROP_MS = 10_000;
 const BATCH_MS = 30;
 /** Backoff for reopening a stream the browser gave up on (it answered something other than a stream). */
 const REOPEN_MS = [1000, 2000, 5000, 10_000, 30_000];
+/** Changes kept to replay to a listener that subscribes after they arrived (a page just navigated to). */
+const REPLAY_KEPT = 1000;
 
 export type LiveFilter = { handoff?: string; agent?: number; subjects?: readonly ChangeSubject[] };
 /** How the page is being kept current: `stream` (pushed), `polling` (the fallback), or on its way to one. */
 export type LivePath = "connecting" | "stream" | "reconnecting" | "polling";
 /** What changed: the changes pushed, or "unknown" (a reset, or a fallback poll): refetch all that is shown. */
 export type LiveUpdate = Change[] | "unknown";
+export type LiveState = { path: LivePath; seq: number };
 
-function queryOf(filter: LiveFilter): string {
-  const params = new URLSearchParams();
-  if (filter.handoff) params.set("handoff", filter.handoff);
-  if (filter.agent !== undefined) params.set("agent", String(filter.agent));
-  if (filter.subjects?.length) params.set("subject", filter.subjects.join(","));
-  return params.toString();
+type Listener = { filter: LiveFilter; seen: number; onUpdate: (update: LiveUpdate) => void };
+
+function matches(change: Change, filter: LiveFilter): boolean {
+  if (filter.handoff !== undefined && change.handoffId !== filter.handoff) return false;
+  if (filter.agent !== undefined && change.agentId !== filter.agent) return false;
+  if (filter.subjects && !filter.subjects.includes(change.subject)) return false;
+  return true;
 }
 
 /**
- * Keeps a page current with ONE EventSource on `/api/events` for what it shows. `since` is the
- * change seq the server read before rendering the page's data, so nothing written in between is
- * missed. Changes are handed to `onUpdate` in batches. A dropped stream is reopened by the
- * browser with Last-Event-ID (or by this hook with `after=` the last seq seen) and the server
- * replays what was missed. Polling every FALLBACK_POLL_MS happens only when the stream cannot be
- * opened at all (no EventSource, or errors before it ever opened) or stays down after a drop.
+ * A tab's ONE EventSource on `/api/events`, shared by everything in the tab that stays live (the
+ * page, the attention count in the navigation, notifications): it carries every change and each
+ * listener is handed those its filter matches, as the server would. Open while anyone listens.
+ * A dropped stream is reopened by the browser with Last-Event-ID (or here with `after=` the last
+ * seq seen) and the server replays what was missed. Polling every FALLBACK_POLL_MS happens only
+ * when the stream cannot be opened at all (no EventSource, or errors before it ever opened) or
+ * stays down after a drop.
  */
-export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter; since: number; onUpdate: (update: LiveUpdate) => void }) {
-  const [state, setState] = useState<{ path: LivePath; seq: number }>({ path: "connecting", seq: since });
-  const onUpdateRef = useRef(onUpdate);
-  useEffect(() => {
-    onUpdateRef.current = onUpdate;
-  });
-  // The resume point outlives a change of filter or a reopened stream; `since` only seeds it.
-  const seqRef = useRef(since);
-  const query = queryOf(filter);
+export class ChangeFeed {
+  private readonly listeners = new Set<Listener>();
+  private readonly stateListeners = new Set<() => void>();
+  private state: LiveState;
+  /** Every change with a seq above `keptFrom` that arrived, oldest first (at most REPLAY_KEPT). */
+  private kept: Change[] = [];
+  private keptFrom: number;
+  private close: (() => void) | null = null;
 
-  useEffect(() => {
+  /** `since`: the change seq the server read before rendering the tab's first page. */
+  constructor(since: number) {
+    this.state = { path: "connecting", seq: since };
+    this.keptFrom = since;
+  }
+
+  getState = (): LiveState => this.state;
+
+  subscribeState = (onChange: () => void): (() => void) => {
+    this.stateListeners.add(onChange);
+    return () => this.stateListeners.delete(onChange);
+  };
+
+  /**
+   * `since`: the change seq the server read before rendering what the listener shows. Changes
+   * after it that the feed already has are handed over at once; if they are no longer all kept,
+   * "unknown" (refetch everything).
+   */
+  subscribe(filter: LiveFilter, since: number, onUpdate: (update: LiveUpdate) => void): () => void {
+    const listener: Listener = { filter, seen: since, onUpdate };
+    if (since < this.keptFrom) onUpdate("unknown");
+    else this.handOver(listener, this.kept);
+    this.listeners.add(listener);
+    this.close ??= this.open();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        this.close?.();
+        this.close = null;
+      }
+    };
+  }
+
+  private setState(next: Partial<LiveState>) {
+    this.state = { ...this.state, ...next };
+    for (const onChange of this.stateListeners) onChange();
+  }
+
+  private handOver(listener: Listener, changes: Change[]) {
+    const fresh = changes.filter((change) => change.seq > listener.seen && matches(change, listener.filter));
+    listener.seen = Math.max(listener.seen, changes.at(-1)?.seq ?? 0);
+    if (fresh.length > 0) listener.onUpdate(fresh);
+  }
+
+  private deliver(batch: Change[]) {
+    this.kept.push(...batch);
+    if (this.kept.length > REPLAY_KEPT) this.keptFrom = this.kept.splice(0, this.kept.length - REPLAY_KEPT).at(-1)!.seq;
+    this.setState({ path: "stream", seq: batch.at(-1)!.seq });
+    for (const listener of this.listeners) this.handOver(listener, batch);
+  }
+
+  private refetchAll(seq?: number) {
+    if (seq !== undefined) {
+      this.kept = [];
+      this.keptFrom = seq;
+    }
+    for (const listener of this.listeners) {
+      if (seq !== undefined) listener.seen = Math.max(listener.seen, seq);
+      listener.onUpdate("unknown");
+    }
+  }
+
+  /** Opens the stream (or the fallback poll); returns what closes it. */
+  private open(): () => void {
     let source: EventSource | null = null;
     let everOpened = false;
     let reopenAttempt = 0;
@@ -52,21 +119,18 @@ export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter
     const timers = { batch: null as ReturnType<typeof setTimeout> | null, fallback: null as ReturnType<typeof setTimeout> | null, reopen: null as ReturnType<typeof setTimeout> | null };
     let poll: ReturnType<typeof setInterval> | null = null;
 
-    const apply = (update: LiveUpdate) => onUpdateRef.current(update);
     const flush = () => {
       timers.batch = null;
       const batch = pending;
       pending = [];
-      if (batch.length === 0) return;
-      setState({ path: "stream", seq: seqRef.current });
-      apply(batch);
+      if (batch.length > 0) this.deliver(batch);
     };
     const startPolling = () => {
       timers.fallback = null;
       if (poll) return;
-      setState((current) => ({ ...current, path: "polling" }));
+      this.setState({ path: "polling" });
       poll = setInterval(() => {
-        if (document.visibilityState === "visible") apply("unknown");
+        if (document.visibilityState === "visible") this.refetchAll();
       }, FALLBACK_POLL_MS);
     };
     const stopFallback = () => {
@@ -76,54 +140,85 @@ export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter
       poll = null;
     };
 
-    const open = () => {
+    const connect = () => {
       timers.reopen = null;
-      const stream = new EventSource(`/api/events?${query}${query ? "&" : ""}after=${seqRef.current}`);
+      const stream = new EventSource(`/api/events?after=${this.state.seq}`);
       source = stream;
       stream.addEventListener("ready", (event) => {
         const ready = JSON.parse((event as MessageEvent<string>).data) as ReadyEvent;
-        seqRef.current = ready.seq;
         everOpened = true;
         reopenAttempt = 0;
         stopFallback();
-        setState({ path: "stream", seq: ready.seq });
+        this.setState({ path: "stream", seq: Math.max(this.state.seq, ready.seq) });
       });
       stream.onmessage = (event: MessageEvent<string>) => {
-        const change = JSON.parse(event.data) as Change;
-        seqRef.current = change.seq;
-        pending.push(change);
+        pending.push(JSON.parse(event.data) as Change);
         timers.batch ??= setTimeout(flush, BATCH_MS);
       };
       stream.addEventListener("reset", (event) => {
         const reset = JSON.parse((event as MessageEvent<string>).data) as ResetEvent;
-        seqRef.current = reset.seq;
         pending = [];
-        setState({ path: "stream", seq: reset.seq });
-        apply("unknown");
+        this.setState({ path: "stream", seq: reset.seq });
+        this.refetchAll(reset.seq);
       });
       stream.onerror = () => {
         if (!timers.fallback && !poll) {
-          setState((current) => ({ ...current, path: everOpened ? "reconnecting" : current.path }));
+          this.setState({ path: everOpened ? "reconnecting" : this.state.path });
           timers.fallback = setTimeout(startPolling, everOpened ? POLL_AFTER_DROP_MS : 0);
         }
         // CONNECTING: the browser retries by itself, sending Last-Event-ID. CLOSED: it gave up
         // (a refusal or a non-stream answer); reopen with `after=` the last seq, backing off.
         if (stream.readyState === EventSource.CLOSED && source === stream) {
           source = null;
-          timers.reopen = setTimeout(open, REOPEN_MS[Math.min(reopenAttempt++, REOPEN_MS.length - 1)]);
+          timers.reopen = setTimeout(connect, REOPEN_MS[Math.min(reopenAttempt++, REOPEN_MS.length - 1)]);
         }
       };
     };
 
     if (typeof EventSource === "undefined") startPolling();
-    else open();
+    else connect();
     return () => {
       source?.close();
       stopFallback();
-      if (timers.batch) clearTimeout(timers.batch);
       if (timers.reopen) clearTimeout(timers.reopen);
+      // Received but not yet handed over: kept for a listener that comes later, as `seq` has moved past them.
+      if (timers.batch) clearTimeout(timers.batch);
+      flush();
     };
-  }, [query]);
+  }
+}
 
-  return state;
+/** The tab's feed (components/live/live-feed.tsx provides it in the root layout). */
+export const ChangeFeedContext = createContext<ChangeFeed | null>(null);
+
+function useChangeFeed(): ChangeFeed {
+  const feed = useContext(ChangeFeedContext);
+  if (!feed) throw new Error("useLiveChanges needs the <LiveFeed> of the root layout above it");
+  return feed;
+}
+
+/**
+ * Keeps what a component shows current from the tab's change feed: `onUpdate` gets, in batches,
+ * the changes `filter` matches after `since` (the change seq the server read before rendering
+ * the data, so nothing written in between is missed). Returns how the tab is kept current.
+ */
+export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter; since: number; onUpdate: (update: LiveUpdate) => void }): LiveState {
+  const feed = useChangeFeed();
+  const onUpdateRef = useRef(onUpdate);
+  useEffect(() => {
+    onUpdateRef.current = onUpdate;
+  });
+  // A newer `since` (the page re-rendered) matters only to a new filter: the subscription already
+  // has everything after the one it started from, and resubscribing could close and reopen the stream.
+  const sinceRef = useRef(since);
+  useEffect(() => {
+    sinceRef.current = since;
+  });
+  const { handoff, agent } = filter;
+  const subjects = filter.subjects?.join(",");
+  useEffect(
+    () => feed.subscribe({ handoff, agent, subjects: subjects?.split(",") as ChangeSubject[] | undefined }, sinceRef.current, (update) => onUpdateRef.current(update)),
+    [feed, handoff, agent, subjects],
+  );
+  return useSyncExternalStore(feed.subscribeState, feed.getState, feed.getState);
 }
