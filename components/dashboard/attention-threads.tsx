@@ -6,8 +6,12 @@ import { markAttentionAction, unmarkAttentionAction } from "@/app/attention-acti
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { useDismissableDetails } from "@/components/ui/use-dismissable-details";
 import type { SideAttention, ThreadAttention } from "@/lib/dashboard/find-attention";
 import { idleFormState } from "@/lib/form-state";
+
+/** "Needs you now" (components/dashboard/attention-view.tsx): where focus goes when the last row leaves; it stays when the group goes. */
+const ATTENTION_HEADING_ID = "attention-heading";
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
@@ -36,7 +40,7 @@ function snoozeTimes(now = new Date()): { label: string; until: string }[] {
 }
 
 type Mark = (formData: FormData) => void;
-type Marking = { mark: Mark; onSubmit: (thread: ThreadAttention) => void };
+type Marking = { mark: Mark; onSubmit: (thread: ThreadAttention, form: HTMLFormElement) => void };
 
 function MarkForm({ thread, kind, until, label, marking, formRef }: {
   thread: ThreadAttention;
@@ -47,7 +51,7 @@ function MarkForm({ thread, kind, until, label, marking, formRef }: {
   formRef?: React.Ref<HTMLFormElement>;
 }) {
   return (
-    <form ref={formRef} action={marking.mark} onSubmit={() => marking.onSubmit(thread)} className="contents">
+    <form ref={formRef} action={marking.mark} onSubmit={(event) => marking.onSubmit(thread, event.currentTarget)} className="contents">
       <input type="hidden" name="handoffId" value={thread.handoffId} />
       <input type="hidden" name="sides" value={thread.sides.map((side) => side.side).join(" ")} />
       <input type="hidden" name="kind" value={kind} />
@@ -63,8 +67,9 @@ function MarkForm({ thread, kind, until, label, marking, formRef }: {
 function SnoozeMenu({ thread, marking }: { thread: ThreadAttention; marking: Marking }) {
   // Times are read when the menu opens: a page left open overnight must not snooze until yesterday's "tomorrow".
   const [times, setTimes] = useState<{ label: string; until: string }[]>([]);
+  const dismissable = useDismissableDetails();
   return (
-    <details className="relative" onToggle={(event) => (event.currentTarget.open ? setTimes(snoozeTimes()) : undefined)}>
+    <details ref={dismissable} className="relative" onToggle={(event) => (event.currentTarget.open ? setTimes(snoozeTimes()) : undefined)}>
       <summary className={`${buttonClass("ghost")} cursor-pointer list-none`}>Snooze</summary>
       <div className="absolute right-0 z-10 mt-1 flex w-56 flex-col rounded-md border border-slate-200 bg-white py-1 shadow-lg">
         {times.map((time) => (
@@ -127,6 +132,19 @@ function ThreadRow({ thread, marking }: { thread: ThreadAttention; marking: Mark
 }
 
 /**
+ * The marked row leaves the list: if focus was in it, it moves to the next row (the previous one
+ * if it was the last, "Needs you now" if none is left), so triage goes on with `e`, `e`, `e`
+ * instead of starting again from the top of the page.
+ */
+function keepFocusInList(form: HTMLFormElement) {
+  const row = form.closest("li");
+  if (!row?.contains(document.activeElement)) return;
+  const next = row.nextElementSibling ?? row.previousElementSibling;
+  const heading = document.getElementById(ATTENTION_HEADING_ID);
+  (next instanceof HTMLElement ? next : heading)?.focus();
+}
+
+/**
  * "Needs you now": one row per thread, newest first, with Done (`e`) and Snooze. A marked row
  * leaves the list as it is sent (the server keeps the mark per operator and side, and the page
  * follows); Undo brings it back. The marks' state lives here, not in the row: the row is gone by
@@ -142,7 +160,8 @@ export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
   const shown = threads.filter((thread) => failed || markedIn !== threads || thread.handoffId !== marked?.handoffId);
   const marking: Marking = {
     mark,
-    onSubmit: (thread) => {
+    onSubmit: (thread, form) => {
+      keepFocusInList(form);
       setMarked(thread);
       setMarkedIn(threads);
     },

@@ -19,6 +19,10 @@ function Group({ id, title, count, children }: { id: string; title: string; coun
   );
 }
 
+/** The staleness block is written for a reader of the thread, whose entries follow it; on the desk, none do. */
+const THREAD_ADVICE = " Check the code before acting on the entries below.";
+const onTheDesk = (block: string) => (block.endsWith(THREAD_ADVICE) ? `${block.slice(0, -THREAD_ADVICE.length)} Check the code before acting on the thread's entries.` : block);
+
 const listClass = "flex flex-col divide-y divide-slate-100";
 const itemClass = "flex min-w-0 flex-col gap-1 py-2 first:pt-0 last:pb-0";
 const linkClass = "font-medium text-indigo-700 break-words hover:underline";
@@ -31,7 +35,8 @@ export function AttentionView({ attention }: { attention: Attention }) {
   const { threads, deliveries, stale, nearLimit, count } = attention;
   return (
     <section id="attention" aria-labelledby="attention-heading" className="mb-8 scroll-mt-4">
-      <h2 id="attention-heading" className="mb-3 text-base font-semibold text-slate-900">
+      {/* Focusable from script: a row marked Done hands focus here when it was the last (attention-threads.tsx). */}
+      <h2 id="attention-heading" tabIndex={-1} className="mb-3 text-base font-semibold text-slate-900">
         Needs you now{count > 0 && <span className="font-normal text-slate-600"> ({count})</span>}
       </h2>
       {count === 0 ? (
@@ -81,7 +86,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
                 <Link href={`/handoffs/${handoff.handoffId}`} className={linkClass}>
                   {handoff.title}
                 </Link>
-                <p className="text-sm text-slate-700 break-words">{handoff.block}</p>
+                <p className="text-sm text-slate-700 break-words">{onTheDesk(handoff.block)}</p>
               </li>
             ))}
             </ul>
