@@ -51,3 +51,13 @@ export function formStateFromError(
   }
   return { status: "error", message: error.message, values };
 }
+
+/**
+ * After a refused submit, where the person fixes it: the first field marked invalid, else the
+ * form's message (`data-form-error`, focusable with tabIndex -1). Without it focus falls to the
+ * page when the submit button is disabled while sending. Client-side only (it reads the DOM).
+ */
+export function focusFirstInvalid(form: HTMLFormElement | null): void {
+  const target = form?.querySelector<HTMLElement>('[aria-invalid="true"]') ?? form?.querySelector<HTMLElement>("[data-form-error]");
+  target?.focus();
+}

@@ -1,10 +1,10 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { registerAgentAction } from "@/app/agents/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
-import { idleFormState } from "@/lib/form-state";
+import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
 
 type TextField = { name: string; label: string; hint: string; required?: boolean; mono?: boolean; maxLength: number };
 
@@ -20,10 +20,18 @@ export function RegisterAgentForm() {
   const [state, formAction, pending] = useActionState(registerAgentAction, idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "error") focusFirstInvalid(form.current);
+  }, [state]);
   return (
-    <form action={formAction} noValidate className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
+    <form ref={form} action={formAction} noValidate className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <div aria-live="polite" className="text-sm text-red-700">
-        {state.status === "error" && state.message && <p>{state.message}</p>}
+        {state.status === "error" && state.message && (
+          <p data-form-error tabIndex={-1}>
+            {state.message}
+          </p>
+        )}
       </div>
       {FIELDS.map((field) => (
         <Field key={field.name} id={field.name} label={field.label} hint={field.hint} errors={errors[field.name]}>

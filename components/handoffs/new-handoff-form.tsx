@@ -1,12 +1,12 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { createHandoffAction } from "@/app/handoffs/actions";
 import { keepingUnsent, useDraft } from "@/components/forms/drafts";
 import { NEW_HANDOFF_DRAFT } from "./new-handoff-draft";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
-import { idleFormState } from "@/lib/form-state";
+import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
 import type { ClientSide } from "@/lib/handoffs/schemas";
 
 /** `defaultSide`: the side the caller counts as when it names none (lib/caller.ts defaultSideOf), checked first. */
@@ -21,10 +21,18 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const invalid = (field: string) => (errors[field] ? true : undefined);
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "error") focusFirstInvalid(form.current);
+  }, [state]);
   return (
-    <form action={formAction} className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6" noValidate>
+    <form ref={form} action={formAction} className="flex max-w-2xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6" noValidate>
       <div aria-live="polite" className="text-sm text-red-700">
-        {state.status === "error" && state.message && <p data-testid={state.unsent ? "not-sent" : undefined}>{state.message}</p>}
+        {state.status === "error" && state.message && (
+          <p data-testid={state.unsent ? "not-sent" : undefined} data-form-error tabIndex={-1}>
+            {state.message}
+          </p>
+        )}
       </div>
       <Field id="title" label="Title" errors={errors.title} hint="A short description of the session, up to 200 characters.">
         <input
