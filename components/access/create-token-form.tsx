@@ -1,36 +1,59 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { createTokenAction, type CreateTokenState } from "@/app/settings/tokens/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { ShownOnce } from "@/components/ui/shown-once";
 import { ROLE_LABELS, ROLES } from "@/lib/auth/schemas";
+import { focusFirstInvalid } from "@/lib/form-state";
 
 const initial: CreateTokenState = { status: "idle" };
 
 export function CreateTokenForm() {
   const [state, formAction, pending] = useActionState(createTokenAction, initial);
   const errors = state.fieldErrors ?? {};
+  const invalid = (field: string) => (errors[field] ? true : undefined);
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "error") focusFirstInvalid(form.current);
+  }, [state]);
   return (
     <section aria-labelledby="create-token" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 id="create-token" className="mb-3 text-base font-semibold text-slate-900">
         Create a token
       </h2>
-      <form action={formAction} className="flex flex-col gap-4" noValidate>
-        <FieldMessages messages={state.status === "error" && state.message ? [state.message] : []} />
+      <form ref={form} action={formAction} className="flex flex-col gap-4" noValidate>
+        <div data-form-error tabIndex={-1}>
+          <FieldMessages messages={state.status === "error" && state.message ? [state.message] : []} />
+        </div>
         <Field id="token-name" label="Name" errors={errors.name} hint="Who uses it, e.g. claude-code-laptop: lowercase letters, digits, '.', '_' or '-'.">
-          <input id="token-name" name="name" required maxLength={40} defaultValue={state.values?.name} aria-describedby="token-name-hint token-name-error" className={`${inputClass} font-mono sm:w-80`} />
+          <input
+            id="token-name"
+            name="name"
+            required
+            maxLength={40}
+            defaultValue={state.values?.name}
+            aria-invalid={invalid("name")}
+            aria-describedby="token-name-hint token-name-error"
+            className={`${inputClass} font-mono sm:w-80`}
+          />
         </Field>
         <fieldset className="flex flex-col gap-1">
           <legend className="text-sm font-medium text-slate-800">Role</legend>
           {ROLES.map((role) => (
             <label key={role} className="flex items-center gap-2 text-sm">
-              <input type="radio" name="role" value={role} defaultChecked={(state.values?.role ?? "agent") === role} />
+              <input
+                type="radio"
+                name="role"
+                value={role}
+                defaultChecked={(state.values?.role ?? "agent") === role}
+                aria-describedby="token-role-error"
+              />
               {ROLE_LABELS[role]}
             </label>
           ))}
-          <FieldMessages messages={errors.role} />
+          <FieldMessages id="token-role-error" messages={errors.role} />
         </fieldset>
         <div>
           <button type="submit" disabled={pending} className={buttonClass("primary")}>

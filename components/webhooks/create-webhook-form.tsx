@@ -1,11 +1,15 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useEffect, useRef } from "react";
 import { createWebhookAction, type CreateWebhookState } from "@/app/settings/webhooks/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { ShownOnce } from "@/components/ui/shown-once";
+import { focusFirstInvalid } from "@/lib/form-state";
 import { ENTRY_TYPES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS } from "@/lib/webhooks/schemas";
+
+/** A checkbox marked invalid is outlined red, as a text field's border turns red (inputClass). */
+const choiceClass = "aria-[invalid=true]:outline-2 aria-[invalid=true]:outline-offset-1 aria-[invalid=true]:outline-red-500";
 
 const initial: CreateWebhookState = { status: "idle" };
 
@@ -14,37 +18,69 @@ export function CreateWebhookForm() {
   const errors = state.fieldErrors ?? {};
   const eventErrors = Object.entries(errors).filter(([field]) => field.startsWith("events")).flatMap(([, messages]) => messages);
   const typeErrors = Object.entries(errors).filter(([field]) => field.startsWith("types")).flatMap(([, messages]) => messages);
+  const chosen = state.chosen ?? { events: [], types: [] };
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state.status === "error") focusFirstInvalid(form.current);
+  }, [state]);
   return (
     <section aria-labelledby="add-webhook" className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 id="add-webhook" className="mb-3 text-base font-semibold text-slate-900">
         Add a webhook
       </h2>
-      <form key={state.successAt ?? 0} action={formAction} className="flex flex-col gap-4" noValidate>
-        <FieldMessages messages={state.status === "error" && state.message ? [state.message] : []} />
+      <form ref={form} key={state.successAt ?? 0} action={formAction} className="flex flex-col gap-4" noValidate>
+        <div data-form-error tabIndex={-1}>
+          <FieldMessages messages={state.status === "error" && state.message ? [state.message] : []} />
+        </div>
         <Field id="webhook-url" label="URL" errors={errors.url} hint="http:// or https://; Baton never follows a redirect from it.">
-          <input id="webhook-url" name="url" type="url" required defaultValue={state.values?.url} aria-describedby="webhook-url-hint webhook-url-error" className={`${inputClass} font-mono sm:w-[32rem]`} />
+          <input
+            id="webhook-url"
+            name="url"
+            type="url"
+            required
+            defaultValue={state.values?.url}
+            aria-invalid={errors.url ? true : undefined}
+            aria-describedby="webhook-url-hint webhook-url-error"
+            className={`${inputClass} font-mono sm:w-[32rem]`}
+          />
         </Field>
         <fieldset className="flex flex-col gap-1">
           <legend className="text-sm font-medium text-slate-800">Events</legend>
           {WEBHOOK_EVENTS.map((event) => (
             <label key={event} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name="events" value={event} />
+              <input
+                type="checkbox"
+                name="events"
+                value={event}
+                defaultChecked={chosen.events.includes(event)}
+                aria-invalid={eventErrors.length > 0 ? true : undefined}
+                aria-describedby="webhook-events-error"
+                className={choiceClass}
+              />
               {WEBHOOK_EVENT_LABELS[event]}
             </label>
           ))}
-          <FieldMessages messages={eventErrors} />
+          <FieldMessages id="webhook-events-error" messages={eventErrors} />
         </fieldset>
         <fieldset className="flex flex-col gap-1">
           <legend className="text-sm font-medium text-slate-800">entry.created only for these types (none checked: every type)</legend>
           <div className="flex flex-wrap gap-3">
             {ENTRY_TYPES.map((type) => (
               <label key={type} className="flex items-center gap-1.5 text-sm">
-                <input type="checkbox" name="types" value={type} />
+                <input
+                  type="checkbox"
+                  name="types"
+                  value={type}
+                  defaultChecked={chosen.types.includes(type)}
+                  aria-invalid={typeErrors.length > 0 ? true : undefined}
+                  aria-describedby="webhook-types-error"
+                  className={choiceClass}
+                />
                 {type}
               </label>
             ))}
           </div>
-          <FieldMessages messages={typeErrors} />
+          <FieldMessages id="webhook-types-error" messages={typeErrors} />
         </fieldset>
         <div>
           <button type="submit" disabled={pending} className={buttonClass("primary")}>

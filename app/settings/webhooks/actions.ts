@@ -4,7 +4,8 @@ import { revalidatePath } from "next/cache";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
 import { createWebhook, pauseWebhook, redeliver, removeWebhook, resumeWebhook } from "@/lib/webhooks";
 
-export type CreateWebhookState = FormState & { secret?: string; webhookId?: number };
+/** `chosen`: the boxes ticked, so a refused form comes back with them still ticked (FormState's `values` hold one value a name). */
+export type CreateWebhookState = FormState & { secret?: string; webhookId?: number; chosen?: { events: string[]; types: string[] } };
 
 export async function createWebhookAction(_previous: CreateWebhookState, formData: FormData): Promise<CreateWebhookState> {
   const values = formValues(formData);
@@ -15,7 +16,7 @@ export async function createWebhookAction(_previous: CreateWebhookState, formDat
     revalidatePath("/settings/webhooks");
     return { status: "success", secret, webhookId: webhook.id, successAt: Date.now() };
   } catch (error) {
-    return formStateFromError(error, values);
+    return { ...formStateFromError(error, values), chosen: { events, types } };
   }
 }
 
