@@ -1,9 +1,10 @@
 "use client";
 
-import { useActionState, useEffect, useState, type DragEvent } from "react";
+import { useActionState, useEffect, useId, useState, type DragEvent } from "react";
 import { importAction, previewImportAction } from "@/app/import/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
+import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { idleFormState } from "@/lib/form-state";
 import { EXAMPLE_DOCUMENTS } from "@/lib/formats/examples";
 import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
@@ -12,6 +13,8 @@ import { SOURCE_FORMATS } from "@/lib/handoffs/schemas";
 import { FieldErrorList, ImportPreview } from "./import-preview";
 
 const PREVIEW_DELAY_MS = 250;
+
+type SourceFormat = (typeof SOURCE_FORMATS)[number];
 
 /** Paste, drop or choose a document (or name a stored bundle); the preview follows as you type. */
 export function ImportForm() {
@@ -22,6 +25,22 @@ export function ImportForm() {
   const [artifactId, setArtifactId] = useState(state.values?.artifactId ?? "");
   const [preview, setPreview] = useState<Preview | null>(null);
   const empty = text.trim() === "" && artifactId.trim() === "";
+  // An example replaces the Document field: a document of the operator's own there is asked about first (it has no undo).
+  const [replacing, setReplacing] = useState<SourceFormat | null>(null);
+  const replaceDialog = useModalDialog();
+  const replaceHeadingId = useId();
+
+  function showExample(example: SourceFormat) {
+    setText(EXAMPLE_DOCUMENTS[example].text);
+    setFileName(EXAMPLE_DOCUMENTS[example].fileName);
+    setArtifactId("");
+  }
+
+  function askForExample(example: SourceFormat) {
+    if (text.trim() === "" || Object.values(EXAMPLE_DOCUMENTS).some((document) => document.text === text)) return showExample(example);
+    setReplacing(example);
+    replaceDialog.ref.current?.showModal();
+  }
 
   useEffect(() => {
     if (empty) return;
@@ -50,83 +69,111 @@ export function ImportForm() {
   }
 
   return (
-    <form action={formAction} className="flex flex-col gap-4" noValidate>
-      <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
-        <span>Try an example from the seeds:</span>
-        {SOURCE_FORMATS.map((example) => (
-          <button
-            key={example}
-            type="button"
-            className={buttonClass("secondary")}
-            onClick={() => {
-              setText(EXAMPLE_DOCUMENTS[example].text);
-              setFileName(EXAMPLE_DOCUMENTS[example].fileName);
-              setArtifactId("");
-            }}
-          >
-            {FORMAT_LABELS[example]}
+    <>
+      <form action={formAction} className="flex flex-col gap-4" noValidate>
+        <div className="flex flex-wrap items-center gap-2 text-sm text-slate-700">
+          <span>Try an example from the seeds:</span>
+          {SOURCE_FORMATS.map((example) => (
+            <button
+              key={example}
+              type="button"
+              className={buttonClass("secondary")}
+              onClick={() => askForExample(example)}
+            >
+              {FORMAT_LABELS[example]}
+            </button>
+          ))}
+        </div>
+        <div data-testid="drop-zone" onDragOver={(event) => event.preventDefault()} onDrop={onDrop} className="rounded-lg border-2 border-dashed border-slate-300 bg-white p-3">
+          <Field id="text" label="Document" hint="Paste a rip context bundle, a handoff.json or a handoff.yaml, or drop its file here.">
+            <textarea
+              id="text"
+              name="text"
+              rows={12}
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              aria-describedby="text-hint"
+              spellCheck={false}
+              className={`${inputClass} font-mono text-xs`}
+            />
+          </Field>
+        </div>
+        <input type="hidden" name="fileName" value={fileName} />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id="file" label="Or choose a file" hint={fileName ? `Loaded ${fileName}` : "A .json, .yaml or .yml file."}>
+            <input
+              id="file"
+              type="file"
+              accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
+              onChange={(event) => void load(event.target.files?.[0])}
+              aria-describedby="file-hint"
+              className="text-sm"
+            />
+          </Field>
+          <Field id="format" label="Format" hint="Detected from the document unless you choose one.">
+            <select id="format" name="format" value={format} onChange={(event) => setFormat(event.target.value)} aria-describedby="format-hint" className={inputClass}>
+              <option value="">Detect automatically</option>
+              {SOURCE_FORMATS.map((option) => (
+                <option key={option} value={option}>
+                  {FORMAT_LABELS[option]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field id="artifactId" label="Or a stored bundle's artifact ID" hint="64 hexadecimal characters, from “Export bundle” or a closed thread.">
+            <input
+              id="artifactId"
+              name="artifactId"
+              value={artifactId}
+              onChange={(event) => setArtifactId(event.target.value)}
+              aria-describedby="artifactId-hint"
+              className={`${inputClass} font-mono`}
+            />
+          </Field>
+          <Field id="project" label="Project (optional)" errors={state.fieldErrors?.project} hint="A tag for the new thread, e.g. hlg.">
+            <input id="project" name="project" maxLength={40} defaultValue={state.values?.project} aria-describedby="project-hint project-error" className={`${inputClass} font-mono`} />
+          </Field>
+        </div>
+        <div aria-live="polite" className="flex flex-col gap-3">
+          {state.status === "error" && state.fieldErrors && <FieldErrorList fieldErrors={state.fieldErrors} title={state.message ?? "Nothing was imported"} />}
+          {!empty && preview && <ImportPreview preview={preview} />}
+        </div>
+        <div>
+          <button type="submit" disabled={pending || empty || preview?.ok === false} className={buttonClass("primary")}>
+            {pending ? "Importing…" : "Import as a new handoff"}
           </button>
-        ))}
-      </div>
-      <div data-testid="drop-zone" onDragOver={(event) => event.preventDefault()} onDrop={onDrop} className="rounded-lg border-2 border-dashed border-slate-300 bg-white p-3">
-        <Field id="text" label="Document" hint="Paste a rip context bundle, a handoff.json or a handoff.yaml, or drop its file here.">
-          <textarea
-            id="text"
-            name="text"
-            rows={12}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            aria-describedby="text-hint"
-            spellCheck={false}
-            className={`${inputClass} font-mono text-xs`}
-          />
-        </Field>
-      </div>
-      <input type="hidden" name="fileName" value={fileName} />
-      <div className="grid gap-4 sm:grid-cols-2">
-        <Field id="file" label="Or choose a file" hint={fileName ? `Loaded ${fileName}` : "A .json, .yaml or .yml file."}>
-          <input
-            id="file"
-            type="file"
-            accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
-            onChange={(event) => void load(event.target.files?.[0])}
-            aria-describedby="file-hint"
-            className="text-sm"
-          />
-        </Field>
-        <Field id="format" label="Format" hint="Detected from the document unless you choose one.">
-          <select id="format" name="format" value={format} onChange={(event) => setFormat(event.target.value)} aria-describedby="format-hint" className={inputClass}>
-            <option value="">Detect automatically</option>
-            {SOURCE_FORMATS.map((option) => (
-              <option key={option} value={option}>
-                {FORMAT_LABELS[option]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="artifactId" label="Or a stored bundle's artifact ID" hint="64 hexadecimal characters, from “Export bundle” or a closed thread.">
-          <input
-            id="artifactId"
-            name="artifactId"
-            value={artifactId}
-            onChange={(event) => setArtifactId(event.target.value)}
-            aria-describedby="artifactId-hint"
-            className={`${inputClass} font-mono`}
-          />
-        </Field>
-        <Field id="project" label="Project (optional)" errors={state.fieldErrors?.project} hint="A tag for the new thread, e.g. hlg.">
-          <input id="project" name="project" maxLength={40} defaultValue={state.values?.project} aria-describedby="project-hint project-error" className={`${inputClass} font-mono`} />
-        </Field>
-      </div>
-      <div aria-live="polite" className="flex flex-col gap-3">
-        {state.status === "error" && state.fieldErrors && <FieldErrorList fieldErrors={state.fieldErrors} title={state.message ?? "Nothing was imported"} />}
-        {!empty && preview && <ImportPreview preview={preview} />}
-      </div>
-      <div>
-        <button type="submit" disabled={pending || empty || preview?.ok === false} className={buttonClass("primary")}>
-          {pending ? "Importing…" : "Import as a new handoff"}
-        </button>
-      </div>
-    </form>
+        </div>
+      </form>
+      <dialog
+        {...replaceDialog.dialogProps}
+        aria-labelledby={replaceHeadingId}
+        onClose={() => setReplacing(null)}
+        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+      >
+        <div className="flex flex-col gap-3 p-5">
+          <h2 id={replaceHeadingId} className="text-lg font-semibold text-slate-900">
+            Replace your document?
+          </h2>
+          <p className="text-sm text-slate-700">
+            The Document field holds text of your own. The {replacing && FORMAT_LABELS[replacing]} example replaces it, and it cannot be brought back.
+          </p>
+          <div className="flex flex-wrap justify-end gap-2">
+            <button type="button" {...replaceDialog.closeProps} className={buttonClass("secondary")}>
+              Keep my document
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                if (replacing) showExample(replacing);
+                replaceDialog.ref.current?.close();
+              }}
+              className={buttonClass("danger")}
+            >
+              Replace with the example
+            </button>
+          </div>
+        </div>
+      </dialog>
+    </>
   );
 }
