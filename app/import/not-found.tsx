@@ -1,5 +1,9 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { buttonClass } from "@/components/ui/button";
+
+/** The tab says so too: the layout's template makes it e.g. "(3) Not found · Baton". */
+export const metadata: Metadata = { title: "Not found" };
 
 export default function ImportNotFound() {
   return (

@@ -1,1 +1,1 @@
-export { default } from "../../not-found";
+export { default, metadata } from "../../not-found";
