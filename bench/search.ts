@@ -112,6 +112,9 @@ const SEARCHES: Search[] = [
   { label: "prefix", options: { q: "rollb*" } },
   { label: "prefix of a made-up word", options: { q: `${vocabulary[3_000].slice(0, 4)}*` } },
   { label: "word + status + unread", options: { q: vocabulary[500], status: "active", unread: "chat" } },
+  // A filter narrows the candidates before the cap: it reads up to FILTERED_SEARCH_SCAN matches.
+  { label: "worst filtered: commonest + project", options: { q: vocabulary[0], project: "hlg" } },
+  { label: "word of rank 100 + completed", options: { q: vocabulary[100], status: "completed" } },
   { label: "word, page 3", options: { q: vocabulary[200], page: 3 } },
   { label: "a title's made-up word", options: { q: madeUpWord(4_321 + 7) } },
   { label: "worst: the commonest word", options: { q: vocabulary[0] } },
@@ -157,7 +160,7 @@ async function measure(engine: string, truth: Map<string, string[]>): Promise<Fi
       check = ` · all ${expected.length} planted handoffs found, nothing else`;
     }
     const total = `${page.total.toLocaleString("en")}${page.capped ? "+" : ""}`;
-    console.log(`  ${search.label.padEnd(28)} ${JSON.stringify(search.options.q).padEnd(36)} ${ms(value).padStart(9)} · ${total} handoffs match${check}`);
+    console.log(`  ${search.label.padEnd(36)} ${JSON.stringify(search.options.q).padEnd(36)} ${ms(value).padStart(9)} · ${total} handoffs match${check}`);
   }
   const p50 = median(all);
   const p95 = percentile(all, 0.95);

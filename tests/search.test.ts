@@ -86,6 +86,22 @@ describe("search", () => {
     expect((await findHandoffs({ q: "vintrelle" })).capped).toBe(false);
   });
 
+  it("filters narrow the search before its cap: a project's older match is found though another thread holds the newest 1,000", async () => {
+    const mine = await createHandoff({ title: "t", content: "quillwort in the project's thread", project: "quill" });
+    const busy = await createHandoff({ title: "t", content: "quillwort 1", project: "busy" });
+    for (let index = 2; index <= SEARCH_MATCH_LIMIT + 1; index++) await addEntry({ id: busy.handoff.id, type: "progress", content: `quillwort ${index}` });
+    expect(ids((await findHandoffs({ q: "quillwort" })).items)).toEqual([busy.handoff.id]);
+    // Cut before the filter, this page said nothing matched.
+    const filtered = await findHandoffs({ q: "quillwort", project: "quill" });
+    expect(filtered).toMatchObject({ capped: false, total: 1 });
+    expect(ids(filtered.items)).toEqual([mine.handoff.id]);
+    expect(filtered.items[0].match?.excerpt).toMatchObject({ in: "entry" });
+    expect(ids((await findHandoffs({ q: "quillwort", project: "quill", status: "active", source: "native" })).items)).toEqual([mine.handoff.id]);
+    // The busy project's own matches are past the cap, and say so.
+    expect(await findHandoffs({ q: "quillwort", project: "busy" })).toMatchObject({ capped: true, total: 1 });
+    expect(await findHandoffs({ q: "quillwort", project: "nobody" })).toMatchObject({ capped: false, total: 0 });
+  });
+
   it("every word must be in one entry (or the title)", async () => {
     const { handoff } = await createHandoff({ title: "t", content: "lemur first" });
     await addEntry({ id: handoff.id, type: "progress", content: "gecko second" });

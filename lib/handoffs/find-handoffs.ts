@@ -128,7 +128,8 @@ async function recentIn(tx: Tx, input: Input, { conditions, params }: Filters): 
  */
 async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
   const engine = searchEngineOf(tx.engine);
-  const found = await engine.hits(tx, terms);
+  // The filters narrow the search's candidates, not only its page (lib/search FILTERED_SEARCH_SCAN).
+  const found = await engine.hits(tx, terms, conditions.length > 0 ? { conditions, params } : null);
   // The hits lead (CROSS JOIN keeps SQLite from reading every handoff a filter admits, such as
   // every active one, and looking each up among the hits); PostgreSQL plans it as any join.
   const hits = `search_hits hits CROSS JOIN handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${whereOf(["h.id = hits.handoff_id", ...conditions])}`;

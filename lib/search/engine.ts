@@ -27,10 +27,23 @@ export type FoundHits = {
 };
 
 /**
+ * The handoffs a filtered search keeps: conditions over `h` (the handoff's row) and `s` (its
+ * `handoff_sources` row, if any), all of which must hold, and the values of their `?`, in order.
+ */
+export type HandoffFilter = { conditions: string[]; params: unknown[] };
+
+/** A condition true when `within` admits the handoff `handoffOf` (an SQL expression) names. */
+export const admits = (within: HandoffFilter, handoffOf: string) =>
+  `EXISTS (SELECT 1 FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id WHERE h.id = ${handoffOf}${within.conditions.map((condition) => ` AND ${condition}`).join("")})`;
+
+/**
  * What the history's query needs from an engine's search index: SQLite's FTS5 (./fts5.ts) or
  * PostgreSQL's tsvector indexes (./postgres.ts), chosen by `tx.engine` (./index.ts).
  */
 export type SearchEngine = {
-  /** The hits of `terms` (at least one), in `tx`. */
-  hits(tx: Tx, terms: SearchTerm[]): Promise<FoundHits>;
+  /**
+   * The hits of `terms` (at least one), in `tx`; with `within`, only of the handoffs it admits,
+   * among the newest FILTERED_SEARCH_SCAN matches (lib/search/query.ts).
+   */
+  hits(tx: Tx, terms: SearchTerm[], within: HandoffFilter | null): Promise<FoundHits>;
 };

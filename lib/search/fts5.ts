@@ -2,8 +2,8 @@ import "server-only";
 import { placeholders, type Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
-import type { SearchEngine, SearchHit } from "./engine";
-import { prefixIsIndexed, SEARCH_MATCH_LIMIT, wordsOf, type SearchTerm } from "./query";
+import { admits, type HandoffFilter, type SearchEngine, type SearchHit } from "./engine";
+import { FILTERED_SEARCH_SCAN, prefixIsIndexed, SEARCH_MATCH_LIMIT, wordsOf, type SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
@@ -48,24 +48,45 @@ async function rankable(tx: Tx, terms: SearchTerm[]): Promise<boolean> {
 }
 
 /**
- * `search_hits(handoff_id, score, seq)`: every handoff whose title, kept summary or one of whose
- * entries is among the newest SEARCH_MATCH_LIMIT matches of the query (bound twice), scored by its
- * best match (bm25, lower is better; an entry's score is 0 when the search is not `ranked`, so
- * titles lead and the most recent follow), with the seq of its best matching entry (null when only
- * its title or summary matched). FTS5 reads a term's matches newest first and stops at the limit
- * (one more tells that more exist); bm25 is computed while it reads them, so the matches are
- * materialized first, not inside an aggregate or a join the planner turned around. Entries are
- * grouped by their owner's small integer id (entry_search_owners).
+ * `entry_matches(seq, score)` and `text_matches(text_id, score)`: each index's newest matches,
+ * SEARCH_MATCH_LIMIT of them and one more that tells more exist, and `search_capped(capped)`. With
+ * `within`, those of the handoffs it admits among the newest FILTERED_SEARCH_SCAN of each index
+ * (one more likewise); the filter is tested once per handoff, not once per match.
  */
-const searchHitsCte = (ranked: boolean) => `entry_matches AS MATERIALIZED (
-  SELECT rowid AS seq, ${ranked ? "bm25(entry_search)" : "0"} AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+function newestMatches(ranked: boolean, within: HandoffFilter | null): string {
+  const entries = `SELECT rowid AS seq, ${ranked ? "bm25(entry_search)" : "0"} AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC`;
+  const texts = `SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ? ORDER BY rowid DESC`;
+  const over = (table: string, limit: number) => `(SELECT COUNT(*) FROM ${table}) > ${limit}`;
+  if (!within) {
+    return `entry_matches AS MATERIALIZED (${entries} LIMIT ${SEARCH_MATCH_LIMIT + 1}),
+text_matches AS MATERIALIZED (${texts} LIMIT ${SEARCH_MATCH_LIMIT + 1}),
+search_capped(capped) AS (SELECT ${over("entry_matches", SEARCH_MATCH_LIMIT)} OR ${over("text_matches", SEARCH_MATCH_LIMIT)})`;
+  }
+  return `entry_scan AS MATERIALIZED (
+  SELECT m.seq, m.score, o.text_id FROM (${entries} LIMIT ${FILTERED_SEARCH_SCAN + 1}) m JOIN entry_search_owners o ON o.seq = m.seq
 ),
-text_matches AS MATERIALIZED (
-  SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ? ORDER BY rowid DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}
+text_scan AS MATERIALIZED (${texts} LIMIT ${FILTERED_SEARCH_SCAN + 1}),
+admitted_texts AS MATERIALIZED (
+  SELECT t.id FROM handoff_search_texts t WHERE t.id IN (SELECT text_id FROM entry_scan UNION SELECT text_id FROM text_scan) AND ${admits(within, "t.handoff_id")}
 ),
+entry_matches AS MATERIALIZED (SELECT seq, score FROM entry_scan WHERE text_id IN (SELECT id FROM admitted_texts) ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
+text_matches AS MATERIALIZED (SELECT text_id, score FROM text_scan WHERE text_id IN (SELECT id FROM admitted_texts) ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 search_capped(capped) AS (
-  SELECT (SELECT COUNT(*) FROM entry_matches) > ${SEARCH_MATCH_LIMIT} OR (SELECT COUNT(*) FROM text_matches) > ${SEARCH_MATCH_LIMIT}
-),
+  SELECT ${over("entry_matches", SEARCH_MATCH_LIMIT)} OR ${over("text_matches", SEARCH_MATCH_LIMIT)} OR ${over("entry_scan", FILTERED_SEARCH_SCAN)} OR ${over("text_scan", FILTERED_SEARCH_SCAN)}
+)`;
+}
+
+/**
+ * `search_hits(handoff_id, score, seq)`: every handoff whose title, kept summary or one of whose
+ * entries is among the newest matches (newestMatches), scored by its best match (bm25, lower is
+ * better; an entry's score is 0 when the search is not `ranked`, so titles lead and the most
+ * recent follow), with the seq of its best matching entry (null when only its title or summary
+ * matched). FTS5 reads a term's matches newest first and stops at the limit; bm25 is computed
+ * while it reads them, so the matches are materialized first, not inside an aggregate or a join
+ * the planner turned around. Entries are grouped by their owner's small integer id
+ * (entry_search_owners).
+ */
+const searchHitsCte = (ranked: boolean, within: HandoffFilter | null) => `${newestMatches(ranked, within)},
 text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
     SELECT text_id, score, NULL AS seq FROM (SELECT * FROM text_matches ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT})
@@ -158,9 +179,13 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
 }
 
 export const fts5Engine: SearchEngine = {
-  hits: async (tx, terms) => {
+  hits: async (tx, terms, within) => {
     const match = fts5QueryOf(terms);
-    return { cte: searchHitsCte(await rankable(tx, terms)), params: [match, match], matchesIn: (hits) => searchMatchesIn(tx, terms, hits) };
+    return {
+      cte: searchHitsCte(await rankable(tx, terms), within),
+      params: [match, match, ...(within?.params ?? [])],
+      matchesIn: (hits) => searchMatchesIn(tx, terms, hits),
+    };
   },
 };
 
