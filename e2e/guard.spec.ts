@@ -167,6 +167,32 @@ test("server actions: the dashboard's own submission works, the same action repl
   await expectRefused("POST", "/handoffs/new", replays);
 });
 
+test("a server action body Next cannot decode is a 400, never Next's 500; the dashboard's own submissions still work", async ({ page }) => {
+  await page.goto("/handoffs/new");
+  let action: PageRequest | undefined;
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.headers()["next-action"]) action = request;
+  });
+  await page.getByLabel("Title").fill("Created beside broken action bodies");
+  await page.getByLabel("First context").fill("A whole body still reaches the action.");
+  await page.getByRole("button", { name: "Create handoff" }).click();
+  await expect(page.getByRole("heading", { name: "Created beside broken action bodies" })).toBeVisible();
+  const nextAction = action!.headers()["next-action"];
+  const before = await handoffTotal();
+  const boundary = "----baton";
+  const cutForm = `--${boundary}\r\ncontent-disposition: form-data; name="1_title"\r\n\r\nA tit`;
+  for (const [what, contentType, body] of [
+    ["arguments that are not JSON", "text/plain;charset=UTF-8", "garbage"],
+    ["arguments cut short", "text/plain;charset=UTF-8", '[{"title":"x"'],
+    ["a multipart form cut short", `multipart/form-data; boundary=${boundary}`, cutForm],
+  ] as const) {
+    const answer = await rawRequest(base, "POST", "/handoffs/new", { host, "content-type": contentType, "next-action": nextAction }, body);
+    expect(answer.status, what).toBe(400);
+    expect((JSON.parse(answer.body) as { error: { message: string } }).error.message, what).toMatch(/not JSON|malformed or cut short/);
+  }
+  expect(await handoffTotal()).toBe(before);
+});
+
 test("the guard refuses requests without a declared length instead of reading them unbounded", async () => {
   const answer = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json", "transfer-encoding": "chunked" }, JSON.stringify({ title: "t", content: "c" }));
   expect(answer.status).toBe(411);

@@ -204,6 +204,13 @@ const messageOf = (body: string) => {
  */
 async function guarded(policy: GuardPolicy) {
   const pages = async (request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (request.url === "/echo-body") {
+      // As Next reads a server action's body: what reaches it must be the bytes sent.
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      response.writeHead(200, { "content-type": "application/octet-stream" });
+      return void response.end(Buffer.concat(chunks));
+    }
     let body = JSON.stringify(currentCaller());
     if (request.url === "/reenter") {
       // As Next renders a server action's redirect target: a fetch back to this server with the
@@ -353,6 +360,30 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
       expect(String(response.headers["content-security-policy"]), refusal.what).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
     }
     expect(await handoffCount()).toBe(before);
+  });
+
+  it("refuses a server action body Next cannot decode with 400, and hands a decodable one over byte for byte", async () => {
+    const form = (body: string) => ({ host: server.host, "content-type": "multipart/form-data; boundary=b0undary" , "content-length": String(Buffer.byteLength(body)) });
+    const arguments_ = { host: server.host, "content-type": "text/plain;charset=UTF-8", "next-action": "605de61e444e6ee484bd51d5f902d208e9bdea96bc" };
+    const wholeForm = '--b0undary\r\ncontent-disposition: form-data; name="title"\r\n\r\nA title, é\r\n--b0undary--\r\n';
+    for (const [what, headers, body] of [
+      ["arguments that are not JSON", arguments_, "garbage"],
+      ["arguments cut short", arguments_, '[{"a":1'],
+      ["a multipart form cut short", form(wholeForm.slice(0, 60)), wholeForm.slice(0, 60)],
+    ] as const) {
+      const refused = await raw(server.origin, "POST", "/echo-body", headers, body);
+      expect(refused.status, what).toBe(400);
+      expect(messageOf(refused.body), what).toMatch(/malformed or cut short|not JSON/);
+    }
+    for (const [what, headers, body] of [
+      ["JSON arguments", arguments_, '["$K1",{"title":"é"}]'],
+      ["a whole multipart form", form(wholeForm), wholeForm],
+      ["a form of another type", { host: server.host, "content-type": "application/x-www-form-urlencoded" }, "title=a%20title"],
+    ] as const) {
+      const passed = await raw(server.origin, "POST", "/echo-body", headers, body);
+      expect(passed.status, what).toBe(200);
+      expect(passed.body, what).toBe(body);
+    }
   });
 
   it("answers a method the dashboard's paths do not take (TRACE, PUT, DELETE, PROPFIND) with 405 and Allow, never rendering a page", async () => {

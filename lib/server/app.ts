@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
 import { guard, issueReentryTicket, type BatonEnv, type GuardPolicy } from "../guard";
+import { screenedActionRequest } from "./action-body";
 import { apiRouter } from "./api";
 import { apiSecurityHeaders, newNonce, pageContentSecurityPolicy, pageSecurityHeaders } from "./security-headers";
 
@@ -50,7 +51,10 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
       const allow = PAGE_METHODS.join(", ");
       return c.json({ error: { code: "METHOD_NOT_ALLOWED", message: `${c.req.path} is the dashboard's: it answers ${allow}` } }, 405, { allow });
     }
-    const { incoming, outgoing } = c.env;
+    const { outgoing } = c.env;
+    const screened = await screenedActionRequest(c.env.incoming);
+    if ("refusal" in screened) return c.json({ error: { code: "INVALID", message: `${screened.refusal}; nothing was done` } }, 400);
+    const incoming = screened.request;
     const policy = pageContentSecurityPolicy(newNonce(), options.dev);
     // Next reads the nonce for its scripts from the request's CSP; whatever a client sent is replaced.
     incoming.headers["content-security-policy"] = policy;
