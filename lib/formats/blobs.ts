@@ -106,7 +106,8 @@ function readBlobFile(id: string): Buffer {
     bytes = fs.readFileSync(blobPath(id));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new NotFound(`artifact ${id} not found in the database or in ${path.dirname(blobPath(id))}; check the ID or the data folder (BATON_DATA_DIR)`);
+      // The server's folder is not named: a remote caller (an agent token) has no business knowing it.
+      throw new NotFound(`artifact ${id} not found in the database or in the data folder's artifacts; check the ID (on the server: BATON_DATA_DIR)`);
     }
     throw error;
   }
