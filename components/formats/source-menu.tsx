@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { buttonClass } from "@/components/ui/button";
+import { DismissableDetails } from "@/components/ui/dismissable-details";
 import type { Provenance } from "@/lib/formats/get-provenance";
 import { FORMAT_LABELS } from "@/lib/formats/types";
 import { ExportMenu } from "./export-menu";
@@ -9,7 +10,7 @@ import { WarningList } from "./warning-list";
 
 function ThreadLink({ id, title }: { id: string; title: string }) {
   return (
-    <Link href={`/handoffs/${id}`} className="font-medium text-indigo-700 underline break-words">
+    <Link href={`/handoffs/${id}`} className="font-medium text-indigo-700 underline wrap-anywhere">
       {title}
     </Link>
   );
@@ -51,7 +52,7 @@ export function ThreadLinks({ provenance }: { provenance: Provenance }) {
 
 /**
  * Where the thread came from (format, file, metadata, quality warnings) and its exports, folded
- * into one menu beside the title: open it when you need it.
+ * into one menu beside the title: open it when you need it; Escape or a click elsewhere closes it.
  */
 export function SourceMenu({ handoffId, provenance }: { handoffId: string; provenance: Provenance }) {
   const { source, artifacts } = provenance;
@@ -59,7 +60,7 @@ export function SourceMenu({ handoffId, provenance }: { handoffId: string; prove
   const exported = artifacts.filter((artifact) => artifact.purpose === "export");
   const warnings = source?.warnings.length ?? 0;
   return (
-    <details data-testid="source-menu" className="group relative">
+    <DismissableDetails data-testid="source-menu" className="group relative">
       <summary className={buttonClass("secondary", "cursor-pointer list-none [&::-webkit-details-marker]:hidden")}>
         {canExport ? "Source & export" : "Source"}
         {warnings > 0 && <span className="rounded-full bg-amber-100 px-1.5 text-xs text-amber-900">{warnings} {warnings === 1 ? "warning" : "warnings"}</span>}
@@ -103,6 +104,6 @@ export function SourceMenu({ handoffId, provenance }: { handoffId: string; prove
           </div>
         )}
       </div>
-    </details>
+    </DismissableDetails>
   );
 }
