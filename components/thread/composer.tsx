@@ -26,13 +26,16 @@ export function replyTo(number: number): void {
   window.dispatchEvent(new CustomEvent<ReplyDetail>(REPLY_EVENT, { detail: { number } }));
 }
 
+/** The draft of a thread's reply (components/forms/drafts.ts); kept past the thread's closing (KeptDraft). */
+export const replyDraftKey = (handoffId: string) => `reply.${handoffId}`;
+
 /**
  * Post an entry as either side, with a preview of its Markdown as the thread will show it. Field
  * errors show beside their fields; success clears the text. The text is this thread's draft
  * until it is posted; a post the server never answered keeps it, with Retry.
  */
 export function Composer({ handoffId, viewingAs }: { handoffId: string; viewingAs: ClientSide }) {
-  const draft = `reply.${handoffId}`;
+  const draft = replyDraftKey(handoffId);
   const [state, formAction, pending] = useActionState(
     keepingUnsent(addEntryAction, () => forgetDraft(draft)),
     idleFormState,

@@ -10,7 +10,7 @@ export function ThreadHeader({ handoff, sourceFormat, menu }: { handoff: Handoff
     <header className="mb-4 flex flex-col gap-2">
       {/* On a phone the title has the whole width; the menu goes under it. */}
       <div className="flex flex-col items-start gap-3 sm:flex-row sm:justify-between">
-        <h1 className="min-w-0 flex-1 text-2xl font-bold tracking-tight text-slate-900 break-words">{handoff.title}</h1>
+        <h1 className="min-w-0 flex-1 text-2xl font-bold tracking-tight text-slate-900 wrap-anywhere">{handoff.title}</h1>
         {menu}
       </div>
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2 text-sm">

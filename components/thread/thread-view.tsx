@@ -12,18 +12,25 @@ import { Composer } from "./composer";
 import { CursorActions } from "./cursor-actions";
 import { EntryList } from "./entry-list";
 import { JumpControls } from "./jump-controls";
+import { CarriedDraft, KeptDraft } from "./kept-draft";
 import { answersIndex } from "./entry-list";
 import { LoadEarlier, LoadLater } from "./load-earlier";
 import { ThreadHeader } from "./thread-header";
 import { ViewingAsSwitch } from "./viewing-as-switch";
 
+function showEntry(entry: HTMLElement): void {
+  entry.scrollIntoView({ block: "start" });
+  entry.focus({ preventScroll: true });
+}
+
 /**
- * Opens the page where the work is: at the entry the address names (`#entry-12`), else at the
- * first entry new to the side being viewed; once, when the page opens, for live updates never
- * move the reader. An address naming an entry this page does not hold (a link pasted into a long
- * thread, or an "answers #12" followed to a folded entry) opens the page from that entry.
+ * Opens the page where the work is: at the entry the address names (`#entry-12`, else
+ * `?entry=12`), else at the first entry new to the side being viewed; once, when the page opens,
+ * for live updates never move the reader. A named entry also takes focus, so `j`/`k` go on from
+ * it. An address naming an entry this page does not hold (a link pasted into a long thread, or an
+ * "answers #12" followed to a folded entry) opens the page from that entry.
  */
-function useOpenAt(firstNewNumber: number | null, lastNumber: number) {
+function useOpenAt(firstNewNumber: number | null, lastNumber: number, openedAt: number | null) {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
@@ -32,7 +39,7 @@ function useOpenAt(firstNewNumber: number | null, lastNumber: number) {
     if (!named) return false;
     const number = Number(named[1]);
     const target = document.getElementById(`entry-${number}`);
-    if (target) target.scrollIntoView({ block: "start" });
+    if (target) showEntry(target);
     else if (number >= 1 && number <= lastNumber && search.get("entry") !== String(number)) {
       const params = new URLSearchParams(search);
       params.set("entry", String(number));
@@ -44,7 +51,11 @@ function useOpenAt(firstNewNumber: number | null, lastNumber: number) {
   useEffect(() => {
     if (!opened.current) {
       opened.current = true;
-      if (!namedEntry() && firstNewNumber !== null) document.getElementById(`entry-${firstNewNumber}`)?.scrollIntoView({ block: "start" });
+      if (!namedEntry()) {
+        const openedEntry = openedAt === null ? null : document.getElementById(`entry-${openedAt}`);
+        if (openedEntry) showEntry(openedEntry);
+        else if (firstNewNumber !== null) document.getElementById(`entry-${firstNewNumber}`)?.scrollIntoView({ block: "start" });
+      }
     }
     window.addEventListener("hashchange", namedEntry);
     return () => window.removeEventListener("hashchange", namedEntry);
@@ -64,6 +75,7 @@ export function ThreadView({
   handoffId,
   viewingAs,
   openedAt,
+  continuesFrom,
   sourceFormat,
   initial,
   menu,
@@ -75,6 +87,8 @@ export function ThreadView({
   viewingAs: ClientSide;
   /** The entry the address opened the thread at (`?entry=`), or null. */
   openedAt: number | null;
+  /** The thread this one continues, whose unposted reply it offers to take (CarriedDraft), or null. */
+  continuesFrom: string | null;
   sourceFormat: string | null;
   /** The server's latest page; used only while nothing is cached, so a refresh of the page never drops earlier entries loaded here. */
   initial: ThreadState;
@@ -89,8 +103,11 @@ export function ThreadView({
   const cursor = cursorOf(handoff, viewingAs);
   const firstNew = entries.find((entry) => entry.seq > cursor) ?? null;
   const lastNumber = entries.at(-1)?.number ?? opening.at(-1)?.number ?? 0;
-  useOpenAt(firstNew?.number ?? null, lastNumber + laterCount);
+  useOpenAt(firstNew?.number ?? null, lastNumber + laterCount, openedAt);
   const answeredBy = answersIndex([...opening, ...entries]);
+  // A page holding the thread from #1 has nothing folded, whatever the cached count says (the
+  // last "Show earlier" merges the opening into the run and left a count of 1).
+  const folded = entries[0]?.number === 1 ? 0 : earlierCount;
   return (
     <div>
       <ThreadHeader handoff={handoff} sourceFormat={sourceFormat} menu={menu} />
@@ -115,6 +132,7 @@ export function ThreadView({
           </p>
         </div>
       )}
+      {!active && <KeptDraft handoffId={handoff.id} canContinue={Boolean(closed)} />}
       {!active && closed}
       {active && entryCount === 0 && <p className="text-sm text-slate-600">No entries yet.</p>}
       {opening.length > 0 && (
@@ -122,10 +140,11 @@ export function ThreadView({
           <EntryList label="Opening entry" entries={opening} cursor={cursor} answeredBy={answeredBy} canReply={active} />
         </div>
       )}
-      {active && earlierCount > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} earlierCount={earlierCount} />}
+      {active && folded > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} earlierCount={folded} firstFolded={(opening.at(-1)?.number ?? 0) + 1} />}
       <EntryList entries={entries} cursor={cursor} answeredBy={answeredBy} canReply={active} />
-      {active && laterCount > 0 && <LoadLater handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} laterCount={laterCount} />}
+      {active && laterCount > 0 && <LoadLater handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} laterCount={laterCount} firstLater={lastNumber + 1} />}
       {active && entries.length > 0 && <JumpControls firstNewNumber={firstNew?.number ?? null} latestNumber={lastNumber} newCount={newCount} />}
+      {active && continuesFrom && <CarriedDraft handoffId={handoff.id} continuesFrom={continuesFrom} />}
       {active && <Composer handoffId={handoff.id} viewingAs={viewingAs} />}
       {active && (
         <section aria-labelledby="finish-heading" className="mt-10 flex flex-col gap-2 border-t border-slate-200 pt-4 sm:flex-row sm:items-center sm:justify-between">

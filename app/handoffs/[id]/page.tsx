@@ -96,6 +96,7 @@ export default async function ThreadPage({ params, searchParams }: Props) {
         handoffId={id}
         viewingAs={viewingAs}
         openedAt={entryParam(search.entry)}
+        continuesFrom={provenance.parent?.id ?? null}
         sourceFormat={provenance.source?.format ?? null}
         initial={threadStateOf(thread, opening)}
         menu={<SourceMenu handoffId={id} provenance={provenance} />}
