@@ -6,6 +6,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { AttentionThreads } from "./attention-threads";
 import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { Attention } from "@/lib/dashboard/find-attention";
+import { awayFromTheEntries } from "@/lib/git/types";
 
 function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
   if (count === 0) return null;
@@ -19,9 +20,6 @@ function Group({ id, title, count, children }: { id: string; title: string; coun
   );
 }
 
-/** The staleness block is written for a reader of the thread, whose entries follow it; on the desk, none do. */
-const THREAD_ADVICE = " Check the code before acting on the entries below.";
-const onTheDesk = (block: string) => (block.endsWith(THREAD_ADVICE) ? `${block.slice(0, -THREAD_ADVICE.length)} Check the code before acting on the thread's entries.` : block);
 
 const listClass = "flex flex-col divide-y divide-slate-100";
 const itemClass = "flex min-w-0 flex-col gap-1 py-2 first:pt-0 last:pb-0";
@@ -86,7 +84,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
                 <Link href={`/handoffs/${handoff.handoffId}`} className={linkClass}>
                   {handoff.title}
                 </Link>
-                <p className="text-sm text-slate-700 break-words">{onTheDesk(handoff.block)}</p>
+                <p className="text-sm text-slate-700 break-words">{awayFromTheEntries(handoff.block)}</p>
               </li>
             ))}
             </ul>

@@ -72,6 +72,13 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
+/** How a staleness block ends: it is read above the thread's entries (by a model, or on the thread page). */
+const BEFORE_THE_ENTRIES = " Check the code before acting on the entries below.";
+
+/** A staleness block where no entries follow it (the desk's list of handoffs behind their repository). */
+export const awayFromTheEntries = (block: string) =>
+  block.endsWith(BEFORE_THE_ENTRIES) ? `${block.slice(0, -BEFORE_THE_ENTRIES.length)} Check the code before acting on the thread's entries.` : block;
+
 /**
  * "Stale: 3 commits since this handoff was written (…); branch fix/x → main; changed since: src/auth.ts".
  * Commit subjects, branch and file names come from the repository: each stays on this one line.
@@ -91,7 +98,7 @@ export function renderStaleness(found: Omit<Staleness, "block">, recorded: GitSt
     parts.push(`branch ${from} → ${to}${found.branch.gone ? ` (${from} no longer exists)` : ""}`);
   }
   if (found.changedFiles.length > 0) parts.push(`changed since: ${found.changedFiles.map(oneLine).join(", ")}`);
-  return `Stale: ${parts.join("; ")}. Check the code before acting on the entries below.`;
+  return `Stale: ${parts.join("; ")}.${BEFORE_THE_ENTRIES}`;
 }
 
 /**
@@ -104,7 +111,7 @@ export function summarizeStaleness(found: Omit<Staleness, "block">): string {
   else if (found.commitsSince > 0) parts.push(`${plural(found.commitsSince, "commit")} since this handoff was written`);
   if (found.branch) parts.push(found.branch.gone ? "its branch no longer exists" : "the branch changed");
   if (found.changedFiles.length > 0) parts.push(`${plural(found.changedFiles.length, "file")} it names changed`);
-  return `Stale: ${parts.join("; ")} (details quoted below). Check the code before acting on the entries below.`;
+  return `Stale: ${parts.join("; ")} (details quoted below).${BEFORE_THE_ENTRIES}`;
 }
 
 /** The repository's own text behind a staleness, field by field: commit subjects, branch names, file names. */
