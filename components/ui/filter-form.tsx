@@ -5,10 +5,13 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { buttonClass } from "./button";
 import { inputClass } from "./field";
+import { useHydrated } from "./use-hydrated";
 
 /**
  * A list's filters as a GET form: they live in the URL, so a filtered view can be bookmarked or
- * shared. Remounts when the filters change so its fields show the URL's values.
+ * shared. Remounts when the filters change so its fields show the URL's values. Its selects apply
+ * themselves as they change (FilterSelect), so *Apply* serves only a page not yet hydrated (a
+ * native GET submit) and is left out once it is.
  */
 export function FilterForm({
   action,
@@ -22,6 +25,7 @@ export function FilterForm({
   children: ReactNode;
 }) {
   const filtered = Object.entries(filters).some(([key, value]) => key !== "page" && value !== undefined && value !== "");
+  const hydrated = useHydrated();
   return (
     <Form
       key={JSON.stringify(filters)}
@@ -31,9 +35,11 @@ export function FilterForm({
     >
       {children}
       <div className="flex gap-2">
-        <button type="submit" className={buttonClass("secondary")}>
-          Apply
-        </button>
+        {!hydrated && (
+          <button type="submit" className={buttonClass("secondary")}>
+            Apply
+          </button>
+        )}
         {filtered && (
           <Link href={action} className={buttonClass("ghost")}>
             Clear
