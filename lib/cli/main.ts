@@ -1,8 +1,10 @@
 /**
  * `baton <command> [args]`: the command-line door. Each command lives in lib/cli/commands/ and
- * is loaded only when called, so `baton mcp` starts without loading the others.
+ * is loaded only when called, so `baton mcp` starts without loading the others. Whatever a
+ * command leaves unanswered ends here as one line (failureLine), never a stack trace.
  */
 import "server-only";
+import { failureDetails, failureLine, logErrorsInOneLine } from "./failure";
 
 type Command = { summary: string; load: () => Promise<{ run: (args: string[]) => Promise<number> }> };
 
@@ -37,5 +39,13 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`baton: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
-  return (await command.load()).run(args);
+  logErrorsInOneLine();
+  try {
+    return await (await command.load()).run(args);
+  } catch (error) {
+    process.stderr.write(`baton ${name}: ${failureLine(error)}\n`);
+    const details = failureDetails(error);
+    if (details) process.stderr.write(`${details}\n`);
+    return 1;
+  }
 }

@@ -18,3 +18,44 @@ export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: numbe
   }
   return { text: Buffer.concat(chunks).toString("utf8"), over: size > maxBytes };
 }
+
+/** What a hook read: `over` past MAX_HOOK_INPUT_BYTES, `timedOut` when its deadline came first. */
+export type HookInput = { text: string; over: boolean; timedOut: boolean };
+
+/** Whether `text` is one whole JSON object already: Claude Code may keep the pipe open after it. */
+function isWholeJsonObject(text: string): boolean {
+  if (!text.trimEnd().endsWith("}")) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A hook's input from `stream`: up to its end or to the first whole JSON object, whichever comes
+ * first, by `deadline` (a time, ms) and within MAX_HOOK_INPUT_BYTES. A writer that never ends the
+ * input held a hook as long as it liked. Leaving early destroys the stream.
+ */
+export function readHookInput(stream: NodeJS.ReadableStream & { destroy(): unknown }, deadline: number): Promise<HookInput> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (ended: { over?: boolean; timedOut?: boolean; atEnd?: boolean }) => {
+      clearTimeout(timer);
+      stream.off("data", onData).off("end", onEnd).off("error", onEnd);
+      if (!ended.atEnd) stream.destroy();
+      resolve({ text: Buffer.concat(chunks).toString("utf8"), over: ended.over ?? false, timedOut: ended.timedOut ?? false });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > MAX_HOOK_INPUT_BYTES) finish({ over: true });
+      else if (isWholeJsonObject(Buffer.concat(chunks).toString("utf8"))) finish({});
+    };
+    const onEnd = () => finish({ atEnd: true });
+    const timer = setTimeout(() => finish({ timedOut: true }), Math.max(0, deadline - Date.now()));
+    stream.on("data", onData).on("end", onEnd).on("error", onEnd);
+  });
+}

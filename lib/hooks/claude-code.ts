@@ -1,13 +1,14 @@
 import "server-only";
 import fs from "node:fs";
 import { z } from "zod";
-import { databaseFile, databaseUrl, describeDatabase } from "../config";
+import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { namedFolderSchema } from "../caller";
-import { quotedOneLine } from "../one-line";
+import { oneLine, quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
+import { byDeadline, gaveUpOnDatabase, hookDeadline, TIMED_OUT } from "./deadline";
 
 /**
  * Claude Code's hooks as a door to lib/pickup: the hook's JSON from standard input in, what
@@ -79,31 +80,15 @@ async function stop(text: string): Promise<HookOutcome> {
 }
 
 /**
- * How long a hook may wait for its database, all steps together. Claude Code gives a hook 30 s
- * and the session waits for SessionStart; a PostgreSQL that accepts connections and never answers
- * once held a hook 30.2 s. Past this the hook gives up with its one line.
+ * Runs one hook on its input text; never throws, and answers by `deadline` (a time, ms; see
+ * lib/hooks/deadline.ts), else gives up (`timedOut`).
  */
-export const HOOK_DATABASE_DEADLINE_MS = 5_000;
-
-/** Runs one hook on its input text; never throws, and answers within HOOK_DATABASE_DEADLINE_MS (`timedOut`: it gave up). */
-export async function runHook(event: HookEvent, text: string): Promise<HookOutcome & { timedOut?: true }> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<HookOutcome & { timedOut: true }>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({
-          ...silent(`the Baton database did not answer within ${HOOK_DATABASE_DEADLINE_MS / 1000} s (${describeDatabase()}); gave up so the session is not held`),
-          timedOut: true,
-        }),
-      HOOK_DATABASE_DEADLINE_MS,
-    );
-  });
+export async function runHook(event: HookEvent, text: string, deadline: number = hookDeadline()): Promise<HookOutcome & { timedOut?: true }> {
   try {
-    return await Promise.race([(event === "session-start" ? sessionStart(text) : stop(text)), deadline]);
+    const outcome = await byDeadline(event === "session-start" ? sessionStart(text) : stop(text), deadline);
+    return outcome === TIMED_OUT ? { ...silent(gaveUpOnDatabase()), timedOut: true } : outcome;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return silent(`could not use the Baton database (${reason}); check BATON_DATA_DIR / DATABASE_URL`);
-  } finally {
-    clearTimeout(timer);
+    return silent(`could not use the Baton database (${oneLine(reason)}); check BATON_DATA_DIR / DATABASE_URL`);
   }
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { isDomainError } from "../../errors";
 import path from "node:path";
 import { z } from "zod";
 import { closeDatabase } from "../../database";
@@ -6,7 +7,9 @@ import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs } from "../args";
 import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
 import { redactionLines } from "../../secrets";
-import { MAX_HOOK_INPUT_BYTES, readBounded } from "../read-bounded";
+import { byDeadline, exitSoonAfterGivingUp, gaveUpOnDatabase, HOOK_DEADLINE_MS, hookDeadline, TIMED_OUT } from "../../hooks/deadline";
+import { visibleControls } from "../../validation";
+import { MAX_HOOK_INPUT_BYTES, readHookInput } from "../read-bounded";
 
 const USAGE = `usage: baton checkpoint [--goal TEXT] [--now TEXT] [--status in_progress|completed|blocked]
                         [--hypothesis TEXT] [--outcome TEXT] [--file PATH]... [--files A,B]
@@ -21,13 +24,21 @@ e.g. from a PreCompact hook.`;
 
 const hookInputSchema = z.looseObject({ session_id: z.string().optional(), cwd: z.string().optional() });
 
-async function readHookInput(): Promise<z.output<typeof hookInputSchema>> {
-  const { text, over } = await readBounded(process.stdin, MAX_HOOK_INPUT_BYTES);
-  if (over) throw new Error(`the hook input on standard input is over ${MAX_HOOK_INPUT_BYTES / 1024} KiB; a Claude Code hook's JSON object is far smaller`);
+/** The hook's JSON from standard input, by `deadline`; a string says why there is none to use. */
+async function readHookJson(deadline: number): Promise<z.output<typeof hookInputSchema> | string> {
+  const { text, over, timedOut } = await readHookInput(process.stdin, deadline);
+  if (over) return `the hook input on standard input is over ${MAX_HOOK_INPUT_BYTES / 1024} KiB; a Claude Code hook's JSON object is far smaller`;
+  if (timedOut) return `standard input held no whole JSON object and did not end within ${HOOK_DEADLINE_MS / 1000} s; gave up so the session is not held`;
   if (text.trim() === "") return {};
-  const parsed = hookInputSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error("the hook input on standard input is not a Claude Code hook's JSON object");
-  return parsed.data;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    // The parser quotes the input back: its control characters are shown, not sent to the terminal.
+    return `the hook input on standard input is not valid JSON (${visibleControls((error as Error).message)})`;
+  }
+  const parsed = hookInputSchema.safeParse(json);
+  return parsed.success ? parsed.data : "the hook input on standard input is not a Claude Code hook's JSON object";
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -50,14 +61,16 @@ export async function run(args: string[]): Promise<number> {
   });
   if (typeof parsed === "number") return parsed;
   const { values } = parsed;
+  // As a hook (PreCompact) it keeps to the other hooks' deadline, reading and database together.
+  const deadline = values.hook ? hookDeadline() : Infinity;
   let hook: z.output<typeof hookInputSchema> = {};
   if (values.hook) {
-    try {
-      hook = await readHookInput();
-    } catch (error) {
-      process.stderr.write(`baton checkpoint: ${(error as Error).message}\n`);
+    const read = await readHookJson(deadline);
+    if (typeof read === "string") {
+      process.stderr.write(`baton checkpoint: ${read}\n`);
       return 1;
     }
+    hook = read;
   }
   const listed = values.files?.split(",").map((file) => file.trim()).filter(Boolean);
   const files = values.file || listed ? [...(values.file ?? []), ...(listed ?? [])] : undefined;
@@ -72,9 +85,17 @@ export async function run(args: string[]): Promise<number> {
     sessionId: values["session-id"] ?? hook.session_id,
   };
   const cwd = hook.cwd ?? process.cwd();
-  try {
+  const checkpoint = async () => {
     if (values.push) await ensureMigrated();
-    const result = await checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project });
+    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project });
+  };
+  try {
+    const result = deadline === Infinity ? await checkpoint() : await byDeadline(checkpoint(), deadline);
+    if (result === TIMED_OUT) {
+      process.stderr.write(`baton checkpoint: ${gaveUpOnDatabase()}; the checkpoint was not pushed: run \`baton checkpoint --push\` once it answers\n`);
+      exitSoonAfterGivingUp();
+      return 0;
+    }
     const shown = path.relative(process.cwd(), result.file) || result.file;
     process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
     if (result.pushed) {
@@ -84,6 +105,8 @@ export async function run(args: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
+    // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
+    if (!isDomainError(error)) throw error;
     process.stderr.write("baton checkpoint: failed:\n");
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;

@@ -1,4 +1,5 @@
 import "server-only";
+import { isDomainError } from "../../errors";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
 import { closeHandoff, errorLines } from "../../formats";
@@ -20,6 +21,8 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`closed ${handoff.id}${artifactId ? `; kept bundle ${artifactId}` : ""}\n`);
     return 0;
   } catch (error) {
+    // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
+    if (!isDomainError(error)) throw error;
     process.stderr.write("baton close: refused; nothing was changed:\n");
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;

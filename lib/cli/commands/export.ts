@@ -1,4 +1,5 @@
 import "server-only";
+import { isDomainError } from "../../errors";
 import fs from "node:fs";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
@@ -42,6 +43,8 @@ export async function run(args: string[]): Promise<number> {
     if (exported.artifactId) process.stderr.write(`artifact ${exported.artifactId}\n`);
     return 0;
   } catch (error) {
+    // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
+    if (!isDomainError(error)) throw error;
     process.stderr.write("baton export: refused:\n");
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;

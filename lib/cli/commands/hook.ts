@@ -1,7 +1,8 @@
 import "server-only";
 import { closeDatabase } from "../../database";
 import { HOOK_EVENTS, runHook, type HookEvent } from "../../hooks/claude-code";
-import { MAX_HOOK_INPUT_BYTES, readBounded } from "../read-bounded";
+import { exitSoonAfterGivingUp, HOOK_DEADLINE_MS, hookDeadline } from "../../hooks/deadline";
+import { readHookInput } from "../read-bounded";
 
 const USAGE = `usage: baton hook session-start|stop
 
@@ -12,13 +13,6 @@ the hook's JSON on standard input.
   stop           a one-time reminder when a question from chat is still unanswered in one
 Never in a session's way: on bad input, no database or no repository it prints nothing on
 standard output, one line on standard error, and exits 0.`;
-
-async function readInput(): Promise<string> {
-  // A person at a terminal gets the usage note, not a hang waiting for end of input.
-  if (process.stdin.isTTY) return "";
-  const { text, over } = await readBounded(process.stdin, MAX_HOOK_INPUT_BYTES);
-  return over ? "" : text;
-}
 
 /** `baton hook <event>`: exits 0 whatever happens (exit 2 would block the session in Claude Code); 1 only for an unknown event. */
 export async function run(args: string[]): Promise<number> {
@@ -31,12 +25,18 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`baton hook: give one of ${HOOK_EVENTS.join(", ")}\n\n${USAGE}\n`);
     return 1;
   }
-  const outcome = await runHook(event as HookEvent, await readInput());
+  const deadline = hookDeadline();
+  // A person at a terminal gets the usage note, not a hang waiting for end of input.
+  const input = process.stdin.isTTY ? { text: "", over: false, timedOut: false } : await readHookInput(process.stdin, deadline);
+  if (input.timedOut) {
+    process.stderr.write(`baton hook ${event}: standard input held no whole JSON object and did not end within ${HOOK_DEADLINE_MS / 1000} s; gave up so the session is not held\n`);
+    return 0;
+  }
+  const outcome = await runHook(event as HookEvent, input.over ? "" : input.text, deadline);
   if (outcome.stdout) process.stdout.write(outcome.stdout);
   if (outcome.note) process.stderr.write(`baton hook ${event}: ${outcome.note}\n`);
   if (outcome.timedOut) {
-    // A connection that never answers would keep the process (and the session) waiting on it.
-    setTimeout(() => process.exit(0), 100).unref();
+    exitSoonAfterGivingUp();
     return 0;
   }
   await closeDatabase();

@@ -1,4 +1,5 @@
 import "server-only";
+import { isDomainError } from "../../errors";
 import fs from "node:fs";
 import path from "node:path";
 import { closeDatabase } from "../../database";
@@ -59,6 +60,8 @@ export async function run(args: string[]): Promise<number> {
     for (const line of redactionLines(imported.redactions)) process.stderr.write(`${line}\n`);
     return 0;
   } catch (error) {
+    // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
+    if (!isDomainError(error)) throw error;
     process.stderr.write(`baton import: refused${file ? ` ${file}` : ""}; nothing was stored:\n`);
     for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
     return 1;
