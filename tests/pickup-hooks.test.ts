@@ -9,6 +9,7 @@ import { databaseUrl, dataDir } from "../lib/config";
 import { engineOf } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { PICKUP_SCAN_ENTRIES } from "../lib/handoffs/attention";
+import { THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs/limits";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
 import { runHookProcess, type HookRun } from "./support/hook-process";
@@ -203,6 +204,28 @@ describe("baton hook session-start", () => {
     expect(link("--unlink")).toBe("unlinked github.com/acme/linked from project importer\n");
     expect((await sessionStart(repo)).stdout).toBe("");
   });
+
+  it("keeps the whole note within the answer budget: an entry past the room left is cut or left out, and the note says how to read it", async () => {
+    const repo = repository("git@github.com:acme/budget.git");
+    // Six handoffs of three 45 KB questions each: the note once printed 138,820 characters.
+    const question = (handoff: number, number: number) => `Question ${number} of handoff ${handoff}: ${"Which of these retry limits should apply here? ".repeat(940)}`;
+    const ids: string[] = [];
+    for (let handoff = 1; handoff <= 6; handoff++) {
+      const { handoff: created } = await createHandoff({ title: `Budget ${handoff}`, content: question(handoff, 1), asClient: "chat", repoPath: repo });
+      for (const number of [2, 3]) await addEntry({ id: created.id, type: "question", content: question(handoff, number), asClient: "chat" });
+      ids.push(created.id);
+    }
+    const run = await sessionStart(repo);
+    const context = contextOf(run);
+    // The note as Claude Code receives it, a JSON string, within the budget; the output only adds the hook's envelope.
+    expect(Buffer.byteLength(JSON.stringify(context), "utf8")).toBeLessThanOrEqual(THREAD_ANSWER_BUDGET_BYTES);
+    expect(Buffer.byteLength(run.stdout, "utf8")).toBeLessThanOrEqual(THREAD_ANSWER_BUDGET_BYTES + 100);
+    // The first entries of the two newest handoffs whole, the third handoff's cut to the room left.
+    expect(quotedBlocks(context).blocks.map((block) => block.number)).toEqual([1, 1, 1]);
+    expect(context).toMatch(/\(Entry #1 is cut at \d+ characters to keep this note short: get_handoff reads it whole\.\)/);
+    expect(context).toMatch(/… \[cut at \d+ characters\]\n----- END QUOTED ENTRY #1 /);
+    for (const id of ids) expect(context).toContain(id);
+  }, 120_000);
 
   it("never stands in the way: malformed input, a folder without git, no or an unusable database each exit 0 with stdout empty", async () => {
     const repo = repository("git@github.com:acme/robust.git");
