@@ -121,7 +121,9 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffYaml {
 function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const unchanged = latestUnchangedImport(snapshot, "handoff_yaml");
   if (!unchanged) return fromEntries(snapshot);
-  const base = parseYaml(unchanged.document) as Record<string, unknown>;
+  // The document as imported: a tag it carried (`!custom`) is read as plain text, without the
+  // parser's multi-line warning on the command's stderr.
+  const base = parseYaml(unchanged.document, { logLevel: "error" }) as Record<string, unknown>;
   const doc = validateHandoffYaml({ ...base, timestamp: base.timestamp ?? snapshot.source?.metadata.documentTimestamp });
   const { added } = unchanged;
   if (added.length === 0) return doc;
