@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { MAX_INT4 } from "../database";
+import { wholeNumberParam } from "../validation";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
@@ -30,4 +32,15 @@ export function parseCommandArgs<const Options extends OptionsConfig, const Posi
     return 0;
   }
   return parsed;
+}
+
+/**
+ * A whole-number argument (an entry's seq, a webhook's id) read by the rule the REST door reads
+ * page numbers by: plain decimal digits, 1 to MAX_INT4. `1e3`, `0x10` or `1.0` are refused, where
+ * the domain's coercion would read `1e3` as 1000.
+ */
+export function wholeNumberArgument(name: string, value: string): { value: number } | { refused: string } {
+  const parsed = wholeNumberParam(name, 1, MAX_INT4).safeParse(value);
+  if (parsed.success && parsed.data !== undefined) return { value: parsed.data };
+  return { refused: `${name} must be a whole number from 1 to ${MAX_INT4}` };
 }

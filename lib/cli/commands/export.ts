@@ -3,7 +3,7 @@ import { isDomainError } from "../../errors";
 import fs from "node:fs";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
-import { parseCommandArgs, usageError } from "../args";
+import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
 import { errorLines, exportHandoff } from "../../formats";
 
 const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
@@ -26,9 +26,11 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length !== 1 || !values.format) {
     return usageError("export", "give one handoff ID and --format", USAGE);
   }
+  const cut = values.cut === undefined ? undefined : wholeNumberArgument("--cut", values.cut);
+  if (cut && "refused" in cut) return usageError("export", cut.refused, USAGE);
   try {
     await ensureMigrated();
-    const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: values.cut });
+    const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: cut?.value });
     if (values.out) {
       try {
         fs.writeFileSync(values.out, exported.text);

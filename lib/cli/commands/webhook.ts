@@ -1,6 +1,6 @@
 import "server-only";
 import { createWebhook, listWebhooks, removeWebhook, WEBHOOK_EVENTS } from "../../webhooks";
-import { parseCommandArgs, usageError } from "../args";
+import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
 import { runVerb } from "../verbs";
 
 const USAGE = `usage: baton webhook add <url> --events a,b [--types question,decision]
@@ -43,8 +43,10 @@ async function remove(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("webhook", USAGE, args, { allowPositionals: true, options: {} });
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("webhook", "remove takes one webhook id", USAGE);
-  await removeWebhook({ id: parsed.positionals[0] });
-  process.stderr.write(`removed webhook ${parsed.positionals[0]} and its deliveries\n`);
+  const id = wholeNumberArgument("the webhook id", parsed.positionals[0]);
+  if ("refused" in id) return usageError("webhook", id.refused, USAGE);
+  await removeWebhook({ id: id.value });
+  process.stderr.write(`removed webhook ${id.value} and its deliveries\n`);
   return 0;
 }
 
