@@ -129,6 +129,8 @@ export async function loadEarlierEntries(client: QueryClient, id: string, asClie
     const entries = [...page.entries.filter((entry) => entry.seq < start && entry.number > openingEnd), ...held.entries];
     // Once the fold is gone, the opening is simply the run's start.
     const opening = foldedBetween(held.opening, entries) === 0 ? [] : held.opening;
-    return { ...held, opening, entries: opening.length ? entries : [...held.opening, ...entries], earlierCount: foldedBetween(opening, entries) };
+    const run = opening.length ? entries : [...held.opening, ...entries];
+    // Counted on the run as shown: counted before the opening joined it, the last fold read "1 earlier entry" above #1.
+    return { ...held, opening, entries: run, earlierCount: foldedBetween(opening, run) };
   });
 }

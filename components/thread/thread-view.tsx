@@ -105,9 +105,6 @@ export function ThreadView({
   const lastNumber = entries.at(-1)?.number ?? opening.at(-1)?.number ?? 0;
   useOpenAt(firstNew?.number ?? null, lastNumber + laterCount, openedAt);
   const answeredBy = answersIndex([...opening, ...entries]);
-  // A page holding the thread from #1 has nothing folded, whatever the cached count says (the
-  // last "Show earlier" merges the opening into the run and left a count of 1).
-  const folded = entries[0]?.number === 1 ? 0 : earlierCount;
   return (
     <div>
       <ThreadHeader handoff={handoff} sourceFormat={sourceFormat} menu={menu} />
@@ -140,7 +137,7 @@ export function ThreadView({
           <EntryList label="Opening entry" entries={opening} cursor={cursor} answeredBy={answeredBy} canReply={active} />
         </div>
       )}
-      {active && folded > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} earlierCount={folded} firstFolded={(opening.at(-1)?.number ?? 0) + 1} />}
+      {active && earlierCount > 0 && <LoadEarlier handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} earlierCount={earlierCount} firstFolded={(opening.at(-1)?.number ?? 0) + 1} />}
       <EntryList entries={entries} cursor={cursor} answeredBy={answeredBy} canReply={active} />
       {active && laterCount > 0 && <LoadLater handoffId={handoff.id} viewingAs={viewingAs} openedAt={openedAt} laterCount={laterCount} firstLater={lastNumber + 1} />}
       {active && entries.length > 0 && <JumpControls firstNewNumber={firstNew?.number ?? null} latestNumber={lastNumber} newCount={newCount} />}
