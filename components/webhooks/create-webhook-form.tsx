@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useEffect, useRef } from "react";
+import { useActionState, useEffect, useRef, type ReactNode } from "react";
 import { createWebhookAction, type CreateWebhookState } from "@/app/settings/webhooks/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
@@ -10,6 +10,24 @@ import { ENTRY_TYPES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS } from "@/lib/webhook
 
 /** A checkbox marked invalid is outlined red, as a text field's border turns red (inputClass). */
 const choiceClass = "aria-[invalid=true]:outline-2 aria-[invalid=true]:outline-offset-1 aria-[invalid=true]:outline-red-500";
+
+/** One box of a group of choices, kept as chosen after a refusal and marked with its group's errors. */
+function ChoiceBox({ name, value, checked, errors, errorId, className, children }: { name: string; value: string; checked: boolean; errors: string[]; errorId: string; className: string; children: ReactNode }) {
+  return (
+    <label className={`flex items-center text-sm ${className}`}>
+      <input
+        type="checkbox"
+        name={name}
+        value={value}
+        defaultChecked={checked}
+        aria-invalid={errors.length > 0 ? true : undefined}
+        aria-describedby={errorId}
+        className={choiceClass}
+      />
+      {children}
+    </label>
+  );
+}
 
 const initial: CreateWebhookState = { status: "idle" };
 
@@ -47,18 +65,9 @@ export function CreateWebhookForm() {
         <fieldset className="flex flex-col gap-1">
           <legend className="text-sm font-medium text-slate-800">Events</legend>
           {WEBHOOK_EVENTS.map((event) => (
-            <label key={event} className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                name="events"
-                value={event}
-                defaultChecked={chosen.events.includes(event)}
-                aria-invalid={eventErrors.length > 0 ? true : undefined}
-                aria-describedby="webhook-events-error"
-                className={choiceClass}
-              />
+            <ChoiceBox key={event} name="events" value={event} checked={chosen.events.includes(event)} errors={eventErrors} errorId="webhook-events-error" className="gap-2">
               {WEBHOOK_EVENT_LABELS[event]}
-            </label>
+            </ChoiceBox>
           ))}
           <FieldMessages id="webhook-events-error" messages={eventErrors} />
         </fieldset>
@@ -66,18 +75,9 @@ export function CreateWebhookForm() {
           <legend className="text-sm font-medium text-slate-800">entry.created only for these types (none checked: every type)</legend>
           <div className="flex flex-wrap gap-3">
             {ENTRY_TYPES.map((type) => (
-              <label key={type} className="flex items-center gap-1.5 text-sm">
-                <input
-                  type="checkbox"
-                  name="types"
-                  value={type}
-                  defaultChecked={chosen.types.includes(type)}
-                  aria-invalid={typeErrors.length > 0 ? true : undefined}
-                  aria-describedby="webhook-types-error"
-                  className={choiceClass}
-                />
+              <ChoiceBox key={type} name="types" value={type} checked={chosen.types.includes(type)} errors={typeErrors} errorId="webhook-types-error" className="gap-1.5">
                 {type}
-              </label>
+              </ChoiceBox>
             ))}
           </div>
           <FieldMessages id="webhook-types-error" messages={typeErrors} />
