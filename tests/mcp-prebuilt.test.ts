@@ -1,5 +1,8 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { BATON_TOOL_NAMES, connectStdioClient } from "./support/mcp-clients";
 import { describeDatabase } from "../lib/config";
@@ -35,6 +38,19 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     } finally {
       await cached.client.close();
     }
+  });
+
+  it("builds wherever the command was started: `baton mcp` in a user's repository prebuilds itself there", { timeout: 120_000 }, () => {
+    // As launch.mjs prebuilds in-process: the process's folder is the client's, not the checkout (esbuild resolved the jsonc-parser alias from it and failed).
+    const script = `import(${JSON.stringify(path.join(projectRoot, "lib", "prebuilt", "build.ts"))}).then((m) => m.prebuildCommand("cli")).then((entry) => console.log(entry))`;
+    const tsx = pathToFileURL(path.join(projectRoot, "node_modules", "tsx", "dist", "esm", "index.mjs")).href;
+    const entry = execFileSync(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], {
+      cwd: fs.mkdtempSync(path.join(os.tmpdir(), "baton-elsewhere-")),
+      env: { ...process.env, TSX_TSCONFIG_PATH: path.join(projectRoot, "tsconfig.json") },
+      encoding: "utf8",
+    }).trim();
+    expect(fs.existsSync(entry)).toBe(true);
+    expect(freshEntry("cli")).toBe(entry);
   });
 
   it("counts as stale once any source it was built from is newer; launch then runs the sources and prebuilds again", async () => {

@@ -95,7 +95,8 @@ export function mirrorBlob(text: string): void {
   try {
     writeBlob(bytes);
   } catch (error) {
-    console.error(`baton: bundle ${artifactIdOf(bytes)} is stored in the database; its copy in the artifact folder could not be written`, error);
+    const reason = error instanceof Error ? error.message : String(error);
+    console.error(`baton: bundle ${artifactIdOf(bytes)} is stored in the database; its copy in the artifact folder could not be written (${reason})`);
   }
 }
 

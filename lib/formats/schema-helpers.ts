@@ -83,8 +83,10 @@ export function parseYamlText(text: string): unknown {
   if (deep) throw tooDeep(deep);
   let value: unknown;
   try {
-    // One document, plain data only: no custom tags, aliases capped so a "billion laughs" cannot blow up.
-    value = parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true });
+    // One document, plain data only: a custom tag (`!custom`) resolves to nothing and its value
+    // stays plain text, aliases are capped so a "billion laughs" cannot blow up, and the parser's
+    // warnings stay out of stderr (logLevel "error": it printed TAG_RESOLVE_FAILED blocks there).
+    value = parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true, logLevel: "error" });
   } catch (error) {
     const reason = error instanceof YAMLParseError || error instanceof Error ? error.message.split("\n")[0] : String(error);
     if (/call stack/i.test(reason)) throw tooDeep();

@@ -41,6 +41,9 @@ export async function prebuildCommand(name: PrebuiltName): Promise<string> {
     plugins: [keepImportMeta, zodEnglishOnly],
     // Its paths map "server-only" to the package's empty entry, as for tsx (the default throws).
     tsconfig: path.join(projectRoot, "tsconfig.json"),
+    // Aliases and packages resolve from the checkout, wherever the command was started (`baton mcp`
+    // prebuilds itself from a user's repository, where "jsonc-parser/…" resolved to nothing).
+    absWorkingDir: projectRoot,
     metafile: true,
     logLevel: "silent",
   });
