@@ -268,17 +268,16 @@ describe("tokens", () => {
     expect((await mcpCall(refreshed.access_token)).status).toBe(401);
   });
 
-  it("a grant approved as code makes code the default side; ?as= still wins", async () => {
+  it("a grant approved as code acts as code, and only as code: ?as=chat is refused (the consent page said it would act as code)", async () => {
     const { code, codeVerifier } = await approvedCode("code");
     const tokens = await exchange(code, codeVerifier);
     const mcp = await connectHttpClient(`${origin}/api/mcp`, { authorization: `Bearer ${tokens.access_token}` });
     const created = await mcp.callTool({ name: "create_handoff", arguments: { title: "from the code grant", content: "x" } });
     await mcp.close();
     expect((created.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("code");
-    const asChat = await connectHttpClient(`${origin}/api/mcp?as=chat`, { authorization: `Bearer ${tokens.access_token}` });
-    const chat = await asChat.callTool({ name: "create_handoff", arguments: { title: "as chat", content: "x" } });
-    await asChat.close();
-    expect((chat.structuredContent as { entries: { from_client: string }[] }).entries[0].from_client).toBe("chat");
+    const handoffs = await count("handoffs");
+    await expect(connectHttpClient(`${origin}/api/mcp?as=chat`, { authorization: `Bearer ${tokens.access_token}` })).rejects.toThrow(/approved to act as code, not chat/);
+    expect(await count("handoffs")).toBe(handoffs);
     expect((await listTokens()).map((token) => token.name)).toContain("claude-connector-code");
   });
 
