@@ -115,6 +115,8 @@ const SEARCHES: Search[] = [
   // A filter narrows the candidates before the cap: it reads up to FILTERED_SEARCH_SCAN matches.
   { label: "worst filtered: commonest + project", options: { q: vocabulary[0], project: "hlg" } },
   { label: "word of rank 100 + completed", options: { q: vocabulary[100], status: "completed" } },
+  // Too few of the newest 1,000 matches pass these filters to fill a page: the search reads 2,000.
+  { label: "worst filtered: deeper look", options: { q: vocabulary[100], status: "completed", project: "hlg" } },
   { label: "word, page 3", options: { q: vocabulary[200], page: 3 } },
   { label: "a title's made-up word", options: { q: madeUpWord(4_321 + 7) } },
   { label: "worst: the commonest word", options: { q: vocabulary[0] } },

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { read, type Tx } from "../database";
-import { parseSearchQuery, searchEngineOf, type SearchMatch, type SearchTerm } from "../search";
+import { FILTERED_SEARCH_SCAN, parseSearchQuery, SEARCH_MATCH_LIMIT, searchEngineOf, type FoundHits, type SearchMatch, type SearchTerm } from "../search";
 import { blankToUndefined, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { HISTORY_FILTER_FIELDS } from "./history-filters";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
@@ -121,19 +121,16 @@ async function recentIn(tx: Tx, input: Input, { conditions, params }: Filters): 
   return pageOf(input, rows.map((row) => summaryOf(row, null)), counted!.total);
 }
 
+type SearchRow = SummaryRow & { hit_seq: number | null; total: number; capped: number | boolean };
+
 /**
- * A search: the best match first (the search index's score), then the most recent, among the
- * handoffs of the newest matches (lib/search's SEARCH_MATCH_LIMIT). The page is cut before its
- * counts and excerpts are computed, so they cost the same at any scale.
+ * One page of a search's hits (`found`), with the total and whether the search was capped. The
+ * hits lead (CROSS JOIN keeps SQLite from reading every handoff a filter admits, such as every
+ * active one, and looking each up among the hits); PostgreSQL plans it as any join.
  */
-async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
-  const engine = searchEngineOf(tx.engine);
-  // The filters narrow the search's candidates, not only its page (lib/search FILTERED_SEARCH_SCAN).
-  const found = await engine.hits(tx, terms, conditions.length > 0 ? { conditions, params } : null);
-  // The hits lead (CROSS JOIN keeps SQLite from reading every handoff a filter admits, such as
-  // every active one, and looking each up among the hits); PostgreSQL plans it as any join.
+async function hitsPageIn(tx: Tx, input: Input, { conditions, params }: Filters, found: FoundHits): Promise<{ rows: SearchRow[]; total: number; capped: boolean }> {
   const hits = `search_hits hits CROSS JOIN handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id ${whereOf(["h.id = hits.handoff_id", ...conditions])}`;
-  const rows = await tx.all<SummaryRow & { hit_seq: number | null; total: number; capped: number | boolean }>(
+  const rows = await tx.all<SearchRow>(
     `WITH ${found.cte},
      page AS (SELECT hits.handoff_id, hits.score, hits.seq, h.updated_at, COUNT(*) OVER () AS total FROM ${hits}
               ORDER BY hits.score, h.updated_at DESC, h.id LIMIT ? OFFSET ?)
@@ -149,8 +146,29 @@ async function searchIn(tx: Tx, input: Input, { conditions, params }: Filters, t
       `WITH ${found.cte} SELECT COUNT(*) AS total, (SELECT capped FROM search_capped) AS capped FROM ${hits}`,
       [...found.params, ...params],
     ))!;
-  const matches = await found.matchesIn(rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
-  return pageOf(input, rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), counted.total, Boolean(counted.capped));
+  return { rows, total: counted.total, capped: Boolean(counted.capped) };
+}
+
+/**
+ * A search: the best match first (the search index's score), then the most recent, among the
+ * handoffs of the newest matches (lib/search's SEARCH_MATCH_LIMIT). Filters narrow the candidates
+ * before that cap: the newest matches of the handoffs they admit are kept. When those fill less
+ * than a page and older matches exist, the search looks further back once, over the newest
+ * FILTERED_SEARCH_SCAN matches: reading that deep costs PostgreSQL 60–90 ms for a word in one
+ * entry of thirty, so it is spent only where the first look came back thin. The page is cut
+ * before its counts and excerpts are computed, so they cost the same at any scale.
+ */
+async function searchIn(tx: Tx, input: Input, filters: Filters, terms: SearchTerm[]): Promise<HandoffPage> {
+  const engine = searchEngineOf(tx.engine);
+  const filter = filters.conditions.length > 0 ? filters : null;
+  let found = await engine.hits(tx, terms, filter && { filter, scan: SEARCH_MATCH_LIMIT });
+  let page = await hitsPageIn(tx, input, filters, found);
+  if (filter && page.capped && page.total < input.perPage) {
+    found = await engine.hits(tx, terms, { filter, scan: FILTERED_SEARCH_SCAN });
+    page = await hitsPageIn(tx, input, filters, found);
+  }
+  const matches = await found.matchesIn(page.rows.map((row) => ({ handoffId: row.id, title: row.title, seq: row.hit_seq })));
+  return pageOf(input, page.rows.map((row) => summaryOf(row, matches.get(row.id) ?? null)), page.total, page.capped);
 }
 
 /**

@@ -32,9 +32,12 @@ export type FoundHits = {
  */
 export type HandoffFilter = { conditions: string[]; params: unknown[] };
 
-/** A condition true when `within` admits the handoff `handoffOf` (an SQL expression) names. */
-export const admits = (within: HandoffFilter, handoffOf: string) =>
-  `EXISTS (SELECT 1 FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id WHERE h.id = ${handoffOf}${within.conditions.map((condition) => ` AND ${condition}`).join("")})`;
+/** A filtered search: its filter, and how many of each index's newest matches it reads. */
+export type FilteredScan = { filter: HandoffFilter; scan: number };
+
+/** A condition true when `filter` admits the handoff `handoffOf` (an SQL expression) names. */
+export const admits = (filter: HandoffFilter, handoffOf: string) =>
+  `EXISTS (SELECT 1 FROM handoffs h LEFT JOIN handoff_sources s ON s.handoff_id = h.id WHERE h.id = ${handoffOf}${filter.conditions.map((condition) => ` AND ${condition}`).join("")})`;
 
 /**
  * What the history's query needs from an engine's search index: SQLite's FTS5 (./fts5.ts) or
@@ -42,8 +45,8 @@ export const admits = (within: HandoffFilter, handoffOf: string) =>
  */
 export type SearchEngine = {
   /**
-   * The hits of `terms` (at least one), in `tx`; with `within`, only of the handoffs it admits,
-   * among the newest FILTERED_SEARCH_SCAN matches (lib/search/query.ts).
+   * The hits of `terms` (at least one), in `tx`; with `within`, only of the handoffs its filter
+   * admits, among the newest `scan` matches of each index.
    */
-  hits(tx: Tx, terms: SearchTerm[], within: HandoffFilter | null): Promise<FoundHits>;
+  hits(tx: Tx, terms: SearchTerm[], within: FilteredScan | null): Promise<FoundHits>;
 };

@@ -2,8 +2,8 @@ import "server-only";
 import { placeholders, type Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
-import { admits, type HandoffFilter, type SearchEngine, type SearchHit } from "./engine";
-import { FILTERED_SEARCH_SCAN, prefixIsIndexed, SEARCH_MATCH_LIMIT, wordsOf, type SearchTerm } from "./query";
+import { admits, type FilteredScan, type SearchEngine, type SearchHit } from "./engine";
+import { prefixIsIndexed, SEARCH_MATCH_LIMIT, wordsOf, type SearchTerm } from "./query";
 import type { SearchExcerpt, SearchMatch } from "./types";
 
 /**
@@ -50,10 +50,10 @@ async function rankable(tx: Tx, terms: SearchTerm[]): Promise<boolean> {
 /**
  * `entry_matches(seq, score)` and `text_matches(text_id, score)`: each index's newest matches,
  * SEARCH_MATCH_LIMIT of them and one more that tells more exist, and `search_capped(capped)`. With
- * `within`, those of the handoffs it admits among the newest FILTERED_SEARCH_SCAN of each index
+ * `within`, those of the handoffs its filter admits among the newest `within.scan` of each index
  * (one more likewise); the filter is tested once per handoff, not once per match.
  */
-function newestMatches(ranked: boolean, within: HandoffFilter | null): string {
+function newestMatches(ranked: boolean, within: FilteredScan | null): string {
   const entries = `SELECT rowid AS seq, ${ranked ? "bm25(entry_search)" : "0"} AS score FROM entry_search WHERE entry_search MATCH ? ORDER BY rowid DESC`;
   const texts = `SELECT rowid AS text_id, bm25(handoff_search, ${TITLE_WEIGHT}, 1) AS score FROM handoff_search WHERE handoff_search MATCH ? ORDER BY rowid DESC`;
   const over = (table: string, limit: number) => `(SELECT COUNT(*) FROM ${table}) > ${limit}`;
@@ -63,16 +63,16 @@ text_matches AS MATERIALIZED (${texts} LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 search_capped(capped) AS (SELECT ${over("entry_matches", SEARCH_MATCH_LIMIT)} OR ${over("text_matches", SEARCH_MATCH_LIMIT)})`;
   }
   return `entry_scan AS MATERIALIZED (
-  SELECT m.seq, m.score, o.text_id FROM (${entries} LIMIT ${FILTERED_SEARCH_SCAN + 1}) m JOIN entry_search_owners o ON o.seq = m.seq
+  SELECT m.seq, m.score, o.text_id FROM (${entries} LIMIT ${within.scan + 1}) m JOIN entry_search_owners o ON o.seq = m.seq
 ),
-text_scan AS MATERIALIZED (${texts} LIMIT ${FILTERED_SEARCH_SCAN + 1}),
+text_scan AS MATERIALIZED (${texts} LIMIT ${within.scan + 1}),
 admitted_texts AS MATERIALIZED (
-  SELECT t.id FROM handoff_search_texts t WHERE t.id IN (SELECT text_id FROM entry_scan UNION SELECT text_id FROM text_scan) AND ${admits(within, "t.handoff_id")}
+  SELECT t.id FROM handoff_search_texts t WHERE t.id IN (SELECT text_id FROM entry_scan UNION SELECT text_id FROM text_scan) AND ${admits(within.filter, "t.handoff_id")}
 ),
 entry_matches AS MATERIALIZED (SELECT seq, score FROM entry_scan WHERE text_id IN (SELECT id FROM admitted_texts) ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 text_matches AS MATERIALIZED (SELECT text_id, score FROM text_scan WHERE text_id IN (SELECT id FROM admitted_texts) ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 search_capped(capped) AS (
-  SELECT ${over("entry_matches", SEARCH_MATCH_LIMIT)} OR ${over("text_matches", SEARCH_MATCH_LIMIT)} OR ${over("entry_scan", FILTERED_SEARCH_SCAN)} OR ${over("text_scan", FILTERED_SEARCH_SCAN)}
+  SELECT ${over("entry_matches", SEARCH_MATCH_LIMIT)} OR ${over("text_matches", SEARCH_MATCH_LIMIT)} OR ${over("entry_scan", within.scan)} OR ${over("text_scan", within.scan)}
 )`;
 }
 
@@ -86,7 +86,7 @@ search_capped(capped) AS (
  * the planner turned around. Entries are grouped by their owner's small integer id
  * (entry_search_owners).
  */
-const searchHitsCte = (ranked: boolean, within: HandoffFilter | null) => `${newestMatches(ranked, within)},
+const searchHitsCte = (ranked: boolean, within: FilteredScan | null) => `${newestMatches(ranked, within)},
 text_hits(text_id, score, seq) AS (
   SELECT text_id, MIN(score), MAX(seq) FROM (
     SELECT text_id, score, NULL AS seq FROM (SELECT * FROM text_matches ORDER BY text_id DESC LIMIT ${SEARCH_MATCH_LIMIT})
@@ -183,7 +183,7 @@ export const fts5Engine: SearchEngine = {
     const match = fts5QueryOf(terms);
     return {
       cte: searchHitsCte(await rankable(tx, terms), within),
-      params: [match, match, ...(within?.params ?? [])],
+      params: [match, match, ...(within?.filter.params ?? [])],
       matchesIn: (hits) => searchMatchesIn(tx, terms, hits),
     };
   },

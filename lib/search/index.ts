@@ -44,8 +44,8 @@ export async function compactSearchIndexIn(tx: Tx): Promise<void> {
   if (tx.engine === "sqlite") await compactFts5In(tx);
 }
 
-export type { SearchEngine, SearchHit } from "./engine";
+export type { FoundHits, SearchEngine, SearchHit } from "./engine";
 export { fts5QueryOf } from "./fts5";
 export { tsqueryOf } from "./postgres";
-export { MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, MIN_PREFIX_LENGTH, parseSearchQuery, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
+export { FILTERED_SEARCH_SCAN, MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, MIN_PREFIX_LENGTH, parseSearchQuery, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 export type * from "./types";

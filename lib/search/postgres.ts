@@ -1,8 +1,8 @@
 import "server-only";
 import { placeholders, type Tx } from "../database";
 import type { ClientSide, EntryType } from "../handoffs/schemas";
-import { admits, type HandoffFilter, type SearchEngine, type SearchHit } from "./engine";
-import { FILTERED_SEARCH_SCAN, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
+import { admits, type FilteredScan, type SearchEngine, type SearchHit } from "./engine";
+import { SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 import { EXCERPT_TOKENS } from "./fts5";
 import { highlightedExcerpt, highlightedText, MATCH_END, MATCH_START } from "./highlight";
 import type { SearchExcerpt, SearchMatch } from "./types";
@@ -45,9 +45,9 @@ const RANK = (vector: string) => `ts_rank('{0.25, 0.25, 0.25, 1}', ${vector}, ${
  * `entry_candidates` and `text_candidates`: the newest SEARCH_MATCH_LIMIT matching entries and
  * titles or kept summaries, and one more of each that tells more exist, and
  * `search_capped(capped)`. With `within`, those of the handoffs it admits among the newest
- * FILTERED_SEARCH_SCAN of each (one more likewise), the filter tested once per handoff, as FTS5's.
+ * `within.scan` of each (one more likewise), the filter tested once per handoff, as FTS5's.
  */
-function newestCandidates(within: HandoffFilter | null): string {
+function newestCandidates(within: FilteredScan | null): string {
   const entries = `SELECT e.handoff_id, e.seq, e.search_vector FROM handoff_entries e WHERE e.search_vector @@ ${QUERY} ORDER BY e.seq DESC`;
   const texts = `SELECT t.id, t.handoff_id, t.title, t.kept_summary FROM handoff_search_texts t WHERE baton_search_text(t.title, t.kept_summary) @@ ${QUERY} ORDER BY t.id DESC`;
   const over = (table: string, limit: number) => `(SELECT COUNT(*) FROM ${table}) > ${limit}`;
@@ -56,15 +56,15 @@ function newestCandidates(within: HandoffFilter | null): string {
 text_candidates AS MATERIALIZED (${texts} LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 search_capped(capped) AS (SELECT ${over("entry_candidates", SEARCH_MATCH_LIMIT)} OR ${over("text_candidates", SEARCH_MATCH_LIMIT)})`;
   }
-  return `entry_scan AS MATERIALIZED (${entries} LIMIT ${FILTERED_SEARCH_SCAN + 1}),
-text_scan AS MATERIALIZED (${texts} LIMIT ${FILTERED_SEARCH_SCAN + 1}),
+  return `entry_scan AS MATERIALIZED (${entries} LIMIT ${within.scan + 1}),
+text_scan AS MATERIALIZED (${texts} LIMIT ${within.scan + 1}),
 admitted AS MATERIALIZED (
-  SELECT a.handoff_id FROM (SELECT handoff_id FROM entry_scan UNION SELECT handoff_id FROM text_scan) a WHERE ${admits(within, "a.handoff_id")}
+  SELECT a.handoff_id FROM (SELECT handoff_id FROM entry_scan UNION SELECT handoff_id FROM text_scan) a WHERE ${admits(within.filter, "a.handoff_id")}
 ),
 entry_candidates AS MATERIALIZED (SELECT * FROM entry_scan WHERE handoff_id IN (SELECT handoff_id FROM admitted) ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 text_candidates AS MATERIALIZED (SELECT * FROM text_scan WHERE handoff_id IN (SELECT handoff_id FROM admitted) ORDER BY id DESC LIMIT ${SEARCH_MATCH_LIMIT + 1}),
 search_capped(capped) AS (
-  SELECT ${over("entry_candidates", SEARCH_MATCH_LIMIT)} OR ${over("text_candidates", SEARCH_MATCH_LIMIT)} OR ${over("entry_scan", FILTERED_SEARCH_SCAN)} OR ${over("text_scan", FILTERED_SEARCH_SCAN)}
+  SELECT ${over("entry_candidates", SEARCH_MATCH_LIMIT)} OR ${over("text_candidates", SEARCH_MATCH_LIMIT)} OR ${over("entry_scan", within.scan)} OR ${over("text_scan", within.scan)}
 )`;
 }
 
@@ -76,7 +76,7 @@ search_capped(capped) AS (
  * common one (handoff_entries.search_vector); only the candidates are ranked. Titles are few and
  * parsed as they are tested.
  */
-const searchHitsCte = (within: HandoffFilter | null) => `${newestCandidates(within)},
+const searchHitsCte = (within: FilteredScan | null) => `${newestCandidates(within)},
 entry_hits AS MATERIALIZED (
   SELECT DISTINCT ON (c.handoff_id) c.handoff_id, c.seq, ${RANK("c.search_vector")} AS rank
     FROM (SELECT * FROM entry_candidates ORDER BY seq DESC LIMIT ${SEARCH_MATCH_LIMIT}) c
@@ -202,7 +202,7 @@ export const postgresEngine: SearchEngine = {
     const query = await parsedQuery(tx, terms);
     return {
       cte: searchHitsCte(within),
-      params: [query, query, ...(within?.params ?? []), query, query],
+      params: [query, query, ...(within?.filter.params ?? []), query, query],
       matchesIn: (hits) => searchMatchesIn(tx, terms, query, hits),
     };
   },

@@ -31,13 +31,13 @@ export const MAX_SEARCH_LENGTH = 200;
 export const SEARCH_MATCH_LIMIT = 1000;
 
 /**
- * With filters (project, status, source, unread), a search reads up to this many of the newest
- * matching entries, and as many titles and kept summaries, and keeps those of the handoffs the
- * filters admit, up to SEARCH_MATCH_LIMIT of each. Cut at SEARCH_MATCH_LIMIT before filtering, a
- * project's thread was hidden whenever other threads held the newest thousand matches, and the
- * page said nothing matched.
+ * With filters (project, status, source, unread), a search keeps the matches of the handoffs they
+ * admit among the newest SEARCH_MATCH_LIMIT; when those fill less than a page and more matches
+ * exist, it reads this many of the newest matching entries (and as many titles and kept
+ * summaries) instead. Cut at SEARCH_MATCH_LIMIT before filtering, a project's thread was hidden
+ * whenever other threads held the newest thousand matches, and the page said nothing matched.
  */
-export const FILTERED_SEARCH_SCAN = 4_000;
+export const FILTERED_SEARCH_SCAN = 2_000;
 
 /** Shortest prefix a `*` makes. */
 export const MIN_PREFIX_LENGTH = 3;
