@@ -3,7 +3,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
-import { expect, test, type Request as PageRequest } from "@playwright/test";
+import { expect, test, type Page, type Request as PageRequest } from "@playwright/test";
 import { rawRequest } from "../tests/support/raw-http";
 
 /**
@@ -147,19 +147,25 @@ test("another site's page can link to the dashboard but loads nothing from it: i
   }
 });
 
-test("server actions: the dashboard's own submission works, the same action replayed from elsewhere is refused", async ({ page }) => {
+/** The server action the dashboard sends when /handoffs/new creates `title`, after the page shows the new thread. */
+async function dashboardAction(page: Page, title: string, context: string): Promise<PageRequest> {
   await page.goto("/handoffs/new");
   let action: PageRequest | undefined;
   page.on("request", (request) => {
     if (request.method() === "POST" && request.headers()["next-action"]) action = request;
   });
-  await page.getByLabel("Title").fill("Created through the guard");
-  await page.getByLabel("First context").fill("The dashboard's own server action passes the guard.");
+  await page.getByLabel("Title").fill(title);
+  await page.getByLabel("First context").fill(context);
   await page.getByRole("button", { name: "Create handoff" }).click();
-  await expect(page.getByRole("heading", { name: "Created through the guard" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: title })).toBeVisible();
   expect(action).toBeDefined();
-  const actionHeaders = { "next-action": action!.headers()["next-action"], "content-type": action!.headers()["content-type"] };
-  const body = action!.postData() ?? "";
+  return action!;
+}
+
+test("server actions: the dashboard's own submission works, the same action replayed from elsewhere is refused", async ({ page }) => {
+  const action = await dashboardAction(page, "Created through the guard", "The dashboard's own server action passes the guard.");
+  const actionHeaders = { "next-action": action.headers()["next-action"], "content-type": action.headers()["content-type"] };
+  const body = action.postData() ?? "";
   const replays = attacks(body, 128 * 1024 + 1, false).map((attack) => ({
     ...attack,
     headers: { ...attack.headers, "next-action": actionHeaders["next-action"], ...(attack.status !== 413 && !attack.headers["content-type"]?.startsWith("text/") && { "content-type": actionHeaders["content-type"] }) },
@@ -168,16 +174,7 @@ test("server actions: the dashboard's own submission works, the same action repl
 });
 
 test("a server action body Next cannot decode is a 400, never Next's 500; the dashboard's own submissions still work", async ({ page }) => {
-  await page.goto("/handoffs/new");
-  let action: PageRequest | undefined;
-  page.on("request", (request) => {
-    if (request.method() === "POST" && request.headers()["next-action"]) action = request;
-  });
-  await page.getByLabel("Title").fill("Created beside broken action bodies");
-  await page.getByLabel("First context").fill("A whole body still reaches the action.");
-  await page.getByRole("button", { name: "Create handoff" }).click();
-  await expect(page.getByRole("heading", { name: "Created beside broken action bodies" })).toBeVisible();
-  const nextAction = action!.headers()["next-action"];
+  const nextAction = (await dashboardAction(page, "Created beside broken action bodies", "A whole body still reaches the action.")).headers()["next-action"];
   const before = await handoffTotal();
   const boundary = "----baton";
   const cutForm = `--${boundary}\r\ncontent-disposition: form-data; name="1_title"\r\n\r\nA tit`;
