@@ -106,7 +106,13 @@ export function HistoryList() {
           {filters.q ? "Search results" : "History"}
         </h2>
         <p className="text-sm text-slate-600" aria-live="polite">
-          {data.capped ? (
+          {data.capped && data.total < data.perPage ? (
+            // A few handoffs hold the newest matches (one long thread, say): older ones exist, so "1+ match" would mislead.
+            <>
+              {data.total.toLocaleString("en")} {data.total === 1 ? "handoff" : "handoffs"} among the newest matches; older matches exist. A word more
+              finds them.
+            </>
+          ) : data.capped ? (
             <>
               {data.total.toLocaleString("en")}+ handoffs match: the best of the newest {SEARCH_MATCH_LIMIT.toLocaleString("en")} matches first. A word
               more narrows it.
@@ -122,7 +128,9 @@ export function HistoryList() {
       </div>
       {data.items.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
-          {filtered ? (
+          {data.capped ? (
+            <>No handoff among the newest matches passes these filters; older matches exist. A word more finds them.</>
+          ) : filtered ? (
             <>No handoff matches these filters.</>
           ) : (
             <>
