@@ -4,7 +4,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { historyKeys, threadKeys } from "@/lib/queries";
 import { usePageRefresh } from "./live-feed";
-import { FALLBACK_POLL_MS, useLiveChanges, type LiveFilter, type LivePath } from "./use-live-changes";
+import type { ChangeFilter } from "@/lib/changes/types";
+import { FALLBACK_POLL_MS, useLiveChanges, type LivePath } from "./use-live-changes";
 
 /** What a page shows, and so which changes it listens to and what it refetches when they come. */
 export type LiveScope =
@@ -15,8 +16,8 @@ export type LiveScope =
   /** The agents list and an agent's page: server-rendered, re-rendered when an agent or shift handoff changes. */
   | { kind: "agents" };
 
-function filterOf(scope: LiveScope): LiveFilter {
-  if (scope.kind === "thread") return { handoff: scope.handoffId };
+function filterOf(scope: LiveScope): ChangeFilter {
+  if (scope.kind === "thread") return { handoffId: scope.handoffId };
   if (scope.kind === "history") return { subjects: ["handoff", "entry"] };
   if (scope.kind === "desk") return { subjects: ["handoff", "entry", "agent", "shift_handoff"] };
   return { subjects: ["agent", "shift_handoff"] };
@@ -61,7 +62,7 @@ export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number 
 }
 
 /** Every subject: a question asked, a thread read or closed, an agent near its limit, a stalled delivery. */
-const ATTENTION_FILTER: LiveFilter = {};
+const ATTENTION_FILTER: ChangeFilter = {};
 
 /**
  * Keeps what needs the operator current on every page: the count in the navigation and in the

@@ -1,7 +1,7 @@
 "use client";
 
 import { createContext, useContext, useEffect, useRef, useSyncExternalStore } from "react";
-import type { Change, ChangeSubject, ReadyEvent, ResetEvent } from "@/lib/changes/types";
+import { matches, type Change, type ChangeFilter, type ChangeSubject, type ReadyEvent, type ResetEvent } from "@/lib/changes/types";
 
 /** Only when the stream cannot be opened: how often the page then refetches what it shows. */
 export const FALLBACK_POLL_MS = 5000;
@@ -14,21 +14,13 @@ const REOPEN_MS = [1000, 2000, 5000, 10_000, 30_000];
 /** Changes kept to replay to a listener that subscribes after they arrived (a page just navigated to). */
 const REPLAY_KEPT = 1000;
 
-export type LiveFilter = { handoff?: string; agent?: number; subjects?: readonly ChangeSubject[] };
 /** How the page is being kept current: `stream` (pushed), `polling` (the fallback), or on its way to one. */
 export type LivePath = "connecting" | "stream" | "reconnecting" | "polling";
 /** What changed: the changes pushed, or "unknown" (a reset, or a fallback poll): refetch all that is shown. */
 export type LiveUpdate = Change[] | "unknown";
 export type LiveState = { path: LivePath; seq: number };
 
-type Listener = { filter: LiveFilter; seen: number; onUpdate: (update: LiveUpdate) => void };
-
-function matches(change: Change, filter: LiveFilter): boolean {
-  if (filter.handoff !== undefined && change.handoffId !== filter.handoff) return false;
-  if (filter.agent !== undefined && change.agentId !== filter.agent) return false;
-  if (filter.subjects && !filter.subjects.includes(change.subject)) return false;
-  return true;
-}
+type Listener = { filter: ChangeFilter; seen: number; onUpdate: (update: LiveUpdate) => void };
 
 /**
  * A tab's ONE EventSource on `/api/events`, shared by everything in the tab that stays live (the
@@ -66,7 +58,7 @@ export class ChangeFeed {
    * after it that the feed already has are handed over at once; if they are no longer all kept,
    * "unknown" (refetch everything).
    */
-  subscribe(filter: LiveFilter, since: number, onUpdate: (update: LiveUpdate) => void): () => void {
+  subscribe(filter: ChangeFilter, since: number, onUpdate: (update: LiveUpdate) => void): () => void {
     const listener: Listener = { filter, seen: since, onUpdate };
     if (since < this.keptFrom) onUpdate("unknown");
     else this.handOver(listener, this.kept);
@@ -202,7 +194,7 @@ function useChangeFeed(): ChangeFeed {
  * the changes `filter` matches after `since` (the change seq the server read before rendering
  * the data, so nothing written in between is missed). Returns how the tab is kept current.
  */
-export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter; since: number; onUpdate: (update: LiveUpdate) => void }): LiveState {
+export function useLiveChanges({ filter, since, onUpdate }: { filter: ChangeFilter; since: number; onUpdate: (update: LiveUpdate) => void }): LiveState {
   const feed = useChangeFeed();
   const onUpdateRef = useRef(onUpdate);
   useEffect(() => {
@@ -214,11 +206,11 @@ export function useLiveChanges({ filter, since, onUpdate }: { filter: LiveFilter
   useEffect(() => {
     sinceRef.current = since;
   });
-  const { handoff, agent } = filter;
+  const { handoffId, agentId } = filter;
   const subjects = filter.subjects?.join(",");
   useEffect(
-    () => feed.subscribe({ handoff, agent, subjects: subjects?.split(",") as ChangeSubject[] | undefined }, sinceRef.current, (update) => onUpdateRef.current(update)),
-    [feed, handoff, agent, subjects],
+    () => feed.subscribe({ handoffId, agentId, subjects: subjects?.split(",") as ChangeSubject[] | undefined }, sinceRef.current, (update) => onUpdateRef.current(update)),
+    [feed, handoffId, agentId, subjects],
   );
   return useSyncExternalStore(feed.subscribeState, feed.getState, feed.getState);
 }

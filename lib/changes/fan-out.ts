@@ -3,7 +3,7 @@ import { databaseUrl } from "../config";
 import { database, read } from "../database";
 import { pruneChanges } from "./prune";
 import { allocatedIn, rowsAfter, SNAPSHOT, snapshotOf, stillRunning, type Snapshot } from "./rows";
-import type { Change, ChangeSubject } from "./types";
+import { matches, type Change, type ChangeFilter } from "./types";
 
 /**
  * The change feed of one server process. Triggers append a row to `changes` for every write,
@@ -38,13 +38,6 @@ const SETTLE_MAX_WAIT_MS = 2_000;
 const SETTLE_POLL_MS = 10;
 export const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const READ_BATCH = 1000;
-
-export type ChangeFilter = {
-  handoffId?: string;
-  agentId?: number;
-  /** Only these subjects (all when absent). */
-  subjects?: readonly ChangeSubject[];
-};
 
 export type FeedEvent = { kind: "change"; change: Change } | { kind: "reset"; seq: number; reason: string };
 export type Listener = (event: FeedEvent) => void;
@@ -106,13 +99,6 @@ export function feed(): FeedState {
     stats: { checks: 0, reads: 0, rowsRead: 0, pruned: 0 },
   };
   return globalForFeed.batonChangeFeed;
-}
-
-export function matches(change: Change, filter: ChangeFilter): boolean {
-  if (filter.handoffId !== undefined && change.handoffId !== filter.handoffId) return false;
-  if (filter.agentId !== undefined && change.agentId !== filter.agentId) return false;
-  if (filter.subjects && !filter.subjects.includes(change.subject)) return false;
-  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import "server-only";
 import { database, read, whenDatabaseCloses } from "../database";
-import { deliver, drain, feed, inTurn, matches, stop, unsubscribe, type ChangeFilter, type FeedStats, type Listener, type Subscriber } from "./fan-out";
+import { deliver, drain, feed, inTurn, stop, unsubscribe, type FeedStats, type Listener, type Subscriber } from "./fan-out";
+import { matches, type ChangeFilter } from "./types";
 import { followPostgres } from "./follow-postgres";
 import { followSqlite } from "./follow-sqlite";
 import { allocatedIn, rowsAfter } from "./rows";

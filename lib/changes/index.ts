@@ -9,7 +9,7 @@
  * types live in ./types.
  */
 export { changeFeedStats, MAX_REPLAY, subscribe, type Subscription } from "./feed";
-export { latestChangeSeq, type ChangeFilter, type FeedEvent, type FeedStats } from "./fan-out";
+export { latestChangeSeq, type FeedEvent, type FeedStats } from "./fan-out";
 export { CHECK_INTERVAL_MS } from "./follow-sqlite";
 export { KEEP_MS, KEEP_ROWS, pruneChanges } from "./prune";
 export { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, HEARTBEAT_MS, type EventsRequest } from "./sse";

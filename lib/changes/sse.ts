@@ -3,9 +3,9 @@ import { z } from "zod";
 import { Invalid } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
-import type { ChangeFilter, FeedEvent } from "./fan-out";
+import type { FeedEvent } from "./fan-out";
 import { MAX_REPLAY, subscribe, type Subscription } from "./feed";
-import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
+import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeFilter, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
 
 /**
  * `GET /api/events` as Server-Sent Events, framework-neutral (a Web ReadableStream): the changes

@@ -20,6 +20,22 @@ export type Change = {
   at: string;
 };
 
+/** Which changes a subscriber wants: every field it gives must hold (all changes when none is given). */
+export type ChangeFilter = {
+  handoffId?: string;
+  agentId?: number;
+  /** Only these subjects (all when absent). */
+  subjects?: readonly ChangeSubject[];
+};
+
+/** Whether `filter` wants `change`: the server's streams and a tab's listeners (components/live) ask the same. */
+export function matches(change: Change, filter: ChangeFilter): boolean {
+  if (filter.handoffId !== undefined && change.handoffId !== filter.handoffId) return false;
+  if (filter.agentId !== undefined && change.agentId !== filter.agentId) return false;
+  if (filter.subjects && !filter.subjects.includes(change.subject)) return false;
+  return true;
+}
+
 /** The body of the `ready` event: the stream is open and caught up to `seq`. */
 export type ReadyEvent = { seq: number };
 /** The body of the `reset` event: changes the client missed are gone (pruned, or another database); refetch everything. */
