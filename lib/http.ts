@@ -31,19 +31,25 @@ export function errorResponse(error: unknown): Response {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-export const NOT_UTF8 = "the request body is not valid UTF-8; send JSON encoded as UTF-8";
-
 /**
- * A request's body as text, or null when it is not valid UTF-8. `request.text()` would turn bad
- * bytes into U+FFFD silently, and the text stored would differ from the one sent.
+ * `bytes` as text, or null when they are not valid UTF-8. Decoded leniently (`request.text()`,
+ * `buffer.toString()`), bad bytes become U+FFFD silently, and the text stored would differ from
+ * the one sent. For every door that reads bytes: HTTP bodies here, stdio lines (lib/mcp).
  */
-export async function utf8BodyOf(request: Request): Promise<string | null> {
+export function utf8TextOf(bytes: Uint8Array | ArrayBuffer): string | null {
   try {
-    return strictUtf8.decode(await request.arrayBuffer());
+    return strictUtf8.decode(bytes);
   } catch (error) {
     if (error instanceof TypeError) return null;
     throw error;
   }
+}
+
+export const NOT_UTF8 = "the request body is not valid UTF-8; send JSON encoded as UTF-8";
+
+/** A request's body as text, or null when it is not valid UTF-8 (utf8TextOf). */
+export async function utf8BodyOf(request: Request): Promise<string | null> {
+  return utf8TextOf(await request.arrayBuffer());
 }
 
 /**

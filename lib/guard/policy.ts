@@ -207,7 +207,7 @@ export function requestLineRefusal(path: string, host: string | null): Refusal |
 }
 
 /** The media type of a Content-Type header, lowercase and without parameters. */
-const mediaType = (contentType: string | null) => (contentType ?? "").split(";")[0].trim().toLowerCase();
+export const mediaType = (contentType: string | null | undefined) => (contentType ?? "").split(";")[0].trim().toLowerCase();
 
 /** Where a navigation puts Baton inside another site's page. Every answer refuses framing, so such a load can show nothing. */
 const EMBEDDING_DESTINATIONS = ["object", "embed", "iframe", "frame", "fencedframe"];

@@ -5,6 +5,7 @@ import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextpro
 import { z } from "zod";
 import { MAX_SHIFT_DOCUMENT_BYTES } from "../agents/schemas";
 import { BODY_LIMITS, KiB } from "../guard/body-limits";
+import { utf8TextOf } from "../http";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { keepAnswersForLines, messagePieces } from "./answer-lines";
 
@@ -15,7 +16,6 @@ const EDGE_BYTES = 256;
 
 const LF = 0x0a;
 const CR = 0x0d;
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
 /** A request's id as the first member (`{"id":…` or `{"jsonrpc":"2.0","id":…`) or the last (the SDK's clients write it last). */
 const ID_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
@@ -105,14 +105,12 @@ export class StdioTransport implements Transport {
     // A blank line (or a lone CR) carries no message: nothing to answer.
     if (lineBytes === 0 || (lineBytes === 1 && pieces[0][0] === CR)) return;
     const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, lineBytes);
-    let line: string;
-    try {
-      line = strictUtf8.decode(bytes).replace(/\r$/, "");
-    } catch {
-      // Decoded leniently, bad bytes would become U+FFFD and be stored as a text nobody sent.
+    const text = utf8TextOf(bytes);
+    if (text === null) {
       const id = requestIdOfEdges(bytes.subarray(0, EDGE_BYTES).toString("latin1"), bytes.subarray(-EDGE_BYTES).toString("latin1"));
       return this.refuse(id, ErrorCode.ParseError, "Parse error: a line was not valid UTF-8; send one JSON-RPC message per line, encoded as UTF-8");
     }
+    const line = text.replace(/\r$/, "");
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);

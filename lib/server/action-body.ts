@@ -1,14 +1,15 @@
 import "server-only";
 import http from "node:http";
+import { mediaType } from "../guard/policy";
 
 /** What a POST to the dashboard carries that Next decodes: a form, or a page script's action arguments. */
 type ActionBody = "form" | "arguments";
 
 function actionBodyOf(incoming: http.IncomingMessage): ActionBody | null {
   if (incoming.method !== "POST") return null;
-  const mediaType = (incoming.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  if (mediaType === "multipart/form-data") return "form";
-  if (mediaType === "text/plain" && incoming.headers["next-action"] !== undefined) return "arguments";
+  const type = mediaType(incoming.headers["content-type"]);
+  if (type === "multipart/form-data") return "form";
+  if (type === "text/plain" && incoming.headers["next-action"] !== undefined) return "arguments";
   return null;
 }
 
