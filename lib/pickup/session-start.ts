@@ -103,6 +103,7 @@ export async function sessionStartPickup(options: { folder: string; source?: str
   const repository = await repositoryAt(options.folder);
   if (!repository) return null;
   const waiting = await handoffsWaitingIn(repository);
+  if (waiting.length === 0) return { repository, handoffs: [], context: null };
   let fetchRoom = THREAD_ANSWER_BUDGET_BYTES;
   const read: ReadHandoff[] = [];
   for (const candidate of waiting.slice(0, MAX_QUOTED_HANDOFFS)) {
@@ -112,7 +113,6 @@ export async function sessionStartPickup(options: { folder: string; source?: str
     read.push({ ...candidate, entries: thread.entries, staleness: thread.staleness });
   }
   const named = waiting.slice(read.length);
-  if (waiting.length === 0) return { repository, handoffs: [], context: null };
   let room = THREAD_ANSWER_BUDGET_BYTES;
   for (let round = 0; ; round++) {
     const handoffs = pick(read, named, round < MAX_FITTING_ROUNDS ? room : 0);
