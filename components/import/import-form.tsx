@@ -3,6 +3,7 @@
 import { useActionState, useEffect, useId, useState, type DragEvent } from "react";
 import { importAction, previewImportAction } from "@/app/import/actions";
 import { buttonClass } from "@/components/ui/button";
+import { CONFIRM_DIALOG_CLASS } from "@/components/ui/confirm-action";
 import { Field, inputClass } from "@/components/ui/field";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { idleFormState } from "@/lib/form-state";
@@ -148,7 +149,7 @@ export function ImportForm() {
         {...replaceDialog.dialogProps}
         aria-labelledby={replaceHeadingId}
         onClose={() => setReplacing(null)}
-        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+        className={CONFIRM_DIALOG_CLASS}
       >
         <div className="flex flex-col gap-3 p-5">
           <h2 id={replaceHeadingId} className="text-lg font-semibold text-slate-900">

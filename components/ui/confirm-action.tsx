@@ -5,6 +5,9 @@ import { idleFormState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button";
 import { useModalDialog } from "./use-modal-dialog";
 
+/** A small confirming dialog, centred over a dimmed page: ConfirmAction's, and any other question a page asks first. */
+export const CONFIRM_DIALOG_CLASS = "m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40";
+
 type Props = {
   /** The server action to run once confirmed. */
   action: (previous: FormState, formData: FormData) => Promise<FormState>;
@@ -35,7 +38,7 @@ export function ConfirmAction({ action, fields, label, describe, title, children
       <dialog
         {...modal.dialogProps}
         aria-labelledby={headingId}
-        className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+        className={CONFIRM_DIALOG_CLASS}
       >
         <form action={formAction} className="flex flex-col gap-3 p-5">
           {Object.entries(fields).map(([name, value]) => (
