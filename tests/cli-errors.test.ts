@@ -1,27 +1,17 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { temporaryFolders } from "./support/temp-folders";
 
 /**
  * The command line's failures as a person sees them (README, *Bad input*: one line, no stack
  * trace): every command run as users run it, `node bin/baton.mjs …`, a process of its own.
  */
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
-const folders: string[] = [];
-
-function tempFolder(): string {
-  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-cli-errors-")));
-  folders.push(folder);
-  return folder;
-}
-
-afterAll(() => {
-  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
-});
+const tempFolder = temporaryFolders("baton-cli-errors-");
 
 type Ran = { code: number | null; stdout: string; stderr: string; seconds: number };
 

@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { dataDir, databaseUrl } from "../lib/config";
 import { createHandoff } from "../lib/handoffs";
 import { applySetup, planSetup } from "../lib/hooks/setup-claude-code";
+import { temporaryFolders } from "./support/temp-folders";
 
 /**
  * Issue 19, acceptance 2: `baton setup claude-code` on a repository that already has Claude Code
@@ -14,17 +14,7 @@ import { applySetup, planSetup } from "../lib/hooks/setup-claude-code";
  */
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const claudeBin = path.join(projectRoot, "node_modules", ".bin", "claude");
-const folders: string[] = [];
-
-function tempFolder(): string {
-  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-setup-")));
-  folders.push(folder);
-  return folder;
-}
-
-afterAll(() => {
-  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
-});
+const tempFolder = temporaryFolders("baton-setup-");
 
 function repository(): string {
   const repo = tempFolder();
