@@ -32,14 +32,19 @@ export async function call(client: Client, name: string, args: Record<string, un
 
 /** Latencies of `calls` calls on each server, in interleaved rounds so both see the same load. */
 export async function interleaved(servers: Client[], name: string, argsOf: (server: number) => Record<string, unknown>, calls: number): Promise<number[][]> {
+  return interleavedRequests(servers, (client, index) => call(client, name, argsOf(index)), calls);
+}
+
+/** Latencies of `calls` of any request (`send`) on each server, after 20 to warm up, in interleaved rounds of 30. */
+export async function interleavedRequests(servers: Client[], send: (client: Client, server: number) => Promise<unknown>, calls: number): Promise<number[][]> {
   const samples = servers.map(() => [] as number[]);
-  for (let warm = 0; warm < 20; warm++) for (let index = 0; index < servers.length; index++) await call(servers[index], name, argsOf(index));
+  for (let warm = 0; warm < 20; warm++) for (let index = 0; index < servers.length; index++) await send(servers[index], index);
   const round = 30;
   for (let done = 0; done < calls; done += round) {
     for (let index = 0; index < servers.length; index++) {
       for (let step = 0; step < round; step++) {
         const start = performance.now();
-        await call(servers[index], name, argsOf(index));
+        await send(servers[index], index);
         samples[index].push(performance.now() - start);
       }
     }

@@ -24,7 +24,7 @@ import { connectStdioClient } from "../../tests/support/mcp-clients";
 import { f2, msOf, type Figure } from "../report";
 import { bundleWorker, median, percentile, projectRoot } from "../support";
 import { benchRepository, contentOf, log, STARTS, STDIO_CALLS, THREAD_SIZE } from "./common";
-import { call, interleaved } from "./mcp";
+import { call, interleaved, interleavedRequests } from "./mcp";
 import { startTime } from "./startup";
 
 const BRAIN_DIR = process.env.BATON_BENCH_PROJECT_BRAIN || "/tmp/project-brain";
@@ -100,6 +100,7 @@ export async function againstSeed(): Promise<Figure[]> {
         { name: `stdio ${label} p95 vs the seed's server`, value: percentile(ours, 0.95), unit: "ms", reference: { value: percentile(seeds, 0.95), label: "project-brain" } },
       );
     }
+    figures.push(...(await protocolPath([baton.client, brain], { add: [median(batonAdd), median(brainAdd)] })));
     figures.push(...(await answerFloors(node, [baton.client, brain], { reads: [batonRead, brainRead], writes: [batonWrite, brainWrite] }, { add: median(brainAdd), get: median(brainGet) })));
     const starts = { baton: [] as number[], brain: [] as number[] };
     const batonArgs = [path.join(projectRoot, "bin", "baton.mjs"), "mcp"];
@@ -117,6 +118,37 @@ export async function againstSeed(): Promise<Figure[]> {
     fs.rmSync(repo, { recursive: true, force: true });
     fs.rmSync(data, { recursive: true, force: true });
   }
+}
+
+/** A handoff ID neither server has. */
+const MISSING_ID = "hof_benchmissing000000";
+
+/**
+ * What each server takes for a call that does no work of its own: `ping` (the protocol and the
+ * pipe) and a tool call refused because its handoff does not exist (that plus reading the
+ * arguments, one indexed read and an error answer), interleaved. Against the append's p50
+ * (`add`, Baton's then the seed's), the difference is what the append itself costs each server.
+ */
+async function protocolPath(clients: Client[], p50: { add: number[] }): Promise<Figure[]> {
+  const pings = await interleavedRequests(clients, (client) => client.ping(), STDIO_CALLS);
+  const refusals = await interleavedRequests(
+    clients,
+    async (client) => {
+      const result = await client.callTool({ name: "mark_handoff_read", arguments: { id: MISSING_ID } });
+      if (!result.isError) throw new Error("mark_handoff_read of a handoff that does not exist did not fail");
+    },
+    STDIO_CALLS,
+  );
+  const [ourPing, seedPing] = pings.map(median);
+  const [ourRefusal, seedRefusal] = refusals.map(median);
+  log(`  ${"ping".padEnd(24)} Baton p50 ${msOf(ourPing)} · seed p50 ${msOf(seedPing)} · ×${f2(ourPing / seedPing)}`);
+  log(`  ${"refused: no such thread".padEnd(24)} Baton p50 ${msOf(ourRefusal)} · seed p50 ${msOf(seedRefusal)} · ×${f2(ourRefusal / seedRefusal)}`);
+  log(`    add_to_handoff beyond that call: Baton ${msOf(p50.add[0] - ourRefusal)} · seed ${msOf(p50.add[1] - seedRefusal)}`);
+  return [
+    { name: "stdio ping p50 vs the seed's server", value: ourPing, unit: "ms", reference: { value: seedPing, label: "project-brain" } },
+    { name: "stdio call refused (no such handoff) p50 vs the seed's server", value: ourRefusal, unit: "ms", reference: { value: seedRefusal, label: "project-brain" } },
+    { name: "stdio add_to_handoff p50 beyond a refused call", value: p50.add[0] - ourRefusal, unit: "ms", reference: { value: p50.add[1] - seedRefusal, label: "project-brain" } },
+  ];
 }
 
 /** V8 makes a string over 128 KiB in a large-object page of its own; the SDK's client reads each message line into one string. */
