@@ -44,3 +44,18 @@ export function userFolders() {
 export function defaultDataDir() {
   return isCheckout() ? path.join(projectRoot, "data") : userFolders().data;
 }
+
+/**
+ * Makes `folder` if it does not exist, its owner's alone (parents as usual): Baton's data folder
+ * holds every handoff and the webhooks' signing secrets, none of them for the machine's other
+ * users. An existing folder is left as it is.
+ * @param {string} folder
+ */
+export function makePrivateFolder(folder) {
+  fs.mkdirSync(path.dirname(folder), { recursive: true });
+  try {
+    fs.mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+  }
+}

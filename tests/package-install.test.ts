@@ -208,6 +208,8 @@ describe("npx -y baton-desk on this machine's Node", () => {
     expect(first.output()).toContain("npx baton-desk setup claude-code");
     await stop(first.child);
     expect(fs.existsSync(path.join(home, ".local", "share", "baton", "baton.db"))).toBe(true);
+    // Every handoff is in there: the machine's other users may not even list it.
+    expect((fs.statSync(path.join(home, ".local", "share", "baton")).mode & 0o777).toString(8)).toBe("700");
 
     // npx's install of baton-desk: its only folder so far.
     const [hash] = fs.readdirSync(path.join(line.npmCache, "_npx"));

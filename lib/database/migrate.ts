@@ -8,6 +8,7 @@ import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
+import { createSqliteFile } from "./sqlite";
 import type { Engine } from "./types";
 
 /**
@@ -110,7 +111,7 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
   if ((await pendingMigrations(url)).length === 0) return;
   if (engineOf(url) === "postgres") return migratePostgres(url);
   const file = databaseFile(url);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  createSqliteFile(file);
   const sqlite = new Database(file, { timeout: MIGRATION_LOCK_TIMEOUT_MS });
   try {
     sqlite.pragma("journal_mode = WAL");

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { databaseFile } from "../config";
+import { makePrivateFolder } from "../paths.mjs";
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
@@ -22,9 +23,22 @@ const WRITE_RETRY_MAX_PAUSE_MS = 2;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError && error.code.startsWith("SQLITE_BUSY");
 
+/**
+ * Makes a missing database file, and its missing folder, its owner's alone before SQLite opens it
+ * (SQLite gives the -wal and -shm files the database file's mode); an existing one is left as it is.
+ */
+export function createSqliteFile(file: string): void {
+  makePrivateFolder(path.dirname(file));
+  try {
+    fs.closeSync(fs.openSync(file, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
+
 export function openSqlite(url: string): Database {
   const file = databaseFile(url);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  createSqliteFile(file);
   const connection = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
   connection.pragma("journal_mode = WAL");
   connection.pragma("synchronous = NORMAL");

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultDataDir, projectRoot, userFolders } from "../paths.mjs";
+import { defaultDataDir, makePrivateFolder, projectRoot, userFolders } from "../paths.mjs";
 import { runWithCodeCache } from "../prebuilt/prebuilt.mjs";
 import { exitUnlessSupportedNode } from "../supported-node.mjs";
 
@@ -22,14 +22,14 @@ const distDir = path.join(projectRoot, "dist");
 const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8"));
 
 /**
- * The data folder, created if missing. A folder that cannot be written to ends the command with one
+ * The data folder, created (its owner's alone) if missing. A folder that cannot be written to ends the command with one
  * line (exit 1): every command stores something there, and a database error later would say less.
  * @returns {string | null} the folder, or null when it is not writable
  */
 function writableDataDir() {
   const folder = path.resolve(process.env.BATON_DATA_DIR || defaultDataDir());
   try {
-    fs.mkdirSync(folder, { recursive: true });
+    makePrivateFolder(folder);
     fs.accessSync(folder, fs.constants.W_OK);
     return folder;
   } catch (error) {
