@@ -63,13 +63,16 @@ export const bundleSchema = z.object({
 export type Bundle = z.output<typeof bundleSchema>;
 export type ThreadRef = Bundle["refs"]["threads"][number];
 
-/** The ref that names the bundle's source cut: the one noted "source cut", else the first. */
-function sourceCutOf(bundle: Bundle): ThreadRef | null {
-  return bundle.refs.threads.find((ref) => ref.note === SOURCE_CUT_NOTE) ?? bundle.refs.threads[0] ?? null;
+/** The ref that names the bundle's source cut (the one noted "source cut", else the first), with its field path. */
+function sourceCutOf(bundle: Bundle): { ref: ThreadRef; field: string } | null {
+  const { threads } = bundle.refs;
+  const index = Math.max(0, threads.findIndex((ref) => ref.note === SOURCE_CUT_NOTE));
+  return threads[index] ? { ref: threads[index], field: `refs.threads[${index}]` } : null;
 }
 
 function toThread(bundle: Bundle): ThreadDraft {
-  const cut = sourceCutOf(bundle);
+  const source = sourceCutOf(bundle);
+  const cut = source?.ref;
   // An ATX heading with words on its own line: `[ \t]` and `\S` keep the match from running on
   // into the next line when the marks stand alone ("#" then a blank line is no heading).
   const heading = bundle.summary_markdown.match(/^ {0,3}#{1,6}[ \t]+(\S.*)$/m)?.[1];
@@ -92,7 +95,7 @@ function toThread(bundle: Bundle): ThreadDraft {
       sourceCut: cut ? { threadId: cut.thread_id, seq: cut.seq, messageId: cut.message_id ?? null } : null,
     },
     warnings,
-    parent: cut ? { threadId: cut.thread_id, seq: cut.seq } : null,
+    parent: source ? { threadId: source.ref.thread_id, seq: source.ref.seq, messageId: source.ref.message_id ?? null, field: source.field } : null,
   };
 }
 

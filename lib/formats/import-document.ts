@@ -2,12 +2,12 @@ import "server-only";
 import { MAX_INT4, write, type Tx } from "../database";
 import { gitStateForWrite, reportedState } from "../git/read-state";
 import type { GitState } from "../git/types";
-import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { cleanHandoffTexts, type CleanHandoffTexts } from "../handoffs/clean-texts";
-import { createHandoffIn, handoffExists } from "../handoffs/store";
+import { createHandoffIn } from "../handoffs/store";
 import type { EntryView, HandoffView } from "../handoffs/views";
 import type { Redaction } from "../secrets";
 import { artifactIdOf, mirrorBlob } from "./blobs";
+import { linkedParentIn } from "./parent-cut";
 import { planImport, type ImportDocumentOptions, type ImportPlan } from "./plan-import";
 import { insertSource } from "./sources";
 import type { QualityWarning, SourceFormat } from "./types";
@@ -45,8 +45,10 @@ export async function importPlanIn(
 ): Promise<ImportedHandoff> {
   const git = handoffGitOf(plan, extra.importer ?? null);
   const { importer, ...counts } = extra;
-  const created = await createHandoffIn(tx, { texts, project: plan.project, git });
   const parent = plan.draft.parent;
+  // Checked before anything is written: a cut naming one of ours that it never had is refused.
+  const linked = await linkedParentIn(tx, parent);
+  const created = await createHandoffIn(tx, { texts, project: plan.project, git });
   await insertSource(tx, {
     handoffId: created.handoff.id,
     format: plan.format,
@@ -59,8 +61,7 @@ export async function importPlanIn(
     artifactId,
     git: importer,
   });
-  const parentId = parent && HANDOFF_ID_PATTERN.test(parent.threadId) && (await handoffExists(tx, parent.threadId)) ? parent.threadId : null;
-  return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId, artifactId, redactions: [...plan.redactions, ...created.redactions] };
+  return { ...created, format: plan.format, warnings: plan.draft.warnings, parentId: linked?.id ?? null, artifactId, redactions: [...plan.redactions, ...created.redactions] };
 }
 
 /**

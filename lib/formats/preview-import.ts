@@ -1,8 +1,8 @@
 import "server-only";
 import { read } from "../database";
 import { Invalid, isDomainError } from "../errors";
-import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { describeFieldErrors } from "../validation";
+import { linkedParentIn } from "./parent-cut";
 import { planImport, type ImportDocumentOptions } from "./plan-import";
 import type { DraftEntry, QualityWarning, SourceFormat, SourceMetadata } from "./types";
 
@@ -27,10 +27,7 @@ export async function previewImport(options: ImportDocumentOptions): Promise<Imp
   try {
     const plan = await planImport(options);
     const parent = plan.draft.parent;
-    const parentRow =
-      parent && HANDOFF_ID_PATTERN.test(parent.threadId)
-        ? await read((tx) => tx.get<{ title: string }>("SELECT title FROM handoffs WHERE id = ?", [parent.threadId]))
-        : undefined;
+    const linked = await read((tx) => linkedParentIn(tx, parent));
     return {
       ok: true,
       format: plan.format,
@@ -39,7 +36,7 @@ export async function previewImport(options: ImportDocumentOptions): Promise<Imp
       entries: plan.draft.entries,
       metadata: plan.draft.metadata,
       warnings: plan.draft.warnings,
-      parent: parent ? { ...parent, title: parentRow?.title ?? null } : null,
+      parent: parent ? { threadId: parent.threadId, seq: parent.seq, title: linked?.title ?? null } : null,
     };
   } catch (error) {
     if (!isDomainError(error)) throw error;

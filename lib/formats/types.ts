@@ -74,8 +74,8 @@ export type ThreadDraft = {
   entries: DraftEntry[];
   metadata: SourceMetadata;
   warnings: QualityWarning[];
-  /** A bundle's source cut. */
-  parent: { threadId: string; seq: number } | null;
+  /** A bundle's source cut, with the field path of the ref that names it. */
+  parent: { threadId: string; seq: number; messageId: string | null; field: string } | null;
 };
 
 /** Where an imported thread came from, as `fromThread` needs it. */
