@@ -177,6 +177,16 @@ const HOSTILE: {
     rest: () => importRoute(post("/api/import", { text: `goal: ${deepArrays(100_000)}`, format: "yaml" })),
     cli: { args: (files) => ["import", files.write("flow.yaml", `goal: ${"{a: ".repeat(100_000)}1${"}".repeat(100_000)}`)] },
   },
+  // JSON.parse reads 1e400 as Infinity, which a bundle's canonical bytes cannot hold: it was a 500.
+  ...['{"x": 1e400}', '{"x": {"y": [-1e999]}}'].map((extra) => {
+    const text = `${EXAMPLE_DOCUMENTS.bundle.text.trim().slice(0, -1)}, "extra": ${extra}}`;
+    return {
+      input: `a bundle with a number past a double's range in a key Baton does not read: ${extra}`,
+      rest: () => importRoute(post("/api/import", { text })),
+      action: () => previewImportAction({ text }),
+      cli: { args: (files: TempFiles) => ["import", files.write("infinite.json", text)] },
+    };
+  }),
   {
     input: "a request body nested 100,000 deep",
     rest: () => createRoute(post("/api/handoffs", `{"title": ${deepArrays(100_000)}, "content": "c"}`)),

@@ -62,17 +62,39 @@ function tooDeep(at?: TooDeep | null): Invalid {
   return new Invalid(message, { "(document)": [message] });
 }
 
-/** JSON text → value, or an Invalid saying where the JSON breaks or nests too deep. */
+/** The path of the first number in `value` that is not finite, or null (the walk is as deep as the document, at most 64 levels). */
+function infiniteNumberAt(value: unknown, path: string): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : path || "(document)";
+  if (typeof value !== "object" || value === null) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = infiniteNumberAt(child, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * JSON text → value, or an Invalid saying where the JSON breaks or nests too deep. A number past
+ * a double's range (1e400) reads as Infinity, which no JSON can hold: refused by its path, since
+ * a bundle's canonical bytes (and any document written back) could not be made of it.
+ */
 export function parseJsonText(text: string): unknown {
   refuseHuge(text);
   const deep = jsonTooDeep(text);
   if (deep) throw tooDeep(deep);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Invalid(`invalid JSON: ${reason}`, { "(document)": [`invalid JSON: ${reason}`] });
   }
+  const infinite = infiniteNumberAt(value, "");
+  if (infinite) {
+    const message = "is a number too large for JSON to hold (it reads as infinity)";
+    throw new Invalid(`${infinite}: ${message}`, { [infinite]: [message] });
+  }
+  return value;
 }
 
 /** YAML text → value, or an Invalid naming the line where the YAML breaks or nests too deep. */
