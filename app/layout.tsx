@@ -11,19 +11,18 @@ import { NavigationProgress } from "@/components/navigation-progress";
 import { MainNav } from "@/components/main-nav";
 import { currentCaller, isOperator } from "@/lib/caller";
 import { latestChangeSeq } from "@/lib/changes";
-import { attentionTitlePrefix } from "./attention";
 import "./globals.css";
 import { Providers } from "./providers";
 
-/** Every tab's title starts with what needs the operator, e.g. "(3) Agents · Baton". */
-export async function generateMetadata(): Promise<Metadata> {
-  await connection();
-  const prefix = await attentionTitlePrefix();
-  return {
-    title: { default: `${prefix}Baton`, template: `${prefix}%s · Baton` },
-    description: "Handoffs between AI agents: threads, continuity chains and the formats other tools write.",
-  };
-}
+/**
+ * Every page's title, e.g. "Agents · Baton". An operator's tab puts what needs them in front of it,
+ * "(3) Agents · Baton": the navigation's count does that in the browser (components/live/attention-badge.tsx),
+ * so the count follows changes without the page being rendered again.
+ */
+export const metadata: Metadata = {
+  title: { default: "Baton", template: "%s · Baton" },
+  description: "Handoffs between AI agents: threads, continuity chains and the formats other tools write.",
+};
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 

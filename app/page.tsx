@@ -18,13 +18,11 @@ import { isFirstRun } from "@/lib/dashboard/is-first-run";
 import { findHandoffs, findProjects } from "@/lib/handoffs";
 import { historyFiltersFrom, historyQuery } from "@/lib/queries";
 import { getQueryClient } from "@/lib/query-client";
-import { attentionOfRequest, attentionTitlePrefix } from "./attention";
+import { attentionOfRequest } from "./attention";
 
 export const dynamic = "force-dynamic";
 /** The layout's title template applies to nested pages only: the desk, in the root segment, writes its whole title. */
-export async function generateMetadata(): Promise<Metadata> {
-  return { title: { absolute: `${await attentionTitlePrefix()}Handoffs · Baton` } };
-}
+export const metadata: Metadata = { title: { absolute: "Handoffs · Baton" } };
 
 /** The empty desk: how to connect Claude, with this server's address filled in. */
 async function FirstRun() {

@@ -71,6 +71,51 @@ test("the attention count in the title and the navigation follows other processe
   expect(events).toHaveLength(2);
 });
 
+test("a change elsewhere reads the count again, not the page: a thread page is not rendered again and a Not found tab does not reload", async ({ page }) => {
+  const thread = await createThread(baseURL, "E2E forms: a page that stays", "Context.", "e2e-forms");
+  const pageRenders: string[] = [];
+  const countReads: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    // A server page rendered again (router.refresh) is fetched as RSC; a link's prefetch is not a render of this page.
+    const headers = request.headers();
+    if ((headers["rsc"] === "1" || url.searchParams.has("_rsc")) && headers["next-router-prefetch"] !== "1") pageRenders.push(request.url());
+    if (url.pathname === "/api/attention") countReads.push(request.url());
+  });
+  let loads = 0;
+  page.on("load", () => loads++);
+
+  await page.goto(`/handoffs/${thread}`);
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+  await hydrated(page.getByRole("navigation", { name: "Main" }));
+  const before = await titleCount(page);
+  pageRenders.length = 0;
+  const asked = await waitingThread("E2E forms: asked while a thread page is open");
+  await expect.poll(() => titleCount(page), { timeout: 8_000 }).toBe(before + 1);
+  // What the count reads, as a script reads it.
+  const attention = await api<{ count: number; threads: { handoffId: string }[] }>(baseURL, "GET", "/api/attention");
+  expect(attention.count).toBe(before + 1);
+  expect(attention.threads.map((row) => row.handoffId)).toContain(asked);
+  await expect(page.getByTestId("attention-count")).toHaveText(new RegExp(`^${before + 1}\\b`));
+  await expect(page).toHaveTitle(new RegExp(`^\\(${before + 1}\\) E2E forms: a page that stays · Baton$`));
+  expect(countReads.length).toBeGreaterThan(0);
+  expect(pageRenders).toEqual([]);
+
+  await page.goto("/handoffs/hof_NoSuchThreadAtAll0000");
+  await expect(page.getByRole("heading", { name: "No such handoff" })).toBeVisible();
+  await hydrated(page.getByRole("navigation", { name: "Main" }));
+  await expect.poll(() => titleCount(page), { timeout: 8_000 }).toBe(before + 1);
+  const loadsBefore = loads;
+  pageRenders.length = 0;
+  await waitingThread("E2E forms: asked while a Not found tab is open");
+  await expect.poll(() => titleCount(page), { timeout: 8_000 }).toBe(before + 2);
+  await expect(page).toHaveTitle(new RegExp(`^\\(${before + 2}\\) Handoff not found · Baton$`));
+  // Wait past the couple of seconds a re-render or reload would have come within.
+  await page.waitForTimeout(2_500);
+  expect(loads).toBe(loadsBefore);
+  expect(pageRenders).toEqual([]);
+});
+
 test("Done with e moves focus to the next row, then the previous one, so triage goes e, e, e", async ({ page }) => {
   // Four, so that two rows are left for the last check whichever tests ran before.
   await waitingThread("E2E forms: triage 1");
@@ -80,8 +125,12 @@ test("Done with e moves focus to the next row, then the previous one, so triage 
   const row = (id: string) => page.locator(`li[data-testid="attention-thread"][data-handoff-id="${id}"]`);
   await hydrated(row(newest));
   await row(newest).focus();
+  const before = await titleCount(page);
   await page.keyboard.press("e");
   await expect(row(newest)).toHaveCount(0);
+  // Done writes no change another tab hears: the count follows the desk's own revalidation.
+  await expect.poll(() => titleCount(page)).toBe(before - 1);
+  await expect(page.getByTestId("attention-count")).toHaveText(new RegExp(`^${before - 1}\\b`));
   expect(await focusedHandoff(page)).toBe(middle);
   await page.keyboard.press("e");
   await expect(row(middle)).toHaveCount(0);

@@ -91,6 +91,13 @@ const threadUrl = (id: string, asClient: string, paging: string) =>
 
 /** Query-key prefixes for invalidation: every history page, and both sides' views of one thread. */
 export const historyKeys = ["handoffs"] as const;
+/** The count of what needs the operator (the navigation's badge and the tab's title). */
+export const attentionKeys = ["attention"] as const;
+
+/** How many things need the operator now (GET /api/attention, with their own Done and Snooze applied). */
+export function attentionCountQuery() {
+  return queryOptions({ queryKey: attentionKeys, queryFn: async () => (await fetchJson<{ count: number }>("/api/attention")).count });
+}
 export const threadKeys = (id: string) => ["handoff", id] as const;
 /** `at`: the entry a link opened the thread at (`?entry=`), which decides the first run; 0 for none. */
 const threadKey = (id: string, asClient: "chat" | "code", at: number | null) => [...threadKeys(id), asClient, at ?? 0] as const;

@@ -1,47 +1,78 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { ChangeFeed, ChangeFeedContext } from "./use-live-changes";
 
 /**
- * How soon the server page is re-rendered: `now`, or `soon` (at most once per PAGE_REFRESH_MS:
- * a busy server writes many entries a second, and each re-render reads the attention queries
- * again, git for staleness included).
+ * When a requested run happens: `now`, or `soon` (at most once per SOON_MS: a busy server writes
+ * many entries a second, and each run reads the database again: a page's re-render the
+ * attention queries with git for staleness included, the navigation's count the same queries).
  */
 export type RefreshWhen = "now" | "soon";
-const PAGE_REFRESH_MS = 2000;
+export const SOON_MS = 2000;
 
 const PageRefreshContext = createContext<(when: RefreshWhen) => void>(() => {});
 
-/** Asks for the server page (the layout's attention count and title included) to be re-rendered. */
+/** Asks for the server page to be re-rendered (the desk and the agents' pages, which are server-rendered). */
 export function usePageRefresh(): (when: RefreshWhen) => void {
   return useContext(PageRefreshContext);
 }
 
 /**
- * One re-render of the server page for every request made in the same turn (the page and the
- * attention count hear the same change), none while the tab is hidden or a dialog is open (the
- * operator may be typing a shift document), then one when that ends.
+ * `run`, on request: requests made in the same turn share one run; `now` runs at once, `soon` at
+ * most once per SOON_MS, those in between sharing one run at its end.
+ */
+export function useThrottled(run: () => void): (when: RefreshWhen) => void {
+  const requested = useRef<RefreshWhen | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const last = useRef(0);
+  useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
+  return useMemo(() => {
+    const runNow = () => {
+      last.current = Date.now();
+      run();
+    };
+    const decide = () => {
+      const when = requested.current;
+      requested.current = null;
+      if (when === "now") {
+        clearTimeout(timer.current ?? undefined);
+        timer.current = null;
+        runNow();
+      } else if (!timer.current) {
+        timer.current = setTimeout(
+          () => {
+            timer.current = null;
+            runNow();
+          },
+          Math.max(0, last.current + SOON_MS - Date.now()),
+        );
+      }
+    };
+    return (when: RefreshWhen) => {
+      if (requested.current === null) queueMicrotask(decide);
+      if (requested.current !== "now") requested.current = when;
+    };
+  }, [run]);
+}
+
+/**
+ * One re-render of the server page for every request made in the same turn, none while the tab
+ * is hidden or a dialog is open (the operator may be typing a shift document), then one when
+ * that ends.
  */
 function usePageRefresher(): (when: RefreshWhen) => void {
   const router = useRouter();
   const owed = useRef(false);
-  const requested = useRef<RefreshWhen | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const last = useRef(0);
-  const refresh = useMemo(
-    () => () => {
-      if (document.visibilityState !== "visible" || document.querySelector("dialog[open]")) {
-        owed.current = true;
-        return;
-      }
-      owed.current = false;
-      last.current = Date.now();
-      router.refresh();
-    },
-    [router],
-  );
+  const refresh = useCallback(() => {
+    if (document.visibilityState !== "visible" || document.querySelector("dialog[open]")) {
+      owed.current = true;
+      return;
+    }
+    owed.current = false;
+    router.refresh();
+  }, [router]);
   useEffect(() => {
     const settle = () => {
       if (owed.current) refresh();
@@ -52,32 +83,9 @@ function usePageRefresher(): (when: RefreshWhen) => void {
     return () => {
       document.removeEventListener("visibilitychange", settle);
       document.removeEventListener("close", settle, true);
-      clearTimeout(timer.current ?? undefined);
     };
   }, [refresh]);
-  return useMemo(() => {
-    const decide = () => {
-      const when = requested.current;
-      requested.current = null;
-      if (when === "now") {
-        clearTimeout(timer.current ?? undefined);
-        timer.current = null;
-        refresh();
-      } else if (!timer.current) {
-        timer.current = setTimeout(
-          () => {
-            timer.current = null;
-            refresh();
-          },
-          Math.max(0, last.current + PAGE_REFRESH_MS - Date.now()),
-        );
-      }
-    };
-    return (when: RefreshWhen) => {
-      if (requested.current === null) queueMicrotask(decide);
-      if (requested.current !== "now") requested.current = when;
-    };
-  }, [refresh]);
+  return useThrottled(refresh);
 }
 
 /**

@@ -1,9 +1,9 @@
 "use client";
 
 import { useQueryClient } from "@tanstack/react-query";
-import { useMemo } from "react";
-import { historyKeys, threadKeys } from "@/lib/queries";
-import { usePageRefresh } from "./live-feed";
+import { useCallback, useMemo } from "react";
+import { attentionKeys, historyKeys, threadKeys } from "@/lib/queries";
+import { usePageRefresh, useThrottled } from "./live-feed";
 import type { ChangeFilter } from "@/lib/changes/types";
 import { FALLBACK_POLL_MS, useLiveChanges, type LivePath } from "./use-live-changes";
 
@@ -65,12 +65,18 @@ export function LiveUpdates({ scope, since }: { scope: LiveScope; since: number 
 const ATTENTION_FILTER: ChangeFilter = {};
 
 /**
- * Keeps what needs the operator current on every page: the count in the navigation and in the
- * tab's title are rendered on the server (app/attention-count.tsx, the layout's metadata), so a
- * change re-renders the page, at most every couple of seconds.
+ * Keeps what needs the operator current on every page: on a change, the navigation's count (and
+ * with it the tab's title, components/live/attention-badge.tsx) is read again, at most every
+ * couple of seconds, without rendering the page again. A hidden tab only marks it out of date;
+ * it is read when the tab is seen again.
  */
 export function LiveAttention({ since }: { since: number }) {
-  const refreshPage = usePageRefresh();
-  useLiveChanges({ filter: ATTENTION_FILTER, since, onUpdate: () => refreshPage("soon") });
+  const queryClient = useQueryClient();
+  const readCount = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: attentionKeys, refetchType: document.visibilityState === "visible" ? "active" : "none" }),
+    [queryClient],
+  );
+  const readCountSoon = useThrottled(readCount);
+  useLiveChanges({ filter: ATTENTION_FILTER, since, onUpdate: () => readCountSoon("soon") });
   return null;
 }

@@ -8,7 +8,7 @@ import { waitingAfterMs } from "../handoffs/attention";
 import { clientSideSchema, handoffIdSchema, type ClientSide } from "../handoffs/schemas";
 import { handoffNotFound } from "../handoffs/store";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
-import { withCount, type Attention, type SideAttention, type ThreadAttention } from "./find-attention";
+import { findAttention, withCount, type Attention, type SideAttention, type ThreadAttention } from "./find-attention";
 
 /**
  * Done and Snooze on the rows of "Needs you now", kept per operator and per side the row waits
@@ -107,6 +107,11 @@ export async function attentionForCaller(attention: Attention): Promise<Attentio
     return kept;
   });
   return withCount({ ...attention, threads });
+}
+
+/** What needs the calling operator now: findAttention with their own Done and Snooze applied. */
+export async function attentionOfCaller(): Promise<Attention> {
+  return attentionForCaller(await findAttention());
 }
 
 /** What a side of a row still shows under its mark; null when the mark hides it all. */

@@ -9,6 +9,7 @@ import type { RegisterAgentOptions, TriggerHandoffOptions, UpdateAgentOptions } 
 import { signIn, signOut, SESSION_COOKIE } from "../auth";
 import { callerKey } from "../caller";
 import { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, latestChangeSeq, STREAM_RETRY_AFTER_S, takeStreamSlot } from "../changes";
+import { attentionOfCaller } from "../dashboard/attention-marks";
 import { database } from "../database";
 import { Invalid, NotFound } from "../errors";
 import { closeHandoff, type CloseHandoffOptions } from "../formats";
@@ -281,6 +282,8 @@ const API_ROUTES: readonly ApiRoute[] = [
       return Response.json({ changeSeq: await latestChangeSeq(), ...(await failedDeliveriesSince(parsed.after_attempt)) }, { headers: { "cache-control": "no-store" } });
     },
   },
+  /** What needs the calling operator now (the desk's list and the navigation's count), with their own Done and Snooze applied. */
+  { methods: ["GET"], path: "/api/attention", policy: OPERATOR, handler: async () => Response.json(await attentionOfCaller(), { headers: { "cache-control": "no-store" } }) },
   /** For a load balancer: 200 when the database answers, 503 when it does not (it says nothing else, so it needs no token). */
   {
     methods: ["GET"],
