@@ -119,19 +119,25 @@ describe("the command line's failures are one line", () => {
     expectOneLine(ran, /its copy in the artifact folder could not be written \(ENOTDIR: not a directory/);
   }, 60_000);
 
-  it("a PostgreSQL that never answers: the PreCompact hook gives up within the hooks' 5 s and exits 0; export fails in one line", async () => {
+  it("a PostgreSQL that never answers: the PreCompact hook gives up within the hooks' 5 s and exits 0; export and mcp fail in one line within the 5 s connect timeout", async () => {
     const server = await silentServer();
     try {
       const repo = gitRepository();
-      const [hook, exported] = await Promise.all([
+      const [hook, exported, mcp] = await Promise.all([
         baton(["checkpoint", "--hook", "--push"], { cwd: repo, env: { DATABASE_URL: server.url }, input: JSON.stringify({ session_id: "s", cwd: repo }) }),
         baton(["export", "hof_x", "--format", "json"], { env: { DATABASE_URL: server.url } }),
+        baton(["mcp"], { env: { DATABASE_URL: server.url }, keepInputOpen: true }),
       ]);
       expect(hook.code).toBe(0);
       expect(hook.seconds).toBeLessThan(12);
       expectOneLine(hook, /^baton checkpoint: the Baton database did not answer within 5 s \(postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton\); gave up so the session is not held; the checkpoint was not pushed/);
       expect(exported.code).toBe(1);
       expectOneLine(exported, /^baton export: the database postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton is not answering \(timeout expired\); check that the server is up/);
+      // Connecting is given up on after 5 s; the 30 s migration lock's wait applies only once connected (it was both).
+      expect(exported.seconds).toBeLessThan(12);
+      expect(mcp.code).toBe(1);
+      expectOneLine(mcp, /^baton mcp: could not prepare the database postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton \(timeout expired\)/);
+      expect(mcp.seconds).toBeLessThan(12);
     } finally {
       server.close();
     }

@@ -26,7 +26,7 @@ export const migrationsDirOf: Record<Engine, string> = {
   sqlite: path.join(projectRoot, "prisma", "migrations"),
   postgres: path.join(projectRoot, "prisma", "postgres", "migrations"),
 };
-/** How long a second process waits for the one applying migrations. */
+/** How long a second process waits for the one applying migrations (a lock's wait, not the connection's: CONNECT_TIMEOUT_MS). */
 const MIGRATION_LOCK_TIMEOUT_MS = 30_000;
 /** pg_advisory_lock's key for "applying migrations" (any constant every Baton shares). */
 const POSTGRES_MIGRATION_LOCK = 7_245_118;
@@ -85,7 +85,7 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
   const engine = engineOf(url);
   let applied: Set<string>;
   if (engine === "postgres") {
-    applied = await withConnection(url, appliedInPostgres, MIGRATION_LOCK_TIMEOUT_MS);
+    applied = await withConnection(url, appliedInPostgres);
   } else {
     const file = databaseFile(url);
     if (!fs.existsSync(file)) return committedMigrations(engine);
@@ -162,5 +162,5 @@ export function isBatonMigration(name: string): boolean {
 }
 
 async function migratePostgres(url: string): Promise<void> {
-  await withTransaction(url, migratePostgresIn, MIGRATION_LOCK_TIMEOUT_MS);
+  await withTransaction(url, migratePostgresIn);
 }

@@ -40,6 +40,13 @@ export function isConnectionFailure(error: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
 }
 
+/**
+ * How long opening a connection of its own may take (withConnection): a server that takes
+ * the connection and never answers is given up on after it. Establishing one, authentication
+ * included, takes milliseconds; waiting for a lock is a statement's own timeout, not this.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
 const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
@@ -48,9 +55,9 @@ const unavailable = (error: unknown) =>
  * target), and ends it. A server that ends the connection between two statements fails the next
  * one; without a listener its 'error' event would end the process.
  */
-export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>, connectionTimeoutMillis?: number): Promise<T> {
+export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const { Client } = await pgDriver();
-  const client = new Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis });
+  const client = new Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on("error", () => undefined);
   await client.connect();
   try {
@@ -61,22 +68,18 @@ export async function withConnection<T>(url: string, work: (client: pg.Client) =
 }
 
 /** withConnection's `work` in one transaction: committed when it returns, rolled back when it throws. */
-export function withTransaction<T>(url: string, work: (client: pg.Client) => Promise<T>, connectionTimeoutMillis?: number): Promise<T> {
-  return withConnection(
-    url,
-    async (client) => {
-      await client.query("BEGIN");
-      try {
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    },
-    connectionTimeoutMillis,
-  );
+export function withTransaction<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withConnection(url, async (client) => {
+    await client.query("BEGIN");
+    try {
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Pauses between tries while the server is away: a restart takes a few seconds. */
