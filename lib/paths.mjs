@@ -30,6 +30,15 @@ export function isCheckout() {
   return checkout;
 }
 
+/**
+ * How a person runs Baton's commands on this machine, for the hints Baton prints: the checkout's
+ * own command, or the published package's (`npx baton` outside a checkout fetches an unrelated
+ * package of that name from the npm registry and runs it).
+ */
+export function batonCommand() {
+  return isCheckout() ? "npx baton" : "npx baton-desk";
+}
+
 /** The platform's per-user folders for Baton (`~/.local/share/baton`, `~/Library/Application Support/baton`, `%LOCALAPPDATA%\baton\Data` …). */
 export function userFolders() {
   return envPaths("baton", { suffix: "" });

@@ -324,6 +324,35 @@ describe("npx -y baton-desk on this machine's Node", () => {
     }
   });
 
+  it("every hint names npx baton-desk, never npx baton (an unrelated package on the registry): the refusal to serve beyond loopback, a proxied request's 401, the sign-in and webhooks pages", { timeout: 300_000 }, async () => {
+    const home = tempFolder("home");
+    const strangers = /npx baton (token|webhook)/;
+    const refused = npx(line, home, tempFolder("empty"), [], { HOST: "0.0.0.0", PORT: String(await freePort()) });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain("`npx baton-desk token create --name NAME --role operator`");
+    expect(refused.stderr).not.toMatch(strangers);
+
+    const desk = await serve(line, home, tempFolder("empty"));
+    try {
+      const proxied = await fetch(`${desk.url}/api/handoffs`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+      expect(proxied.status).toBe(401);
+      const refusal = await proxied.text();
+      expect(refusal).toContain("`npx baton-desk token create --name NAME --role agent`");
+      expect(refusal).not.toMatch(strangers);
+      for (const [page, hint] of [
+        ["/sign-in", "npx baton-desk token create"],
+        ["/settings/webhooks", "npx baton-desk webhook add"],
+      ]) {
+        // Without the markers React puts between adjacent pieces of text.
+        const html = (await fetch(`${desk.url}${page}`).then((response) => response.text())).replaceAll("<!-- -->", "");
+        expect(html, page).toContain(hint);
+        expect(html, page).not.toMatch(strangers);
+      }
+    } finally {
+      await stop(desk.child);
+    }
+  });
+
   it("nothing a user ran wrote inside the package or npm's npx cache", () => {
     expect(cacheBefore).toBeDefined();
     expect(listing(installedFolder)).toEqual(cacheBefore);

@@ -69,11 +69,12 @@ function Deliveries({ deliveries }: { deliveries: DeliveryView[] }) {
   );
 }
 
-export function WebhookList({ hooks }: { hooks: { hook: WebhookView; deliveries: DeliveryView[] }[] }) {
+/** `command`: how Baton's commands run on the server (lib/paths.mjs batonCommand), for the hint. */
+export function WebhookList({ hooks, command }: { hooks: { hook: WebhookView; deliveries: DeliveryView[] }[]; command: string }) {
   if (hooks.length === 0) {
     return (
       <p className="text-sm text-slate-600">
-        No webhooks yet. Add one above, or on the server with <code className="font-mono">npx baton webhook add URL --events question.asked</code>.
+        No webhooks yet. Add one above, or on the server with <code className="font-mono">{command} webhook add URL --events question.asked</code>.
       </p>
     );
   }

@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { SESSION_COOKIE, verifySession, verifyToken, type Principal } from "../auth";
 import type { Caller, Who } from "../caller";
 import { isAccessToken, oauthUrls, publicBaseUrl, verifyAccessToken } from "../oauth";
+import { batonCommand } from "../paths.mjs";
 import { agentMayReach, carriesForwarding, isLoopbackAddress, isPublicRequest, screenFacts, type GuardPolicy, type Refusal, type RequestFacts } from "./policy";
 
 /** The guard's answer for one request: its caller, or a refusal (and whether a page should send the browser to sign in). */
@@ -43,13 +44,13 @@ function cookieValue(cookieHeader: string | null, name: string): string | null {
 
 function missingCredentials(facts: RequestFacts, policy: GuardPolicy): string {
   if (facts.forwarded) {
-    return "this request came through a proxy (it carries forwarding headers), so it counts as remote and needs a token: set BATON_AUTH=required, create a token with `npx baton token create --name NAME --role agent` and send it as Authorization: Bearer <token>";
+    return `this request came through a proxy (it carries forwarding headers), so it counts as remote and needs a token: set BATON_AUTH=required, create a token with \`${batonCommand()} token create --name NAME --role agent\` and send it as Authorization: Bearer <token>`;
   }
   if (policy.authRequired) return "BATON_AUTH=required: send Authorization: Bearer <token>, or sign in at /sign-in";
   if (isLoopbackAddress(facts.peerAddress)) {
-    return `this request named "${facts.host}", not localhost, so it counts as remote (a proxy passing on its public name) and needs a token: send Authorization: Bearer <token> (create one on the server with \`npx baton token create --name NAME --role agent\`), or sign in at /sign-in`;
+    return `this request named "${facts.host}", not localhost, so it counts as remote (a proxy passing on its public name) and needs a token: send Authorization: Bearer <token> (create one on the server with \`${batonCommand()} token create --name NAME --role agent\`), or sign in at /sign-in`;
   }
-  return "requests from beyond loopback need a token: send Authorization: Bearer <token> (create one on the server with `npx baton token create --name NAME --role agent`), or sign in at /sign-in";
+  return `requests from beyond loopback need a token: send Authorization: Bearer <token> (create one on the server with \`${batonCommand()} token create --name NAME --role agent\`), or sign in at /sign-in`;
 }
 
 /**

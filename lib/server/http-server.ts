@@ -8,6 +8,7 @@ import { hasTokens } from "../auth";
 import { closeDatabase } from "../database";
 import { markServing } from "../caller";
 import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
+import { batonCommand } from "../paths.mjs";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
 import { boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
@@ -51,7 +52,7 @@ export async function startRefusal(host: string, policy: GuardPolicy): Promise<s
   if (!beyondLoopback && !policy.authRequired) return null;
   if (await hasTokens()) return null;
   const why = beyondLoopback ? `it would listen on ${host}, beyond loopback,` : "BATON_AUTH=required is set";
-  return `baton: refusing to start: ${why} and no access token exists; create one with \`npx baton token create --name NAME --role operator\``;
+  return `baton: refusing to start: ${why} and no access token exists; create one with \`${batonCommand()} token create --name NAME --role operator\``;
 }
 
 /** Header names that are Baton's own: a client may send them, nothing inside Baton reads them. */

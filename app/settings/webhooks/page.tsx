@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { CreateWebhookForm } from "@/components/webhooks/create-webhook-form";
 import { WebhookList } from "@/components/webhooks/webhook-list";
 import { PageHeader } from "@/components/ui/page-header";
+import { batonCommand } from "@/lib/paths.mjs";
 import { listWebhooks, recentDeliveries } from "@/lib/webhooks";
 
 export const metadata: Metadata = { title: "Webhooks" };
@@ -17,7 +18,7 @@ export default async function WebhooksPage() {
       />
       <div className="flex flex-col gap-6">
         <CreateWebhookForm />
-        <WebhookList hooks={hooks} />
+        <WebhookList hooks={hooks} command={batonCommand()} />
       </div>
     </>
   );
