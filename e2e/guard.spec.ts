@@ -190,6 +190,34 @@ test("a server action body Next cannot decode is a 400, never Next's 500; the da
   expect(await handoffTotal()).toBe(before);
 });
 
+test("the OAuth consent page answers a request it cannot use with 400 and says why, a usable one with 200", async ({ page }) => {
+  const unusable = await page.goto("/oauth/authorize?client_id=no-such-client&response_type=code");
+  expect(unusable?.status()).toBe(400);
+  await expect(page.getByText('no client is registered with client_id "no-such-client"')).toBeVisible();
+  await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Status check", redirect_uris: ["http://127.0.0.1:9/callback"], token_endpoint_auth_method: "none" }),
+  });
+  const { client_id } = (await registered.json()) as { client_id: string };
+  const usable = new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: "http://127.0.0.1:9/callback",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    resource: `${base}/api/mcp`,
+  });
+  const consent = await page.goto(`/oauth/authorize?${usable}`);
+  expect(consent?.status()).toBe(200);
+  await expect(page.getByRole("button", { name: "Approve" })).toBeVisible();
+  // The same client asking for another resource is refused, as a page with 400.
+  usable.set("resource", "https://other.example/api/mcp");
+  expect((await page.goto(`/oauth/authorize?${usable}`))?.status()).toBe(400);
+});
+
 test("the guard refuses requests without a declared length instead of reading them unbounded", async () => {
   const answer = await rawRequest(base, "POST", "/api/handoffs", { host, "content-type": "application/json", "transfer-encoding": "chunked" }, JSON.stringify({ title: "t", content: "c" }));
   expect(answer.status).toBe(411);

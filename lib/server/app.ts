@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { guard, issueReentryTicket, type BatonEnv, type GuardPolicy } from "../guard";
 import { screenedActionRequest } from "./action-body";
 import { apiRouter } from "./api";
+import { servingPage } from "./page-status";
 import { apiSecurityHeaders, newNonce, pageContentSecurityPolicy, pageSecurityHeaders } from "./security-headers";
 
 /** Next's request handler: pages, server actions, static files. */
@@ -44,7 +45,8 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   });
   app.route("/", apiRouter());
   app.all("*", async (c) => {
-    if (!options.pages) return c.json({ error: { code: "NOT_FOUND", message: `nothing is served at ${c.req.path}` } }, 404);
+    const { pages } = options;
+    if (!pages) return c.json({ error: { code: "NOT_FOUND", message: `nothing is served at ${c.req.path}` } }, 404);
     // Next answers TRACE with a 500 and renders a page for any other method; its pages, downloads
     // and server actions take these.
     if (!PAGE_METHODS.includes(c.req.method)) {
@@ -60,7 +62,7 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     incoming.headers["content-security-policy"] = policy;
     pageSecurityHeaders(outgoing, policy);
     issueReentryTicket(incoming, outgoing, c.var.caller);
-    await options.pages(incoming, outgoing);
+    await servingPage(outgoing, () => pages(incoming, outgoing));
     return RESPONSE_ALREADY_SENT;
   });
   return app;

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { AuthorizationView } from "@/components/oauth/authorization-view";
+import { answerPageWith } from "@/lib/server/page-status";
 import { AUTHORIZATION_PARAM_NAMES, checkAuthorizationRequest, oauthUrls, publicBaseUrl, type AuthorizationParams } from "@/lib/oauth";
 
 export const metadata: Metadata = { title: "Connect a client" };
@@ -19,5 +20,8 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
     if (typeof value === "string") params[name] = value;
   }
   const { resource } = oauthUrls(publicBaseUrl((await headers()).get("host")));
-  return <AuthorizationView check={await checkAuthorizationRequest(params, resource)} params={params} />;
+  const check = await checkAuthorizationRequest(params, resource);
+  // A request that cannot be used is bad input: a 400, its reason shown as the page.
+  if (!check.ok) answerPageWith(400);
+  return <AuthorizationView check={check} params={params} />;
 }
