@@ -8,6 +8,7 @@ import { artifactIdOf, mirrorBlob } from "./blobs";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
+import { refuseLargeEntries } from "./schema-helpers";
 import { recordArtifact } from "./sources";
 import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types";
 
@@ -37,7 +38,7 @@ export type ExportedDocument = {
 
 export type RenderedDocument = Omit<ExportedDocument, "artifactId">;
 
-/** The document for a snapshot, checked by parsing it back: Baton never writes what it would refuse. */
+/** The document for a snapshot, checked by reading it back as an import would: Baton never writes what it would refuse. */
 export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat): RenderedDocument {
   const { handoff, entries, source } = snapshot;
   if (entries.length === 0 && source?.format !== format) {
@@ -49,7 +50,7 @@ export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat):
   const codec = FORMATS[format];
   const text = codec.serialize(codec.fromThread(snapshot));
   try {
-    codec.parse(text);
+    refuseLargeEntries(codec.toThread(codec.parse(text)));
   } catch (error) {
     // Not the caller's input: Baton built this document. Reported as Baton's failure, never as
     // bad arguments (an agent told to "fix the arguments" of close_handoff could not).

@@ -1,9 +1,13 @@
 import { z } from "zod";
+import { Invalid } from "../errors";
+import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import type { EntryView } from "../handoffs/views";
 import {
   entryText,
   firstLine,
+  fitsInEntry,
   isoDateTime,
+  MAX_IMPORT_BYTES,
   MAX_LIST_ITEMS,
   optionalText,
   parseJsonText,
@@ -12,6 +16,7 @@ import {
   validateDocument,
 } from "./schema-helpers";
 import { storyIdsIn, vagueInstructionWarning } from "./quality";
+import { clip } from "./summarize-handoff";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
 import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
 
@@ -97,6 +102,20 @@ function qualityWarnings(doc: HandoffJson): QualityWarning[] {
   return warnings;
 }
 
+/** The context entry the learned facts become: one, so together they must fit in an entry. */
+const learnedEntry = (facts: string[]) => `**Learned this session:**\n\n${facts.map((fact) => `- ${fact}`).join("\n")}`;
+
+/** The progress entry work_in_progress becomes: last step, progress and uncommitted changes in one. */
+function progressEntry(work: HandoffJson["work_in_progress"], percent: number): string {
+  return [
+    work.last_completed_step.trim() && `**Last completed step:** ${work.last_completed_step}`,
+    `**Progress:** ${percent}%`,
+    work.uncommitted_changes.trim() && `**Uncommitted changes:** ${work.uncommitted_changes}`,
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+}
+
 function toThread(doc: HandoffJson): ThreadDraft {
   const { current_story: story, work_in_progress: work } = doc;
   const code = (type: DraftEntry["type"], field: string, content: string): DraftEntry => ({ type, fromClient: "code", content, field });
@@ -107,15 +126,8 @@ function toThread(doc: HandoffJson): ThreadDraft {
       `**Handoff reason:** ${doc.reason}\n\n**Story ${story.id}:** ${story.title}\n\nStatus ${story.status}, ${story.progress_percent}% done.`,
     ),
   ];
-  if (doc.context_learned.length > 0) {
-    entries.push(code("context", "context_learned", `**Learned this session:**\n\n${doc.context_learned.map((fact) => `- ${fact}`).join("\n")}`));
-  }
-  const progress = [
-    work.last_completed_step.trim() && `**Last completed step:** ${work.last_completed_step}`,
-    `**Progress:** ${story.progress_percent}%`,
-    work.uncommitted_changes.trim() && `**Uncommitted changes:** ${work.uncommitted_changes}`,
-  ].filter(Boolean);
-  entries.push(code("progress", "work_in_progress", progress.join("\n\n")));
+  if (doc.context_learned.length > 0) entries.push(code("context", "context_learned", learnedEntry(doc.context_learned)));
+  entries.push(code("progress", "work_in_progress", progressEntry(work, story.progress_percent)));
   entries.push(code("task", "handoff_instruction", doc.handoff_instruction));
   work.next_steps.forEach((step, index) => {
     if (step.trim()) entries.push(code("task", `work_in_progress.next_steps[${index}]`, step));
@@ -193,15 +205,45 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffJson {
       files_modified: sourceFiles(snapshot).slice(-MAX_LIST_ITEMS),
       uncommitted_changes: "",
       last_completed_step: lastStep?.content ?? "",
-      next_steps: tasks.filter((task) => task !== instruction).slice(-MAX_LIST_ITEMS),
+      next_steps: tasks.filter((task) => task !== instruction),
     },
     context_learned: entries
       .filter((entry) => entry.type === "context" || (entry.type === "decision" && entry !== latestDecision))
-      .map((entry) => entry.content)
-      .slice(-MAX_LIST_ITEMS),
-    blockers: questions.slice(-MAX_LIST_ITEMS),
+      .map((entry) => entry.content),
+    blockers: questions,
     handoff_instruction: instruction,
   };
+}
+
+/**
+ * A document Baton writes is one it would read again: each list its newest MAX_LIST_ITEMS
+ * items, the newest learned facts that fit their one entry, the last step cut to fit the progress
+ * entry, and the whole within MAX_IMPORT_BYTES (the oldest next steps dropped first, then facts,
+ * then blockers). A long thread's export once failed as Baton's own error, or wrote a handoff.json
+ * its import then refused.
+ */
+function withinLimits(doc: HandoffJson, handoffId: string): HandoffJson {
+  const facts = doc.context_learned.slice(-MAX_LIST_ITEMS);
+  // The fewest oldest facts to leave out (fitting only gets easier as more are left out).
+  let [low, high] = [0, facts.length];
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (fitsInEntry(learnedEntry(facts.slice(middle)))) high = middle;
+    else low = middle + 1;
+  }
+  const work = { ...doc.work_in_progress, next_steps: doc.work_in_progress.next_steps.slice(-MAX_LIST_ITEMS) };
+  const spare = MAX_CONTENT_BYTES - Buffer.byteLength(progressEntry(work, doc.current_story.progress_percent), "utf8");
+  const step = work.last_completed_step;
+  if (spare < 0 && step.trim()) work.last_completed_step = `${clip(step, Math.max(0, Buffer.byteLength(step, "utf8") + spare - Buffer.byteLength("…", "utf8")))}…`;
+  const lists = { context_learned: facts.slice(low), next_steps: work.next_steps, blockers: doc.blockers.slice(-MAX_LIST_ITEMS) };
+  const build = (): HandoffJson => ({ ...doc, work_in_progress: { ...work, next_steps: lists.next_steps }, context_learned: lists.context_learned, blockers: lists.blockers });
+  // Counted on the compact form (what serialize falls back to); an item frees at least its own bytes.
+  let over = Buffer.byteLength(JSON.stringify(build()), "utf8") - MAX_IMPORT_BYTES;
+  for (const name of ["next_steps", "context_learned", "blockers"] as const) {
+    while (over > 0 && lists[name].length > 0) over -= Buffer.byteLength(JSON.stringify(lists[name].shift()), "utf8");
+  }
+  if (over > 0) throw new Invalid(`handoff ${handoffId} does not fit in a handoff.json (1 MiB) even without its lists; export it as a bundle`, { format: ["export it as a bundle"] });
+  return build();
 }
 
 /**
@@ -211,11 +253,17 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffJson {
  */
 function fromThread(snapshot: HandoffSnapshot): HandoffJson {
   const unchanged = latestUnchangedImport(snapshot, "handoff_json");
-  if (!unchanged) return fromEntries(snapshot);
+  if (!unchanged) return withinLimits(fromEntries(snapshot), snapshot.handoff.id);
   const base = JSON.parse(unchanged.document) as Record<string, unknown>;
   const doc = handoffJsonSchema.parse(base);
   if (unchanged.added.length === 0) return base as HandoffJson;
-  return foldInto(base, doc, unchanged.added) as HandoffJson;
+  return withinLimits(foldInto(base, doc, unchanged.added) as HandoffJson, snapshot.handoff.id);
+}
+
+/** Two-space JSON, or compact when that would pass the import limit (an imported document was compact). */
+function serialize(doc: HandoffJson): string {
+  const pretty = `${JSON.stringify(doc, null, 2)}\n`;
+  return Buffer.byteLength(pretty, "utf8") <= MAX_IMPORT_BYTES ? pretty : `${JSON.stringify(doc)}\n`;
 }
 
 export const handoffJsonFormat: FormatModule<HandoffJson> = {
@@ -223,7 +271,7 @@ export const handoffJsonFormat: FormatModule<HandoffJson> = {
   parse: (text) => validateDocument(handoffJsonSchema, parseJsonText(text), "a handoff.json"),
   toThread,
   fromThread,
-  serialize: (doc) => `${JSON.stringify(doc, null, 2)}\n`,
+  serialize,
   fileName: "handoff.json",
   contentType: "application/json; charset=utf-8",
 };

@@ -1,13 +1,13 @@
 import "server-only";
 import { z } from "zod";
-import { Invalid } from "../errors";
-import { contentSchema, optionalProjectSchema, titleSchema } from "../handoffs/schemas";
+import { optionalProjectSchema, titleSchema } from "../handoffs/schemas";
 import { cleanText, type Redaction } from "../secrets";
-import { blankToUndefined, describeFieldErrors, operationInput, parseInput } from "../validation";
+import { blankToUndefined, operationInput, parseInput } from "../validation";
 import { readBlob } from "./blobs";
 import { canonicalJson } from "./canonical-json";
 import { detectFormat, formatNamed } from "./detect-format";
 import { FORMATS } from "./registry";
+import { refuseLargeEntries } from "./schema-helpers";
 import type { SourceFormat, ThreadDraft } from "./types";
 
 export const importDocumentInput = operationInput({
@@ -63,12 +63,7 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
   const codec = FORMATS[detection.format];
   const read = codec.toThread(codec.parse(text));
   const draft = input.title === undefined ? read : { ...read, title: input.title };
-  const tooLarge: Record<string, string[]> = {};
-  for (const entry of draft.entries) {
-    const checked = contentSchema.safeParse(entry.content);
-    if (!checked.success) (tooLarge[entry.field] ??= []).push("makes an entry larger than 64 KiB; shorten it");
-  }
-  if (Object.keys(tooLarge).length > 0) throw new Invalid(describeFieldErrors(tooLarge), tooLarge);
+  refuseLargeEntries(draft);
   return {
     format: detection.format,
     detectedBecause: detection.reason,

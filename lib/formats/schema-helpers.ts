@@ -1,9 +1,10 @@
 import { parse as parseYamlDocument, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
+import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
-import { parseInput } from "../validation";
+import { describeFieldErrors, parseInput } from "../validation";
+import type { ThreadDraft } from "./types";
 
 /** Largest document Baton reads: ten entries' worth; anything bigger is not a handoff. */
 export const MAX_IMPORT_BYTES = 1024 * 1024;
@@ -17,7 +18,7 @@ export function requiredAs(what: string) {
   return { error: (issue: IssueInput) => (issue.input === undefined ? "is required" : `must be ${what}`) };
 }
 
-const fitsInEntry = (text: string) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES;
+export const fitsInEntry = (text: string) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES;
 const ENTRY_LIMIT_MESSAGE = `must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes of UTF-8)`;
 
 /** A string that will become (part of) an entry: present, not blank, at most 64 KiB. */
@@ -116,6 +117,15 @@ export function parseYamlText(text: string): unknown {
   }
   if (valueTooDeep(value)) throw tooDeep();
   return value;
+}
+
+/** Refuses a draft with an entry past 64 KiB, naming the document field it comes from. */
+export function refuseLargeEntries(draft: ThreadDraft): void {
+  const tooLarge: Record<string, string[]> = {};
+  for (const entry of draft.entries) {
+    if (!contentSchema.safeParse(entry.content).success) (tooLarge[entry.field] ??= []).push("makes an entry larger than 64 KiB; shorten it");
+  }
+  if (Object.keys(tooLarge).length > 0) throw new Invalid(describeFieldErrors(tooLarge), tooLarge);
 }
 
 /** Validates a parsed document: a non-object gets one clear root error, fields get their paths. */

@@ -24,7 +24,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
  * The longest start of `text` costing at most `maxBytes`, cut between grapheme clusters, so no
  * emoji, surrogate pair or letter with its combining marks is ever split.
  */
-function clip(text: string, maxBytes: number): string {
+export function clip(text: string, maxBytes: number): string {
   if (jsonTextBytes(text) <= maxBytes) return text;
   let used = 0;
   let end = 0;

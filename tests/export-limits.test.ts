@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXAMPLE_DOCUMENTS, importDocument, MAX_IMPORT_BYTES } from "../lib/formats";
+import { addEntry, createHandoff } from "../lib/handoffs";
+
+/**
+ * What Baton exports it can import again: a handoff.json within the import's limits (1 MiB, 200
+ * items a list), however long the thread. Such exports used to fail as Baton's own error ("Baton
+ * built a handoff.json it would refuse"). Run as users run it: `baton export`, then the export
+ * imported back with `baton import -`.
+ */
+const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
+
+function baton(args: string[], input = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: process.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** `baton export <id> --format json`, checked to be importable again; the document it wrote. */
+async function exportedJson(id: string): Promise<{ text: string; doc: Record<string, unknown> & { context_learned: string[]; blockers: string[]; work_in_progress: { next_steps: string[] } } }> {
+  const exported = await baton(["export", id, "--format", "json"]);
+  expect(exported.code, exported.stderr).toBe(0);
+  expect(Buffer.byteLength(exported.stdout, "utf8")).toBeLessThanOrEqual(MAX_IMPORT_BYTES);
+  const again = await baton(["import", "-"], exported.stdout);
+  expect(again.code, again.stderr).toBe(0);
+  return { text: exported.stdout, doc: JSON.parse(exported.stdout) };
+}
+
+const fact = (index: number) => `Fact ${index}: ${"x".repeat(60_000)}`;
+
+describe("a handoff.json export stays within what an import takes", () => {
+  it("a long thread keeps its newest facts and steps, its instruction and open questions, and a last step cut to fit", async () => {
+    const { handoff } = await createHandoff({ title: "Long research thread", content: fact(0) });
+    for (let index = 1; index < 24; index++) await addEntry({ id: handoff.id, type: "context", content: fact(index), asClient: "chat" });
+    for (let index = 0; index < 20; index++) await addEntry({ id: handoff.id, type: "task", content: `Task ${index}: ${"t".repeat(60_000)}`, asClient: "chat" });
+    await addEntry({ id: handoff.id, type: "progress", content: `Done: ${"p".repeat(65_500)}`, asClient: "code" });
+    await addEntry({ id: handoff.id, type: "question", content: "Which cache do we keep?", asClient: "code" });
+    await addEntry({ id: handoff.id, type: "task", content: "Write the cache layer", asClient: "chat" });
+    const { doc } = await exportedJson(handoff.id);
+    // Learned facts become one entry on import: the newest that fit in it.
+    expect(doc.context_learned).toEqual([fact(23)]);
+    // Twenty steps of 60 KB pass 1 MiB: the oldest go.
+    const steps = doc.work_in_progress.next_steps;
+    expect(steps.at(-1)).toMatch(/^Task 19: /);
+    expect(steps.length).toBeGreaterThan(5);
+    expect(steps.length).toBeLessThan(20);
+    expect(doc.work_in_progress).toMatchObject({ last_completed_step: expect.stringMatching(/^Done: p+…$/) });
+    expect(doc.blockers).toEqual(["Which cache do we keep?"]);
+    expect(doc.handoff_instruction).toBe("Write the cache layer");
+  }, 60_000);
+
+  it("an imported handoff.json with 200 next steps and a task added in Baton keeps the newest 200", async () => {
+    const seed = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+    const steps = Array.from({ length: 200 }, (_, index) => `Step ${index}`);
+    const imported = await importDocument({ text: JSON.stringify({ ...seed, work_in_progress: { ...seed.work_in_progress, next_steps: steps } }) });
+    await addEntry({ id: imported.handoff.id, type: "task", content: "One more step", asClient: "chat" });
+    const { doc } = await exportedJson(imported.handoff.id);
+    expect(doc.work_in_progress.next_steps).toEqual([...steps.slice(1), "One more step"]);
+  }, 60_000);
+
+  it("an imported compact handoff.json that would pass 1 MiB indented comes back whole, compact", async () => {
+    const seed = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
+    const original = { ...seed, readings: Array.from({ length: 250_000 }, () => 1) };
+    const imported = await importDocument({ text: JSON.stringify(original) });
+    const { text, doc } = await exportedJson(imported.handoff.id);
+    expect(doc).toEqual(original);
+    expect(text).toBe(`${JSON.stringify(original)}\n`);
+  }, 60_000);
+});
