@@ -12,11 +12,18 @@ import { ensureMigrated } from "../lib/database/migrate";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
 import { boundHeap, shrinkYoungGeneration } from "../lib/server/heap-bounds";
+import { wholeNumberParam } from "../lib/validation";
 
 boundHeap();
 const dev = process.argv.includes("--dev");
 const host = process.env.HOST || "127.0.0.1";
-const port = Number(process.env.PORT || "3000");
+// As typed, by the rule every door reads numbers by: `3OOO` or `3000x` is no port (Node's own refusal names no variable).
+const portSetting = wholeNumberParam("PORT", 0, 65_535).safeParse(process.env.PORT || "3000");
+if (!portSetting.success || portSetting.data === undefined) {
+  console.error(`baton: PORT must be a whole number from 0 to 65535 (0: any free port), got ${JSON.stringify(process.env.PORT)}`);
+  process.exit(1);
+}
+const port = portSetting.data;
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 
@@ -42,6 +49,18 @@ try {
     });
   }
 } catch (error) {
-  console.error((error as Error).message);
+  console.error(listenFailure(error) ?? (error as Error).message);
   process.exit(1);
+}
+
+/** Why the server could not listen, in one line that says what to change; null for any other failure. */
+function listenFailure(error: unknown): string | null {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `cannot listen on ${host}:${port}`;
+  if (code === "EADDRINUSE") return `baton: ${where}: another program (another Baton?) listens there; stop it, or choose another port with PORT=<port>`;
+  if (code === "EACCES") return `baton: ${where}: not allowed (a port below 1024 needs privileges); choose another port with PORT=<port>`;
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return `baton: ${where}: HOST is no address of this machine (${code}); set HOST to one of its addresses, or leave it unset for 127.0.0.1`;
+  }
+  return null;
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -322,6 +323,31 @@ describe("npx -y baton-desk on this machine's Node", () => {
       expect(lines).toEqual([`baton: cannot write to the data folder ${path.join(blocker, "data")} (ENOTDIR); choose another with BATON_DATA_DIR=<folder>`]);
       expect(run.stdout).toBe("");
     }
+  });
+
+  it("a mistyped PORT, a port another program holds and a HOST that is no address here each end the start in one line saying what to change", { timeout: 300_000 }, async () => {
+    const home = tempFolder("home");
+    const typo = npx(line, home, tempFolder("empty"), [], { PORT: "30OO" });
+    expect(typo.status).toBe(1);
+    expect(typo.stderr.split("\n").filter((text) => text && !npmMessage.test(text))).toEqual(['baton: PORT must be a whole number from 0 to 65535 (0: any free port), got "30OO"']);
+    expect(fs.existsSync(path.join(home, ".local", "share", "baton", "baton.db")), "nothing stored before the refusal").toBe(false);
+
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const taken = npx(line, home, tempFolder("empty"), [], { PORT: String(port) });
+      expect(taken.status).toBe(1);
+      expect(taken.stderr).toContain(`baton: cannot listen on 127.0.0.1:${port}: another program (another Baton?) listens there; stop it, or choose another port with PORT=<port>`);
+      expect(taken.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      holder.close();
+    }
+    // Beyond loopback a token must exist first; then a HOST that is no address of this machine.
+    expect(npx(line, home, tempFolder("empty"), ["token", "create", "--name", "desk", "--role", "operator"]).status).toBe(0);
+    const elsewhere = npx(line, home, tempFolder("empty"), [], { HOST: "192.0.2.1", PORT: String(port) });
+    expect(elsewhere.status).toBe(1);
+    expect(elsewhere.stderr).toContain(`baton: cannot listen on 192.0.2.1:${port}: HOST is no address of this machine (EADDRNOTAVAIL)`);
   });
 
   it("every hint names npx baton-desk, never npx baton (an unrelated package on the registry): the refusal to serve beyond loopback, a proxied request's 401, the sign-in and webhooks pages", { timeout: 300_000 }, async () => {
