@@ -50,6 +50,9 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
+/** pg-pool's error when a caller waited connectionTimeoutMillis for one of the pool's connections to come free. */
+const isPoolWaitTimeout = (error: unknown) => error instanceof Error && error.message === "timeout exceeded when trying to connect";
+
 /**
  * Runs `work` on a connection of its own, outside the pool (migrations, VACUUM FULL, copy-data's
  * target), and ends it. A server that ends the connection between two statements fails the next
@@ -85,10 +88,13 @@ export function withTransaction<T>(url: string, work: (client: pg.Client) => Pro
 /** Pauses between tries while the server is away: a restart takes a few seconds. */
 const RECONNECT_PAUSES_MS = [50, 100, 200, 400, 800, 1600, 2000, 2000];
 
+/** How long a caller waits for a connection: to open one, or for one of a full pool's to come free. */
+const POOL_WAIT_MS = 10_000;
+
 export function openPostgres(url: string): Database {
   const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
   const opening = pgDriver().then(({ Pool }) => {
-    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: 10_000 });
+    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: POOL_WAIT_MS });
     // An idle client whose server went away reports here; the pool drops it and opens another.
     pool.on("error", () => undefined);
     return pool;
@@ -118,6 +124,10 @@ export function openPostgres(url: string): Database {
       try {
         return await (await opening).connect();
       } catch (error) {
+        // Every connection stayed in use (requests waiting on a thread's row lock): a 503, not a crash; trying again would queue longer.
+        if (isPoolWaitTimeout(error)) {
+          throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; try again in a moment`);
+        }
         if (!isConnectionFailure(error) || attempt >= RECONNECT_PAUSES_MS.length) throw isConnectionFailure(error) ? unavailable(error) : error;
         await new Promise((resolve) => setTimeout(resolve, RECONNECT_PAUSES_MS[attempt]));
       }

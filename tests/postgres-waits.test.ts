@@ -1,0 +1,46 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveApi, type ApiServer } from "./support/api-server";
+
+/**
+ * How long a request waits on PostgreSQL, through the served API on a real socket: a pool whose
+ * connections are all taken is a 503 naming what happened, never a 500.
+ */
+process.env.BATON_DB_POOL_SIZE = "2";
+
+let api: ApiServer;
+beforeAll(async () => {
+  api = await serveApi();
+});
+afterAll(() => api?.close());
+
+const post = (path: string, body: unknown) => api.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+describe("waiting on PostgreSQL", () => {
+  it("a pool with every connection taken answers 503 'busy' to the request that waited too long, and stores nothing of it", async () => {
+    const created = await post("/api/handoffs", { title: "Pool waits", content: "first" });
+    expect(created.status).toBe(201);
+    const id = ((await created.json()) as { handoff: { id: string } }).handoff.id;
+    // Another session holds the thread's row: the two appends that get the pool's two
+    // connections wait on it, holding them; a third waits for a connection.
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [id]);
+      const holding = [post(`/api/handoffs/${id}/entries`, { type: "progress", content: "one" }), post(`/api/handoffs/${id}/entries`, { type: "progress", content: "two" })];
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const waited = await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "three" });
+      expect(waited.status).toBe(503);
+      const { error } = (await waited.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("UNAVAILABLE");
+      expect(error.message).toMatch(/^the database is busy: all 2 of this process's connections \(BATON_DB_POOL_SIZE\) stayed in use for 10 s; try again in a moment$/);
+      await holder.query("COMMIT");
+      expect((await Promise.all(holding)).map((response) => response.status)).toEqual([201, 201]);
+    } finally {
+      await holder.end();
+    }
+    const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
+    expect(thread.entries.map((entry) => entry.content).sort()).toEqual(["first", "one", "two"]);
+  }, 30_000);
+});
