@@ -147,12 +147,15 @@ describe("secrets through every door (BATON_SECRETS=redact, the default)", () =>
   it("REST and CLI imports (handoff.json, handoff.yaml, a bundle) keep document, entries and blob clean", async () => {
     const json = JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text);
     json.context_learned = halves[0].map((sample, i) => embed(sample, embeddingOf(i)));
-    const rest = await importRoute(post("http://localhost/api/import", { text: JSON.stringify(json, null, 2), fileName: "handoff.json" }));
+    // The file name is kept and shown beside the thread: a token in it was stored as given.
+    const forge = SECRET_SAMPLES.find((sample) => sample.family === "forge")!;
+    const rest = await importRoute(post("http://localhost/api/import", { text: JSON.stringify(json, null, 2), fileName: `handoff-${forge.value}.json` }));
     const imported = await rest.json();
     expect(rest.status, JSON.stringify(imported).slice(0, 600)).toBe(201);
     outputs.push(JSON.stringify(imported));
-    expect(imported.redactions.length).toBeGreaterThanOrEqual(halves[0].length);
+    expect(imported.redactions.length).toBeGreaterThanOrEqual(halves[0].length + 1);
     expect(imported.redactions[0].field).toBe("text");
+    expect(imported.redactions.at(-1)).toMatchObject({ field: "fileName", line: 1 });
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-secrets-"));
     temporary.push(dir);

@@ -44,7 +44,7 @@ export type ImportPlan = {
   draft: ThreadDraft;
   /** For bundles: the canonical bytes stored content-addressed. */
   canonicalBundle: string | null;
-  /** Secrets replaced in `text` before it was read, so the document kept and its entries agree. */
+  /** Secrets replaced in `text` before it was read, so the document kept and its entries agree (and in the file name). */
   redactions: Redaction[];
 };
 
@@ -60,6 +60,8 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
     ? { format: formatNamed(input.format), reason: "you chose it" }
     : detectFormat(given, fileName ?? "");
   const { text, redactions } = cleanText("text", given, { document: detection.format === "handoff_yaml" ? "yaml" : "json" });
+  // The file name is kept and shown beside the thread: a secret in it is stored no more than one in the text.
+  const name = fileName === null ? null : cleanText("fileName", fileName);
   const codec = FORMATS[detection.format];
   const read = codec.toThread(codec.parse(text));
   const draft = input.title === undefined ? read : { ...read, title: input.title };
@@ -68,10 +70,10 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
     format: detection.format,
     detectedBecause: detection.reason,
     text,
-    fileName,
+    fileName: name?.text ?? null,
     project: input.project ?? null,
     draft,
     canonicalBundle: detection.format === "bundle" ? canonicalJson(JSON.parse(text)) : null,
-    redactions,
+    redactions: [...redactions, ...(name?.redactions ?? [])],
   };
 }
