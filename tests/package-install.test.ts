@@ -325,6 +325,16 @@ describe("npx -y baton-desk on this machine's Node", () => {
     }
   });
 
+  it("--help lists start, the command baton alone runs, on standard output; --version prints the version; neither makes the data folder", { timeout: 120_000 }, () => {
+    const home = tempFolder("home");
+    const help = npx(line, home, tempFolder("empty"), ["--help"]);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}start {7}serve the desk/m);
+    const shown = npx(line, home, tempFolder("empty"), ["--version"]);
+    expect([shown.status, shown.stdout]).toEqual([0, `${version}\n`]);
+    expect(fs.existsSync(path.join(home, ".local", "share", "baton"))).toBe(false);
+  });
+
   it("a mistyped PORT, a port another program holds and a HOST that is no address here each end the start in one line saying what to change", { timeout: 300_000 }, async () => {
     const home = tempFolder("home");
     const typo = npx(line, home, tempFolder("empty"), [], { PORT: "30OO" });

@@ -4,6 +4,9 @@
  * command leaves unanswered ends here as one line (failureLine), never a stack trace.
  */
 import "server-only";
+import fs from "node:fs";
+import path from "node:path";
+import { isCheckout, projectRoot } from "../paths.mjs";
 import { failureDetails, failureLine, logErrorsInOneLine } from "./failure";
 
 type Command = { summary: string; load: () => Promise<{ run: (args: string[]) => Promise<number> }> };
@@ -25,14 +28,26 @@ const commands: Record<string, Command> = {
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(11)} ${command.summary}`);
-  return ["usage: baton <command> [options]", "", "commands:", ...lines].join("\n");
+  // The package's `baton` alone serves the desk (lib/package/entry.mjs); a checkout serves with `npm start`.
+  const start = isCheckout() ? [] : [`  ${"start".padEnd(11)} serve the desk on http://127.0.0.1:3000 (HOST, PORT), as \`baton\` alone does`];
+  return ["usage: baton <command> [options]", "", "commands:", ...start, ...lines, "", `  ${"--version".padEnd(11)} print Baton's version`].join("\n");
 }
 
 export async function run(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
+  // Asked for, the usage is the answer (stdout, 0); given instead of a command, a refusal (stderr, 2).
+  if (name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  if (!name) {
     process.stderr.write(`${usage()}\n`);
-    return name ? 0 : 2;
+    return 2;
+  }
+  if (name === "--version" || name === "-v") {
+    const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version: string };
+    process.stdout.write(`${version}\n`);
+    return 0;
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {

@@ -55,7 +55,8 @@ async function serve() {
 }
 
 const [command, ...args] = process.argv.slice(2);
-const dataDir = command === "--help" || command === "-h" || command === "help" ? "" : writableDataDir();
+// Help and the version store nothing: no data folder for them.
+const dataDir = ["--help", "-h", "help", "--version", "-v"].includes(command) ? "" : writableDataDir();
 if (dataDir === null) {
   process.exitCode = 1;
 } else {

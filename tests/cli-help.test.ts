@@ -1,0 +1,50 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { temporaryFolders } from "./support/temp-folders";
+
+/**
+ * What a new user types first, run as users run it (`node bin/baton.mjs …`): help they asked for
+ * is the answer (standard output, exit 0, so `baton --help | less` shows it), the version is one
+ * line, and neither stores anything.
+ */
+const projectRoot = path.resolve(import.meta.dirname, "..");
+const bin = path.join(projectRoot, "bin", "baton.mjs");
+const tempFolder = temporaryFolders("baton-cli-help-");
+const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version: string };
+
+function baton(args: string[], dataFolder: string) {
+  return spawnSync(process.execPath, [bin, ...args], {
+    cwd: tempFolder(),
+    env: { ...process.env, BATON_DATA_DIR: dataFolder, DATABASE_URL: `file:${path.join(dataFolder, "baton.db")}` },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
+describe("help and version", () => {
+  it("--help, -h and help print the usage on standard output and exit 0; no command prints it on standard error and exits 2", () => {
+    const dataFolder = path.join(tempFolder(), "data");
+    for (const flag of ["--help", "-h", "help"]) {
+      const asked = baton([flag], dataFolder);
+      expect([flag, asked.status, asked.stderr]).toEqual([flag, 0, ""]);
+      expect(asked.stdout).toMatch(/^usage: baton <command> \[options\]\n/);
+      expect(asked.stdout).toContain("--version");
+    }
+    const none = baton([], dataFolder);
+    expect(none.status).toBe(2);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toMatch(/^usage: baton <command>/);
+    expect(fs.existsSync(dataFolder)).toBe(false);
+  });
+
+  it("--version and -v print the version alone", () => {
+    const dataFolder = path.join(tempFolder(), "data");
+    for (const flag of ["--version", "-v"]) {
+      const ran = baton([flag], dataFolder);
+      expect([flag, ran.status, ran.stdout, ran.stderr]).toEqual([flag, 0, `${version}\n`, ""]);
+    }
+    expect(fs.existsSync(dataFolder)).toBe(false);
+  });
+});
