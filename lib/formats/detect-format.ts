@@ -4,10 +4,12 @@ import { FORMAT_ALIASES, type SourceFormat } from "./types";
 
 export type Detection = { format: SourceFormat; reason: string };
 
-const JSON_KEYS = ["current_story", "handoff_instruction", "work_in_progress", "context_learned", "blockers", "reason"];
-const YAML_KEYS = ["goal", "now", "status", "hypothesis", "outcome"];
-
-const has = (value: Record<string, unknown>, keys: string[]) => keys.filter((key) => key in value);
+/** The top-level keys that mark each format, in the order a tie goes. */
+const FORMAT_KEYS: [SourceFormat, string[]][] = [
+  ["bundle", ["schema", "summary_markdown", "refs"]],
+  ["handoff_json", ["current_story", "handoff_instruction", "work_in_progress", "context_learned", "blockers", "reason"]],
+  ["handoff_yaml", ["goal", "now", "status", "hypothesis", "outcome"]],
+];
 
 function unknownDocument(): Invalid {
   const message =
@@ -15,14 +17,22 @@ function unknownDocument(): Invalid {
   return new Invalid(message, { "(document)": [message] });
 }
 
-function fromKeys(value: unknown, fileName: string): Detection | null {
+/**
+ * The format whose keys the document has most of (a tie goes to the earlier in FORMAT_KEYS).
+ * Every format keeps keys it does not know, so one key is not enough: a handoff.yaml with a
+ * `reason` was read as a handoff.json, a handoff.json with a `schema` as a bundle, and refused.
+ * Text that is not JSON is a handoff.yaml once it has one of its keys (the other two are JSON).
+ */
+function fromKeys(value: unknown, fileName: string, isJson: boolean): Detection | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
-  if ("schema" in record) return { format: "bundle", reason: 'it has a "schema" key' };
-  const jsonKeys = has(record, JSON_KEYS);
-  if (jsonKeys.length > 0) return { format: "handoff_json", reason: `it has ${jsonKeys.slice(0, 2).join(" and ")}` };
-  const yamlKeys = has(record, YAML_KEYS);
-  if (yamlKeys.length > 0) return { format: "handoff_yaml", reason: `it has ${yamlKeys.slice(0, 2).join(" and ")}` };
+  let best: { format: SourceFormat; keys: string[] } | null = null;
+  for (const [format, keys] of FORMAT_KEYS) {
+    const present = keys.filter((key) => Object.hasOwn(record, key));
+    const wins = present.length > (best?.keys.length ?? 0) || (!isJson && format === "handoff_yaml" && present.length > 0);
+    if (wins) best = { format, keys: present };
+  }
+  if (best) return { format: best.format, reason: `it has ${best.keys.slice(0, 2).map((key) => `"${key}"`).join(" and ")}` };
   if (/bundle/i.test(fileName)) return { format: "bundle", reason: "the file name says bundle" };
   if (/\.json$/i.test(fileName)) return { format: "handoff_json", reason: "the file name ends in .json" };
   return null;
@@ -35,13 +45,14 @@ function fromKeys(value: unknown, fileName: string): Detection | null {
  */
 export function detectFormat(text: string, fileName = ""): Detection {
   const extension = fileName.toLowerCase().match(/\.([a-z]+)$/)?.[1] ?? "";
-  if (extension === "yaml" || extension === "yml") {
-    return fromKeys(parseYamlText(text), fileName) ?? { format: "handoff_yaml", reason: "the file name ends in .yaml" };
-  }
   const trimmed = text.trimStart();
-  const looksLikeJson = extension === "json" || trimmed.startsWith("{") || trimmed.startsWith("[");
+  const isJson = trimmed.startsWith("{") || trimmed.startsWith("[");
+  if (extension === "yaml" || extension === "yml") {
+    return fromKeys(parseYamlText(text), fileName, isJson) ?? { format: "handoff_yaml", reason: "the file name ends in .yaml" };
+  }
+  const looksLikeJson = extension === "json" || isJson;
   const value = looksLikeJson ? parseJsonText(text) : parseYamlText(text);
-  const detected = fromKeys(value, fileName);
+  const detected = fromKeys(value, fileName, looksLikeJson);
   if (!detected) throw unknownDocument();
   return detected;
 }

@@ -1,0 +1,73 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
+import { apiServerForFile } from "./support/api-server";
+import { temporaryFolders } from "./support/temp-folders";
+
+/**
+ * Every format keeps keys it does not know (seed 003's loader tolerates them; Baton's handoff.json
+ * export gives them back), so a document that also has a key another format uses is still its own
+ * format. One such key used to decide: a handoff.yaml with a `reason` was read as a handoff.json
+ * ("invalid JSON: Unexpected token 'g'"), a handoff.json with a `schema` as a bundle. Through the
+ * API over a socket and `baton import` as users run it.
+ */
+const api = apiServerForFile();
+const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
+const tempFolder = temporaryFolders("baton-detection-");
+
+const yamlWithReason = `${EXAMPLE_DOCUMENTS.handoff_yaml.text.trimEnd()}\nreason: the token endpoint is down\n`;
+const jsonWithSchema = JSON.stringify({ ...JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text), schema: "our-handoff/v2" }, null, 2);
+const yamlAsJson = JSON.stringify({ goal: "Fix login", status: "blocked", now: "Waiting on the API team", reason: "endpoint down", timestamp: "2026-01-17T10:30:00Z" });
+
+async function imported(text: string, fileName?: string) {
+  const response = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, fileName }) });
+  return { status: response.status, body: await response.json() };
+}
+
+function baton(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("a document with another format's key is still read as its own format", () => {
+  it("over the API: the preview and the import read it as its own format", async () => {
+    for (const [text, fileName, format] of [
+      [yamlWithReason, "handoff.yaml", "handoff_yaml"],
+      [yamlWithReason, undefined, "handoff_yaml"],
+      [jsonWithSchema, "handoff.json", "handoff_json"],
+      [yamlAsJson, undefined, "handoff_yaml"],
+    ] as const) {
+      const dry = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, fileName, dryRun: true }) });
+      expect(await dry.json()).toMatchObject({ ok: true, format });
+      const { status, body } = await imported(text, fileName);
+      expect(status, JSON.stringify(body).slice(0, 400)).toBe(201);
+      expect(body.format).toBe(format);
+    }
+  });
+
+  it("baton import reads them, and baton export writes the extra keys back", async () => {
+    const folder = tempFolder();
+    fs.writeFileSync(path.join(folder, "handoff.yaml"), yamlWithReason);
+    fs.writeFileSync(path.join(folder, "handoff.json"), jsonWithSchema);
+    for (const [file, format, kept] of [
+      ["handoff.yaml", "yaml", /^reason: the token endpoint is down$/m],
+      ["handoff.json", "json", /"schema": "our-handoff\/v2"/],
+    ] as const) {
+      const ran = await baton(["import", file], folder);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toMatch(new RegExp(`^imported ${file.replace(".", "\\.")} as `));
+      const exported = await baton(["export", ran.stdout.trim(), "--format", format], folder);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout).toMatch(kept);
+    }
+  }, 60_000);
+});
