@@ -1,10 +1,12 @@
+import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveApi, type ApiServer } from "./support/api-server";
 
 /**
  * How long a request waits on PostgreSQL, through the served API on a real socket: a pool whose
- * connections are all taken is a 503 naming what happened, never a 500.
+ * connections are all taken, and a server that takes connections and never answers. Either is a
+ * 503 naming what happened within seconds, never a 500 or a request held for minutes.
  */
 process.env.BATON_DB_POOL_SIZE = "2";
 
@@ -43,4 +45,26 @@ describe("waiting on PostgreSQL", () => {
     const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
     expect(thread.entries.map((entry) => entry.content).sort()).toEqual(["first", "one", "two"]);
   }, 30_000);
+
+  it("a server that takes connections and never answers: 503 within one connect timeout, not after nine", async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const real = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = `postgresql://baton:hunter2-secret@127.0.0.1:${(silent.address() as net.AddressInfo).port}/baton`;
+    try {
+      const started = performance.now();
+      const response = await api.fetch("/api/handoffs");
+      const seconds = (performance.now() - started) / 1000;
+      expect(response.status).toBe(503);
+      const text = await response.text();
+      expect(text).toMatch(/the database is not answering \(Connection terminated due to connection timeout\)/);
+      expect(text).not.toContain("hunter2");
+      expect(seconds).toBeLessThan(15);
+    } finally {
+      process.env.DATABASE_URL = real;
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  }, 150_000);
 });
