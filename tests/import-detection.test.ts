@@ -71,3 +71,20 @@ describe("a document with another format's key is still read as its own format",
     }
   }, 60_000);
 });
+
+describe("a document that starts with a byte order mark", () => {
+  it("is read without it, over the API and by baton import", async () => {
+    const bom = "\uFEFF";
+    for (const text of [EXAMPLE_DOCUMENTS.handoff_json.text, EXAMPLE_DOCUMENTS.bundle.text, EXAMPLE_DOCUMENTS.handoff_yaml.text]) {
+      const { status, body } = await imported(`${bom}${text}`);
+      expect(status, JSON.stringify(body).slice(0, 400)).toBe(201);
+    }
+    const folder = tempFolder();
+    fs.writeFileSync(path.join(folder, "handoff.json"), `${bom}${EXAMPLE_DOCUMENTS.handoff_json.text}`);
+    const ran = await baton(["import", "handoff.json"], folder);
+    expect(ran.code, ran.stderr).toBe(0);
+    const exported = await baton(["export", ran.stdout.trim(), "--format", "json"], folder);
+    expect(exported.stdout.startsWith("{")).toBe(true);
+    expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text));
+  }, 60_000);
+});

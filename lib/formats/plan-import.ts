@@ -54,7 +54,8 @@ export type ImportPlan = {
  */
 export async function planImport(options: ImportDocumentOptions): Promise<ImportPlan> {
   const input = parseInput(importDocumentInput, options);
-  const given = input.artifactId !== undefined ? (await readBlob(input.artifactId)).toString("utf8") : input.text!;
+  // A byte order mark (Windows editors write one) is no part of the document: JSON.parse refused it.
+  const given = (input.artifactId !== undefined ? (await readBlob(input.artifactId)).toString("utf8") : input.text!).replace(/^\uFEFF/, "");
   const fileName = input.fileName ?? (input.artifactId ? `${input.artifactId.trim().toLowerCase()}.json` : null);
   const detection = input.format
     ? { format: formatNamed(input.format), reason: "you chose it" }
