@@ -6,7 +6,8 @@ import { closeHandoff } from "../lib/formats";
 import { read, write } from "../lib/database";
 import { fts5QueryOf, parseSearchQuery, SEARCH_MATCH_LIMIT, tsqueryOf } from "../lib/search";
 import { scanStored } from "../lib/jobs/secrets-sweep";
-import type { HighlightedText } from "../lib/search/types";
+import type { HighlightedText, SearchMatch } from "../lib/search/types";
+import { apiServerForFile } from "./support/api-server";
 import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
 
 /**
@@ -332,5 +333,59 @@ describe("stored secrets", () => {
       return counts;
     });
     expect(pages).toEqual([0, 0]);
+  });
+});
+
+describe("words inside paths, addresses, URLs, dotted names and angle brackets (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+  const search = async (q: string) => {
+    const response = await api.fetch(`/api/handoffs?q=${encodeURIComponent(q)}`);
+    expect(response.status, q).toBe(200);
+    return ((await response.json()) as { items: (HandoffSummary & { match?: SearchMatch })[] }).items;
+  };
+
+  it("finds each word, as FTS5 does, and shows the text as written (PostgreSQL's parser read `a/b.ts`, `a@b.com`, `<Tag>` as one token)", async () => {
+    const written = {
+      path: "edited lib/auth/pelicansession.ts today",
+      email: "mail pelicanops@pelicanexample.com about it",
+      url: "see https://pelicanhub.com/org/pelicanrepo/pull/42",
+      dotted: "call pelicanapi.pelicanusers.list() first",
+      tag: "wrap it in <PelicanSuspense> please",
+      version: "bump pelicanlib to 9.8.7",
+    };
+    const ids: Record<string, string> = {};
+    for (const [kind, content] of Object.entries(written)) {
+      const response = await api.fetch("/api/handoffs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title: `Pelican ${kind} in pelican${kind}.config.ts`, content }),
+      });
+      expect(response.status).toBe(201);
+      ids[kind] = ((await response.json()) as { handoff: { id: string } }).handoff.id;
+    }
+    const found: [string, keyof typeof written][] = [
+      ["pelicansession", "path"],
+      ["auth pelicansession", "path"],
+      ["pelicansession.ts", "path"],
+      ["lib/auth/pelicansession.ts", "path"],
+      ["pelicansess*", "path"],
+      ["pelicanops", "email"],
+      ["pelicanexample", "email"],
+      ["pelicanops@pelicanexample.com", "email"],
+      ["pelicanhub", "url"],
+      ["pelicanrepo", "url"],
+      ["pelicanusers", "dotted"],
+      ["pelicansuspense", "tag"],
+      ["pelicanlib 9.8.7", "version"],
+      ["pelicanpath", "path"],
+    ];
+    for (const [q, kind] of found) expect((await search(q)).map((item) => item.id), q).toEqual([ids[kind]]);
+
+    const [path] = await search("pelicansession");
+    expect(marked(path.match?.excerpt?.text)).toEqual(["pelicansession"]);
+    expect(plain(path.match?.excerpt?.text)).toBe(written.path);
+    const [titled] = await search("pelicantag");
+    expect(marked(titled.match?.title)).toEqual(["pelicantag"]);
+    expect(plain(titled.match?.title)).toBe("Pelican tag in pelicantag.config.ts");
   });
 });

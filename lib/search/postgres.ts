@@ -22,13 +22,21 @@ import type { SearchExcerpt, SearchMatch } from "./types";
  */
 
 /**
+ * Characters `baton_search_words` (prisma/postgres/migrations/*_search_words_in_paths) turns into
+ * spaces before the parser sees a text, so that paths, e-mail addresses, URLs, dotted names and
+ * angle brackets are words, as FTS5 reads them. A search's terms are read the same way.
+ */
+const SEARCH_WORD_BREAKS = /[/.@<&]/g;
+const searchWordsOf = (text: string) => text.replace(SEARCH_WORD_BREAKS, " ");
+
+/**
  * The terms as a tsquery (to_tsquery's input): each term one quoted operand (quotes and
  * backslashes doubled, so nothing typed is tsquery syntax), which the configuration splits into
  * words joined as a phrase; `:*` makes a prefix; terms joined by `&`.
  */
 export function tsqueryOf(terms: SearchTerm[]): string | null {
   if (terms.length === 0) return null;
-  return terms.map((term) => `'${term.text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'${term.prefix ? ":*" : ""}`).join(" & ");
+  return terms.map((term) => `'${searchWordsOf(term.text).replaceAll("\\", "\\\\").replaceAll("'", "''")}'${term.prefix ? ":*" : ""}`).join(" & ");
 }
 
 /**
@@ -104,40 +112,54 @@ const ELLIPSIS = "…";
 const EDGE_CHARS = 32;
 
 /**
- * Adds `lead` and `tail` to `inner`'s rows (each a `source` text and `text`, ts_headline's
- * passage of it): the text before and after the passage when it holds no word (punctuation,
- * spaces: FTS5's snippet shows those), else null, where the passage was cut. `OFFSET 0` keeps
+ * Adds `original`, `lead` and `tail` to `inner`'s rows (each a `source` text and `text`,
+ * ts_headline's passage of `baton_search_words(source)`): the passage's stretch of the source
+ * itself (the characters baton_search_words made spaces put back in JS), and the text before
+ * and after the passage when it holds no word (punctuation, spaces: FTS5's snippet shows those),
+ * else null, where the passage was cut. `OFFSET 0` keeps
  * `inner` a subquery of its own: pulled up into this one, its ts_headline was computed again for
  * each use of `text` below (a page's 50 passages took 7.7 ms, 1.9 ms computed once).
  */
 const withEdges = (inner: string, columns: string) => `SELECT ${columns}, p.text,
+    CASE WHEN p.at > 0 THEN substr(p.source, p.at, length(p.plain)) END AS original,
     CASE WHEN p.at BETWEEN 1 AND ${EDGE_CHARS + 1} AND to_tsvector('simple', left(p.source, p.at - 1)) = ''
          THEN left(p.source, p.at - 1) END AS lead,
     CASE WHEN p.at > 0 AND length(p.source) - p.at + 1 - length(p.plain) <= ${EDGE_CHARS}
               AND to_tsvector('simple', substr(p.source, p.at + length(p.plain))) = ''
          THEN substr(p.source, p.at + length(p.plain)) END AS tail
-  FROM (SELECT m.*, strpos(m.source, m.plain) AS at
+  FROM (SELECT m.*, strpos(baton_search_words(m.source), m.plain) AS at
           FROM (SELECT i.*, translate(i.text, U&'\\E000\\E001', '') AS plain FROM (${inner} OFFSET 0) i) m) p`;
 
 /** The page's entry passages, one statement for all of them. */
 const entryExcerpts = (count: number) =>
   withEdges(
-    `SELECT e.seq, e.content AS source, e.type, e.from_client, e.number, ts_headline('baton_search', e.content, ${QUERY}, ?) AS text
+    `SELECT e.seq, e.content AS source, e.type, e.from_client, e.number, ts_headline('baton_search', baton_search_words(e.content), ${QUERY}, ?) AS text
        FROM handoff_entries e WHERE e.seq IN (${placeholders(count)})`,
     "p.seq, p.type, p.from_client, p.number",
   );
 /** The page's marked titles and kept-summary passages, one statement for all of them. */
 const textMatches = (count: number) =>
   withEdges(
-    `SELECT t.handoff_id, ts_headline('baton_search', t.title, ${QUERY}, ?) AS title, t.kept_summary AS source,
-            CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', t.kept_summary, ${QUERY}, ?) END AS text
+    `SELECT t.handoff_id, t.title AS original_title, ts_headline('baton_search', baton_search_words(t.title), ${QUERY}, ?) AS title, t.kept_summary AS source,
+            CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', baton_search_words(t.kept_summary), ${QUERY}, ?) END AS text
        FROM handoff_search_texts t WHERE t.handoff_id IN (${placeholders(count)})`,
-    "p.handoff_id, p.title",
+    "p.handoff_id, p.original_title, p.title",
   );
 
-type Edges = { text: string | null; lead: string | null; tail: string | null };
+type Edges = { text: string | null; original: string | null; lead: string | null; tail: string | null };
 type ExcerptRow = Edges & { seq: number | string; type: EntryType; from_client: ClientSide; number: number };
-type TextRow = Edges & { handoff_id: string; title: string };
+type TextRow = Edges & { handoff_id: string; original_title: string; title: string };
+
+/**
+ * A ts_headline passage of `baton_search_words(text)` with `original`'s characters (the stretch
+ * of the text it shows) in place of its own, its marks kept: the two differ only where
+ * baton_search_words put a space for a character, one for one.
+ */
+function withOriginalCharacters(marked: string, original: string | null): string {
+  if (original === null || marked.replace(/[\uE000\uE001]/g, "").length !== original.length) return marked;
+  let at = 0;
+  return marked.replace(/[^\uE000\uE001]/g, () => original[at++]);
+}
 
 // Words as the marks sit beside them (the private-use marks themselves are no part of one).
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
@@ -168,7 +190,7 @@ function joinPhraseRuns(marked: string, terms: SearchTerm[]): string {
 
 /** A passage with FTS5's ellipses where it was cut, as highlighted runs. */
 function passageOf(row: Edges, terms: SearchTerm[]) {
-  return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(row.text ?? "", terms)}${row.tail ?? ELLIPSIS}`);
+  return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(withOriginalCharacters(row.text ?? "", row.original), terms)}${row.tail ?? ELLIPSIS}`);
 }
 
 /** The terms as the configuration parses them (stems, prefixes, phrases), as tsquery text. */
@@ -191,7 +213,8 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], query: string, hits:
     let excerpt: SearchExcerpt | null = null;
     if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
     else if (text?.text?.includes(MATCH_START)) excerpt = { in: "kept_summary", text: passageOf(text, terms) };
-    matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(text?.title ?? hit.title, terms)), excerpt });
+    const title = text ? withOriginalCharacters(text.title, text.original_title) : hit.title;
+    matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(title, terms)), excerpt });
   }
   return matches;
 }
