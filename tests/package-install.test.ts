@@ -335,6 +335,23 @@ describe("npx -y baton-desk on this machine's Node", () => {
     expect(fs.existsSync(path.join(home, ".local", "share", "baton"))).toBe(false);
   });
 
+  it("start with arguments (start --port 4000) is refused in one line pointing at PORT, exit 2, and serves nothing and stores nothing", { timeout: 120_000 }, () => {
+    const home = tempFolder("home");
+    // PORT=0 and a short wait: a start that took the argument for nothing would serve, not end.
+    const guessed = spawnSync("npx", ["-y", "baton-desk", "start", "--port", "4000"], {
+      cwd: tempFolder("empty"),
+      env: shellEnv(userEnv(line, home, { PORT: "0" })),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(guessed.status, guessed.stdout).toBe(2);
+    expect(guessed.stderr.split("\n").filter((text) => text && !npmMessage.test(text))).toEqual([
+      'baton start: takes no arguments, got "--port"; the desk listens where HOST and PORT say: PORT=4000 npx baton-desk start',
+    ]);
+    expect(guessed.stdout).toBe("");
+    expect(fs.existsSync(path.join(home, ".local", "share", "baton"))).toBe(false);
+  });
+
   it("a mistyped PORT, a port another program holds and a HOST that is no address here each end the start in one line saying what to change", { timeout: 300_000 }, async () => {
     const home = tempFolder("home");
     const typo = npx(line, home, tempFolder("empty"), [], { PORT: "30OO" });

@@ -55,19 +55,27 @@ async function serve() {
 }
 
 const [command, ...args] = process.argv.slice(2);
+const serving = command === undefined || command === "start";
 // Help and the version store nothing: no data folder for them.
-const dataDir = ["--help", "-h", "help", "--version", "-v"].includes(command) ? "" : writableDataDir();
-if (dataDir === null) {
-  process.exitCode = 1;
+const informational = ["--help", "-h", "help", "--version", "-v"].includes(command);
+if (serving && args.length > 0) {
+  // `start --port 4000` would otherwise serve on 3000 as if understood.
+  process.stderr.write(`baton start: takes no arguments, got ${JSON.stringify(args[0])}; the desk listens where HOST and PORT say: PORT=4000 npx baton-desk start\n`);
+  process.exitCode = 2;
 } else {
-  if (dataDir) process.env.BATON_DATA_DIR = dataDir;
-  if (command === undefined || command === "start") {
-    await serve();
-  } else if (command === "mcp") {
-    process.exitCode = await runBundle("mcp", args, { afterMs: MCP_CODE_CACHE_DELAY_MS });
-  } else if (command === "hook") {
-    process.exitCode = await runBundle("hook", args, "after-run");
+  const dataDir = informational ? "" : writableDataDir();
+  if (dataDir === null) {
+    process.exitCode = 1;
   } else {
-    process.exitCode = await runBundle("cli", process.argv.slice(2), "after-run");
+    if (dataDir) process.env.BATON_DATA_DIR = dataDir;
+    if (serving) {
+      await serve();
+    } else if (command === "mcp") {
+      process.exitCode = await runBundle("mcp", args, { afterMs: MCP_CODE_CACHE_DELAY_MS });
+    } else if (command === "hook") {
+      process.exitCode = await runBundle("hook", args, "after-run");
+    } else {
+      process.exitCode = await runBundle("cli", process.argv.slice(2), "after-run");
+    }
   }
 }
