@@ -90,6 +90,8 @@ test("imports each format through /import with a preview first, and shows every 
 });
 
 test("exports a thread as a bundle and re-imports it as a child linked both ways", async ({ page, request }) => {
+  // Another thread first, so the parent's seqs are not its entries' numbers.
+  await nativeThread(request, "E2E: a thread before the parent");
   const parentId = await nativeThread(request, "E2E: parent thread");
   await page.goto(`/handoffs/${parentId}`);
 
@@ -113,11 +115,13 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   await page.getByLabel("Or a stored bundle's artifact ID").fill(artifactId);
   await expect(page.getByTestId("detected-format")).toContainText("rip context bundle");
   await expect(preview(page)).toContainText("“E2E: parent thread” in this Baton");
+  // The cut is named by the entry's number in the parent, as everywhere (seqs are global).
+  await expect(preview(page)).toContainText("cut at #4 (");
   await page.getByRole("button", { name: "Import as a new handoff" }).click();
   await expect(page).toHaveURL(/\/handoffs\/hof_/);
   const childId = (await page.getByTestId("handoff-id").textContent())!.trim();
   expect(childId).not.toBe(parentId);
-  await expect(page.getByTestId("parent-link")).toContainText("Continued from E2E: parent thread");
+  await expect(page.getByTestId("parent-link")).toContainText("Continued from E2E: parent thread (cut at #4).");
   await expect(page.locator("li[data-seq]")).toHaveCount(1);
   await expect(page.locator("li[data-seq]")).toContainText("Latest decision");
   await expectNoAxeViolations(page);

@@ -24,12 +24,12 @@ export function ThreadLinks({ provenance }: { provenance: Provenance }) {
     <div className="mb-3 flex flex-col gap-1 text-sm text-slate-700">
       {parent && (
         <p data-testid="parent-link">
-          Continued from <ThreadLink id={parent.id} title={parent.title} /> (cut at #{parent.seq}).
+          Continued from <ThreadLink id={parent.id} title={parent.title} /> (cut at {parent.number === null ? `seq ${parent.seq ?? "?"}` : `#${parent.number}`}).
         </p>
       )}
       {!parent && source?.parentThreadId && (
         <p>
-          Continued from <code className="font-mono break-all">{source.parentThreadId}</code> at #{source.parentSeq ?? "?"}, a thread of
+          Continued from <code className="font-mono break-all">{source.parentThreadId}</code> at seq {source.parentSeq ?? "?"}, a thread of
           another system.
         </p>
       )}

@@ -42,7 +42,8 @@ export function ImportPreview({ preview }: { preview: Preview }) {
       </h2>
       {preview.parent && (
         <p className="text-sm text-slate-700">
-          Child of <code className="font-mono break-all">{preview.parent.threadId}</code> cut at #{preview.parent.seq}
+          Child of <code className="font-mono break-all">{preview.parent.threadId}</code> cut at{" "}
+          {preview.parent.number === null ? `seq ${preview.parent.seq}` : `#${preview.parent.number}`}
           {preview.parent.title ? ` (“${preview.parent.title}” in this Baton)` : " (not a thread of this Baton)"}. The parent&apos;s
           entries are not copied; the summary is the new thread&apos;s base context.
         </p>

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { read } from "../database";
 import { handoffIdSchema, HANDOFF_ID_PATTERN } from "../handoffs/schemas";
-import { entryRange, loadHandoff } from "../handoffs/store";
+import { entriesOf, entryRange, loadHandoff } from "../handoffs/store";
 import { parseInput } from "../validation";
 import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./sources";
 import type { QualityWarning, SourceFormat, SourceMetadata } from "./types";
@@ -24,7 +24,8 @@ export type Provenance = {
     parentThreadId: string | null;
     parentSeq: number | null;
   } | null;
-  parent: LinkedThread | null;
+  /** `number`: the cut entry's number in the parent (#4), while the parent still has it. */
+  parent: (LinkedThread & { number: number | null }) | null;
   /** Threads imported from bundles cut from this one. */
   children: LinkedThread[];
   /** Bundles exported from this thread, newest first. */
@@ -45,6 +46,8 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
       source?.parent_thread_id && HANDOFF_ID_PATTERN.test(source.parent_thread_id)
         ? await tx.get<Omit<LinkedThread, "seq">>("SELECT id, title, status FROM handoffs WHERE id = ?", [source.parent_thread_id])
         : undefined;
+    const parentSeq = source?.parent_seq ?? null;
+    const [cutEntry] = parentRow && parentSeq !== null ? await entriesOf(tx, parentRow.id, { gt: parentSeq - 1, lt: parentSeq + 1 }, "asc", 1) : [];
     const artifacts = (await artifactsOf(tx, id)).map((row) => ({
       id: row.id,
       cutSeq: row.cut_seq,
@@ -66,7 +69,7 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
             parentSeq: source.parent_seq,
           }
         : null,
-      parent: parentRow ? { ...parentRow, seq: source?.parent_seq ?? null } : null,
+      parent: parentRow ? { ...parentRow, seq: parentSeq, number: cutEntry?.number ?? null } : null,
       children: await childrenOf(tx, id),
       artifacts,
       keptBundle: artifacts.find((artifact) => artifact.purpose === "close_archive") ?? null,

@@ -2,12 +2,13 @@ import "server-only";
 import type { Tx } from "../database";
 import { Invalid } from "../errors";
 import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
-import { entryRange, findHandoffRowIn } from "../handoffs/store";
+import { entriesOf, entryRange, findHandoffRowIn } from "../handoffs/store";
 import { describeFieldErrors } from "../validation";
 import { artifactsOf } from "./sources";
 import type { ThreadDraft } from "./types";
 
-export type LinkedParent = { id: string; title: string };
+/** `number`: the cut entry's number in the parent (#4), while its entries are there. */
+export type LinkedParent = { id: string; title: string; number: number | null };
 
 /**
  * The thread of this Baton a bundle's source cut makes the import a child of, or null when it
@@ -26,7 +27,8 @@ export async function linkedParentIn(tx: Tx, parent: ThreadDraft["parent"]): Pro
     fieldErrors[`${parent.field}.message_id`] = [`must be null: handoff ${row.id} is a thread of this Baton, whose cuts are entry seqs and name no message`];
   }
   const entries = await entryRange(tx, row.id, {});
-  const hasEntry = (await entryRange(tx, row.id, { gt: parent.seq - 1, lt: parent.seq + 1 })).count > 0;
+  const [cut] = await entriesOf(tx, row.id, { gt: parent.seq - 1, lt: parent.seq + 1 }, "asc", 1);
+  const hasEntry = cut !== undefined;
   const kept = hasEntry ? [] : (await artifactsOf(tx, row.id)).flatMap((artifact) => (artifact.cut_seq === null ? [] : [artifact.cut_seq]));
   if (!hasEntry && !kept.includes(parent.seq)) {
     const has =
@@ -36,5 +38,5 @@ export async function linkedParentIn(tx: Tx, parent: ThreadDraft["parent"]): Pro
     fieldErrors[`${parent.field}.seq`] = [`handoff ${row.id} has no entry with seq ${parent.seq}; ${has}`];
   }
   if (Object.keys(fieldErrors).length > 0) throw new Invalid(describeFieldErrors(fieldErrors), fieldErrors);
-  return { id: row.id, title: row.title };
+  return { id: row.id, title: row.title, number: cut?.number ?? null };
 }

@@ -15,7 +15,8 @@ export type ImportPreview =
       entries: DraftEntry[];
       metadata: SourceMetadata;
       warnings: QualityWarning[];
-      parent: { threadId: string; seq: number; title: string | null } | null;
+      /** `number`: the cut entry's number (#4) when the parent is a thread of this Baton with its entries. */
+      parent: { threadId: string; seq: number; title: string | null; number: number | null } | null;
     }
   | { ok: false; message: string; fieldErrors: Record<string, string[]> };
 
@@ -36,7 +37,7 @@ export async function previewImport(options: ImportDocumentOptions): Promise<Imp
       entries: plan.draft.entries,
       metadata: plan.draft.metadata,
       warnings: plan.draft.warnings,
-      parent: parent ? { threadId: parent.threadId, seq: parent.seq, title: linked?.title ?? null } : null,
+      parent: parent ? { threadId: parent.threadId, seq: parent.seq, title: linked?.title ?? null, number: linked?.number ?? null } : null,
     };
   } catch (error) {
     if (!isDomainError(error)) throw error;
