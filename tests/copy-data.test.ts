@@ -56,6 +56,46 @@ async function copyDataTo(url: string): Promise<{ code: number; stderr: string }
   );
 }
 
+/** `baton <args>` on `url`, as a team member runs it: its exit code and standard error. */
+function batonOn(url: string, args: string[]): Promise<{ code: number; stderr: string }> {
+  return run(process.execPath, ["bin/baton.mjs", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: url } }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+  );
+}
+
+describe("every Baton start checks the database before it creates its tables", () => {
+  it("refuses another application's database (a table of its own, or another Prisma application's migrations) and leaves it exactly as it was", async () => {
+    const plain = await database("start_foreign", ["CREATE TABLE handoffs (id int PRIMARY KEY, note text)", "INSERT INTO handoffs VALUES (1, 'theirs')"]);
+    const prisma = await database("start_other_prisma", [
+      'CREATE TABLE "_prisma_migrations" (id varchar(36) PRIMARY KEY, checksum varchar(64) NOT NULL, finished_at timestamptz, migration_name varchar(255) NOT NULL, logs text, rolled_back_at timestamptz, started_at timestamptz NOT NULL DEFAULT now(), applied_steps_count int NOT NULL DEFAULT 0)',
+      "INSERT INTO \"_prisma_migrations\" (id, checksum, finished_at, migration_name) VALUES ('1', 'x', now(), '20240101000000_init')",
+      'CREATE TABLE "Invoice" (id serial PRIMARY KEY)',
+    ]);
+    for (const [url, shown] of [
+      [plain, "handoffs"],
+      [prisma, "Invoice, _prisma_migrations"],
+    ]) {
+      const before = await contentsOf(url);
+      for (const args of [["token", "list"], ["mcp"]]) {
+        const refused = await batonOn(url, args);
+        expect(refused.code, args[0]).toBe(1);
+        expect(refused.stderr.trim().split("\n"), refused.stderr).toHaveLength(1);
+        expect(refused.stderr).toContain(`holds another application's tables (${shown}); Baton creates its tables only in an empty database or one of its own`);
+      }
+      expect(await contentsOf(url)).toEqual(before);
+    }
+  });
+
+  it("migrates an empty database, and one of Baton's own again without complaint", async () => {
+    const url = await database("start_empty");
+    const listed = { code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" };
+    expect(await batonOn(url, ["token", "list"])).toEqual(listed);
+    expect(Object.keys(await contentsOf(url))).toContain("handoffs");
+    expect(await batonOn(url, ["token", "list"])).toEqual(listed);
+  });
+});
+
 describe("copy-data checks its target before it touches it", () => {
   it("refuses another application's database and leaves it exactly as it was: no table of Baton's is created", async () => {
     const url = await database("copy_foreign", ["CREATE TABLE orders (id serial PRIMARY KEY, total int)", "INSERT INTO orders (total) VALUES (12), (30)"]);

@@ -12,7 +12,7 @@ import type pg from "pg";
 import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
 import { engineOf } from "./engine";
-import { ensureMigrated, isBatonMigration, migratePostgresIn } from "./migrate";
+import { ensureMigrated, migratePostgresIn } from "./migrate";
 import { withTransaction } from "./postgres";
 
 export type CopyDataOptions = { from: string; to: string; dataFolder?: string };
@@ -102,23 +102,6 @@ function withFileContents(table: Table, rows: Record<string, unknown>[], dataFol
   return read;
 }
 
-/**
- * Refuses a target that holds another application's tables: one with no tables, or Baton's own
- * (every migration it recorded is Baton's), may be migrated; the emptiness of Baton's tables is
- * checked after, under their locks.
- */
-async function refuseForeignDatabase(target: pg.Client): Promise<void> {
-  const { rows: tables } = await target.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
-  if (tables.length === 0) return;
-  const names = tables.map((table) => table.name);
-  if (names.includes("_prisma_migrations")) {
-    const { rows } = await target.query<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations");
-    if (rows.every((row) => isBatonMigration(row.name))) return;
-  }
-  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
-  throw new Conflict(`the target database holds another application's tables (${shown}); copy-data writes only into an empty database, so nothing was created or copied`);
-}
-
 export async function copyData(options: CopyDataOptions): Promise<CopyDataResult> {
   if (engineOf(options.from) !== "sqlite") throw new Invalid("copy-data copies from a SQLite database (a file: URL)", { from: ["not a SQLite file: URL"] });
   if (engineOf(options.to) !== "postgres") throw new Invalid("--to must be a postgresql:// URL", { to: ["not a postgresql:// URL"] });
@@ -136,9 +119,9 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
 
 /** The copy, in the caller's transaction on the target: nothing of it is kept unless all of it verified. */
 async function copyInto(target: pg.Client, source: Database.Database, dataFolder: string): Promise<CopyDataResult> {
-  // Checked before anything is created, in the transaction that migrates and fills it: a refused
-  // target is left exactly as it was.
-  await refuseForeignDatabase(target);
+  // Another application's database is refused before anything is created, in the transaction that
+  // migrates and fills it: a refused target is left exactly as it was. The emptiness of Baton's
+  // tables is checked after, under their locks.
   await migratePostgresIn(target);
   const tables = await tablesOf(target);
   // Nothing else may write while the copy decides the target is empty and fills it.

@@ -6,6 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
+import { Conflict } from "../errors";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
 import { createSqliteFile } from "./sqlite";
@@ -135,14 +136,36 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
 }
 
 /**
+ * Refuses a database that holds another application's tables, before Baton creates any: one with
+ * no tables, or Baton's own (every migration it recorded is Baton's), may be migrated. A
+ * DATABASE_URL naming another Prisma application's database once got Baton's tables, and Baton's
+ * migrations in that application's `_prisma_migrations`, which its own `prisma migrate` then
+ * found diverged.
+ */
+async function refuseForeignDatabase(client: pg.Client): Promise<void> {
+  const { rows: tables } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+  if (tables.length === 0) return;
+  const names = tables.map((table) => table.name);
+  if (names.includes("_prisma_migrations")) {
+    const { rows } = await client.query<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations");
+    if (rows.every((row) => isBatonMigration(row.name))) return;
+  }
+  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
+  throw new Conflict(
+    `the database holds another application's tables (${shown}); Baton creates its tables only in an empty database or one of its own, so nothing was created or changed: check DATABASE_URL`,
+  );
+}
+
+/**
  * Applies the pending PostgreSQL migrations inside the transaction `client` has open, under the
- * migration lock (held until that transaction ends): so a caller can check a database before it
- * migrates it and keep both in one transaction (copy-data refuses a database of another
- * application that way, leaving it exactly as it was).
+ * migration lock (held until that transaction ends), after refusing another application's
+ * database: so a caller can keep its own work in the same transaction (copy-data migrates and
+ * fills its target in one, and a refused target is left exactly as it was).
  */
 export async function migratePostgresIn(client: pg.Client): Promise<void> {
   await client.query(`SET LOCAL lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
   await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
+  await refuseForeignDatabase(client);
   await client.query(POSTGRES_MIGRATIONS_TABLE);
   const applied = await appliedInPostgres(client);
   for (const name of committedMigrations("postgres").filter((migration) => !applied.has(migration))) {
@@ -157,7 +180,7 @@ export async function migratePostgresIn(client: pg.Client): Promise<void> {
 }
 
 /** Whether `name` is one of Baton's PostgreSQL migrations. */
-export function isBatonMigration(name: string): boolean {
+function isBatonMigration(name: string): boolean {
   return committedMigrations("postgres").includes(name);
 }
 
