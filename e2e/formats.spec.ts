@@ -109,6 +109,8 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   await page.getByRole("button", { name: "Keep as bundle" }).click();
   await expect(page.getByText(/Bundle kept, cut at entry #\d+/)).toBeVisible();
   await expect(page.getByTestId("exported-artifact-id")).toHaveText(artifactId);
+  await expect(page.getByTestId("source-menu")).toContainText("1 exported bundle");
+  await expect(page.getByTestId("source-menu")).toContainText(`${artifactId} cut at #4,`);
   await expectNoAxeViolations(page);
 
   await page.goto("/import");

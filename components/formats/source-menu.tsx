@@ -97,7 +97,7 @@ export function SourceMenu({ handoffId, provenance }: { handoffId: string; prove
                   <a href={`/api/artifacts/${artifact.id}`} className="font-mono text-xs text-indigo-700 underline break-all">
                     {artifact.id}
                   </a>{" "}
-                  cut at #{artifact.cutSeq}, <RelativeTime iso={artifact.createdAt} />
+                  cut at {artifact.cutNumber === null ? `seq ${artifact.cutSeq ?? "?"}` : `#${artifact.cutNumber}`}, <RelativeTime iso={artifact.createdAt} />
                 </li>
               ))}
             </ul>

@@ -7,7 +7,8 @@ import { parseInput } from "../validation";
 import { artifactsOf, childrenOf, metadataOf, sourceOf, warningsOf } from "./sources";
 import type { QualityWarning, SourceFormat, SourceMetadata } from "./types";
 
-export type ArtifactView = { id: string; cutSeq: number | null; purpose: "export" | "close_archive"; createdAt: string };
+/** `cutNumber`: the cut entry's number (#4) while the thread still has it. */
+export type ArtifactView = { id: string; cutSeq: number | null; cutNumber: number | null; purpose: "export" | "close_archive"; createdAt: string };
 export type LinkedThread = { id: string; title: string; status: string; seq: number | null };
 
 export type Provenance = {
@@ -51,6 +52,7 @@ export async function getProvenance(options: GetProvenanceOptions): Promise<Prov
     const artifacts = (await artifactsOf(tx, id)).map((row) => ({
       id: row.id,
       cutSeq: row.cut_seq,
+      cutNumber: row.cut_number,
       purpose: row.purpose as ArtifactView["purpose"],
       createdAt: new Date(row.created_at).toISOString(),
     }));

@@ -22,7 +22,8 @@ export type SourceRow = {
   imported_at: string;
 };
 
-export type ArtifactRow = { id: string; handoff_id: string | null; cut_seq: number | null; purpose: string; created_at: string };
+/** `cut_number`: the number of the entry at `cut_seq` while the thread still has it (#4). */
+export type ArtifactRow = { id: string; handoff_id: string | null; cut_seq: number | null; cut_number: number | null; purpose: string; created_at: string };
 
 const SOURCE_COLUMNS = "handoff_id, format, file_name, document, metadata, warnings, parent_thread_id, parent_seq, artifact_id, imported_at";
 
@@ -145,7 +146,12 @@ export async function keptBundleOf(tx: Tx, handoffId: string): Promise<string | 
 }
 
 export async function artifactsOf(tx: Tx, handoffId: string): Promise<ArtifactRow[]> {
-  return tx.all<ArtifactRow>("SELECT id, handoff_id, cut_seq, purpose, created_at FROM artifacts WHERE handoff_id = ? ORDER BY created_at DESC, id ASC", [handoffId]);
+  return tx.all<ArtifactRow>(
+    `SELECT a.id, a.handoff_id, a.cut_seq, e.number AS cut_number, a.purpose, a.created_at
+     FROM artifacts a LEFT JOIN handoff_entries e ON e.handoff_id = a.handoff_id AND e.seq = a.cut_seq
+     WHERE a.handoff_id = ? ORDER BY a.created_at DESC, a.id ASC`,
+    [handoffId],
+  );
 }
 
 /** Threads imported from bundles cut from `handoffId`, oldest first. */
