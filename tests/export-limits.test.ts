@@ -76,3 +76,20 @@ describe("a handoff.json export stays within what an import takes", () => {
     expect(text).toBe(`${JSON.stringify(original)}\n`);
   }, 60_000);
 });
+
+describe("a handoff.yaml export stays within what an import takes", () => {
+  it("a done entry near 64 KiB becomes an outcome cut to fit its entry, native or imported", async () => {
+    const done = `Shipped: ${"d".repeat(65_520)}`;
+    const { handoff } = await createHandoff({ title: "Ship the release", content: "Cut the branch" });
+    await addEntry({ id: handoff.id, type: "done", content: done, asClient: "code" });
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" });
+    await addEntry({ id: imported.handoff.id, type: "done", content: done, asClient: "code" });
+    for (const id of [handoff.id, imported.handoff.id]) {
+      const exported = await baton(["export", id, "--format", "yaml"]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout).toMatch(/^outcome: "Shipped: d+…"$/m);
+      const again = await baton(["import", "-"], exported.stdout);
+      expect(again.code, again.stderr).toBe(0);
+    }
+  }, 60_000);
+});

@@ -1,9 +1,11 @@
 import { parse as parseYaml, stringify } from "yaml";
 import { z } from "zod";
+import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import type { EntryView } from "../handoffs/views";
 import { vagueInstructionWarning } from "./quality";
 import { entryText, firstLine, isoDateTime, optionalText, parseYamlText, requiredAs, textList, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
+import { clip } from "./summarize-handoff";
 import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
 
 export const YAML_STATUSES = ["in_progress", "completed", "blocked"] as const;
@@ -70,11 +72,22 @@ function qualityWarnings(doc: HandoffYaml): QualityWarning[] {
   return warnings;
 }
 
+const OUTCOME_LABEL = "**Outcome:** ";
+
+/**
+ * A done entry as the exported outcome, cut to fit the entry an import makes of it: a done entry
+ * near 64 KiB made a handoff.yaml Baton then refused to import.
+ */
+function outcomeOf(content: string): string {
+  const room = MAX_CONTENT_BYTES - Buffer.byteLength(OUTCOME_LABEL, "utf8");
+  return Buffer.byteLength(content, "utf8") <= room ? content : `${clip(content, room - Buffer.byteLength("…", "utf8"))}…`;
+}
+
 function toThread(doc: HandoffYaml): ThreadDraft {
   const code = (type: DraftEntry["type"], field: string, content: string): DraftEntry => ({ type, fromClient: "code", content, field });
   const entries = [code("context", "goal", `**Goal:** ${doc.goal}`), code("context", "now", `**Now:** ${doc.now}`)];
   if (doc.hypothesis?.trim()) entries.push(code("progress", "hypothesis", `**Hypothesis:** ${doc.hypothesis}`));
-  if (doc.outcome?.trim()) entries.push(code("progress", "outcome", `**Outcome:** ${doc.outcome}`));
+  if (doc.outcome?.trim()) entries.push(code("progress", "outcome", `${OUTCOME_LABEL}${doc.outcome}`));
   return {
     title: firstLine(doc.goal),
     entries,
@@ -105,7 +118,7 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffYaml {
     status: handoff.status === "completed" ? "completed" : statusFrom(entries, "in_progress"),
     now: last ? firstLine(last.content, 500) : handoff.title,
     hypothesis: null,
-    outcome: outcome?.content ?? null,
+    outcome: outcome ? outcomeOf(outcome.content) : null,
     files: sourceFiles(snapshot),
     branch: source?.metadata.branch ?? null,
     timestamp: last?.createdAt ?? handoff.updatedAt,
@@ -132,7 +145,7 @@ function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
     ...doc,
     now: firstLine(added.at(-1)!.content, 500),
     status: statusFrom(added, doc.status),
-    ...(outcome && { outcome: outcome.content }),
+    ...(outcome && { outcome: outcomeOf(outcome.content) }),
     timestamp: added.at(-1)!.createdAt,
   };
 }
