@@ -10,8 +10,8 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 export function withoutCredentials(url: string, options: { keepUserName?: boolean; standIn?: string } = {}): string {
   if (!SCHEME.test(url)) return url;
-  const authorityEnd = url.slice(url.indexOf("//") + 2).search(/[/?#]/);
   const authorityStart = url.indexOf("//") + 2;
+  const authorityEnd = authorityEndOf(url, authorityStart);
   const authority = authorityEnd < 0 ? url.slice(authorityStart) : url.slice(authorityStart, authorityStart + authorityEnd);
   const rest = authorityEnd < 0 ? "" : url.slice(authorityStart + authorityEnd);
   // The last "@" ends the user part: a password may itself hold an unescaped "@".
@@ -26,6 +26,23 @@ export function withoutCredentials(url: string, options: { keepUserName?: boolea
     host = `${kept ? `${kept}@` : ""}${authority.slice(at + 1)}`;
   }
   return `${url.slice(0, authorityStart)}${host}${withoutCredentialParameters(rest, options.standIn)}`;
+}
+
+/**
+ * Where the authority ends (relative to its start; -1: the URL's end). A password holding an
+ * unescaped "/", "?" or "#" ends it early: `user:pa#ss@host` reads as host `user` with port
+ * `pa`. A "port" that is no number, with an "@" after it, says a password was cut: the user part
+ * then runs to the last "@", so no piece of the password is shown.
+ */
+function authorityEndOf(url: string, start: number): number {
+  const end = url.slice(start).search(/[/?#]/);
+  if (end < 0) return end;
+  const authority = url.slice(start, start + end);
+  const colon = authority.indexOf(":");
+  const lastAt = url.lastIndexOf("@");
+  if (authority.includes("@") || authority.startsWith("[") || colon < 0 || /^\d+$/.test(authority.slice(colon + 1)) || lastAt < start + end) return end;
+  const afterUser = url.slice(lastAt).search(/[/?#]/);
+  return afterUser < 0 ? -1 : lastAt - start + afterUser;
 }
 
 function withoutCredentialParameters(pathQueryFragment: string, standIn: string | undefined): string {

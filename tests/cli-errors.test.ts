@@ -144,6 +144,17 @@ describe("the command line's failures are one line", () => {
   }, 90_000);
 });
 
+describe("a DATABASE_URL's password is never shown", () => {
+  it("not when it holds an unescaped # / or ? (which end a URL's host part early): baton mcp names the database without it", async () => {
+    for (const password of ["Qz7#secretvalue", "Qz7/secretvalue", "Qz7?secret@value"]) {
+      const ran = await baton(["mcp"], { env: { DATABASE_URL: `postgresql://baton:${password}@127.0.0.1:9/baton` } });
+      expect(ran.code).toBe(1);
+      expectOneLine(ran, /^baton mcp: could not prepare the database postgresql:\/\/baton:…@127\.0\.0\.1:9\/baton \(/);
+      expect(ran.stderr).not.toMatch(/secret|value/);
+    }
+  });
+});
+
 describe("terminal control characters are shown as escapes", () => {
   it("baton link and link --list escape an origin URL's ESC, BEL and line break, keeping the list one line a link", async () => {
     const { env } = await dataFolder();

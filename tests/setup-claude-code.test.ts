@@ -178,6 +178,10 @@ describe("baton setup claude-code", () => {
     ["PGPASSWORD in the query", "postgres://baton@db.example/baton?PGPASSWORD=Qz7secretvalue", "postgres://baton@db.example/baton"],
     ["a key's passphrase in the query", "postgresql://baton@db.example/baton?sslmode=verify-full&sslpassword=Qz7secretvalue", "postgresql://baton@db.example/baton?sslmode=verify-full"],
     ["every form at once", "postgresql://baton:Qz7secretvalue@db.example/baton?pwd=Qz7secretvalue&password=Qz7secretvalue#x", "postgresql://baton@db.example/baton#x"],
+    // Unescaped, these end a URL's authority early: the password read as a port, then a path, query or fragment.
+    ["a password holding an unescaped #", "postgresql://baton:Q#z7secretvalue@db.example:5432/baton", "postgresql://baton@db.example:5432/baton"],
+    ["a password holding an unescaped /", "postgresql://baton:Qz/7secretvalue@db.example/baton", "postgresql://baton@db.example/baton"],
+    ["a password holding ? and @", "postgresql://baton:Q?z7@secretvalue@db.example/baton?sslmode=require", "postgresql://baton@db.example/baton?sslmode=require"],
   ])("writes no PostgreSQL credential given as %s into the files", (_, url, pinned) => {
     const repo = repository();
     const written = baton(repo, ["setup", "claude-code"], { DATABASE_URL: url });
