@@ -8,8 +8,9 @@ import { errorLines, exportHandoff } from "../../formats";
 
 const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
 
-Writes the thread (cut at entry #N; default its last entry) as a rip context bundle, a
-handoff.json or a handoff.yaml to standard output or FILE. A bundle is also stored under
+Writes the thread (cut at the entry whose seq is N, as the API and a bundle's refs.threads name
+it, not its #number; default its last entry) as a rip context bundle, a handoff.json or a
+handoff.yaml to standard output or FILE. A bundle is also stored under
 <data folder>/artifacts/blobs/<sha256>; its artifact id is printed on standard error.`;
 
 export async function run(args: string[]): Promise<number> {

@@ -4,7 +4,7 @@ import { errorResponse } from "@/lib/http";
 type Context = { params: Promise<{ id: string }> };
 
 /**
- * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at entry #N). GET only reads:
+ * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at the entry whose seq is N). GET only reads:
  * any page the operator visits can send one.
  */
 export async function GET(request: Request, context: Context) {
