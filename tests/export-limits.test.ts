@@ -93,3 +93,19 @@ describe("a handoff.yaml export stays within what an import takes", () => {
     }
   }, 60_000);
 });
+
+describe("a document imported at the 1 MiB limit", () => {
+  it("exports as a bundle; as a handoff.yaml past 1 MiB once written again, it is refused naming the format, not failed", async () => {
+    const head = `${EXAMPLE_DOCUMENTS.handoff_yaml.text.trimEnd()}\nnotes: `;
+    const text = `${head}${"x".repeat(MAX_IMPORT_BYTES - Buffer.byteLength(head, "utf8") - 1)}\n`;
+    expect(Buffer.byteLength(text, "utf8")).toBe(MAX_IMPORT_BYTES);
+    const imported = await importDocument({ text, fileName: "handoff.yaml" });
+    await addEntry({ id: imported.handoff.id, type: "progress", content: `Next: ${"y".repeat(400)}`, asClient: "code" });
+    const yaml = await baton(["export", imported.handoff.id, "--format", "yaml"]);
+    expect(yaml.code).toBe(1);
+    expect(yaml.stderr).toContain("format: makes a document larger than 1 MiB; use bundle");
+    expect(yaml.stderr).not.toContain("unexpected error");
+    const bundle = await baton(["export", imported.handoff.id, "--format", "bundle"]);
+    expect(bundle.code, bundle.stderr).toBe(0);
+  }, 60_000);
+});

@@ -8,7 +8,7 @@ import { artifactIdOf, mirrorBlob } from "./blobs";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
-import { refuseLargeEntries } from "./schema-helpers";
+import { MAX_IMPORT_BYTES, refuseLargeEntries } from "./schema-helpers";
 import { recordArtifact } from "./sources";
 import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types";
 
@@ -49,6 +49,12 @@ export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat):
   }
   const codec = FORMATS[format];
   const text = codec.serialize(codec.fromThread(snapshot));
+  // A document imported near 1 MiB can pass it once written again (YAML's own layout) or once
+  // entries are folded in: the thread's size, not Baton's failure, and a bundle always fits.
+  if (Buffer.byteLength(text, "utf8") > MAX_IMPORT_BYTES) {
+    const message = `handoff ${handoff.id} as a ${FORMAT_LABELS[format]} would be larger than 1 MiB, more than an import reads; export it as a bundle`;
+    throw new Invalid(message, { format: ["makes a document larger than 1 MiB; use bundle"] });
+  }
   try {
     refuseLargeEntries(codec.toThread(codec.parse(text)));
   } catch (error) {
