@@ -109,3 +109,16 @@ describe("a document imported at the 1 MiB limit", () => {
     expect(bundle.code, bundle.stderr).toBe(0);
   }, 60_000);
 });
+
+describe("an imported handoff.yaml once its thread is closed", () => {
+  it("exports with status completed, as any closed thread's handoff.yaml does", async () => {
+    const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" });
+    expect(EXAMPLE_DOCUMENTS.handoff_yaml.text).toMatch(/^status: in_progress/m);
+    const closed = await baton(["close", imported.handoff.id]);
+    expect(closed.code, closed.stderr).toBe(0);
+    const exported = await baton(["export", imported.handoff.id, "--format", "yaml"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^status: completed$/m);
+    expect(exported.stdout).toMatch(/^goal: Implement user authentication with JWT$/m);
+  }, 60_000);
+});

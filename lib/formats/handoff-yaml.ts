@@ -128,8 +128,8 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffYaml {
 
 /**
  * Export. A thread imported from handoff.yaml gives its document back (the timestamp it was
- * given on import when it had none), with entries added since folded into `now`, `status` and
- * `outcome`; any other thread is mapped from its entries.
+ * given on import when it had none; status completed once closed), with entries added since
+ * folded into `now`, `status` and `outcome`; any other thread is mapped from its entries.
  */
 function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const unchanged = latestUnchangedImport(snapshot, "handoff_yaml");
@@ -139,7 +139,8 @@ function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const base = parseYaml(unchanged.document, { logLevel: "error" }) as Record<string, unknown>;
   const doc = validateHandoffYaml({ ...base, timestamp: base.timestamp ?? snapshot.source?.metadata.documentTimestamp });
   const { added } = unchanged;
-  if (added.length === 0) return doc;
+  // A closed thread is completed, as fromEntries says of one: its kept document still said in_progress.
+  if (added.length === 0) return snapshot.handoff.status === "completed" ? { ...doc, status: "completed" } : doc;
   const outcome = added.findLast((entry) => entry.type === "done");
   return {
     ...doc,
