@@ -56,7 +56,34 @@ function build() {
   });
 }
 
+/** A marker per server running from this build, named by its process id. */
+const servingDir = path.join(distDir, "running-servers");
+
+/** Process ids of the servers running from this build; markers of ended ones (a SIGKILL leaves them) are removed. @returns {number[]} */
+function runningServers() {
+  const names = fs.existsSync(servingDir) ? fs.readdirSync(servingDir) : [];
+  return names.map(Number).filter((pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      // EPERM: alive, another user's.
+      if (/** @type {NodeJS.ErrnoException} */ (error).code === "EPERM") return true;
+      fs.rmSync(path.join(servingDir, String(pid)), { force: true });
+      return false;
+    }
+  });
+}
+
 if (!process.env.BATON_SKIP_BUILD && !buildIsCurrent()) {
+  // A build replaces the chunks a running server's pages name: its pages would load without their scripts (500s).
+  const running = runningServers();
+  if (running.length > 0) {
+    console.error(
+      `baton: the sources changed, but Baton (process ${running.join(", ")}) serves the current build in ${path.relative(projectRoot, distDir)}; stop it and start again to rebuild, or serve the current build beside it with BATON_SKIP_BUILD=1`,
+    );
+    process.exit(1);
+  }
   console.log("baton: building the dashboard and the server (once per change of the sources)…");
   const status = await build();
   if (status !== 0) {
@@ -69,4 +96,8 @@ if (!process.env.BATON_SKIP_BUILD && !buildIsCurrent()) {
 // published package (lib/package/entry.mjs) do.
 const { config } = JSON.parse(fs.readFileSync(path.join(distDir, "required-server-files.json"), "utf8"));
 process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
+const marker = path.join(servingDir, String(process.pid));
+fs.mkdirSync(servingDir, { recursive: true });
+fs.writeFileSync(marker, "");
+process.once("exit", () => fs.rmSync(marker, { force: true }));
 await import(pathToFileURL(serverEntry).href);
