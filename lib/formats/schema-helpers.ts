@@ -75,6 +75,40 @@ function infiniteNumberAt(value: unknown, path: string): string | null {
 }
 
 /**
+ * The first key written twice in one object of JSON text that parsed, with its line, or null.
+ * JSON.parse keeps the last silently; other readers keep the first, and the YAML import refuses
+ * such a document, so a reader of the file and Baton could each see another value.
+ */
+function duplicateKeyIn(text: string): { key: string; line: number } | null {
+  // One entry per open collection: an object's keys so far, or null for an array.
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  let line = 1;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === "\n") line++;
+    else if (char === "{" || char === "[") {
+      open.push(char === "{" ? new Set() : null);
+      expectKey = char === "{";
+    } else if (char === "}" || char === "]") open.pop();
+    else if (char === ",") expectKey = open.at(-1) != null;
+    else if (char === '"') {
+      let end = index + 1;
+      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      const keys = open.at(-1);
+      if (expectKey && keys) {
+        const key = JSON.parse(text.slice(index, end + 1)) as string;
+        if (keys.has(key)) return { key, line };
+        keys.add(key);
+        expectKey = false;
+      }
+      index = end;
+    }
+  }
+  return null;
+}
+
+/**
  * JSON text → value, or an Invalid saying where the JSON breaks or nests too deep. A number past
  * a double's range (1e400) reads as Infinity, which no JSON can hold: refused by its path, since
  * a bundle's canonical bytes (and any document written back) could not be made of it.
@@ -89,6 +123,11 @@ export function parseJsonText(text: string): unknown {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Invalid(`invalid JSON: ${reason}`, { "(document)": [`invalid JSON: ${reason}`] });
+  }
+  const duplicate = duplicateKeyIn(text);
+  if (duplicate) {
+    const message = `the key ${JSON.stringify(duplicate.key.slice(0, 80))} appears twice in one object (line ${duplicate.line}); keep one`;
+    throw new Invalid(message, { "(document)": [message] });
   }
   const infinite = infiniteNumberAt(value, "");
   if (infinite) {
