@@ -18,6 +18,41 @@ afterAll(() => api?.close());
 
 const post = (path: string, body: unknown) => api.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
+/**
+ * A TCP relay to the run's PostgreSQL that can freeze: it then passes nothing either way on the
+ * connections it holds, and answers no new one (a server that stopped, or the network between).
+ */
+async function freezableRelay(target: URL) {
+  let frozen = false;
+  const sockets = new Set<net.Socket>();
+  const keep = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+    return socket;
+  };
+  const server = net.createServer((client) => {
+    keep(client);
+    if (frozen) return;
+    const upstream = keep(net.connect(Number(target.port), target.hostname));
+    client.on("data", (chunk) => void (frozen || upstream.write(chunk)));
+    upstream.on("data", (chunk) => void (frozen || client.write(chunk)));
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    freeze: () => (frozen = true),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
 describe("waiting on PostgreSQL", () => {
   it("a pool with every connection taken answers 503 'busy' to the request that waited too long, and stores nothing of it", async () => {
     const created = await post("/api/handoffs", { title: "Pool waits", content: "first" });
@@ -45,6 +80,26 @@ describe("waiting on PostgreSQL", () => {
     const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
     expect(thread.entries.map((entry) => entry.content).sort()).toEqual(["first", "one", "two"]);
   }, 30_000);
+
+  it("a server that stops answering on connections already open: 503 after 30 s, not a request held until it answers again", async () => {
+    const relay = await freezableRelay(new URL(process.env.DATABASE_URL!));
+    const real = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = relay.url;
+    try {
+      expect((await api.fetch("/api/handoffs")).status).toBe(200);
+      relay.freeze();
+      const started = performance.now();
+      // Without the statement timeout this waited for as long as the relay stayed frozen.
+      const response = await api.fetch("/api/handoffs", { signal: AbortSignal.timeout(60_000) });
+      const seconds = (performance.now() - started) / 1000;
+      expect(response.status).toBe(503);
+      expect(await response.text()).toMatch(/the database is not answering \(Query read timeout\)/);
+      expect(seconds).toBeLessThan(40);
+    } finally {
+      process.env.DATABASE_URL = real;
+      relay.close();
+    }
+  }, 120_000);
 
   it("a server that takes connections and never answers: 503 within one connect timeout, not after nine", async () => {
     const sockets: net.Socket[] = [];

@@ -37,8 +37,11 @@ export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && (UNAVAILABLE.has(code) || NETWORK.has(code))) return true;
   const message = error instanceof Error ? error.message : "";
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Query read timeout/i.test(message);
 }
+
+/** pg's error for a statement unanswered past QUERY_TIMEOUT_MS. */
+const isQueryTimeout = (error: unknown) => error instanceof Error && error.message === "Query read timeout";
 
 /**
  * How long opening a connection of its own may take (withConnection): a server that takes
@@ -96,11 +99,18 @@ const RECONNECT_WINDOW_MS = 10_000;
 
 /** How long a caller waits for a connection: to open one, or for one of a full pool's to come free. */
 const POOL_WAIT_MS = 10_000;
+/**
+ * How long a statement on a pooled connection may go unanswered. A server that stops answering
+ * on connections already open (frozen, or the network between gone) held each request until it
+ * came back, however long; past this the connection is dropped and the request answered 503.
+ * Baton's statements take milliseconds, waiting behind another writer's row lock about as long.
+ */
+const QUERY_TIMEOUT_MS = 30_000;
 
 export function openPostgres(url: string): Database {
   const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
   const opening = pgDriver().then(({ Pool }) => {
-    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: POOL_WAIT_MS });
+    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: POOL_WAIT_MS, query_timeout: QUERY_TIMEOUT_MS });
     // An idle client whose server went away reports here; the pool drops it and opens another.
     pool.on("error", () => undefined);
     return pool;
@@ -173,7 +183,8 @@ export function openPostgres(url: string): Database {
         broken = isConnectionFailure(error);
         if (!broken && begin) await client.query("ROLLBACK").catch(() => (broken = true));
         const code = (error as { code?: string }).code;
-        if ((broken && !started && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
+        // A BEGIN unanswered for QUERY_TIMEOUT_MS is not tried again: the server is there and silent.
+        if ((broken && !started && !isQueryTimeout(error) && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
         if (broken) throw unavailable(error);
         throw error;
       } finally {
