@@ -59,7 +59,7 @@ describe("baton secrets scan", () => {
     fs.rmSync(blobPath(exportedArtifact));
     const bundle = JSON.parse(EXAMPLE_DOCUMENTS.bundle.text);
     bundle.summary_markdown = textOf(SECRET_SAMPLES.slice(18));
-    const imported = await importDocument({ text: JSON.stringify(bundle) });
+    const imported = await importDocument({ text: JSON.stringify(bundle), fileName: `bundle-${SECRET_SAMPLES[7].value}.json` });
     bundleHandoff = imported.handoff.id;
     oldArtifact = imported.artifactId!;
     const agent = await registerAgent({ personaSlug: "developer", project: "secrets" });
@@ -73,7 +73,7 @@ describe("baton secrets scan", () => {
 
     const report = baton(["secrets", "scan"]);
     expect(report.status).toBe(1);
-    for (const place of ["title of hof_", "entry #", "imported document of hof_", "shift document ", "(in the database)", `artifact ${exportedArtifact}`, `artifact ${oldArtifact}`]) {
+    for (const place of ["title of hof_", "entry #", "imported document of hof_", "file name of the imported document of hof_", "shift document ", "(in the database)", `artifact ${exportedArtifact}`, `artifact ${oldArtifact}`]) {
       expect(report.stdout).toContain(place);
     }
     expect(report.stderr).toMatch(/^\d+ secrets found \(.*github \d+.*\); run with --redact to clean them$/m);

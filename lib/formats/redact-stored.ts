@@ -18,15 +18,20 @@ function canonicalOrNull(json: string): string | null {
 }
 
 /**
- * For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): imported documents, rewritten where
- * `redactor` says, in the caller's transaction. An imported bundle's artifact is its document's
- * canonical form, so it moves with it: the answer is the new blobs to write once the transaction
- * committed (writeRedactedBlobs).
+ * For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): imported documents and their file
+ * names, rewritten where `redactor` says, in the caller's transaction. An imported bundle's
+ * artifact is its document's canonical form, so it moves with it: the answer is the new blobs to
+ * write once the transaction committed (writeRedactedBlobs).
  */
 export async function redactImportedDocumentsIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
   const newBlobs: string[] = [];
-  const sources = await tx.all<{ handoff_id: string; format: string; document: string; artifact_id: string | null }>("SELECT handoff_id, format, document, artifact_id FROM handoff_sources");
-  for (const { handoff_id, format, document, artifact_id } of sources) {
+  const sources = await tx.all<{ handoff_id: string; format: string; document: string; artifact_id: string | null; file_name: string | null }>(
+    "SELECT handoff_id, format, document, artifact_id, file_name FROM handoff_sources",
+  );
+  for (const { handoff_id, format, document, artifact_id, file_name } of sources) {
+    // The file name is shown beside the thread, and was kept as given before imports checked it.
+    const fileName = file_name === null ? null : redactor(`file name of the imported document of ${handoff_id}`, file_name);
+    if (fileName !== null) await tx.run("UPDATE handoff_sources SET file_name = ? WHERE handoff_id = ?", [fileName, handoff_id]);
     const redacted = redactor(`imported document of ${handoff_id}`, document, { document: format === "handoff_yaml" ? "yaml" : "json" });
     if (redacted === null) continue;
     const canonical = format === "bundle" && artifact_id !== null ? canonicalOrNull(redacted) : null;
