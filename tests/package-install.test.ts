@@ -335,6 +335,16 @@ describe("npx -y baton-desk on this machine's Node", () => {
     expect(fs.existsSync(path.join(home, ".local", "share", "baton"))).toBe(false);
   });
 
+  it("--help into a pipe its reader already closed (baton --help | true) exits 0 without a stack trace", { timeout: 120_000 }, async () => {
+    const child = spawn("npx", ["-y", "baton-desk", "--help"], { cwd: tempFolder("empty"), env: shellEnv(userEnv(line, tempFolder("home"))) });
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|^\s+at /m);
+  });
+
   it("start with arguments (start --port 4000) is refused in one line pointing at PORT, exit 2, and serves nothing and stores nothing", { timeout: 120_000 }, () => {
     const home = tempFolder("home");
     // PORT=0 and a short wait: a start that took the argument for nothing would serve, not end.
