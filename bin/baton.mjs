@@ -5,11 +5,11 @@
 // their own because MCP clients and Claude Code's hooks wait on them; after an edit a command runs
 // once from the TypeScript sources through tsx while the next start's bundle is built.
 import { launchPrebuilt, prebuildInBackground } from "../lib/prebuilt/prebuilt.mjs";
-import { stopQuietlyWhenReaderLeaves } from "../lib/closed-output.mjs";
+import { endOnUnwritableOutput } from "../lib/closed-output.mjs";
 import { exitUnlessSupportedNode } from "../lib/supported-node.mjs";
 
 exitUnlessSupportedNode();
-stopQuietlyWhenReaderLeaves();
+endOnUnwritableOutput();
 
 const [command, ...args] = process.argv.slice(2);
 

@@ -1,15 +1,18 @@
 // @ts-check
 /**
- * A reader that goes away (`baton export … | head`, an MCP client or a hook runner that exited)
- * closes the pipe Baton writes to. Node then fails the next write with EPIPE, an 'error' event
- * nobody handles, and dies printing a stack trace. A shell's own commands stop quietly there
- * (SIGPIPE, which Node ignores); so does every entry point of Baton: nothing it writes can reach
- * that reader any more. Logs on a closed standard error are dropped and the command goes on.
+ * Standard output that cannot be written. A reader that goes away (`baton export … | head`, an MCP
+ * client or a hook runner that exited) closes the pipe: Node fails the next write with EPIPE, an
+ * 'error' event nobody handles, and dies printing a stack trace. A shell's own commands stop
+ * quietly there (SIGPIPE, which Node ignores), and so does every entry point of Baton: nothing it
+ * writes can reach that reader any more. Any other failure (a full disk under `> file`) ends the
+ * command in one line. Logs on a closed standard error are dropped and the command goes on.
  */
-export function stopQuietlyWhenReaderLeaves() {
+export function endOnUnwritableOutput() {
   process.stdout.on("error", (error) => {
-    if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EPIPE") throw error;
-    process.exit(process.exitCode ?? 0);
+    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+    if (code === "EPIPE") process.exit(process.exitCode ?? 0);
+    process.stderr.write(`baton: cannot write to standard output: ${error.message.split("\n")[0]}${code && !error.message.includes(code) ? ` (${code})` : ""}\n`);
+    process.exit(1);
   });
   process.stderr.on("error", (error) => {
     if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EPIPE") throw error;

@@ -11,11 +11,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultDataDir, makePrivateFolder, projectRoot, userFolders } from "../paths.mjs";
 import { runWithCodeCache } from "../prebuilt/prebuilt.mjs";
-import { stopQuietlyWhenReaderLeaves } from "../closed-output.mjs";
+import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { exitUnlessSupportedNode } from "../supported-node.mjs";
 
 exitUnlessSupportedNode();
-stopQuietlyWhenReaderLeaves();
+endOnUnwritableOutput();
 
 /** After this long the MCP server's compiled functions (start-up, first calls) go into the code cache. */
 const MCP_CODE_CACHE_DELAY_MS = 2_000;
