@@ -131,6 +131,14 @@ test("exports a thread as a bundle and re-imports it as a child linked both ways
   await page.getByTestId("parent-link").getByRole("link").click();
   await expect(page).toHaveURL(new RegExp(`/handoffs/${parentId}$`));
   await expect(page.getByTestId("child-links").getByRole("link")).toHaveAttribute("href", `/handoffs/${childId}`);
+
+  // A bundle naming the parent at a cut it never had (here the child's own entry) is refused before anything is stored.
+  const childSeq = await page.goto(`/handoffs/${childId}`).then(() => page.locator("li[data-seq]").first().getAttribute("data-seq"));
+  const forged = { schema: "rip.handoff_context_bundle.v1", summary_markdown: "# Forged", refs: { threads: [{ thread_id: parentId, seq: Number(childSeq), note: "source cut" }], artifacts: [], files: [] } };
+  await page.goto("/import");
+  await documentBox(page).fill(JSON.stringify(forged));
+  await expect(page.getByTestId("field-errors")).toContainText(`refs.threads[0].seq: handoff ${parentId} has no entry with seq ${childSeq}`);
+  await expect(page.getByRole("button", { name: "Import as a new handoff" })).toBeDisabled();
 });
 
 test("closes with “keep a context bundle” and opens the kept bundle from the completed handoff", async ({ page, request }) => {
