@@ -4,6 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { renderToString } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GET as exportRoute } from "../app/handoffs/[id]/export/route";
 import { importAction, previewImportAction } from "../app/import/actions";
 import { Markdown } from "../components/ui/markdown";
 import { registerAgent } from "../lib/agents";
@@ -33,6 +34,8 @@ const HOSTILE_NUMBERS = ["1e308", "-1", "99999999999999999999", "NaN", "Infinity
 
 /** Fixtures made before the table runs: an open thread and an agent for the inputs that need one. */
 let thread: string;
+/** The seq of the fixture thread's one entry. */
+let threadSeq: number;
 let agent: number;
 /** Baton's HTTP server (guard and router), started before the table runs. */
 let api: ApiServer;
@@ -187,6 +190,11 @@ const HOSTILE: {
       cli: { args: (files: TempFiles) => ["import", files.write("infinite.json", text)] },
     };
   }),
+  // An export's cut is plain digits, as every door's numbers: coerced, `0x…` or `N.0` named a real entry.
+  ...[(seq: number) => `0x${seq.toString(16)}`, (seq: number) => `${seq}.0`, (seq: number) => `${seq}e0`].map((spell) => ({
+    input: `an export cut spelled as ${spell(255)} for seq 255`,
+    rest: () => exportRoute(new Request(url(`/handoffs/${thread}/export?format=json&cut=${encodeURIComponent(spell(threadSeq))}`)), params(thread)),
+  })),
   // JSON.parse keeps the last of a key written twice, other readers the first; YAML's import refuses it.
   ...[
     '{"schema": "rip.handoff_context_bundle.v1", "summary_markdown": "shown", "summary_markdown": "used", "refs": {"threads": [], "artifacts": [], "files": []}}',
@@ -349,7 +357,9 @@ let mcp: Awaited<ReturnType<typeof connectInProcessClient>>;
 const errorLog = vi.spyOn(console, "error");
 
 beforeAll(async () => {
-  thread = (await createHandoff({ title: "Hostile fixture", content: "first" })).handoff.id;
+  const fixture = await createHandoff({ title: "Hostile fixture", content: "first" });
+  thread = fixture.handoff.id;
+  threadSeq = fixture.entries[0].seq;
   agent = (await registerAgent({ personaSlug: "fixture" })).id;
   mcp = await connectInProcessClient();
   api = await serveApi();

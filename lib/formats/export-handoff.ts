@@ -2,8 +2,8 @@ import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { handoffIdSchema } from "../handoffs/schemas";
-import { read, write, type Tx } from "../database";
-import { parseInput } from "../validation";
+import { MAX_INT4, read, write, type Tx } from "../database";
+import { parseInput, wholeNumberParam } from "../validation";
 import { artifactIdOf, mirrorBlob } from "./blobs";
 import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
@@ -15,10 +15,8 @@ import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types"
 export const exportHandoffInput = z.object({
   id: handoffIdSchema,
   format: z.string({ error: "format is required: bundle, json or yaml" }),
-  cut: z.preprocess(
-    (value) => (value === "" || value === null ? undefined : value),
-    z.coerce.number({ error: "must be an entry's seq (a whole number)" }).int({ error: "must be a whole number" }).positive({ error: "must be an entry's seq (≥ 1)" }).optional(),
-  ),
+  // An entry's seq, plain digits as every door's numbers (a coerced `?cut=0x10` cut at seq 16).
+  cut: wholeNumberParam("cut", 1, MAX_INT4),
 });
 
 export type ExportHandoffOptions = { id: string; format: string; cut?: number | string | null };
