@@ -1,6 +1,10 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { apiServerForFile } from "./support/api-server";
+import { temporaryFolders } from "./support/temp-folders";
 
 /**
  * An import's quality check (is the instruction vague?) searched the whole instruction with a
@@ -9,6 +13,8 @@ import { apiServerForFile } from "./support/api-server";
  * for anyone who may import. Over the API, on a real socket.
  */
 const api = apiServerForFile();
+const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
+const tempFolder = temporaryFolders("baton-bounded-time-");
 
 async function timedImport(text: string, dryRun: boolean): Promise<{ status: number; ms: number; body: { warnings?: { code: string }[] } }> {
   const started = performance.now();
@@ -37,4 +43,48 @@ describe("an import's quality check takes bounded time", () => {
     const concrete = await timedImport(JSON.stringify({ ...seed, handoff_instruction: `Continue in src/auth.ts ${"w".repeat(65_000)}` }), true);
     expect(concrete.body.warnings?.map((warning) => warning.code)).not.toContain("vague_instruction");
   }, 60_000);
+});
+
+/** A handoff.yaml (YAML or JSON text) of about 1 MiB, its size in keys flow-guardian tolerates. */
+const manyKeys = (count: number, json: boolean) => {
+  const keys = Array.from({ length: count }, (_, index) => [`k${index}`, "v"]);
+  const fields = { goal: "Ship it", status: "in_progress", now: "Wire handleSubmit in a.ts", files: ["a.ts"], timestamp: "2026-01-17T10:30:00Z" };
+  return json ? JSON.stringify({ ...fields, ...Object.fromEntries(keys) }) : `${Object.entries(fields).map(([key, value]) => `${key}: ${JSON.stringify(value)}`).join("\n")}\n${keys.map(([key, value]) => `${key}: ${value}`).join("\n")}\n`;
+};
+
+describe("YAML's keys are checked for repeats in one pass", () => {
+  it("a 1 MiB handoff.yaml of 80,000 keys (or JSON of 60,000) previews and imports in seconds, not 87 s; a repeated key is still refused", async () => {
+    for (const text of [manyKeys(80_000, false), manyKeys(60_000, true)]) {
+      expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+      for (const dryRun of [true, false]) {
+        const { status, ms } = await timedImport(text, dryRun);
+        expect(status).toBe(dryRun ? 200 : 201);
+        expect(ms).toBeLessThan(8_000);
+      }
+    }
+    for (const [text, where] of [
+      ["goal: a\nstatus: in_progress\nnow: b\ngoal: c\n", '"goal" again at line 4, column 1'],
+      ["goal: a\nstatus: in_progress\nnow: b\nextra:\n  x: 1\n  y: 2\n  x: 3\n", '"x" again at line 7, column 3'],
+    ]) {
+      const { body } = await timedImport(text, true);
+      expect(body).toMatchObject({ ok: false, fieldErrors: { "(document)": [`invalid YAML: Map keys must be unique: ${where}`] } });
+    }
+  }, 120_000);
+
+  it("baton checkpoint reads a project's handoff.yaml of 80,000 keys in seconds (a cloned repository's file runs in the PreCompact hook)", async () => {
+    const project = tempFolder();
+    fs.mkdirSync(path.join(project, ".flow-guardian"));
+    fs.writeFileSync(path.join(project, ".flow-guardian", "handoff.yaml"), manyKeys(80_000, false));
+    const started = performance.now();
+    const ran = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, "checkpoint", "--now", "Reading the keys"], { cwd: project, env: process.env, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(fs.readFileSync(path.join(project, ".flow-guardian", "handoff.yaml"), "utf8")).toMatch(/^now: Reading the keys$/m);
+  }, 120_000);
 });

@@ -2,11 +2,10 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { Invalid } from "../errors";
 import { runGitSync } from "../git/read-state";
 import { NotSmallFile, readSmallFile } from "../small-file";
-import { MAX_IMPORT_BYTES } from "./schema-helpers";
+import { MAX_IMPORT_BYTES, yamlValueOf } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
 const ROOT_MARKERS = [".flow-guardian", ".git", "pyproject.toml", "package.json"];
@@ -67,7 +66,7 @@ export function loadHandoffFile(root: string): LoadedHandoffFile {
   const text = readProjectFile(handoffYamlPath(root), MAX_IMPORT_BYTES);
   if (text === null) return { state: "missing" };
   try {
-    const data: unknown = parseYaml(text, { maxAliasCount: 100 });
+    const data: unknown = yamlValueOf(text);
     if (data === null || data === undefined) return { state: "missing" };
     if (typeof data !== "object" || Array.isArray(data)) return { state: "invalid", reason: "it is not a YAML mapping (key: value pairs)" };
     return { state: "loaded", data: data as Record<string, unknown> };

@@ -1,9 +1,9 @@
-import { parse as parseYaml, stringify } from "yaml";
+import { stringify } from "yaml";
 import { z } from "zod";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import type { EntryView } from "../handoffs/views";
 import { vagueInstructionWarning } from "./quality";
-import { entryText, firstLine, isoDateTime, optionalText, parseYamlText, requiredAs, textList, validateDocument } from "./schema-helpers";
+import { entryText, firstLine, isoDateTime, optionalText, parseYamlText, requiredAs, textList, validateDocument, yamlValueOf } from "./schema-helpers";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
 import { clip } from "./summarize-handoff";
 import type { DraftEntry, FormatModule, QualityWarning, ThreadDraft, HandoffSnapshot } from "./types";
@@ -134,9 +134,8 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffYaml {
 function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const unchanged = latestUnchangedImport(snapshot, "handoff_yaml");
   if (!unchanged) return fromEntries(snapshot);
-  // The document as imported: a tag it carried (`!custom`) is read as plain text, without the
-  // parser's multi-line warning on the command's stderr.
-  const base = parseYaml(unchanged.document, { logLevel: "error" }) as Record<string, unknown>;
+  // The document as imported, read as the import read it (a `!custom` tag as plain text, no warning on stderr).
+  const base = yamlValueOf(unchanged.document) as Record<string, unknown>;
   const doc = validateHandoffYaml({ ...base, timestamp: base.timestamp ?? snapshot.source?.metadata.documentTimestamp });
   const { added } = unchanged;
   // A closed thread is completed, as fromEntries says of one: its kept document still said in_progress.

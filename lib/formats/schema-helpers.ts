@@ -1,4 +1,4 @@
-import { parse as parseYamlDocument, YAMLParseError } from "yaml";
+import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
@@ -137,6 +137,40 @@ export function parseJsonText(text: string): unknown {
   return value;
 }
 
+/**
+ * YAML text → plain data, or the parser's error. One document: a custom tag (`!custom`) resolves
+ * to nothing and its value stays plain text, aliases are capped so a "billion laughs" cannot blow
+ * up, and warnings are not printed (they were TAG_RESOLVE_FAILED blocks on stderr). A key written
+ * twice in one mapping is refused, found in one pass: the parser's own check (uniqueKeys) compares
+ * each key with every earlier one, and a 1 MiB document of 80,000 keys held the server 87 s.
+ */
+export function yamlValueOf(text: string): unknown {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: true, logLevel: "error", lineCounter: lines });
+  if (document.errors.length > 0) throw document.errors[0];
+  let duplicate: { key: unknown; offset: number } | null = null;
+  visit(document, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        // Equal as the parser's own check has it: scalars by value, anything else by identity.
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) {
+          duplicate = { key, offset: isNode(pair.key) ? (pair.key.range?.[0] ?? 0) : 0 };
+          return visit.BREAK;
+        }
+        seen.add(key);
+      }
+    },
+  });
+  if (duplicate) {
+    const { key, offset } = duplicate;
+    const { line, col } = lines.linePos(offset);
+    throw new Error(`Map keys must be unique: ${JSON.stringify(String(key)).slice(0, 80)} again at line ${line}, column ${col}`);
+  }
+  return document.toJS({ maxAliasCount: 100 });
+}
+
 /** YAML text → value, or an Invalid naming the line where the YAML breaks or nests too deep. */
 export function parseYamlText(text: string): unknown {
   refuseHuge(text);
@@ -145,10 +179,7 @@ export function parseYamlText(text: string): unknown {
   if (deep) throw tooDeep(deep);
   let value: unknown;
   try {
-    // One document, plain data only: a custom tag (`!custom`) resolves to nothing and its value
-    // stays plain text, aliases are capped so a "billion laughs" cannot blow up, and the parser's
-    // warnings stay out of stderr (logLevel "error": it printed TAG_RESOLVE_FAILED blocks there).
-    value = parseYamlDocument(text, { maxAliasCount: 100, uniqueKeys: true, prettyErrors: true, logLevel: "error" });
+    value = yamlValueOf(text);
   } catch (error) {
     const reason = error instanceof YAMLParseError || error instanceof Error ? error.message.split("\n")[0] : String(error);
     if (/call stack/i.test(reason)) throw tooDeep();
