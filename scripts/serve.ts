@@ -7,7 +7,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { dataDir, describeDatabase } from "../lib/config";
+import { databaseFile, databaseUrl, dataDir, describeDatabase } from "../lib/config";
+import { engineOf } from "../lib/database/engine";
 import { ensureMigrated } from "../lib/database/migrate";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
@@ -27,6 +28,19 @@ const port = portSetting.data;
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 
+// A database it cannot write (a read-only file, folder or disk) would answer every change with a
+// 500; SQLite opens such a file read-only without a word, so ask the file system, as this user.
+if (engineOf(databaseUrl()) === "sqlite") {
+  const file = databaseFile(databaseUrl());
+  for (const needed of [file, path.dirname(file)].filter((entry) => fs.existsSync(entry))) {
+    try {
+      fs.accessSync(needed, fs.constants.W_OK);
+    } catch (error) {
+      console.error(`baton: cannot write the database ${describeDatabase()}: ${needed} is read-only here (${(error as NodeJS.ErrnoException).code}); make it writable, or choose another folder with BATON_DATA_DIR`);
+      process.exit(1);
+    }
+  }
+}
 try {
   await ensureMigrated();
 } catch (error) {
