@@ -81,6 +81,29 @@ describe("waiting on PostgreSQL", () => {
     expect(thread.entries.map((entry) => entry.content).sort()).toEqual(["first", "one", "two"]);
   }, 30_000);
 
+  it("an append that waits 25 s for a thread another session holds is cancelled by the server: 503, and not stored once the lock is let go", async () => {
+    const created = await post("/api/handoffs", { title: "Lock waits", content: "first" });
+    const id = ((await created.json()) as { handoff: { id: string } }).handoff.id;
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [id]);
+      const started = performance.now();
+      const waited = await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "late" });
+      expect(waited.status).toBe(503);
+      expect(((await waited.json()) as { error: { message: string } }).error.message).toMatch(/^the database did not finish this within 25 s .*nothing of it was stored/);
+      expect((performance.now() - started) / 1000).toBeLessThan(29);
+      await holder.query("COMMIT");
+    } finally {
+      await holder.end();
+    }
+    // Given up on by the client alone, the statement took the lock once it was let go, and committed.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
+    expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
+  }, 60_000);
+
   it("a server that stops answering on connections already open: 503 after 30 s, not a request held until it answers again", async () => {
     const relay = await freezableRelay(new URL(process.env.DATABASE_URL!));
     const real = process.env.DATABASE_URL;

@@ -27,6 +27,8 @@ function toPostgres(text: string): Prepared {
   return found;
 }
 
+/** query_canceled: statement_timeout ran out (or an administrator cancelled the statement). */
+const STATEMENT_CANCELLED = "57014";
 /** SQLSTATEs after which the whole transaction may run again: nothing of it was kept. */
 const RETRYABLE = new Set(["40001", "40P01"]);
 /** Connection-level failures: the server went away or refused (a restart, a full pool). */
@@ -100,17 +102,31 @@ const RECONNECT_WINDOW_MS = 10_000;
 /** How long a caller waits for a connection: to open one, or for one of a full pool's to come free. */
 const POOL_WAIT_MS = 10_000;
 /**
- * How long a statement on a pooled connection may go unanswered. A server that stops answering
- * on connections already open (frozen, or the network between gone) held each request until it
- * came back, however long; past this the connection is dropped and the request answered 503.
- * Baton's statements take milliseconds, waiting behind another writer's row lock about as long.
+ * How long the server runs one statement of a pooled connection, waiting for locks included,
+ * before it cancels it (57014): Baton's statements take milliseconds, waiting behind another
+ * writer's row lock about as long. The server cancelling first keeps a refused write unstored: a
+ * lone statement the client stopped waiting for would still commit once it got its lock (an
+ * append answered 503, then stored, then sent again).
  */
-const QUERY_TIMEOUT_MS = 30_000;
+const STATEMENT_TIMEOUT_MS = 25_000;
+/**
+ * How long a statement may go unanswered before the client gives up on the connection. A server
+ * that stops answering on connections already open (frozen, or the network between gone) held
+ * each request until it came back, however long; past this the connection is dropped and the
+ * request answered 503.
+ */
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 export function openPostgres(url: string): Database {
   const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
   const opening = pgDriver().then(({ Pool }) => {
-    const pool = new Pool({ connectionString: url, max, options: "-c TimeZone=UTC", connectionTimeoutMillis: POOL_WAIT_MS, query_timeout: QUERY_TIMEOUT_MS });
+    const pool = new Pool({
+      connectionString: url,
+      max,
+      options: `-c TimeZone=UTC -c statement_timeout=${STATEMENT_TIMEOUT_MS}`,
+      connectionTimeoutMillis: POOL_WAIT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+    });
     // An idle client whose server went away reports here; the pool drops it and opens another.
     pool.on("error", () => undefined);
     return pool;
@@ -186,6 +202,9 @@ export function openPostgres(url: string): Database {
         // A BEGIN unanswered for QUERY_TIMEOUT_MS is not tried again: the server is there and silent.
         if ((broken && !started && !isQueryTimeout(error) && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
         if (broken) throw unavailable(error);
+        if (code === STATEMENT_CANCELLED) {
+          throw new Unavailable(`the database did not finish this within ${STATEMENT_TIMEOUT_MS / 1000} s (waiting for another transaction's lock, or busy); nothing of it was stored; try again in a moment`);
+        }
         throw error;
       } finally {
         client.off("error", onLost);
