@@ -166,6 +166,21 @@ describe("baton setup claude-code", () => {
     expect(baton(folder, ["setup", "claude-code", "--user"], { HOME: home }).stdout).toContain("already set up, nothing to change");
   }, 120_000);
 
+  it("--user before Claude Code ever ran makes ~/.claude.json 600, as Claude Code makes it (it keeps the mode it finds): not readable by the machine's other users", () => {
+    const home = tempFolder();
+    const folder = tempFolder();
+    // Under the usual umask, 022, a file made with the default mode is readable by everyone.
+    const run = spawnSync("sh", ["-c", 'umask 022 && exec "$0" "$@"', process.execPath, path.join(projectRoot, "bin", "baton.mjs"), "setup", "claude-code", "--user"], {
+      cwd: folder,
+      env: { ...process.env, HOME: home },
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect((fs.statSync(path.join(home, ".claude.json")).mode & 0o777).toString(8)).toBe("600");
+    expect(claude(folder, home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
+    expect((fs.statSync(path.join(home, ".claude.json")).mode & 0o777).toString(8)).toBe("600");
+  }, 120_000);
+
   it("pins a PostgreSQL database without its password (the files are often committed)", () => {
     const printed = baton(repository(), ["setup", "claude-code", "--print"], { DATABASE_URL: "postgresql://baton:s3cret@db.example:5432/baton" });
     expect(printed.status, printed.stderr).toBe(0);

@@ -36,6 +36,8 @@ export type PlannedFile = {
   after: string | null;
   /** What changes, in words; empty when nothing does. */
   changes: string[];
+  /** The mode a file setup creates gets (an existing one keeps its own); the umask's default when unset. */
+  newFileMode?: number;
 };
 
 /** A word the shell reads as it is. */
@@ -379,7 +381,8 @@ export async function planSetup(options: { scope: SetupScope; folder: string; re
   const settings = writtenFile(targets.settings, targets.root);
   // A project's files left empty by --remove go (setup made them); ~/.claude.json is Claude Code's own state.
   const files = [
-    planServer(servers, { remove, deleteWhenEmpty: options.scope === "project" }),
+    // ~/.claude.json holds the account and servers' secrets: Claude Code makes it 600, and keeps the mode it finds.
+    { ...planServer(servers, { remove, deleteWhenEmpty: options.scope === "project" }), ...(options.scope === "user" && { newFileMode: 0o600 }) },
     planSettings(settings, { remove, deleteWhenEmpty: options.scope === "project" }),
   ];
   for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file);
@@ -407,7 +410,7 @@ export function applySetup(files: PlannedFile[]): void {
     const mode = fs.statSync(planned.file, { throwIfNoEntry: false })?.mode;
     const temporary = `${planned.file}.baton-${process.pid}.tmp`;
     // Made anew and never through a link: a link planted under the temporary name is not followed.
-    const descriptor = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode === undefined ? 0o666 : mode & 0o777);
+    const descriptor = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode === undefined ? (planned.newFileMode ?? 0o666) : mode & 0o777);
     try {
       fs.writeFileSync(descriptor, planned.after);
     } finally {
