@@ -61,10 +61,20 @@ export function defaultDataDir() {
  * @param {string} folder
  */
 export function makePrivateFolder(folder) {
-  fs.mkdirSync(path.dirname(folder), { recursive: true });
+  /** @param {() => void} make */
+  const unlessThere = (make) => {
+    try {
+      make();
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+    }
+  };
   try {
-    fs.mkdirSync(folder, { mode: 0o700 });
+    unlessThere(() => fs.mkdirSync(folder, { mode: 0o700 }));
   } catch (error) {
-    if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+    // Only a missing parent is made here: a file on the way stays the ENOTDIR it is.
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error;
+    fs.mkdirSync(path.dirname(folder), { recursive: true });
+    unlessThere(() => fs.mkdirSync(folder, { mode: 0o700 }));
   }
 }
