@@ -87,6 +87,24 @@ describe("every Baton start checks the database before it creates its tables", (
     }
   });
 
+  it("a start that waits 30 s for another process's migration says so in one line, and creates nothing", async () => {
+    const url = await database("start_while_migrating");
+    // Another Baton process applying migrations holds this (lib/database/migrate.ts's key).
+    const migrating = new pg.Client({ connectionString: url });
+    await migrating.connect();
+    try {
+      await migrating.query("SELECT pg_advisory_lock(7245118)");
+      const started = performance.now();
+      const waited = await batonOn(url, ["token", "list"]);
+      expect(waited.code).toBe(1);
+      expect(waited.stderr).toBe("baton token: another Baton process has been applying migrations to this database for 30 s; start again once it is done\n");
+      expect((performance.now() - started) / 1000).toBeGreaterThan(29);
+    } finally {
+      await migrating.end();
+    }
+    expect(await contentsOf(url)).toEqual({});
+  }, 60_000);
+
   it("migrates an empty database, and one of Baton's own again without complaint", async () => {
     const url = await database("start_empty");
     const listed = { code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" };

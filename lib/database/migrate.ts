@@ -6,7 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
-import { Conflict } from "../errors";
+import { Conflict, Unavailable } from "../errors";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
 import { createSqliteFile } from "./sqlite";
@@ -164,7 +164,13 @@ async function refuseForeignDatabase(client: pg.Client): Promise<void> {
  */
 export async function migratePostgresIn(client: pg.Client): Promise<void> {
   await client.query(`SET LOCAL lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`);
-  await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
+  try {
+    await client.query("SELECT pg_advisory_xact_lock($1)", [POSTGRES_MIGRATION_LOCK]);
+  } catch (error) {
+    // lock_not_available: another process is still migrating (a migration that rewrites a table takes a while).
+    if ((error as { code?: unknown }).code !== "55P03") throw error;
+    throw new Unavailable(`another Baton process has been applying migrations to this database for ${MIGRATION_LOCK_TIMEOUT_MS / 1000} s; start again once it is done`);
+  }
   await refuseForeignDatabase(client);
   await client.query(POSTGRES_MIGRATIONS_TABLE);
   const applied = await appliedInPostgres(client);
