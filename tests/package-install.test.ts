@@ -123,9 +123,9 @@ function userEnv(line: NodeLine, home: string, extra: Record<string, string> = {
   };
 }
 
-/** `npx -y baton-desk <args>` to its end. */
-function npx(line: NodeLine, home: string, cwd: string, args: string[], extra: Record<string, string> = {}) {
-  return spawnSync("npx", ["-y", "baton-desk", ...args], { cwd, env: shellEnv(userEnv(line, home, extra)), encoding: "utf8", timeout: 300_000 });
+/** `npx -y baton-desk <args>` to its end, or until `timeout` ms (a start expected to refuse gets a short one, so one that serves fails instead of hanging). */
+function npx(line: NodeLine, home: string, cwd: string, args: string[], extra: Record<string, string> = {}, timeout = 300_000) {
+  return spawnSync("npx", ["-y", "baton-desk", ...args], { cwd, env: shellEnv(userEnv(line, home, extra)), encoding: "utf8", timeout });
 }
 
 /** `npx -y baton-desk` serving: resolves once the desk answers, with how long that took. */
@@ -348,12 +348,7 @@ describe("npx -y baton-desk on this machine's Node", () => {
   it("start with arguments (start --port 4000) is refused in one line pointing at PORT, exit 2, and serves nothing and stores nothing", { timeout: 120_000 }, () => {
     const home = tempFolder("home");
     // PORT=0 and a short wait: a start that took the argument for nothing would serve, not end.
-    const guessed = spawnSync("npx", ["-y", "baton-desk", "start", "--port", "4000"], {
-      cwd: tempFolder("empty"),
-      env: shellEnv(userEnv(line, home, { PORT: "0" })),
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const guessed = npx(line, home, tempFolder("empty"), ["start", "--port", "4000"], { PORT: "0" }, 60_000);
     expect(guessed.status, guessed.stdout).toBe(2);
     expect(guessed.stderr.split("\n").filter((text) => text && !npmMessage.test(text))).toEqual([
       'baton start: takes no arguments, got "--port"; the desk listens where HOST and PORT say: PORT=4000 npx baton-desk start',
@@ -362,7 +357,7 @@ describe("npx -y baton-desk on this machine's Node", () => {
     expect(fs.existsSync(path.join(home, ".local", "share", "baton"))).toBe(false);
   });
 
-  it("a mistyped PORT, a port another program holds and a HOST that is no address here each end the start in one line saying what to change", { timeout: 300_000 }, async () => {
+  it("a mistyped PORT or BATON_AUTH, a port another program holds and a HOST that is no address here each end the start in one line saying what to change", { timeout: 300_000 }, async () => {
     const home = tempFolder("home");
     const typo = npx(line, home, tempFolder("empty"), [], { PORT: "30OO" });
     expect(typo.status).toBe(1);
@@ -380,6 +375,10 @@ describe("npx -y baton-desk on this machine's Node", () => {
     } finally {
       holder.close();
     }
+    // A mistyped BATON_AUTH would have served the open desk to whoever meant to close it.
+    const open = npx(line, home, tempFolder("empty"), [], { BATON_AUTH: "requried", PORT: "0" }, 60_000);
+    expect(open.status, open.stdout).toBe(1);
+    expect(open.stderr).toContain('baton: refusing to start: BATON_AUTH is "requried": set it to required (every request needs a token or a sign-in), or leave it unset');
     // Beyond loopback a token must exist first; then a HOST that is no address of this machine.
     expect(npx(line, home, tempFolder("empty"), ["token", "create", "--name", "desk", "--role", "operator"]).status).toBe(0);
     const elsewhere = npx(line, home, tempFolder("empty"), [], { HOST: "192.0.2.1", PORT: String(port) });

@@ -92,12 +92,16 @@ export function isLoopbackAddress(address: string): boolean {
 /** The policy the environment sets: BATON_ALLOWED_HOSTS, BATON_ALLOWED_ORIGINS, BATON_AUTH, BATON_TRUSTED_PROXIES. */
 export function guardPolicy(env: Readonly<Record<string, string | undefined>> = process.env): GuardPolicy {
   const proxies = proxyTrustFrom(env.BATON_TRUSTED_PROXIES);
+  const auth = (env.BATON_AUTH ?? "").trim().toLowerCase();
+  // A mistyped value (requried) must not leave the desk open for the operator who meant to close it.
+  const authProblem =
+    auth === "" || auth === "required" ? null : `BATON_AUTH is ${JSON.stringify(env.BATON_AUTH)}: set it to required (every request needs a token or a sign-in), or leave it unset`;
   return {
     trustProxy: proxies.trust,
-    problem: proxies.problem,
+    problem: proxies.problem ?? authProblem,
     allowedHosts: [...new Set([...LOOPBACK_NAMES, ...list(env.BATON_ALLOWED_HOSTS)])],
     allowedOrigins: [...new Set(list(env.BATON_ALLOWED_ORIGINS))],
-    authRequired: (env.BATON_AUTH ?? "").trim().toLowerCase() === "required",
+    authRequired: auth === "required",
   };
 }
 
