@@ -35,7 +35,7 @@ const engineIndependent = [
  * Files that test PostgreSQL only: left out of the sqlite project (and of a run on SQLite alone)
  * rather than skipped inside, since a skipped file still runs its setup and never its teardown.
  */
-const postgresOnly = ["tests/copy-data.test.ts", "tests/postgres-waits.test.ts"];
+const postgresOnly = ["tests/copy-data.test.ts", "tests/postgres-waits.test.ts", "tests/postgres-url-options.test.ts"];
 
 /** What a project leaves out: the other engine's files, and on the second engine what runs once. */
 function excludedOn(engine: string): string[] {

@@ -52,6 +52,25 @@ const isQueryTimeout = (error: unknown) => error instanceof Error && error.messa
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * `url` with session `settings` (`-c name=value …`) added to its own `options` parameter. pg lets
+ * a URL's parameters override the client's config, so a DATABASE_URL with `?options=-c
+ * search_path=…` dropped Baton's settings: the session ran in the server's time zone (the change
+ * feed's times were stored hours off) and without a statement timeout. Baton's come last and win.
+ * A URL that does not parse is left as it is, for pg to report.
+ */
+function withSessionSettings(url: string, settings: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const own = parsed.searchParams.get("options");
+  parsed.searchParams.set("options", own ? `${own} ${settings}` : settings);
+  return parsed.toString();
+}
+
 const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
@@ -65,7 +84,7 @@ const isPoolWaitTimeout = (error: unknown) => error instanceof Error && error.me
  */
 export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const { Client } = await pgDriver();
-  const client = new Client({ connectionString: url, options: "-c TimeZone=UTC", connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new Client({ connectionString: withSessionSettings(url, "-c TimeZone=UTC"), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on("error", () => undefined);
   await client.connect();
   try {
@@ -121,9 +140,8 @@ export function openPostgres(url: string): Database {
   const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
   const opening = pgDriver().then(({ Pool }) => {
     const pool = new Pool({
-      connectionString: url,
+      connectionString: withSessionSettings(url, `-c TimeZone=UTC -c statement_timeout=${STATEMENT_TIMEOUT_MS}`),
       max,
-      options: `-c TimeZone=UTC -c statement_timeout=${STATEMENT_TIMEOUT_MS}`,
       connectionTimeoutMillis: POOL_WAIT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
     });
