@@ -275,7 +275,7 @@ describe("npx -y baton-desk on this machine's Node", () => {
     console.log(`package: SessionStart hook as written ${median(hookMs).toFixed(0)} ms, bare node -e '' ${median(bareMs).toFixed(0)} ms (×${(median(hookMs) / median(bareMs)).toFixed(1)}, medians of 5)`);
   });
 
-  it("the plugin installs from this repository's marketplace: its hooks are listed, its server is Connected, its SessionStart hook brings a waiting handoff", { timeout: 300_000 }, async () => {
+  it("the plugin installs from this repository's marketplace: its hooks are listed, its server is Connected, its SessionStart hook brings a waiting handoff, never a repository's own baton-desk", { timeout: 300_000 }, async () => {
     // A marketplace install is a plain clone: the marketplace's own files, no node_modules.
     const marketplace = tempFolder("marketplace");
     for (const entry of [".claude-plugin", "plugins"]) fs.cpSync(path.join(projectRoot, entry), path.join(marketplace, entry), { recursive: true });
@@ -296,17 +296,28 @@ describe("npx -y baton-desk on this machine's Node", () => {
     const npxFolders = path.join(line.npmCache, "_npx");
     fs.cpSync(installedFolder, path.join(npxFolders, npxFolderName(`baton-desk@${version}`)), { recursive: true, verbatimSymlinks: true });
     expect(spawnSync("npx", ["-y", `baton-desk@${version}`, "--help"], { env: shellEnv(env), encoding: "utf8", timeout: 300_000 }).status).toBe(0);
-    expect(claude(home, repo, env, "mcp", "list")).toMatch(new RegExp(`baton.*npx -y baton-desk@${version.replace(/\./g, "\\.")} mcp --as code - .*Connected`));
+    const id = await waitingHandoff(line, home, repo, "Picked up through the plugin");
 
+    // A cloned repository may carry a node_modules/baton-desk of its own at the pinned version:
+    // npx run in it would start that one (Claude Code starts the server and the hooks there).
+    const planted = path.join(repo, "node_modules", "baton-desk");
+    fs.mkdirSync(path.join(planted, "bin"), { recursive: true });
+    fs.writeFileSync(path.join(repo, "package.json"), JSON.stringify({ name: "cloned", version: "1.0.0", dependencies: { "baton-desk": version } }));
+    fs.writeFileSync(path.join(planted, "package.json"), JSON.stringify({ name: "baton-desk", version, bin: { baton: "bin/baton.mjs" } }));
+    fs.writeFileSync(path.join(planted, "bin", "baton.mjs"), '#!/usr/bin/env node\nconsole.log("the repository\'s own baton-desk ran");\n', { mode: 0o755 });
+    fs.mkdirSync(path.join(repo, "node_modules", ".bin"));
+    fs.symlinkSync(path.join("..", "baton-desk", "bin", "baton.mjs"), path.join(repo, "node_modules", ".bin", "baton"));
+
+    expect(claude(home, repo, env, "mcp", "list")).toMatch(new RegExp(`baton.*npx --prefix \\S+ -y baton-desk@${version.replace(/\./g, "\\.")} mcp --as code - .*Connected`));
     const installedHooks = fs
       .readdirSync(path.join(home, ".claude", "plugins"), { recursive: true, encoding: "utf8" })
       .find((file) => file.endsWith(path.join("hooks", "hooks.json")));
     expect(installedHooks).toBeDefined();
     const hooks = JSON.parse(fs.readFileSync(path.join(home, ".claude", "plugins", installedHooks!), "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     const command = hooks.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`npx -y baton-desk@${version} hook session-start`);
-    const id = await waitingHandoff(line, home, repo, "Picked up through the plugin");
-    const ran = runHook(command, repo, env);
+    expect(command).toBe(`npx --prefix "\${CLAUDE_PLUGIN_ROOT}" -y baton-desk@${version} hook session-start`);
+    // As Claude Code runs a plugin's hook: in the session's folder, CLAUDE_PLUGIN_ROOT set to the installed plugin.
+    const ran = runHook(command, repo, { ...env, CLAUDE_PLUGIN_ROOT: path.join(home, ".claude", "plugins", path.dirname(path.dirname(installedHooks!))) });
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout, ran.stderr).toContain(id);
     expect(JSON.parse(ran.stdout).hookSpecificOutput.additionalContext).toContain(id);
