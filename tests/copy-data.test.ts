@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ensureMigrated } from "../lib/database/migrate";
+import { startPostgresCluster } from "./support/postgres-cluster";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
@@ -57,8 +58,8 @@ async function copyDataTo(url: string): Promise<{ code: number; stderr: string }
 }
 
 /** `baton <args>` on `url`, as a team member runs it: its exit code and standard error. */
-function batonOn(url: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  return run(process.execPath, ["bin/baton.mjs", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: url } }).then(
+function batonOn(url: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+  return run(process.execPath, ["bin/baton.mjs", ...args], { cwd: root, env: { ...process.env, ...env, DATABASE_URL: url } }).then(
     ({ stderr }) => ({ code: 0, stderr }),
     (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
   );
@@ -112,6 +113,36 @@ describe("every Baton start checks the database before it creates its tables", (
     expect(Object.keys(await contentsOf(url))).toContain("handoffs");
     expect(await batonOn(url, ["token", "list"])).toEqual(listed);
   });
+});
+
+describe("a server that asks for a password", () => {
+  it("given none (DATABASE_URL as baton setup claude-code writes it), every door says to set PGPASSWORD or ~/.pgpass; with PGPASSWORD it works", async () => {
+    const cluster = await startPostgresCluster();
+    try {
+      const admin = new pg.Client({ connectionString: cluster.url("postgres") });
+      await admin.connect();
+      await admin.query("CREATE ROLE baton LOGIN PASSWORD 'Qz7secretvalue'");
+      await admin.query("CREATE DATABASE baton OWNER baton");
+      await admin.end();
+      fs.writeFileSync(path.join(cluster.dir, "data", "pg_hba.conf"), "local all all trust\nhost all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n");
+      cluster.stop();
+      cluster.start();
+      const url = cluster.url("baton").replace("//postgres@", "//baton@");
+      for (const args of [["token", "list"], ["mcp"]]) {
+        const started = performance.now();
+        const refused = await batonOn(url, args);
+        // pg left that connection open: the process waited out the server's 60 s authentication_timeout.
+        expect((performance.now() - started) / 1000, args[0]).toBeLessThan(10);
+        expect(refused.code, args[0]).toBe(1);
+        expect(refused.stderr.trim().split("\n"), refused.stderr).toHaveLength(1);
+        expect(refused.stderr).toContain("the database asks for a password and none was given: set PGPASSWORD or add the password to ~/.pgpass");
+      }
+      const listed = await batonOn(url, ["token", "list"], { PGPASSWORD: "Qz7secretvalue" });
+      expect(listed).toEqual({ code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" });
+    } finally {
+      cluster.destroy();
+    }
+  }, 120_000);
 });
 
 describe("copy-data checks its target before it touches it", () => {

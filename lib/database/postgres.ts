@@ -74,6 +74,17 @@ function withSessionSettings(url: string, settings: string): string {
 const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
+/**
+ * A connection refused for want of a password as one line that says what to do; pg's own is
+ * "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string". A DATABASE_URL without its
+ * password is what `baton setup claude-code` writes, so the password comes from PGPASSWORD or
+ * ~/.pgpass, which pg reads. Any other error is returned as it is.
+ */
+function withoutPasswordExplained(error: unknown): unknown {
+  if (!(error instanceof Error && /client password must be a string/.test(error.message))) return error;
+  return new Unavailable("the database asks for a password and none was given: set PGPASSWORD or add the password to ~/.pgpass (Baton leaves DATABASE_URL's password out of the files it writes)");
+}
+
 /** pg-pool's error when a caller waited connectionTimeoutMillis for one of the pool's connections to come free. */
 const isPoolWaitTimeout = (error: unknown) => error instanceof Error && error.message === "timeout exceeded when trying to connect";
 
@@ -86,7 +97,12 @@ export async function withConnection<T>(url: string, work: (client: pg.Client) =
   const { Client } = await pgDriver();
   const client = new Client({ connectionString: withSessionSettings(url, "-c TimeZone=UTC"), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on("error", () => undefined);
-  await client.connect();
+  await client.connect().catch(async (error: unknown) => {
+    // A connection refused by the client itself (no password for the server's SCRAM) stays open
+    // until the server's authentication_timeout (60 s) unless ended, and holds the process.
+    await client.end().catch(() => undefined);
+    throw withoutPasswordExplained(error);
+  });
   try {
     return await work(client);
   } finally {
@@ -180,7 +196,7 @@ export function openPostgres(url: string): Database {
           throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; try again in a moment`);
         }
         const pause = RECONNECT_PAUSES_MS[attempt];
-        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) throw isConnectionFailure(error) ? unavailable(error) : error;
+        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) throw isConnectionFailure(error) ? unavailable(error) : withoutPasswordExplained(error);
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
