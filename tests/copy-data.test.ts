@@ -106,6 +106,15 @@ describe("every Baton start checks the database before it creates its tables", (
     expect(await contentsOf(url)).toEqual({});
   }, 60_000);
 
+  it("TLS asked of a server without it: one line saying so, not an 'unexpected error'", async () => {
+    const url = await database("start_tls");
+    const refused = await batonOn(`${url}?sslmode=verify-full`, ["token", "list"]);
+    expect(refused).toEqual({
+      code: 1,
+      stderr: "baton token: the database does not accept TLS connections, which DATABASE_URL asks for (sslmode): enable TLS on the server, or take sslmode out of the URL on a network you trust\n",
+    });
+  });
+
   it("migrates an empty database, and one of Baton's own again without complaint", async () => {
     const url = await database("start_empty");
     const listed = { code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" };

@@ -75,14 +75,21 @@ const unavailable = (error: unknown) =>
   new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
 
 /**
- * A connection refused for want of a password as one line that says what to do; pg's own is
- * "SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string". A DATABASE_URL without its
- * password is what `baton setup claude-code` writes, so the password comes from PGPASSWORD or
- * ~/.pgpass, which pg reads. Any other error is returned as it is.
+ * A connection that could not be set up as one line that says what to do (Unavailable), where
+ * pg's own reads like a bug ("unexpected error" in the CLI): no password for the server's SCRAM
+ * ("SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string"; a DATABASE_URL without its
+ * password is what `baton setup claude-code` writes, so it comes from PGPASSWORD or ~/.pgpass,
+ * which pg reads), or TLS asked of a server without it. Any other error is returned as it is.
  */
-function withoutPasswordExplained(error: unknown): unknown {
-  if (!(error instanceof Error && /client password must be a string/.test(error.message))) return error;
-  return new Unavailable("the database asks for a password and none was given: set PGPASSWORD or add the password to ~/.pgpass (Baton leaves DATABASE_URL's password out of the files it writes)");
+function connectionSetupExplained(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : "";
+  if (/client password must be a string/.test(message)) {
+    return new Unavailable("the database asks for a password and none was given: set PGPASSWORD or add the password to ~/.pgpass (Baton leaves DATABASE_URL's password out of the files it writes)");
+  }
+  if (/server does not support SSL connections/.test(message)) {
+    return new Unavailable("the database does not accept TLS connections, which DATABASE_URL asks for (sslmode): enable TLS on the server, or take sslmode out of the URL on a network you trust");
+  }
+  return error;
 }
 
 /** pg-pool's error when a caller waited connectionTimeoutMillis for one of the pool's connections to come free. */
@@ -101,7 +108,7 @@ export async function withConnection<T>(url: string, work: (client: pg.Client) =
     // A connection refused by the client itself (no password for the server's SCRAM) stays open
     // until the server's authentication_timeout (60 s) unless ended, and holds the process.
     await client.end().catch(() => undefined);
-    throw withoutPasswordExplained(error);
+    throw connectionSetupExplained(error);
   });
   try {
     return await work(client);
@@ -196,7 +203,7 @@ export function openPostgres(url: string): Database {
           throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; try again in a moment`);
         }
         const pause = RECONNECT_PAUSES_MS[attempt];
-        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) throw isConnectionFailure(error) ? unavailable(error) : withoutPasswordExplained(error);
+        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) throw isConnectionFailure(error) ? unavailable(error) : connectionSetupExplained(error);
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
