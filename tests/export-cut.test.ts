@@ -1,30 +1,16 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { addEntry, createHandoff } from "../lib/handoffs";
+import { runBaton } from "./support/baton-command";
 
 /**
  * `baton export --cut N` cuts at the entry whose seq is N (as the API, the export route and a
  * bundle's refs name a cut). Its usage said "cut at entry #N": with two threads written in turn
  * (seqs are global), `--cut 3` meant for entry #3 exported another entry, and said nothing.
  */
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
-
-function baton(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("baton export --cut", () => {
   it("says it takes a seq, and cuts there", async () => {
-    const usage = await baton(["export", "--help"]);
+    const usage = await runBaton(["export", "--help"]);
     expect(usage.stdout + usage.stderr).toMatch(/cut at the entry whose seq is N/);
     expect(usage.stdout + usage.stderr).not.toMatch(/cut at entry #N/);
 
@@ -35,7 +21,7 @@ describe("baton export --cut", () => {
     await addEntry({ id: two.handoff.id, type: "task", content: "third of two", asClient: "chat" });
     expect(second.entry.number).toBe(2);
     expect(second.entry.seq).not.toBe(2);
-    const exported = await baton(["export", two.handoff.id, "--format", "bundle", "--cut", String(second.entry.seq)]);
+    const exported = await runBaton(["export", two.handoff.id, "--format", "bundle", "--cut", String(second.entry.seq)]);
     expect(exported.code, exported.stderr).toBe(0);
     const bundle = JSON.parse(exported.stdout);
     expect(bundle.refs.threads[0]).toMatchObject({ thread_id: two.handoff.id, seq: second.entry.seq });

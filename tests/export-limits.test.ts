@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS, importDocument, MAX_IMPORT_BYTES } from "../lib/formats";
 import { addEntry, createHandoff } from "../lib/handoffs";
+import { runBaton } from "./support/baton-command";
 
 /**
  * What Baton exports it can import again: a handoff.json within the import's limits (1 MiB, 200
@@ -10,27 +9,13 @@ import { addEntry, createHandoff } from "../lib/handoffs";
  * built a handoff.json it would refuse"). Run as users run it: `baton export`, then the export
  * imported back with `baton import -`.
  */
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
-
-function baton(args: string[], input = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 /** `baton export <id> --format json`, checked to be importable again; the document it wrote. */
 async function exportedJson(id: string): Promise<{ text: string; doc: Record<string, unknown> & { context_learned: string[]; blockers: string[]; work_in_progress: { next_steps: string[] } } }> {
-  const exported = await baton(["export", id, "--format", "json"]);
+  const exported = await runBaton(["export", id, "--format", "json"]);
   expect(exported.code, exported.stderr).toBe(0);
   expect(Buffer.byteLength(exported.stdout, "utf8")).toBeLessThanOrEqual(MAX_IMPORT_BYTES);
-  const again = await baton(["import", "-"], exported.stdout);
+  const again = await runBaton(["import", "-"], { input: exported.stdout });
   expect(again.code, again.stderr).toBe(0);
   return { text: exported.stdout, doc: JSON.parse(exported.stdout) };
 }
@@ -85,10 +70,10 @@ describe("a handoff.yaml export stays within what an import takes", () => {
     const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" });
     await addEntry({ id: imported.handoff.id, type: "done", content: done, asClient: "code" });
     for (const id of [handoff.id, imported.handoff.id]) {
-      const exported = await baton(["export", id, "--format", "yaml"]);
+      const exported = await runBaton(["export", id, "--format", "yaml"]);
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stdout).toMatch(/^outcome: "Shipped: d+…"$/m);
-      const again = await baton(["import", "-"], exported.stdout);
+      const again = await runBaton(["import", "-"], { input: exported.stdout });
       expect(again.code, again.stderr).toBe(0);
     }
   }, 60_000);
@@ -101,11 +86,11 @@ describe("a document imported at the 1 MiB limit", () => {
     expect(Buffer.byteLength(text, "utf8")).toBe(MAX_IMPORT_BYTES);
     const imported = await importDocument({ text, fileName: "handoff.yaml" });
     await addEntry({ id: imported.handoff.id, type: "progress", content: `Next: ${"y".repeat(400)}`, asClient: "code" });
-    const yaml = await baton(["export", imported.handoff.id, "--format", "yaml"]);
+    const yaml = await runBaton(["export", imported.handoff.id, "--format", "yaml"]);
     expect(yaml.code).toBe(1);
     expect(yaml.stderr).toContain("format: makes a document larger than 1 MiB; use bundle");
     expect(yaml.stderr).not.toContain("unexpected error");
-    const bundle = await baton(["export", imported.handoff.id, "--format", "bundle"]);
+    const bundle = await runBaton(["export", imported.handoff.id, "--format", "bundle"]);
     expect(bundle.code, bundle.stderr).toBe(0);
   }, 60_000);
 });
@@ -114,9 +99,9 @@ describe("an imported handoff.yaml once its thread is closed", () => {
   it("exports with status completed, as any closed thread's handoff.yaml does", async () => {
     const imported = await importDocument({ text: EXAMPLE_DOCUMENTS.handoff_yaml.text, fileName: "handoff.yaml" });
     expect(EXAMPLE_DOCUMENTS.handoff_yaml.text).toMatch(/^status: in_progress/m);
-    const closed = await baton(["close", imported.handoff.id]);
+    const closed = await runBaton(["close", imported.handoff.id]);
     expect(closed.code, closed.stderr).toBe(0);
-    const exported = await baton(["export", imported.handoff.id, "--format", "yaml"]);
+    const exported = await runBaton(["export", imported.handoff.id, "--format", "yaml"]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/^status: completed$/m);
     expect(exported.stdout).toMatch(/^goal: Implement user authentication with JWT$/m);

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { apiServerForFile } from "./support/api-server";
 import { temporaryFolders } from "./support/temp-folders";
+import { runBaton } from "./support/baton-command";
 
 /**
  * Every format keeps keys it does not know (seed 003's loader tolerates them; Baton's handoff.json
@@ -14,7 +14,6 @@ import { temporaryFolders } from "./support/temp-folders";
  * API over a socket and `baton import` as users run it.
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const tempFolder = temporaryFolders("baton-detection-");
 
 const yamlWithReason = `${EXAMPLE_DOCUMENTS.handoff_yaml.text.trimEnd()}\nreason: the token endpoint is down\n`;
@@ -24,18 +23,6 @@ const yamlAsJson = JSON.stringify({ goal: "Fix login", status: "blocked", now: "
 async function imported(text: string, fileName?: string) {
   const response = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, fileName }) });
   return { status: response.status, body: await response.json() };
-}
-
-function baton(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe("a document with another format's key is still read as its own format", () => {
@@ -62,10 +49,10 @@ describe("a document with another format's key is still read as its own format",
       ["handoff.yaml", "yaml", /^reason: the token endpoint is down$/m],
       ["handoff.json", "json", /"schema": "our-handoff\/v2"/],
     ] as const) {
-      const ran = await baton(["import", file], folder);
+      const ran = await runBaton(["import", file], { cwd: folder });
       expect(ran.code, ran.stderr).toBe(0);
       expect(ran.stderr).toMatch(new RegExp(`^imported ${file.replace(".", "\\.")} as `));
-      const exported = await baton(["export", ran.stdout.trim(), "--format", format], folder);
+      const exported = await runBaton(["export", ran.stdout.trim(), "--format", format], { cwd: folder });
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stdout).toMatch(kept);
     }
@@ -81,9 +68,9 @@ describe("a document that starts with a byte order mark", () => {
     }
     const folder = tempFolder();
     fs.writeFileSync(path.join(folder, "handoff.json"), `${bom}${EXAMPLE_DOCUMENTS.handoff_json.text}`);
-    const ran = await baton(["import", "handoff.json"], folder);
+    const ran = await runBaton(["import", "handoff.json"], { cwd: folder });
     expect(ran.code, ran.stderr).toBe(0);
-    const exported = await baton(["export", ran.stdout.trim(), "--format", "json"], folder);
+    const exported = await runBaton(["export", ran.stdout.trim(), "--format", "json"], { cwd: folder });
     expect(exported.stdout.startsWith("{")).toBe(true);
     expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text));
   }, 60_000);

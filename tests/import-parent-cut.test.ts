@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { read } from "../lib/database";
 import { apiServerForFile } from "./support/api-server";
 import { temporaryFolders } from "./support/temp-folders";
+import { runBaton } from "./support/baton-command";
 
 /**
  * A bundle's source cut (seed 001: `refs.threads[]`, the cut "in the referenced continuity
@@ -14,7 +14,6 @@ import { temporaryFolders } from "./support/temp-folders";
  * over a socket and the command line as users run it.
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const tempFolder = temporaryFolders("baton-parent-cut-");
 
 type Ref = { thread_id: string; seq: number; message_id?: string | null; note?: string | null };
@@ -36,18 +35,6 @@ async function thread(title: string): Promise<{ id: string; seqs: number[] }> {
 
 const stored = () =>
   read((tx) => tx.get<{ handoffs: number; sources: number }>("SELECT (SELECT COUNT(*) FROM handoffs) AS handoffs, (SELECT COUNT(*) FROM handoff_sources) AS sources"));
-
-function baton(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("a bundle's source cut naming a thread of this Baton", () => {
   it("is refused over the API, with the field named, when that thread never had the cut; nothing is stored", async () => {
@@ -109,7 +96,7 @@ describe("a bundle's source cut naming a thread of this Baton", () => {
     const folder = tempFolder();
     fs.writeFileSync(path.join(folder, "bundle.json"), bundle([{ thread_id: parent.id, seq: other.seqs[0], note: "source cut" }]));
     const before = await stored();
-    const refused = await baton(["import", "bundle.json"], folder);
+    const refused = await runBaton(["import", "bundle.json"], { cwd: folder });
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain(`refs.threads[0].seq: handoff ${parent.id} has no entry with seq ${other.seqs[0]}`);
@@ -117,7 +104,7 @@ describe("a bundle's source cut naming a thread of this Baton", () => {
     expect(await stored()).toEqual(before);
 
     fs.writeFileSync(path.join(folder, "bundle.json"), bundle([{ thread_id: parent.id, seq: parent.seqs[1], note: "source cut" }]));
-    const imported = await baton(["import", "bundle.json"], folder);
+    const imported = await runBaton(["import", "bundle.json"], { cwd: folder });
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stderr).toContain(`child of ${parent.id}`);
   }, 60_000);

@@ -1,0 +1,24 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+/** The checkout's `baton` command, as a user runs it. */
+export const BATON_BIN = path.resolve(import.meta.dirname, "..", "..", "bin", "baton.mjs");
+
+export type CommandRun = { code: number | null; stdout: string; stderr: string };
+
+/**
+ * Runs `baton <args>` in `cwd` (default this process's) with this process's environment (its
+ * data folder or database), `input` on its standard input; resolves once it has exited.
+ */
+export function runBaton(args: string[], options: { cwd?: string; input?: string } = {}): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BATON_BIN, ...args], { cwd: options.cwd, env: process.env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
