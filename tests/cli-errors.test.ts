@@ -144,6 +144,34 @@ describe("the command line's failures are one line", () => {
   }, 90_000);
 });
 
+describe("another application's database", () => {
+  it("an SQLite file holding another application's tables is refused as PostgreSQL's is, and left byte for byte as it was", async () => {
+    const folder = tempFolder();
+    const files = {
+      plain: ["CREATE TABLE invoices (id INTEGER PRIMARY KEY)", "INSERT INTO invoices VALUES (1)"],
+      prisma: [
+        'CREATE TABLE "_prisma_migrations" ("id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME, "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME, "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER NOT NULL DEFAULT 0)',
+        "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name) VALUES ('1', 'x', current_timestamp, '20240101000000_init')",
+        "CREATE TABLE invoices (id INTEGER PRIMARY KEY)",
+      ],
+    };
+    for (const [name, setup] of Object.entries(files)) {
+      const file = path.join(folder, `${name}.db`);
+      const other = new Database(file);
+      for (const statement of setup) other.exec(statement);
+      other.close();
+      const before = fs.readFileSync(file);
+      for (const args of [["token", "list"], ["mcp"]]) {
+        const ran = await baton(args, { env: { DATABASE_URL: `file:${file}` } });
+        expect(ran.code, `${name} ${args[0]}`).toBe(1);
+        expectOneLine(ran, /holds another application's tables \(.*invoices\); Baton creates its tables only in an empty database or one of its own, so nothing was created or changed/);
+      }
+      expect(fs.readFileSync(file).equals(before), name).toBe(true);
+      expect(fs.readdirSync(folder).filter((entry) => entry.startsWith(`${name}.db-`))).toEqual([]);
+    }
+  });
+});
+
 describe("a DATABASE_URL's password is never shown", () => {
   it("not when it holds an unescaped # / or ? (which end a URL's host part early): baton mcp names the database without it", async () => {
     for (const password of ["Qz7#secretvalue", "Qz7/secretvalue", "Qz7?secret@value"]) {

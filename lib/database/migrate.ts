@@ -115,6 +115,11 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
   createSqliteFile(file);
   const sqlite = new Database(file, { timeout: MIGRATION_LOCK_TIMEOUT_MS });
   try {
+    // Checked before WAL mode is set: a refused file is left exactly as it was.
+    const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all() as string[];
+    const recorded = tables.includes("_prisma_migrations") ? (sqlite.prepare("SELECT migration_name FROM _prisma_migrations").pluck().all() as string[]) : null;
+    const refusal = foreignDatabaseRefusal("sqlite", tables, recorded);
+    if (refusal) throw refusal;
     sqlite.pragma("journal_mode = WAL");
     const apply = sqlite.transaction(() => {
       sqlite.exec(SQLITE_MIGRATIONS_TABLE);
@@ -136,24 +141,28 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
 }
 
 /**
- * Refuses a database that holds another application's tables, before Baton creates any: one with
- * no tables, or Baton's own (every migration it recorded is Baton's), may be migrated. A
- * DATABASE_URL naming another Prisma application's database once got Baton's tables, and Baton's
- * migrations in that application's `_prisma_migrations`, which its own `prisma migrate` then
- * found diverged.
+ * The refusal of a database that holds another application's tables, before Baton creates any,
+ * or null: one with no tables (but perhaps an empty `_prisma_migrations`), or Baton's own (every
+ * migration its `_prisma_migrations` recorded, `recorded`, is Baton's), may be migrated. A DATABASE_URL naming another Prisma application's
+ * database once got Baton's tables, and Baton's migrations in that application's
+ * `_prisma_migrations`, which its own `prisma migrate` then found diverged. Both engines.
  */
-async function refuseForeignDatabase(client: pg.Client): Promise<void> {
-  const { rows: tables } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
-  if (tables.length === 0) return;
-  const names = tables.map((table) => table.name);
-  if (names.includes("_prisma_migrations")) {
-    const { rows } = await client.query<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations");
-    if (rows.every((row) => isBatonMigration(row.name))) return;
-  }
-  const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
-  throw new Conflict(
-    `the database holds another application's tables (${shown}); Baton creates its tables only in an empty database or one of its own, so nothing was created or changed: check DATABASE_URL`,
+function foreignDatabaseRefusal(engine: Engine, tables: string[], recorded: string[] | null): Conflict | null {
+  if (tables.every((table) => table === "_prisma_migrations")) return null;
+  const baton = new Set(committedMigrations(engine));
+  if (recorded?.length && recorded.every((name) => baton.has(name))) return null;
+  const shown = tables.slice(0, 5).join(", ") + (tables.length > 5 ? ` and ${tables.length - 5} more` : "");
+  return new Conflict(
+    `the database holds another application's tables (${shown}); Baton creates its tables only in an empty database or one of its own, so nothing was created or changed: check DATABASE_URL (or BATON_DATA_DIR)`,
   );
+}
+
+async function refuseForeignDatabase(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
+  const tables = rows.map((row) => row.name);
+  const recorded = tables.includes("_prisma_migrations") ? (await client.query<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations")).rows.map((row) => row.name) : null;
+  const refusal = foreignDatabaseRefusal("postgres", tables, recorded);
+  if (refusal) throw refusal;
 }
 
 /**
@@ -183,11 +192,6 @@ export async function migratePostgresIn(client: pg.Client): Promise<void> {
       [randomUUID(), checksum, name, startedAt],
     );
   }
-}
-
-/** Whether `name` is one of Baton's PostgreSQL migrations. */
-function isBatonMigration(name: string): boolean {
-  return committedMigrations("postgres").includes(name);
 }
 
 async function migratePostgres(url: string): Promise<void> {
