@@ -106,6 +106,21 @@ describe("every Baton start checks the database before it creates its tables", (
     expect(await contentsOf(url)).toEqual({});
   }, 60_000);
 
+  it("a database another role owns: one line saying Baton's user must own it, and nothing created", async () => {
+    const url = await database("start_not_owner");
+    const admin = new pg.Client({ connectionString: process.env.BATON_TEST_POSTGRES_ADMIN_URL });
+    await admin.connect();
+    await admin.query("DO $$ BEGIN CREATE ROLE baton_stranger LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    await admin.end();
+    const refused = await batonOn(url.replace("//postgres@", "//baton_stranger@"), ["token", "list"]);
+    expect(refused).toEqual({
+      code: 1,
+      stderr:
+        "baton token: Baton's database user cannot create its tables here (permission denied for schema public): make that user the database's owner (CREATE DATABASE baton OWNER baton), as the README's team set-up does; nothing was created\n",
+    });
+    expect(await contentsOf(url)).toEqual({});
+  });
+
   it("TLS asked of a server without it: one line saying so, not an 'unexpected error'", async () => {
     const url = await database("start_tls");
     const refused = await batonOn(`${url}?sslmode=verify-full`, ["token", "list"]);

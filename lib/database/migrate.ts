@@ -157,6 +157,17 @@ function foreignDatabaseRefusal(engine: Engine, tables: string[], recorded: stri
   );
 }
 
+/**
+ * insufficient_privilege while migrating (a database or schema another role owns: "permission
+ * denied for schema public") as what to do about it; any other error as it is.
+ */
+function withoutPrivilegeExplained(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== "42501") return error;
+  return new Unavailable(
+    `Baton's database user cannot create its tables here (${(error as Error).message}): make that user the database's owner (CREATE DATABASE baton OWNER baton), as the README's team set-up does; nothing was created`,
+  );
+}
+
 async function refuseForeignDatabase(client: pg.Client): Promise<void> {
   const { rows } = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename");
   const tables = rows.map((row) => row.name);
@@ -181,12 +192,18 @@ export async function migratePostgresIn(client: pg.Client): Promise<void> {
     throw new Unavailable(`another Baton process has been applying migrations to this database for ${MIGRATION_LOCK_TIMEOUT_MS / 1000} s; start again once it is done`);
   }
   await refuseForeignDatabase(client);
-  await client.query(POSTGRES_MIGRATIONS_TABLE);
+  try {
+    await client.query(POSTGRES_MIGRATIONS_TABLE);
+  } catch (error) {
+    throw withoutPrivilegeExplained(error);
+  }
   const applied = await appliedInPostgres(client);
   for (const name of committedMigrations("postgres").filter((migration) => !applied.has(migration))) {
     const { sql, checksum } = migrationSql("postgres", name);
     const startedAt = new Date();
-    await client.query(sql);
+    await client.query(sql).catch((error: unknown) => {
+      throw withoutPrivilegeExplained(error);
+    });
     await client.query(
       "INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, now(), $3, $4, 1)",
       [randomUUID(), checksum, name, startedAt],
