@@ -53,18 +53,34 @@ async function freezableRelay(target: URL) {
   };
 }
 
+/** A thread made over the API, its first entry "first"; its ID. */
+async function threadTitled(title: string): Promise<string> {
+  const created = await post("/api/handoffs", { title, content: "first" });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { handoff: { id: string } }).handoff.id;
+}
+
+/** Another session holding the thread's row (an open transaction's FOR UPDATE): COMMIT lets it go, end() closes the session. */
+async function holdingThread(id: string): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  try {
+    await holder.query("BEGIN");
+    await holder.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [id]);
+  } catch (error) {
+    await holder.end();
+    throw error;
+  }
+  return holder;
+}
+
 describe("waiting on PostgreSQL", () => {
   it("a pool with every connection taken answers 503 'busy' to the request that waited too long, and stores nothing of it", async () => {
-    const created = await post("/api/handoffs", { title: "Pool waits", content: "first" });
-    expect(created.status).toBe(201);
-    const id = ((await created.json()) as { handoff: { id: string } }).handoff.id;
+    const id = await threadTitled("Pool waits");
     // Another session holds the thread's row: the two appends that get the pool's two
     // connections wait on it, holding them; a third waits for a connection.
-    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await holder.connect();
+    const holder = await holdingThread(id);
     try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [id]);
       const holding = [post(`/api/handoffs/${id}/entries`, { type: "progress", content: "one" }), post(`/api/handoffs/${id}/entries`, { type: "progress", content: "two" })];
       await new Promise((resolve) => setTimeout(resolve, 300));
       const waited = await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "three" });
@@ -82,13 +98,9 @@ describe("waiting on PostgreSQL", () => {
   }, 30_000);
 
   it("an append that waits 25 s for a thread another session holds is cancelled by the server: 503, and not stored once the lock is let go", async () => {
-    const created = await post("/api/handoffs", { title: "Lock waits", content: "first" });
-    const id = ((await created.json()) as { handoff: { id: string } }).handoff.id;
-    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await holder.connect();
+    const id = await threadTitled("Lock waits");
+    const holder = await holdingThread(id);
     try {
-      await holder.query("BEGIN");
-      await holder.query("SELECT 1 FROM handoffs WHERE id = $1 FOR UPDATE", [id]);
       const started = performance.now();
       const waited = await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "late" });
       expect(waited.status).toBe(503);
