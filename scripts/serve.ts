@@ -10,6 +10,7 @@ import path from "node:path";
 import { databaseFile, databaseUrl, dataDir, describeDatabase } from "../lib/config";
 import { engineOf } from "../lib/database/engine";
 import { ensureMigrated } from "../lib/database/migrate";
+import { poolSize } from "../lib/database/postgres";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
 import { boundHeap, shrinkYoungGeneration } from "../lib/server/heap-bounds";
@@ -39,6 +40,15 @@ if (engineOf(databaseUrl()) === "sqlite") {
       console.error(`baton: cannot write the database ${describeDatabase()}: ${needed} is read-only here (${(error as NodeJS.ErrnoException).code}); make it writable, or choose another folder with BATON_DATA_DIR`);
       process.exit(1);
     }
+  }
+}
+// A PostgreSQL pool whose size makes no sense would refuse every request: say so before serving.
+if (engineOf(databaseUrl()) === "postgres") {
+  try {
+    poolSize();
+  } catch (error) {
+    console.error(`baton: ${(error as Error).message}`);
+    process.exit(1);
   }
 }
 try {

@@ -136,7 +136,7 @@ describe("the command line's failures are one line", () => {
       // Connecting is given up on after 5 s; the 30 s migration lock's wait applies only once connected (it was both).
       expect(exported.seconds).toBeLessThan(12);
       expect(mcp.code).toBe(1);
-      expectOneLine(mcp, /^baton mcp: could not prepare the database postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton \(timeout expired\)/);
+      expectOneLine(mcp, /^baton mcp: could not prepare the database postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton \(timeout expired\); check DATABASE_URL and that the server is up$/m);
       expect(mcp.seconds).toBeLessThan(12);
     } finally {
       server.close();

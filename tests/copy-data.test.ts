@@ -130,6 +130,24 @@ describe("every Baton start checks the database before it creates its tables", (
     });
   });
 
+  it("a BATON_DB_POOL_SIZE that is no size (0, -3, ten): the command and npm start's server refuse in one line naming it, and serve nothing", async () => {
+    const url = await database("start_pool_size");
+    for (const size of ["0", "-3", "ten"]) {
+      const message = `BATON_DB_POOL_SIZE must be a whole number from 1 to 1,000 (it is "${size}"); fix it or leave it unset for 10`;
+      expect(await batonOn(url, ["token", "list"], { BATON_DB_POOL_SIZE: size })).toEqual({ code: 1, stderr: `baton token: ${message}\n` });
+      const served = await run(path.join(root, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: url, BATON_DB_POOL_SIZE: size, PORT: "0" },
+        timeout: 60_000,
+      }).then(
+        () => ({ code: 0, stderr: "" }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(served).toEqual({ code: 1, stderr: `baton: ${message}\n` });
+    }
+    expect(await batonOn(url, ["token", "list"], { BATON_DB_POOL_SIZE: "3" })).toEqual({ code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" });
+  }, 120_000);
+
   it("migrates an empty database, and one of Baton's own again without complaint", async () => {
     const url = await database("start_empty");
     const listed = { code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" };

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { Unavailable } from "../errors";
+import { wholeNumberParam } from "../validation";
 import { checkedParams, numberedParameters } from "./params";
 import { pgDriver } from "./pg-driver";
 import type { Database, Params, Tx } from "./types";
@@ -14,6 +15,21 @@ import type { Database, Params, Tx } from "./types";
  * named prepared statements, parsed once per connection.
  */
 export const DEFAULT_POOL_SIZE = 10;
+const MAX_POOL_SIZE = 1_000;
+
+/**
+ * BATON_DB_POOL_SIZE as typed, by the rule every number Baton reads follows: a whole number from 1
+ * to 1,000, or unset for the default. Anything else (0, -3, "ten") used to mean the default or a
+ * pool that never gives a connection (every request waited 10 s, then failed); now the database
+ * cannot be used until it is set right, and `npm start` says so before serving.
+ */
+export function poolSize(): number {
+  const setting = wholeNumberParam("BATON_DB_POOL_SIZE", 1, MAX_POOL_SIZE).safeParse(process.env.BATON_DB_POOL_SIZE);
+  if (!setting.success) {
+    throw new Unavailable(`BATON_DB_POOL_SIZE must be a whole number from 1 to ${MAX_POOL_SIZE.toLocaleString("en-US")} (it is ${JSON.stringify(process.env.BATON_DB_POOL_SIZE)}); fix it or leave it unset for ${DEFAULT_POOL_SIZE}`);
+  }
+  return setting.data ?? DEFAULT_POOL_SIZE;
+}
 
 type Prepared = { name: string; text: string };
 const prepared = new Map<string, Prepared>();
@@ -160,7 +176,7 @@ const STATEMENT_TIMEOUT_MS = 25_000;
 const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 export function openPostgres(url: string): Database {
-  const max = Number(process.env.BATON_DB_POOL_SIZE) || DEFAULT_POOL_SIZE;
+  const max = poolSize();
   const opening = pgDriver().then(({ Pool }) => {
     const pool = new Pool({
       connectionString: withSessionSettings(url, `-c TimeZone=UTC -c statement_timeout=${STATEMENT_TIMEOUT_MS}`),

@@ -1,5 +1,6 @@
 import "server-only";
-import { describeDatabase } from "../config";
+import { databaseUrl, describeDatabase } from "../config";
+import { engineOf } from "../database/engine";
 import type { ClientSide } from "../handoffs/schemas";
 import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
@@ -38,7 +39,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
     await ensureMigrated();
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new Error(`could not prepare the database ${describeDatabase()} (${reason}); check BATON_DATA_DIR / DATABASE_URL and that the folder is writable`);
+    const check = engineOf(databaseUrl()) === "postgres" ? "check DATABASE_URL and that the server is up" : "check BATON_DATA_DIR and that the folder is writable";
+    throw new Error(`could not prepare the database ${describeDatabase()} (${reason}); ${check}`);
   }
   const workingFolder = process.cwd();
   // This process serves one client: its side is the process caller's (lib/caller.ts), for every call that names none.
