@@ -205,6 +205,15 @@ const HOSTILE: {
     action: () => previewImportAction({ text }),
     cli: { args: (files: TempFiles) => ["import", files.write("twice.json", text)] },
   })),
+  // The same in a request body: a proxy or log that reads the first would see another thread or text.
+  {
+    input: "a request body with a key twice in one object (title)",
+    rest: () => createRoute(post("/api/handoffs", '{"title": "shown", "content": "c", "title": "stored"}')),
+  },
+  {
+    input: "a request body with a key twice in one object (content)",
+    rest: () => entriesRoute(post(`/api/handoffs/${thread}/entries`, '{"type": "progress", "content": "shown", "content": "stored"}'), params(thread)),
+  },
   {
     input: "a request body nested 100,000 deep",
     rest: () => createRoute(post("/api/handoffs", `{"title": ${deepArrays(100_000)}, "content": "c"}`)),

@@ -2,6 +2,7 @@ import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError } f
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
+import { duplicateKeyIn } from "../json-keys";
 import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
 import { describeFieldErrors, parseInput } from "../validation";
 import type { ThreadDraft } from "./types";
@@ -70,40 +71,6 @@ function infiniteNumberAt(value: unknown, path: string): string | null {
   for (const [key, child] of Object.entries(value)) {
     const found = infiniteNumberAt(child, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
     if (found) return found;
-  }
-  return null;
-}
-
-/**
- * The first key written twice in one object of JSON text that parsed, with its line, or null.
- * JSON.parse keeps the last silently; other readers keep the first, and the YAML import refuses
- * such a document, so a reader of the file and Baton could each see another value.
- */
-function duplicateKeyIn(text: string): { key: string; line: number } | null {
-  // One entry per open collection: an object's keys so far, or null for an array.
-  const open: (Set<string> | null)[] = [];
-  let expectKey = false;
-  let line = 1;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (char === "\n") line++;
-    else if (char === "{" || char === "[") {
-      open.push(char === "{" ? new Set() : null);
-      expectKey = char === "{";
-    } else if (char === "}" || char === "]") open.pop();
-    else if (char === ",") expectKey = open.at(-1) != null;
-    else if (char === '"') {
-      let end = index + 1;
-      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
-      const keys = open.at(-1);
-      if (expectKey && keys) {
-        const key = JSON.parse(text.slice(index, end + 1)) as string;
-        if (keys.has(key)) return { key, line };
-        keys.add(key);
-        expectKey = false;
-      }
-      index = end;
-    }
   }
   return null;
 }
