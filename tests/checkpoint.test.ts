@@ -228,6 +228,24 @@ describe("npx baton checkpoint", () => {
     expect(readHandoff(repo)).toMatchObject({ branch: "fix/jwt-expiry", files: ["src/auth.py"] });
   });
 
+  it("runs no filter driver of the repository's config (filter.x.clean on a racily clean file)", () => {
+    const repo = gitRepo();
+    const marker = path.join(tempDir("baton-checkpoint-marker-"), "ran");
+    fs.writeFileSync(path.join(repo, ".gitattributes"), "*.txt filter=x\n");
+    fs.writeFileSync(path.join(repo, "notes.txt"), "one\n");
+    execFileSync("git", ["-C", repo, "add", ".gitattributes", "notes.txt"]);
+    execFileSync("git", ["-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "notes"]);
+    execFileSync("git", ["-C", repo, "config", "filter.x.clean", `touch '${marker}'; cat`]);
+    // The file and the index share one time: git cannot trust the stat, so it hashes the file (through its filter).
+    const sameTime = new Date("2026-01-01T00:00:00Z");
+    fs.utimesSync(path.join(repo, "notes.txt"), sameTime, sameTime);
+    fs.utimesSync(path.join(repo, ".git", "index"), sameTime, sameTime);
+    const saved = baton(repo, ["checkpoint", "--goal", "g", "--now", "n"]);
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(readHandoff(repo)).toMatchObject({ branch: "fix/jwt-expiry", files: ["src/auth.py"] });
+  });
+
   it("refuses hook input past 1 MiB without reading on", () => {
     const repo = gitRepo();
     const ran = baton(repo, ["checkpoint", "--hook"], JSON.stringify({ cwd: repo, pad: "x".repeat(2 * 1024 * 1024) }));

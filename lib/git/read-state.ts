@@ -8,25 +8,56 @@ import { MAX_RECORDED_FILES, type GitState } from "./types";
 /**
  * Reads repositories with the `git` program: execFile (no shell), a short timeout, and options
  * that keep a repository's own configuration from running programs (fsmonitor, external diff,
- * textconv). Every function answers null when git is missing, the folder is not a repository
- * or git fails: reading a handoff never fails because of git.
+ * textconv, filter drivers). Every function answers null when git is missing, the folder is not a
+ * repository or git fails: reading a handoff never fails because of git.
  */
 const GIT_TIMEOUT_MS = 3000;
 const GIT_MAX_OUTPUT = 1024 * 1024;
 const SAFE_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "core.untrackedCache=false"];
 
-const gitOptions = (cwd: string) => ({
+const gitOptions = (cwd: string, overrides: Record<string, string> = {}) => ({
   cwd,
   timeout: GIT_TIMEOUT_MS,
   maxBuffer: GIT_MAX_OUTPUT,
   windowsHide: true,
-  env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+  env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...overrides },
 });
 
-export function runGit(cwd: string, args: string[]): Promise<string | null> {
+/**
+ * Commands that read the working tree's files. For a file whose index entry is racily clean (or
+ * stat-dirty) git hashes it through its filter driver's clean or process command, named in the
+ * repository's own config: `git status` in a folder whose .git/config sets filter.x.clean (and
+ * whose .gitattributes or .git/info/attributes says `* filter=x`) ran that program.
+ */
+const READS_WORKTREE = new Set(["status", "diff"]);
+const FILTER_NAMES = ["config", "-z", "--name-only", "--get-regexp", String.raw`^filter\.`];
+
+/**
+ * Environment giving every filter driver the config names (filter.<driver>.clean, .smudge,
+ * .process) an empty command, which git takes as no filter. GIT_CONFIG_KEY_n, not `-c`: a
+ * driver's name may hold an `=`; numbered after any the caller's environment sets already.
+ */
+function withoutFilters(names: string | null): Record<string, string> {
+  const drivers = new Set<string>();
+  for (const name of (names ?? "").split("\0")) {
+    const lastDot = name.lastIndexOf(".");
+    if (name.startsWith("filter.") && lastDot > "filter.".length) drivers.add(name.slice("filter.".length, lastDot));
+  }
+  if (drivers.size === 0) return {};
+  const first = Number(process.env.GIT_CONFIG_COUNT) || 0;
+  const keys = [...drivers].flatMap((driver) => ["clean", "smudge", "process"].map((key) => `filter.${driver}.${key}`));
+  const overrides: Record<string, string> = { GIT_CONFIG_COUNT: String(first + keys.length) };
+  keys.forEach((key, n) => {
+    overrides[`GIT_CONFIG_KEY_${first + n}`] = key;
+    overrides[`GIT_CONFIG_VALUE_${first + n}`] = "";
+  });
+  return overrides;
+}
+
+function execGit(cwd: string, args: string[], overrides: Record<string, string>): Promise<string | null> {
   return new Promise((resolve) => {
     try {
-      execFile("git", [...SAFE_CONFIG, ...args], gitOptions(cwd), (error, stdout) => resolve(error ? null : stdout.replace(/\n$/, "")));
+      execFile("git", [...SAFE_CONFIG, ...args], gitOptions(cwd, overrides), (error, stdout) => resolve(error ? null : stdout.replace(/\n$/, "")));
     } catch {
       // A bad cwd can throw synchronously on some platforms instead of calling back.
       resolve(null);
@@ -34,13 +65,23 @@ export function runGit(cwd: string, args: string[]): Promise<string | null> {
   });
 }
 
-/** runGit for a command that waits anyway (`baton checkpoint`): the same options, synchronously. */
-export function runGitSync(cwd: string, args: string[]): string | null {
+function execGitSync(cwd: string, args: string[], overrides: Record<string, string>): string | null {
   try {
-    return execFileSync("git", [...SAFE_CONFIG, ...args], { ...gitOptions(cwd), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).replace(/\n$/, "");
+    return execFileSync("git", [...SAFE_CONFIG, ...args], { ...gitOptions(cwd, overrides), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).replace(/\n$/, "");
   } catch {
     return null;
   }
+}
+
+export async function runGit(cwd: string, args: string[]): Promise<string | null> {
+  const overrides = READS_WORKTREE.has(args[0]) ? withoutFilters(await execGit(cwd, FILTER_NAMES, {})) : {};
+  return execGit(cwd, args, overrides);
+}
+
+/** runGit for a command that waits anyway (`baton checkpoint`): the same options, synchronously. */
+export function runGitSync(cwd: string, args: string[]): string | null {
+  const overrides = READS_WORKTREE.has(args[0]) ? withoutFilters(execGitSync(cwd, FILTER_NAMES, {})) : {};
+  return execGitSync(cwd, args, overrides);
 }
 
 /**
