@@ -147,6 +147,38 @@ test("Done with e moves focus to the next row, then the previous one, so triage 
   expect(await focusedHandoff(page)).toBe(beforeLast);
 });
 
+test("Done, Undo and Snooze in one tab reach another tab's title and badge when that tab is seen again", async ({ context, page }) => {
+  const done = await waitingThread("E2E forms: marked in the other tab");
+  const snoozed = await waitingThread("E2E forms: snoozed in the other tab");
+  const thread = await createThread(baseURL, "E2E forms: the tab left open", "Context.", "e2e-forms");
+  await page.goto(`/handoffs/${thread}`);
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+  await hydrated(page.getByRole("navigation", { name: "Main" }));
+  const before = await titleCount(page);
+
+  const desk = await context.newPage();
+  await desk.goto("/");
+  const row = (id: string) => desk.locator(`li[data-testid="attention-thread"][data-handoff-id="${id}"]`);
+  await hydrated(row(done));
+  // The operator comes back to the first tab: what the browser fires (at the document, bubbling) when a tab is shown again.
+  const seeAgain = () => page.evaluate(() => document.dispatchEvent(new Event("visibilitychange", { bubbles: true })));
+  const expectCount = async (expected: number) => {
+    await expect.poll(() => titleCount(desk)).toBe(expected);
+    await seeAgain();
+    await expect.poll(() => titleCount(page)).toBe(expected);
+    await expect(page.getByTestId("attention-count")).toHaveText(new RegExp(`^${expected}\\b`));
+  };
+
+  await row(done).getByRole("button", { name: "Done" }).click();
+  await expectCount(before - 1);
+  await desk.getByRole("button", { name: "Undo" }).click();
+  await expectCount(before);
+  await row(snoozed).getByText("Snooze", { exact: true }).click();
+  await row(snoozed).getByRole("button", { name: "For an hour" }).click();
+  await expectCount(before - 1);
+  await expect(page).toHaveTitle(new RegExp(`^\\(${before - 1}\\) E2E forms: the tab left open · Baton$`));
+});
+
 test("the Snooze menu closes on Escape (focus back on Snooze) and on a click outside", async ({ page }) => {
   const id = await waitingThread("E2E forms: snooze menu");
   await page.goto("/");

@@ -33,7 +33,9 @@ function useTitleCount(count: number): void {
  */
 export function AttentionBadge({ renderedCount }: { renderedCount: number }) {
   const queryClient = useQueryClient();
-  const { data: count } = useQuery({ ...attentionCountQuery(), initialData: renderedCount, staleTime: Infinity, refetchOnWindowFocus: true });
+  // Read again whenever the tab is seen again, stale or not: Done, Snooze and Undo in another tab,
+  // and a snooze running out, write no change this tab hears.
+  const { data: count } = useQuery({ ...attentionCountQuery(), initialData: renderedCount, staleTime: Infinity, refetchOnWindowFocus: "always" });
   // A later server render (Done or Snooze on the desk revalidates it) brings the count it read.
   useEffect(() => {
     queryClient.setQueryData(attentionKeys, renderedCount);
