@@ -80,6 +80,11 @@ export class StdioTransport implements Transport {
 
   private readonly onError = (error: Error) => this.onerror?.(error);
 
+  /** A last line the client sent without its newline before ending stdin is still a message read. */
+  private readonly onEnd = () => {
+    if (this.lineBytes > 0) this.endLine();
+  };
+
   private take(piece: Buffer): void {
     if (piece.length === 0) return;
     this.lineBytes += piece.length;
@@ -151,11 +156,13 @@ export class StdioTransport implements Transport {
 
   async start(): Promise<void> {
     this.stdin.on("data", this.onData);
+    this.stdin.on("end", this.onEnd);
     this.stdin.on("error", this.onError);
   }
 
   async close(): Promise<void> {
     this.stdin.off("data", this.onData);
+    this.stdin.off("end", this.onEnd);
     this.stdin.off("error", this.onError);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
     this.pieces = [];

@@ -112,9 +112,9 @@ export function rawStdioServer(args: string[], env: Record<string, string | unde
     /** One line: text, or bytes sent as they are (not necessarily UTF-8). */
     write: (line: string | Buffer) => child.stdin.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, Buffer.from("\n")])),
     messages,
-    /** Ends stdin (the client went away) and resolves to the exit code. */
-    async end(): Promise<number | null> {
-      child.stdin.end();
+    /** Ends stdin (the client went away), after `unterminated` (a last line without its newline) if given, and resolves to the exit code. */
+    async end(unterminated?: string): Promise<number | null> {
+      child.stdin.end(unterminated);
       return exited;
     },
   };
