@@ -294,6 +294,38 @@ describe("baton setup claude-code", () => {
     expect(folder.stderr).toMatch(/\.mcp\.json is a folder where Claude Code expects a file/);
   });
 
+  it("reads settings and .mcp.json that start with a byte order mark, as Claude Code does (Windows editors write one)", () => {
+    const repo = repository();
+    const home = tempFolder();
+    fs.mkdirSync(path.join(repo, ".claude"));
+    fs.writeFileSync(path.join(repo, ".claude", "settings.json"), `\uFEFF${JSON.stringify(EXISTING_SETTINGS, null, 2)}\n`);
+    fs.writeFileSync(path.join(repo, ".mcp.json"), `\uFEFF${JSON.stringify(EXISTING_SERVERS, null, 2)}\n`);
+    // Claude Code's own CLI reads the file as it is.
+    expect(claude(repo, home, "mcp", "list")).toMatch(/memory: npx -y @modelcontextprotocol\/server-memory - ⏸ Pending approval/);
+
+    const ran = baton(repo, ["setup", "claude-code"]);
+    expect(ran.stderr).toBe("");
+    expect(ran.status).toBe(0);
+    const settings = readJson(path.join(repo, ".claude", "settings.json"));
+    expect(settings).toMatchObject({ env: EXISTING_SETTINGS.env, permissions: EXISTING_SETTINGS.permissions });
+    expect(Object.keys(settings.hooks as object).sort()).toEqual(["PostToolUse", "PreCompact", "SessionStart", "Stop"]);
+    expect(Object.keys(readJson(path.join(repo, ".mcp.json")).mcpServers as object).sort()).toEqual(["baton", "memory"]);
+    const listed = claude(repo, home, "mcp", "list");
+    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - ⏸ Pending approval/);
+    expect(listed).toMatch(/memory: npx/);
+  }, 120_000);
+
+  it("says a settings file that is not JSON in one line, however V8 quotes it", () => {
+    const repo = repository();
+    fs.mkdirSync(path.join(repo, ".claude"));
+    fs.writeFileSync(path.join(repo, ".claude", "settings.json"), "nope\nstill not JSON\n");
+    const refused = baton(repo, ["setup", "claude-code"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    expect(refused.stderr).toMatch(/settings\.json is not valid JSON .*nothing was written/);
+    expect(fs.readFileSync(path.join(repo, ".claude", "settings.json"), "utf8")).toBe("nope\nstill not JSON\n");
+  });
+
   it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
     const repo = repository();
     fs.mkdirSync(path.join(repo, ".claude"));

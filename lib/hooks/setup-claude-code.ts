@@ -6,6 +6,7 @@ import { databaseFile, databaseUrl, dataDir } from "../config";
 import { engineOf } from "../database";
 import { applyEdits, format, modify, visit, type JSONPath } from "jsonc-parser";
 import { Invalid } from "../errors";
+import { oneLine } from "../one-line";
 import { formatPath, quotedField } from "../validation";
 import { readRepositoryIdentity } from "../git/read-state";
 import { withoutCredentials } from "../url-credentials";
@@ -151,7 +152,8 @@ function readJson(file: string): { text: string | null; json: Json } {
       const stat = fs.fstatSync(descriptor);
       if (stat.isDirectory()) throw Object.assign(new Error(`${file} is a folder`), { code: "EISDIR" });
       if (!stat.isFile()) throw new Invalid(`${file} is not a plain file; setup leaves it alone: nothing was written`);
-      text = fs.readFileSync(descriptor, "utf8");
+      // Claude Code reads a file that starts with a byte order mark (Windows editors write one); JSON.parse does not.
+      text = fs.readFileSync(descriptor, "utf8").replace(/^\uFEFF/, "");
     } finally {
       fs.closeSync(descriptor);
     }
@@ -167,7 +169,8 @@ function readJson(file: string): { text: string | null; json: Json } {
   try {
     json = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    throw new Invalid(`${file} is not valid JSON (${(error as Error).message}); fix or move it, then run setup again: nothing was written`);
+    // V8's message may quote the file, line breaks and all.
+    throw new Invalid(`${file} is not valid JSON (${oneLine((error as Error).message)}); fix or move it, then run setup again: nothing was written`);
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Invalid(`${file} does not hold a JSON object; nothing was written`);
   const duplicate = firstDuplicateKey(text);
