@@ -286,6 +286,16 @@ describe("baton setup claude-code", () => {
     expect(readJson(settingsFile)).toEqual({ theme: "light" });
     expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
 
+    // --remove on a read-only file holding Baton's hooks says what making it writable is for.
+    fs.chmodSync(settingsFile, 0o644);
+    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    fs.chmodSync(settingsFile, 0o444);
+    const settingsBefore = fs.readFileSync(settingsFile, "utf8");
+    const removeReadOnly = baton(repo, ["setup", "claude-code", "--remove"]);
+    expect(removeReadOnly.status).toBe(1);
+    expect(removeReadOnly.stderr).toMatch(/settings\.json is read-only; setup leaves it alone: make it writable to let setup take Baton out: nothing was written\n$/);
+    expect(fs.readFileSync(settingsFile, "utf8")).toBe(settingsBefore);
+
     const other = repository();
     fs.mkdirSync(path.join(other, ".mcp.json"));
     const folder = baton(other, ["setup", "claude-code"]);
@@ -453,6 +463,10 @@ describe("baton setup claude-code", () => {
     expect(removed.stdout).toContain(".mcp.json: removed the file, nothing else was left in it");
     expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
     expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+    // A second --remove finds nothing to take out, and says so (it said "already set up").
+    const again = baton(repo, ["setup", "claude-code", "--remove"]);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toBe(".mcp.json: nothing of Baton's in it, nothing to change\n.claude/settings.json: nothing of Baton's in it, nothing to change\n");
 
     const other = repository();
     write(path.join(other, ".mcp.json"), { $comment: "ours" });

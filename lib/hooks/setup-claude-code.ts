@@ -371,9 +371,11 @@ function writtenFile(file: string, root: string | null): string {
 }
 
 /** A file whose permissions say nobody may write it is the user's decision: setup leaves it alone. */
-function refuseReadOnly(file: string): void {
+function refuseReadOnly(file: string, remove: boolean): void {
   const stat = fs.statSync(file, { throwIfNoEntry: false });
-  if (stat?.isFile() && (stat.mode & 0o222) === 0) throw new Invalid(`${file} is read-only; setup leaves it alone: make it writable to let setup add Baton: nothing was written`);
+  if (stat?.isFile() && (stat.mode & 0o222) === 0) {
+    throw new Invalid(`${file} is read-only; setup leaves it alone: make it writable to let setup ${remove ? "take Baton out" : "add Baton"}: nothing was written`);
+  }
 }
 
 /** What setup (or `remove`) would write; reads the files, writes nothing. */
@@ -388,7 +390,7 @@ export async function planSetup(options: { scope: SetupScope; folder: string; re
     { ...planServer(servers, { remove, deleteWhenEmpty: options.scope === "project" }), ...(options.scope === "user" && { newFileMode: 0o600 }) },
     planSettings(settings, { remove, deleteWhenEmpty: options.scope === "project" }),
   ];
-  for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file);
+  for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file, remove);
   return { root: targets.root, files };
 }
 

@@ -65,7 +65,7 @@ export async function run(args: string[]): Promise<number> {
     return 1;
   }
   for (const file of plan.files) {
-    if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: already set up, nothing to change\n`);
+    if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: ${remove ? "nothing of Baton's in it" : "already set up"}, nothing to change\n`);
     for (const change of file.changes) process.stdout.write(`${relative(file.file)}: ${change}\n`);
     if (file.changes.length > 0 && file.after === null) process.stdout.write(`${relative(file.file)}: removed the file, nothing else was left in it\n`);
   }
