@@ -179,6 +179,33 @@ test("Done, Undo and Snooze in one tab reach another tab's title and badge when 
   await expect(page).toHaveTitle(new RegExp(`^\\(${before - 1}\\) E2E forms: the tab left open · Baton$`));
 });
 
+test("a handoff titled like the count, \"(3) …\", keeps its own \"(3) \" in the tab's title after a client-side navigation", async ({ page }) => {
+  await waitingThread("E2E forms: so that the count is not 0");
+  await page.goto("/");
+  await hydrated(page.getByRole("navigation", { name: "Main" }));
+  await expect.poll(() => titleCount(page)).toBeGreaterThan(0);
+  const count = await titleCount(page);
+  const plain = await createThread(baseURL, "E2E forms: the same words", "Context.", "e2e-forms");
+  // Titled as the plain thread's tab reads with the count in front.
+  const prefixed = await createThread(baseURL, `(${count}) E2E forms: the same words`, "Context.", "e2e-forms");
+  await page.goto(`/handoffs/${plain}`);
+  await hydrated(page.getByRole("navigation", { name: "Main" }));
+  await expect(page).toHaveTitle(`(${count}) E2E forms: the same words · Baton`);
+
+  await page.keyboard.press("ControlOrMeta+k");
+  const palette = page.getByRole("combobox", { name: "Jump to a handoff, an agent or a page" });
+  await palette.fill(prefixed);
+  await expect(page.getByTestId("palette-results").getByRole("option", { selected: true })).toHaveText(`Open ${prefixed}`);
+  await palette.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/handoffs/${prefixed}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`(${count}) E2E forms: the same words`);
+  await expect(page).toHaveTitle(`(${count}) (${count}) E2E forms: the same words · Baton`);
+
+  // The count changing keeps the thread's own title whole.
+  await waitingThread("E2E forms: one more while the prefixed thread is open");
+  await expect(page).toHaveTitle(`(${count + 1}) (${count}) E2E forms: the same words · Baton`);
+});
+
 test("the Snooze menu closes on Escape (focus back on Snooze) and on a click outside", async ({ page }) => {
   const id = await waitingThread("E2E forms: snooze menu");
   await page.goto("/");

@@ -5,22 +5,34 @@ import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { attentionCountQuery, attentionKeys } from "@/lib/queries";
 
+const isTitle = (node: Node | null) => node?.nodeName === "TITLE";
+const touchesTitle = (record: MutationRecord) =>
+  isTitle(record.target) || isTitle(record.target.parentNode) || [...record.addedNodes, ...record.removedNodes].some(isTitle);
+
 /**
  * Puts "(count) " in front of the tab's title and keeps it there. The pages' titles carry no
- * count, so a title this hook did not write (Next sets one on every navigation) is the base.
+ * count, so a title this hook did not write (Next sets one on every navigation) is the base, even
+ * when it reads as the one written: a handoff titled "(3) …" opened while the count is 3.
  */
 function useTitleCount(count: number): void {
   const written = useRef<string | null>(null);
   const base = useRef("");
   useEffect(() => {
-    const apply = () => {
-      if (document.title !== written.current) base.current = document.title;
+    const write = () => {
       const wanted = count > 0 ? `(${count}) ${base.current}` : base.current;
       written.current = wanted;
       if (document.title !== wanted) document.title = wanted;
+      // This hook's own write is not a new base.
+      observer.takeRecords();
     };
-    apply();
-    const observer = new MutationObserver(apply);
+    // Only a change to a <title> (its text, or one added or taken away) is a new title; Next adds other tags to the head too.
+    const observer = new MutationObserver((records) => {
+      if (!records.some(touchesTitle)) return;
+      base.current = document.title;
+      write();
+    });
+    if (document.title !== written.current) base.current = document.title;
+    write();
     observer.observe(document.head, { childList: true, subtree: true, characterData: true });
     return () => observer.disconnect();
   }, [count]);
