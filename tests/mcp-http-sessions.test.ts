@@ -125,6 +125,31 @@ describe("the body, read once for the whole door", () => {
     expect(await countRows("handoffs")).toBe(before);
   });
 
+  it("refuses a batch whose requests share an id, running none of it (each write was stored and only the first answered), and an empty batch", async () => {
+    const create = (id: number, title: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "create_handoff", arguments: { title, content: "c" } } });
+    const before = await countRows("handoffs");
+    const shared = await post(JSON.stringify([create(7, "batch shares an id, a"), create(7, "batch shares an id, b")]));
+    expect(shared.status).toBe(400);
+    expect(await shared.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Invalid Request: requests in one batch share the id 7; give each its own id: nothing was run" },
+    });
+    expect(await countRows("handoffs")).toBe(before);
+
+    const empty = await post("[]");
+    expect(empty.status).toBe(400);
+    expect(((await empty.json()) as { error: { code: number } }).error.code).toBe(-32600);
+
+    // A batch of distinct ids is served as before: an answer each.
+    const distinct = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: "1", method: "ping" }]));
+    expect(distinct.status).toBe(200);
+    expect(await distinct.json()).toEqual([
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: "1", result: {} },
+    ]);
+  });
+
   it("refuses a body over the door's limit", async () => {
     const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { pad: "x".repeat(1024 * 1024) } }));
     expect(big.status).toBe(413);

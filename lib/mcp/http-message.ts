@@ -22,11 +22,32 @@ export async function readMcpMessage(request: Request): Promise<McpMessage | Res
   const text = await utf8BodyOf(request);
   if (text === null) return refusal(400, NOT_UTF8);
   if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
+  let json: unknown;
   try {
-    return { json: JSON.parse(text) };
+    json = JSON.parse(text);
   } catch {
     return "unparsable";
   }
+  return Array.isArray(json) ? (batchRefusal(json) ?? { json }) : { json };
+}
+
+const invalidRequest = (reason: string) =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: ${reason}` }, id: null }, { status: 400, headers: { "cache-control": "no-store" } });
+
+/**
+ * A batch the transport would serve wrongly, refused before any of it runs: an empty one (JSON-RPC
+ * 2.0 answers it Invalid Request; the SDK answered 202), or one whose requests share an id (the
+ * SDK ran every one, a write stored each time, and answered only the first).
+ */
+function batchRefusal(batch: unknown[]): Response | null {
+  if (batch.length === 0) return invalidRequest("an empty batch holds no request; send one JSON-RPC message, or an array of them");
+  const ids = new Set<unknown>();
+  for (const member of batch) {
+    if (typeof member !== "object" || member === null || !("method" in member) || !("id" in member)) continue;
+    if (ids.has(member.id)) return invalidRequest(`requests in one batch share the id ${JSON.stringify(member.id)}; give each its own id: nothing was run`);
+    ids.add(member.id);
+  }
+  return null;
 }
 
 /**
