@@ -180,6 +180,17 @@ describe.each([
     expect(messages.filter((message) => message.id === null)).toEqual([]);
   });
 
+  it("answers both requests of a reused id before exiting when stdin ends (the first answer let it exit with the second stored, unanswered)", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "ping" }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "create_handoff", arguments: { title: "same id as a ping", content: "c" } } }));
+    expect(await server.end()).toBe(0);
+    const answers = server.messages().filter((message) => message.id === 5);
+    expect(answers).toHaveLength(2);
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: 5, result: {} });
+    expect(answers.some((message) => (message.result as { structuredContent?: { handoff: { title: string } } } | undefined)?.structuredContent?.handoff.title === "same id as a ping")).toBe(true);
+  });
+
   it("gets -32700 with its request's id for a line that is not UTF-8, and nothing is stored as U+FFFD", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     const call = (id: number, title: Buffer) =>

@@ -56,8 +56,12 @@ export class StdioTransport implements Transport {
   /** The first and (so far) last bytes of a line over MAX_LINE_BYTES, whose pieces are dropped. */
   private head: Buffer | null = null;
   private tail: Buffer | null = null;
-  /** Requests read and not answered yet, and who waits for there to be none (`settled`). */
-  private readonly unanswered = new Set<RequestId>();
+  /**
+   * Requests read and not answered yet, counted per id (a client may reuse an id before its answer
+   * came: counted once, the first answer let the server exit before the second), and who waits for
+   * there to be none (`settled`).
+   */
+  private readonly unanswered = new Map<RequestId, number>();
   private onSettled: (() => void) | null = null;
 
   constructor(
@@ -127,7 +131,7 @@ export class StdioTransport implements Transport {
       }
       return this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
-    if ("method" in message && "id" in message) this.unanswered.add(message.id);
+    if ("method" in message && "id" in message) this.unanswered.set(message.id, (this.unanswered.get(message.id) ?? 0) + 1);
     this.onmessage?.(message);
   }
 
@@ -143,7 +147,10 @@ export class StdioTransport implements Transport {
 
   private answered(message: JSONRPCMessage): void {
     const id = "method" in message ? undefined : (message as { id?: RequestId }).id;
-    if (id === undefined || !this.unanswered.delete(id)) return;
+    const waiting = id === undefined ? undefined : this.unanswered.get(id);
+    if (id === undefined || waiting === undefined) return;
+    if (waiting > 1) this.unanswered.set(id, waiting - 1);
+    else this.unanswered.delete(id);
     if (this.unanswered.size === 0) this.onSettled?.();
   }
 
