@@ -191,6 +191,19 @@ describe.each([
     expect(answers.some((message) => (message.result as { structuredContent?: { handoff: { title: string } } } | undefined)?.structuredContent?.handoff.title === "same id as a ping")).toBe(true);
   });
 
+  it("answers a running request whose id a refused line reuses, before exiting when stdin ends", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    // One write: the create starts, then the line that is not UTF-8 (refused with id 6 at once) is read, then stdin ends.
+    const create = JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "create_handoff", arguments: { title: "running when its id is refused", content: "c" } } });
+    const notUtf8 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":"'), Buffer.from([0xff]), Buffer.from('"}}')]);
+    server.write(Buffer.concat([Buffer.from(`${create}\n`), notUtf8]));
+    expect(await server.end()).toBe(0);
+    const answers = server.messages().filter((message) => message.id === 6);
+    expect(answers).toHaveLength(2);
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: 6, error: { code: -32700, message: expect.stringMatching(/^Parse error: a line was not valid UTF-8/) } });
+    expect(answers.some((message) => (message.result as { structuredContent?: { handoff: { title: string } } } | undefined)?.structuredContent?.handoff.title === "running when its id is refused")).toBe(true);
+  });
+
   it("gets -32700 with its request's id for a line that is not UTF-8, and nothing is stored as U+FFFD", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     const call = (id: number, title: Buffer) =>

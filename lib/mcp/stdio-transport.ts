@@ -131,7 +131,7 @@ export class StdioTransport implements Transport {
       }
       return this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
-    if ("method" in message && "id" in message) this.unanswered.set(message.id, (this.unanswered.get(message.id) ?? 0) + 1);
+    if ("method" in message && "id" in message) this.awaitAnswer(message.id);
     this.onmessage?.(message);
   }
 
@@ -145,6 +145,10 @@ export class StdioTransport implements Transport {
     return new Promise((resolve) => (this.onSettled = resolve));
   }
 
+  private awaitAnswer(id: RequestId): void {
+    this.unanswered.set(id, (this.unanswered.get(id) ?? 0) + 1);
+  }
+
   private answered(message: JSONRPCMessage): void {
     const id = "method" in message ? undefined : (message as { id?: RequestId }).id;
     const waiting = id === undefined ? undefined : this.unanswered.get(id);
@@ -156,6 +160,8 @@ export class StdioTransport implements Transport {
 
   private refuse(id: RequestId | null, code: ErrorCode, message: string): void {
     this.log(message);
+    // Counted as read, so that its answer does not count for a request of the same id still running.
+    if (id !== null) this.awaitAnswer(id);
     // The SDK's types allow no id on an error (JSON-RPC 2.0 requires null when it cannot be read).
     const answer = { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage;
     this.send(answer).catch((error: unknown) => this.log(`could not answer an unreadable line: ${String(error)}`));
