@@ -183,6 +183,17 @@ describe("a DATABASE_URL's password is never shown", () => {
   });
 });
 
+describe("a DATABASE_URL naming neither engine is the setting's problem, in one line", () => {
+  it("token list and mcp say what DATABASE_URL must be, never 'unexpected error'", async () => {
+    for (const [command, args] of [["token", ["token", "list"]], ["mcp", ["mcp"]]] as const) {
+      const ran = await baton([...args], { env: { DATABASE_URL: "mysql://baton:Qz7secretvalue@db/baton" } });
+      expect(ran.code).toBe(1);
+      expectOneLine(ran, new RegExp(`^baton ${command}: DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "mysql://baton:…@db/baton"; set it so, or leave it unset`));
+      expect(ran.stderr).not.toMatch(/unexpected error|secret/);
+    }
+  });
+});
+
 describe("terminal control characters are shown as escapes", () => {
   it("baton link and link --list escape an origin URL's ESC, BEL and line break, keeping the list one line a link", async () => {
     const { env } = await dataFolder();
