@@ -164,6 +164,23 @@ describe.each([
     expect(((messages.find((message) => message.id === 3)?.result as { tools: unknown[] }).tools).length).toBe(10);
   });
 
+  it("gets -32600 with its request's id when a request that names one is refused (params as an array, jsonrpc 1.0), so the call fails at once", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: [] }));
+    server.write(JSON.stringify({ jsonrpc: "1.0", id: "two", method: "tools/list" }));
+    // No id a client could match (past 2^53), and a malformed response, whose id is the client's own request's: id null.
+    server.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}');
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 3, error: "not an error object" }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }));
+    await expect.poll(() => server.messages().some((message) => message.id === 4), { timeout: 30_000 }).toBe(true);
+    expect(await server.end()).toBe(0);
+
+    const refused = (id: string | number | null) => ({ jsonrpc: "2.0", id, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } });
+    const messages = server.messages();
+    expect(messages.filter((message) => message.id !== 1 && message.id !== 4)).toEqual([refused(2), refused("two"), refused(null), refused(null)]);
+    expect(messages.find((message) => message.id === 4)).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+  });
+
   it("answers every request a client sent before ending stdin (the last one without its newline too), then exits; a blank line gets no answer", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     server.write("");

@@ -33,6 +33,19 @@ export function requestIdOfEdges(head: string, tail: string): RequestId | null {
 }
 
 /**
+ * The id of a request the SDK's schema refused (params given as an array, a jsonrpc other than
+ * "2.0") when it names one a client can match (a string or a safe integer), so that its call
+ * fails at once instead of waiting for an answer with id null. Only a line with a method: a
+ * malformed response's id is the client's own request's, which an error must not answer.
+ */
+function idOfInvalidRequest(line: string): RequestId | null {
+  const json: unknown = JSON.parse(line);
+  if (typeof json !== "object" || json === null || Array.isArray(json) || !("method" in json) || typeof json.method !== "string" || !("id" in json)) return null;
+  const { id } = json;
+  return typeof id === "string" || Number.isSafeInteger(id) ? (id as RequestId) : null;
+}
+
+/**
  * MCP over this process's stdin and stdout, one JSON-RPC message per line.
  *
  * Reading: a line over MAX_LINE_BYTES is dropped as it arrives, never held whole, and answered
@@ -127,7 +140,7 @@ export class StdioTransport implements Transport {
       // JSON.parse throws SyntaxError; the SDK's JSONRPCMessageSchema (zod 4) throws a ZodError.
       if (error instanceof SyntaxError) return this.refuse(null, ErrorCode.ParseError, "Parse error: a line was not JSON; send one JSON-RPC message per line");
       if (error instanceof z.core.$ZodError) {
-        return this.refuse(null, ErrorCode.InvalidRequest, "Invalid Request: a line was JSON but not a JSON-RPC 2.0 request, notification or response");
+        return this.refuse(idOfInvalidRequest(line), ErrorCode.InvalidRequest, "Invalid Request: a line was JSON but not a JSON-RPC 2.0 request, notification or response");
       }
       return this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
