@@ -246,6 +246,28 @@ describe("npx baton checkpoint", () => {
     expect(readHandoff(repo)).toMatchObject({ branch: "fix/jwt-expiry", files: ["src/auth.py"] });
   });
 
+  it("runs no filter driver of a submodule's own config either (git status looked into the submodule's files)", () => {
+    const marker = path.join(tempDir("baton-checkpoint-marker-"), "ran");
+    const library = tempDir("baton-checkpoint-library-");
+    const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "protocol.file.allow=always", ...args], { cwd, stdio: "ignore" });
+    git(library, "init", "-q");
+    fs.writeFileSync(path.join(library, ".gitattributes"), "*.txt filter=y\n");
+    fs.writeFileSync(path.join(library, "notes.txt"), "one\n");
+    git(library, "add", ".");
+    git(library, "commit", "-q", "-m", "library");
+    const repo = gitRepo();
+    git(repo, "submodule", "add", "-q", library, "lib");
+    git(repo, "commit", "-q", "-m", "submodule");
+    git(path.join(repo, "lib"), "config", "filter.y.clean", `touch '${marker}'; cat`);
+    const sameTime = new Date("2026-01-01T00:00:00Z");
+    fs.utimesSync(path.join(repo, "lib", "notes.txt"), sameTime, sameTime);
+    fs.utimesSync(path.join(repo, ".git", "modules", "lib", "index"), sameTime, sameTime);
+    const saved = baton(repo, ["checkpoint", "--goal", "g", "--now", "n"]);
+    expect(saved.status, saved.stderr).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(readHandoff(repo)).toMatchObject({ branch: "fix/jwt-expiry", files: ["src/auth.py"] });
+  });
+
   it("refuses hook input past 1 MiB without reading on", () => {
     const repo = gitRepo();
     const ran = baton(repo, ["checkpoint", "--hook"], JSON.stringify({ cwd: repo, pad: "x".repeat(2 * 1024 * 1024) }));

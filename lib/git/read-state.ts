@@ -27,9 +27,12 @@ const gitOptions = (cwd: string, overrides: Record<string, string> = {}) => ({
  * Commands that read the working tree's files. For a file whose index entry is racily clean (or
  * stat-dirty) git hashes it through its filter driver's clean or process command, named in the
  * repository's own config: `git status` in a folder whose .git/config sets filter.x.clean (and
- * whose .gitattributes or .git/info/attributes says `* filter=x`) ran that program.
+ * whose .gitattributes or .git/info/attributes says `* filter=x`) ran that program. Inside a
+ * submodule its own config names the drivers, so these commands do not look into submodules'
+ * files (--ignore-submodules=dirty; a submodule at another commit still counts).
  */
 const READS_WORKTREE = new Set(["status", "diff"]);
+const NOT_INTO_SUBMODULES = "--ignore-submodules=dirty";
 const FILTER_NAMES = ["config", "-z", "--name-only", "--get-regexp", String.raw`^filter\.`];
 
 /**
@@ -74,14 +77,14 @@ function execGitSync(cwd: string, args: string[], overrides: Record<string, stri
 }
 
 export async function runGit(cwd: string, args: string[]): Promise<string | null> {
-  const overrides = READS_WORKTREE.has(args[0]) ? withoutFilters(await execGit(cwd, FILTER_NAMES, {})) : {};
-  return execGit(cwd, args, overrides);
+  if (!READS_WORKTREE.has(args[0])) return execGit(cwd, args, {});
+  return execGit(cwd, [args[0], NOT_INTO_SUBMODULES, ...args.slice(1)], withoutFilters(await execGit(cwd, FILTER_NAMES, {})));
 }
 
 /** runGit for a command that waits anyway (`baton checkpoint`): the same options, synchronously. */
 export function runGitSync(cwd: string, args: string[]): string | null {
-  const overrides = READS_WORKTREE.has(args[0]) ? withoutFilters(execGitSync(cwd, FILTER_NAMES, {})) : {};
-  return execGitSync(cwd, args, overrides);
+  if (!READS_WORKTREE.has(args[0])) return execGitSync(cwd, args, {});
+  return execGitSync(cwd, [args[0], NOT_INTO_SUBMODULES, ...args.slice(1)], withoutFilters(execGitSync(cwd, FILTER_NAMES, {})));
 }
 
 /**
