@@ -79,6 +79,28 @@ test.describe("BATON_AUTH=required on loopback", () => {
     await page.goto(`${origin}/`);
     await expect(page).toHaveURL(/\/sign-in\?next=%2F$/);
   });
+
+  test("a session that ends while /agents is open sends the operator to sign in and back to /agents, not to Next's internal address", async ({ page }) => {
+    await page.goto(`${origin}/agents`);
+    await page.getByLabel("Token").fill(tokens.desk);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${origin}/agents`);
+    await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+    // The session ends (signed out elsewhere, or expired); then an agent registers, and the page's live refresh meets the guard.
+    const cookie = (await page.context().cookies(origin)).map((each) => `${each.name}=${each.value}`).join("; ");
+    expect((await fetch(`${origin}/api/session`, { method: "DELETE", headers: { cookie } })).status).toBe(204);
+    const registered = await fetch(`${origin}/api/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.worker}`, "content-type": "application/json" },
+      body: JSON.stringify({ personaSlug: "late-arrival", project: "e2e" }),
+    });
+    expect(registered.status).toBe(201);
+    await expect(page).toHaveURL(`${origin}/sign-in?next=%2Fagents`);
+    await page.getByLabel("Token").fill(tokens.desk);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${origin}/agents`);
+    await expect(page.getByRole("main").getByText("late-arrival").filter({ visible: true }).first()).toBeVisible();
+  });
 });
 
 test.describe("beyond loopback, inside network namespaces this test creates", () => {

@@ -16,9 +16,20 @@ export type BatonEnv = { Bindings: HttpBindings; Variables: { caller: Caller; cl
 
 const jsonRpcPaths = new Set(["/api/mcp"]);
 
+/**
+ * The page sign-in returns to: `url` without the `_rsc` Next adds to a client-side navigation or
+ * a live refresh (the request that meets an ended session), which would stay in the address bar.
+ */
+function signInReturn(url: string): string {
+  const target = new URL(url, "http://baton.invalid");
+  if (!target.searchParams.has("_rsc")) return url;
+  target.searchParams.delete("_rsc");
+  return target.pathname + target.search;
+}
+
 function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }>): Response {
   if (verdict.status === 401 && verdict.signIn) {
-    return new Response(null, { status: 303, headers: { location: `/sign-in?next=${encodeURIComponent(url)}`, "cache-control": "no-store" } });
+    return new Response(null, { status: 303, headers: { location: `/sign-in?next=${encodeURIComponent(signInReturn(url))}`, "cache-control": "no-store" } });
   }
   const body = jsonRpcPaths.has(path)
     ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
