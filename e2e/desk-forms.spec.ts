@@ -206,6 +206,27 @@ test("a handoff titled like the count, \"(3) …\", keeps its own \"(3) \" in th
   await expect(page).toHaveTitle(`(${count + 1}) (${count}) E2E forms: the same words · Baton`);
 });
 
+test("holding e marks one row Done, not every row focus moves on to", async ({ page }) => {
+  const [oldest, middle, newest] = [await waitingThread("E2E forms: held 1"), await waitingThread("E2E forms: held 2"), await waitingThread("E2E forms: held 3")];
+  await page.goto("/");
+  const row = (id: string) => page.locator(`li[data-testid="attention-thread"][data-handoff-id="${id}"]`);
+  await hydrated(row(newest));
+  await row(newest).focus();
+  await page.keyboard.down("e");
+  await expect(row(newest)).toHaveCount(0);
+  expect(await focusedHandoff(page)).toBe(middle);
+  // The key still held: the keyboard repeats it on the row that now has focus.
+  await page.keyboard.down("e");
+  await page.keyboard.down("e");
+  await page.keyboard.up("e");
+  await expect(page.getByRole("status").filter({ hasText: "off the list" })).toContainText("E2E forms: held 3");
+  await expect(page.getByRole("button", { name: "Undo" })).toBeVisible();
+  await page.reload();
+  await hydrated(row(middle));
+  await expect(row(oldest)).toBeVisible();
+  await expect(row(newest)).toHaveCount(0);
+});
+
 test("the Snooze menu closes on Escape (focus back on Snooze) and on a click outside", async ({ page }) => {
   const id = await waitingThread("E2E forms: snooze menu");
   await page.goto("/");

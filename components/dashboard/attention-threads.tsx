@@ -85,9 +85,10 @@ function ThreadRow({ thread, marking }: { thread: ThreadAttention; marking: Mark
   const done = useRef<HTMLFormElement>(null);
   const first = thread.sides[0];
   const latestQuestion = thread.sides.flatMap((side) => side.questions).sort((a, b) => b.number - a.number)[0];
-  // `e` on the focused row (or a link in it): Done, as in an inbox.
+  // `e` on the focused row (or a link in it): Done, as in an inbox. Once per press: a held key
+  // repeats on the row focus moved to, and only the last mark has Undo.
   const onKeyDown = (event: KeyboardEvent<HTMLLIElement>) => {
-    if (event.key !== "e" || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key !== "e" || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
     if ((event.target as HTMLElement).closest("input, textarea, select, summary, details")) return;
     event.preventDefault();
     done.current?.requestSubmit();
