@@ -194,6 +194,25 @@ describe("a DATABASE_URL naming neither engine is the setting's problem, in one 
   });
 });
 
+describe("a SQLite database path that is no plain file is one line naming it", () => {
+  it("a folder (file: alone names the working folder) and /dev/null: never SQLite's bare 'disk I/O error', and no journal made beside the device", async () => {
+    const folder = tempFolder();
+    for (const [url, cwd, named] of [
+      ["file:", folder, `${folder} is a folder`],
+      [`file:${folder}`, undefined, `${folder} is a folder`],
+      ["file:/dev/null", undefined, "/dev/null is not a plain file"],
+    ] as const) {
+      for (const [command, args] of [["token", ["token", "list"]], ["mcp", ["mcp"]]] as const) {
+        const ran = await baton([...args], { cwd, env: { DATABASE_URL: url } });
+        expect(ran.code).toBe(1);
+        expectOneLine(ran, new RegExp(`^baton ${command}: .*the database ${named.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}; point DATABASE_URL`));
+        expect(ran.stderr).not.toMatch(/disk I\/O error/);
+      }
+    }
+    expect(fs.existsSync("/dev/null-journal")).toBe(false);
+  });
+});
+
 describe("terminal control characters are shown as escapes", () => {
   it("baton link and link --list escape an origin URL's ESC, BEL and line break, keeping the list one line a link", async () => {
     const { env } = await dataFolder();

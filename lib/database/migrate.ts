@@ -9,7 +9,7 @@ import { databaseFile, databaseUrl } from "../config";
 import { Conflict, Unavailable } from "../errors";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
-import { createSqliteFile } from "./sqlite";
+import { createSqliteFile, refuseUnlessPlainFile } from "./sqlite";
 import type { Engine } from "./types";
 
 /**
@@ -90,6 +90,7 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
   } else {
     const file = databaseFile(url);
     if (!fs.existsSync(file)) return committedMigrations(engine);
+    refuseUnlessPlainFile(file);
     const sqlite = new Database(file, { readonly: true, fileMustExist: true });
     try {
       applied = appliedInSqlite(sqlite);

@@ -4,6 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { databaseFile } from "../config";
+import { Unavailable } from "../errors";
+import { oneLine } from "../one-line";
 import { makePrivateFolder } from "../paths.mjs";
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
@@ -24,6 +26,18 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError && error.code.startsWith("SQLITE_BUSY");
 
 /**
+ * A database path that is no plain file (a folder, as `file:` alone names the working folder; a
+ * device such as /dev/null, beside which SQLite made a journal) refused in one line: SQLite said
+ * only "disk I/O error".
+ */
+export function refuseUnlessPlainFile(file: string): void {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat && !stat.isFile()) {
+    throw new Unavailable(`the database ${oneLine(file)} is ${stat.isDirectory() ? "a folder" : "not a plain file"}; point DATABASE_URL (file:…) or BATON_DATA_DIR at a SQLite file, or where one may be made`);
+  }
+}
+
+/**
  * Makes a missing database file, and its missing folder, its owner's alone before SQLite opens it
  * (SQLite gives the -wal and -shm files the database file's mode); an existing one is left as it is.
  */
@@ -33,6 +47,7 @@ export function createSqliteFile(file: string): void {
     fs.closeSync(fs.openSync(file, "wx", 0o600));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    refuseUnlessPlainFile(file);
   }
 }
 
