@@ -227,6 +227,31 @@ test("holding e marks one row Done, not every row focus moves on to", async ({ p
   await expect(row(newest)).toHaveCount(0);
 });
 
+test("Done on the last thread waiting keeps its Undo once the desk shows the list empty", async ({ page }) => {
+  const last = await waitingThread("E2E forms: the last one waiting");
+  await page.goto("/");
+  const rows = page.getByTestId("attention-thread");
+  await hydrated(rows.first());
+  // Earlier tests' threads off the list first, so that this one is the last.
+  for (let others = await rows.count(); others > 1; others--) {
+    const other = page.locator(`li[data-testid="attention-thread"]:not([data-handoff-id="${last}"])`).first();
+    await other.getByRole("button", { name: "Done" }).click();
+    await expect(rows).toHaveCount(others - 1);
+  }
+  await page.reload();
+  const heading = page.getByRole("heading", { level: 2, name: /^Needs you now/ });
+  const headingBefore = await heading.textContent();
+  const row = page.locator(`li[data-testid="attention-thread"][data-handoff-id="${last}"]`);
+  await hydrated(row);
+  await row.getByRole("button", { name: "Done" }).click();
+  // The desk rendered again without it (its count changed): the Undo is still offered.
+  await expect(heading).not.toHaveText(headingBefore!);
+  await expect(page.getByRole("button", { name: "Undo" })).toBeVisible();
+  await page.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "is back in the list" })).toContainText("E2E forms: the last one waiting");
+  await expect(row).toBeVisible();
+});
+
 test("the Snooze menu closes on Escape (focus back on Snooze) and on a click outside", async ({ page }) => {
   const id = await waitingThread("E2E forms: snooze menu");
   await page.goto("/");

@@ -6,6 +6,7 @@ import { markAttentionAction, unmarkAttentionAction } from "@/app/attention-acti
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { AttentionGroup } from "./attention-group";
 import { useDismissableDetails } from "@/components/ui/use-dismissable-details";
 import type { SideAttention, ThreadAttention } from "@/lib/dashboard/find-attention";
 import { idleFormState } from "@/lib/form-state";
@@ -167,8 +168,9 @@ export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
       setMarkedIn(threads);
     },
   };
+  if (shown.length === 0 && !marked) return null;
   return (
-    <>
+    <AttentionGroup id="threads" title="Threads waiting for a side" count={threads.length}>
       {marked && (
         <div role="status" className={`mb-2 flex flex-wrap items-center gap-2 rounded-md px-3 py-2 text-sm ${failed ? "bg-red-50 text-red-800" : "bg-slate-100 text-slate-800"}`}>
           {failed ? (
@@ -195,6 +197,6 @@ export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
           ))}
         </ul>
       )}
-    </>
+    </AttentionGroup>
   );
 }

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { ContextMeter } from "@/components/agents/agent-badges";
 import { RetryDeliveryButton } from "@/components/agents/retry-delivery-button";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { AttentionGroup } from "./attention-group";
 import { AttentionThreads } from "./attention-threads";
 import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { Attention } from "@/lib/dashboard/find-attention";
@@ -11,15 +12,11 @@ import { awayFromTheEntries } from "@/lib/git/types";
 function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
   if (count === 0) return null;
   return (
-    <section aria-labelledby={`${id}-heading`} data-testid={`attention-${id}`} className="flex min-w-0 flex-col gap-2 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
-      <h3 id={`${id}-heading`} className="text-sm font-semibold text-slate-900">
-        {title} <span className="font-normal text-slate-600">({count})</span>
-      </h3>
+    <AttentionGroup id={id} title={title} count={count}>
       {children}
-    </section>
+    </AttentionGroup>
   );
 }
-
 
 const listClass = "flex flex-col divide-y divide-slate-100";
 const itemClass = "flex min-w-0 flex-col gap-1 py-2 first:pt-0 last:pb-0";
@@ -37,17 +34,16 @@ export function AttentionView({ attention }: { attention: Attention }) {
       <h2 id="attention-heading" tabIndex={-1} className="mb-3 text-base font-semibold text-slate-900">
         Needs you now{count > 0 && <span className="font-normal text-slate-600"> ({count})</span>}
       </h2>
-      {count === 0 ? (
-        <p data-testid="attention-clear" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
-          Nothing waits for you: no question unanswered and unseen by the side it is for, no new entry left unread for long, every shift prompt
-          delivered, no handoff behind its repository, no agent near its context limit.
-        </p>
-      ) : (
-        <div className="flex flex-col gap-3">
-          <Group id="threads" title="Threads waiting for a side" count={threads.length}>
-            <AttentionThreads threads={threads} />
-          </Group>
-          {/* items-start: a short group keeps its own height beside a long one. */}
+      <div className="flex flex-col gap-3">
+        {/* Mounted whatever the count: the Undo of the last thread marked outlives the list it emptied. */}
+        <AttentionThreads threads={threads} />
+        {count === 0 ? (
+          <p data-testid="attention-clear" className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-700">
+            Nothing waits for you: no question unanswered and unseen by the side it is for, no new entry left unread for long, every shift prompt
+            delivered, no handoff behind its repository, no agent near its context limit.
+          </p>
+        ) : (
+          /* items-start: a short group keeps its own height beside a long one. */
           <div className="grid grid-cols-1 items-start gap-3 lg:grid-cols-2">
           <Group id="deliveries" title="Shift prompts that did not arrive" count={deliveries.length}>
             <ul className={listClass}>
@@ -105,8 +101,8 @@ export function AttentionView({ attention }: { attention: Attention }) {
             </ul>
           </Group>
           </div>
-        </div>
-      )}
+        )}
+      </div>
     </section>
   );
 }
