@@ -46,6 +46,12 @@ function moveBetweenEntries(step: 1 | -1): void {
 }
 
 /**
+ * A modal dialog (End shift, a confirmation) covers the page: a shortcut would act behind it, and
+ * a page it navigated to would drop what was typed in the dialog.
+ */
+const behindAModal = () => document.querySelector("dialog:modal") !== null;
+
+/**
  * Keyboard shortcuts for the whole desk (react-hotkeys-hook; none fires while typing in a field),
  * and the `?` overlay that lists them.
  */
@@ -56,8 +62,8 @@ export function KeyboardShortcuts() {
   // `/` away from the history goes there first; the box is focused once the page shows it.
   const searchWanted = useRef(false);
 
-  const noModifiers = (event: KeyboardEvent) => !event.ctrlKey && !event.metaKey && !event.altKey;
-  const typed = { useKey: true, ignoreModifiers: true, enabled: noModifiers, preventDefault: true } as const;
+  const onThePage = (event: KeyboardEvent) => !event.ctrlKey && !event.metaKey && !event.altKey && !behindAModal();
+  const typed = { useKey: true, ignoreModifiers: true, enabled: onThePage, preventDefault: true } as const;
 
   useHotkeys(
     "/",
@@ -70,11 +76,12 @@ export function KeyboardShortcuts() {
     typed,
   );
   useHotkeys("?", () => dialog.current?.showModal(), typed);
-  useHotkeys("g>h", () => router.push("/"));
-  useHotkeys("g>a", () => router.push("/agents"));
-  useHotkeys("c", () => router.push("/handoffs/new"), { enabled: noModifiers });
-  useHotkeys("j", () => moveBetweenEntries(1), { enabled: noModifiers });
-  useHotkeys("k", () => moveBetweenEntries(-1), { enabled: noModifiers });
+  // A sequence's `enabled` is not consulted by react-hotkeys-hook: these ask themselves.
+  useHotkeys("g>h", () => !behindAModal() && router.push("/"));
+  useHotkeys("g>a", () => !behindAModal() && router.push("/agents"));
+  useHotkeys("c", () => router.push("/handoffs/new"), { enabled: onThePage });
+  useHotkeys("j", () => moveBetweenEntries(1), { enabled: onThePage });
+  useHotkeys("k", () => moveBetweenEntries(-1), { enabled: onThePage });
   useHotkeys("r", () => document.activeElement?.closest("li[data-number]")?.querySelector<HTMLButtonElement>("button[data-reply]")?.click(), typed);
 
   useEffect(() => {

@@ -218,3 +218,21 @@ test("a document whose file is gone is still shown (from the database), unknown 
   await expect(page).toHaveURL(/\/agents\/new$/);
   await expectNoAxeViolations(page);
 });
+
+test("shortcut keys do nothing behind the End shift dialog: what was typed in it stays", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "keys-behind-a-dialog", project: "e2e" } });
+  expect(registered.status()).toBe(201);
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  await dialog.getByLabel("Shift document").fill("## Goal\nHalf a shift document, typed by hand.\n");
+  // Tab on to the dialog's buttons, where keys are no longer typed into a field.
+  await dialog.getByRole("button", { name: "End shift and hand off" }).focus();
+  for (const key of ["c", "/", "g", "a", "j", "?"]) await page.keyboard.press(key);
+  await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}$`));
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel("Shift document")).toHaveValue("## Goal\nHalf a shift document, typed by hand.\n");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeHidden();
+});
