@@ -252,6 +252,21 @@ test("Done on the last thread waiting keeps its Undo once the desk shows the lis
   await expect(row).toBeVisible();
 });
 
+test("a focused row read by another process hands focus to the row after it, so e goes on working", async ({ page }) => {
+  const [oldest, middle, newest] = [await waitingThread("E2E forms: read elsewhere 1"), await waitingThread("E2E forms: read elsewhere 2"), await waitingThread("E2E forms: read elsewhere 3")];
+  await page.goto("/");
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+  const row = (id: string) => page.locator(`li[data-testid="attention-thread"][data-handoff-id="${id}"]`);
+  await hydrated(row(newest));
+  await row(middle).focus();
+  await api(baseURL, "POST", `/api/handoffs/${middle}/read`, { asClient: "chat" });
+  await expect(row(middle)).toHaveCount(0);
+  await expect.poll(() => focusedHandoff(page)).toBe(oldest);
+  await page.keyboard.press("e");
+  await expect(row(oldest)).toHaveCount(0);
+  await expect(row(newest)).toBeVisible();
+});
+
 test("the Snooze menu closes on Escape (focus back on Snooze) and on a click outside", async ({ page }) => {
   const id = await waitingThread("E2E forms: snooze menu");
   await page.goto("/");
