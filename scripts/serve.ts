@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { databaseFile, databaseUrl, dataDir, describeDatabase } from "../lib/config";
 import { engineOf } from "../lib/database/engine";
+import type { Engine } from "../lib/database/types";
 import { ensureMigrated } from "../lib/database/migrate";
 import { poolSize } from "../lib/database/postgres";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
@@ -29,27 +30,36 @@ const port = portSetting.data;
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 
-// A database it cannot write (a read-only file, folder or disk) would answer every change with a
-// 500; SQLite opens such a file read-only without a word, so ask the file system, as this user.
-if (engineOf(databaseUrl()) === "sqlite") {
+/**
+ * What stops the server before it migrates or serves, as its one line; null when nothing does: a
+ * DATABASE_URL naming neither engine; on SQLite, a database it cannot write (a read-only file,
+ * folder or disk would answer every change with a 500, and SQLite opens such a file read-only
+ * without a word, so the file system is asked, as this user); on PostgreSQL, a pool size that
+ * would refuse every request.
+ */
+function startRefusal(): string | null {
+  let engine: Engine;
+  try {
+    engine = engineOf(databaseUrl());
+    if (engine === "postgres") poolSize();
+  } catch (error) {
+    return `baton: ${(error as Error).message}`;
+  }
+  if (engine !== "sqlite") return null;
   const file = databaseFile(databaseUrl());
   for (const needed of [file, path.dirname(file)].filter((entry) => fs.existsSync(entry))) {
     try {
       fs.accessSync(needed, fs.constants.W_OK);
     } catch (error) {
-      console.error(`baton: cannot write the database ${describeDatabase()}: ${needed} is read-only here (${(error as NodeJS.ErrnoException).code}); make it writable, or choose another folder with BATON_DATA_DIR`);
-      process.exit(1);
+      return `baton: cannot write the database ${describeDatabase()}: ${needed} is read-only here (${(error as NodeJS.ErrnoException).code}); make it writable, or choose another folder with BATON_DATA_DIR`;
     }
   }
+  return null;
 }
-// A PostgreSQL pool whose size makes no sense would refuse every request: say so before serving.
-if (engineOf(databaseUrl()) === "postgres") {
-  try {
-    poolSize();
-  } catch (error) {
-    console.error(`baton: ${(error as Error).message}`);
-    process.exit(1);
-  }
+const refusal = startRefusal();
+if (refusal) {
+  console.error(refusal);
+  process.exit(1);
 }
 try {
   await ensureMigrated();

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -191,6 +191,18 @@ describe("a DATABASE_URL naming neither engine is the setting's problem, in one 
       expectOneLine(ran, new RegExp(`^baton ${command}: DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "mysql://baton:…@db/baton"; set it so, or leave it unset`));
       expect(ran.stderr).not.toMatch(/unexpected error|secret/);
     }
+  });
+
+  it("npm start's server says it in one line too, before it migrates or serves", async () => {
+    const projectRoot = path.resolve(import.meta.dirname, "..");
+    const served = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_URL: "mysql://baton:Qz7secretvalue@db/baton", PORT: "0" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(served.status).toBe(1);
+    expect(served.stderr).toBe('baton: DATABASE_URL must be a SQLite file: URL or a postgresql:// URL, got "mysql://baton:…@db/baton"; set it so, or leave it unset for the data folder\'s baton.db\n');
   });
 });
 
