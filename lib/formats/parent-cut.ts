@@ -26,11 +26,12 @@ export async function linkedParentIn(tx: Tx, parent: ThreadDraft["parent"]): Pro
   if (parent.messageId !== null) {
     fieldErrors[`${parent.field}.message_id`] = [`must be null: handoff ${row.id} is a thread of this Baton, whose cuts are entry seqs and name no message`];
   }
-  const entries = await entryRange(tx, row.id, {});
   const [cut] = await entriesOf(tx, row.id, { gt: parent.seq - 1, lt: parent.seq + 1 }, "asc", 1);
   const hasEntry = cut !== undefined;
   const kept = hasEntry ? [] : (await artifactsOf(tx, row.id)).flatMap((artifact) => (artifact.cut_seq === null ? [] : [artifact.cut_seq]));
   if (!hasEntry && !kept.includes(parent.seq)) {
+    // Read only for the refusal that quotes it: a thread of 10,000 entries is counted once a refusal needs it.
+    const entries = await entryRange(tx, row.id, {});
     const has =
       entries.count > 0
         ? `its entries have seqs ${entries.first}–${entries.last}`
