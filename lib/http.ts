@@ -5,7 +5,7 @@
  */
 import "server-only";
 import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";
-import { duplicateKeyIn } from "./json-keys";
+import { duplicateKeyRefusal } from "./json-keys";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
 import { quotedField } from "./validation";
 
@@ -69,8 +69,8 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   } catch {
     throw new Invalid("the request body must be JSON");
   }
-  const duplicate = duplicateKeyIn(text);
-  if (duplicate) throw new Invalid(`the request body has the key ${JSON.stringify(duplicate.key.slice(0, 80))} twice in one object (line ${duplicate.line}); keep one`);
+  const duplicate = duplicateKeyRefusal(text, "the request body");
+  if (duplicate) throw new Invalid(duplicate);
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new Invalid("the request body must be a JSON object");
   }

@@ -6,7 +6,7 @@
  * first, and the YAML import refuses such a document, so they and Baton could each see another
  * value. Imported documents and request bodies are refused with one. A linear scan.
  */
-export function duplicateKeyIn(text: string): { key: string; line: number } | null {
+function duplicateKeyIn(text: string): { key: string; line: number } | null {
   // One entry per open collection: an object's keys so far, or null for an array.
   const open: (Set<string> | null)[] = [];
   let expectKey = false;
@@ -33,4 +33,10 @@ export function duplicateKeyIn(text: string): { key: string; line: number } | nu
     }
   }
   return null;
+}
+
+/** The refusal of `text` when it gives a key twice in one object, naming `what` (the document, the request body), or null. */
+export function duplicateKeyRefusal(text: string, what: string): string | null {
+  const duplicate = duplicateKeyIn(text);
+  return duplicate && `${what} gives the key ${JSON.stringify(duplicate.key.slice(0, 80))} twice in one object (line ${duplicate.line}); keep one`;
 }

@@ -2,7 +2,7 @@ import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError } f
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
-import { duplicateKeyIn } from "../json-keys";
+import { duplicateKeyRefusal } from "../json-keys";
 import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
 import { describeFieldErrors, parseInput } from "../validation";
 import type { ThreadDraft } from "./types";
@@ -91,11 +91,8 @@ export function parseJsonText(text: string): unknown {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Invalid(`invalid JSON: ${reason}`, { "(document)": [`invalid JSON: ${reason}`] });
   }
-  const duplicate = duplicateKeyIn(text);
-  if (duplicate) {
-    const message = `the key ${JSON.stringify(duplicate.key.slice(0, 80))} appears twice in one object (line ${duplicate.line}); keep one`;
-    throw new Invalid(message, { "(document)": [message] });
-  }
+  const duplicate = duplicateKeyRefusal(text, "the document");
+  if (duplicate) throw new Invalid(duplicate, { "(document)": [duplicate] });
   const infinite = infiniteNumberAt(value, "");
   if (infinite) {
     const message = "is a number too large for JSON to hold (it reads as infinity)";
