@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useDeferredValue, useId, useRef, useState, type KeyboardEvent } from "react";
 import { useHotkeys } from "react-hotkeys-hook";
 import { resultHref } from "@/components/handoffs/history-list";
+import { behindAModal } from "@/components/keyboard-shortcuts";
 import { inputClass } from "@/components/ui/field";
 import type { AgentPage } from "@/lib/agents";
 import type { HandoffPage } from "@/lib/handoffs";
@@ -94,6 +95,8 @@ export function CommandPalette() {
     "mod+k",
     () => {
       if (dialog.current?.open) return dialog.current.close();
+      // Over another dialog (End shift), a jump would leave the page and drop what was typed there.
+      if (behindAModal()) return;
       setQuery("");
       setActive(0);
       dialog.current?.showModal();

@@ -49,7 +49,7 @@ function moveBetweenEntries(step: 1 | -1): void {
  * A modal dialog (End shift, a confirmation) covers the page: a shortcut would act behind it, and
  * a page it navigated to would drop what was typed in the dialog.
  */
-const behindAModal = () => document.querySelector("dialog:modal") !== null;
+export const behindAModal = () => document.querySelector("dialog:modal") !== null;
 
 /**
  * Keyboard shortcuts for the whole desk (react-hotkeys-hook; none fires while typing in a field),

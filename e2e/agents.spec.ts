@@ -231,8 +231,11 @@ test("shortcut keys do nothing behind the End shift dialog: what was typed in it
   // Tab on to the dialog's buttons, where keys are no longer typed into a field.
   await dialog.getByRole("button", { name: "End shift and hand off" }).focus();
   for (const key of ["c", "/", "g", "a", "j", "?"]) await page.keyboard.press(key);
+  // Ctrl+K from the document itself (the palette's key works in fields): no palette over the dialog.
+  await dialog.getByLabel("Shift document").press("Control+k");
   await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}$`));
   await expect(dialog).toBeVisible();
   await expect(dialog.getByLabel("Shift document")).toHaveValue("## Goal\nHalf a shift document, typed by hand.\n");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeHidden();
+  await expect(page.getByRole("dialog", { name: "Jump to" })).toBeHidden();
 });
