@@ -93,6 +93,27 @@ describe("agents HTTP API", () => {
     expect(((await (await getRoute(send("GET", `${base}/${successor.id}`), context(successor.id))).json()) as Agent).status).toBe("ended");
   });
 
+  it("refuses a context percent that is not a number from 0 to 100 (true, null, blank, [50], 0x10), storing nothing and leaving the handoff unacted", async () => {
+    const agent = (await (await registerRoute(send("POST", base, { personaSlug: "percent-dev" }))).json()) as Agent;
+    const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nKeep counting.\n" }), context(agent.id));
+    const { successor } = (await handed.json()) as { successor: Agent };
+    for (const contextPercent of [true, false, null, "", " ", [50], "0x10", "1e2", "50.5"]) {
+      const patched = await patchRoute(send("PATCH", `${base}/${successor.id}`, { contextPercent }), context(successor.id));
+      expect(patched.status, JSON.stringify(contextPercent)).toBe(400);
+      expect(Object.keys((await patched.json()).error.fieldErrors), JSON.stringify(contextPercent)).toEqual(["contextPercent"]);
+    }
+    expect(((await (await getRoute(send("GET", `${base}/${successor.id}`), context(successor.id))).json()) as Agent).contextPercent).toBeNull();
+    const outgoing = await (await getRoute(send("GET", `${base}/${agent.id}`), context(agent.id))).json();
+    expect(outgoing.handoff.deliveryState).toBe("queued");
+    for (const contextPercent of [true, [7]]) {
+      expect((await registerRoute(send("POST", base, { personaSlug: "percent-refused", contextPercent }))).status, JSON.stringify(contextPercent)).toBe(400);
+    }
+    expect((await (await listRoute(send("GET", `${base}?persona=percent-refused`))).json()).total).toBe(0);
+    // A number, or its digits as text, is a report.
+    const reported = await patchRoute(send("PATCH", `${base}/${successor.id}`, { contextPercent: " 42 " }), context(successor.id));
+    expect(((await reported.json()) as Agent).contextPercent).toBe(42);
+  });
+
   it("answers bad input with 400 and field errors, unknown agents with 404", async () => {
     const bad = await registerRoute(send("POST", base, { personaSlug: "../etc", tmuxTarget: "x; rm -rf /" }));
     expect(bad.status).toBe(400);

@@ -65,11 +65,19 @@ export const agentNameSchema = z
 
 export const optionalAgentNameSchema = z.preprocess(blankToUndefined, agentNameSchema.optional());
 
-export const contextPercentSchema = z.coerce
-  .number({ error: "context percent must be a number" })
-  .int({ error: "context percent must be a whole number" })
-  .min(0, { error: "context percent must be between 0 and 100" })
-  .max(100, { error: "context percent must be between 0 and 100" });
+/**
+ * A context use, 0–100: a number, or its decimal digits as text (a form field, a query). Not
+ * z.coerce: Number() reads true as 1, null, "" and [] as 0 and "0x10" as 16, so a report of
+ * nothing would be stored as a number (and count as a successor's first act).
+ */
+export const contextPercentSchema = z.preprocess(
+  (value) => (typeof value === "string" && /^\s*\d{1,3}\s*$/.test(value) ? Number(value) : value),
+  z
+    .number({ error: "context percent must be a number from 0 to 100" })
+    .int({ error: "context percent must be a whole number" })
+    .min(0, { error: "context percent must be between 0 and 100" })
+    .max(100, { error: "context percent must be between 0 and 100" }),
+);
 
 export const agentStatusSchema = z.enum(AGENT_STATUSES, { error: 'status must be "active" or "ended"' });
 
