@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LATEST_PROTOCOL_VERSION, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
@@ -107,6 +108,44 @@ describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (tra
     } finally {
       await subscriber().unsubscribeResource({ uri });
     }
+  }, 30_000);
+
+  /**
+   * Two subscribes to `uri`, both in flight before either is answered: over stdio two lines in a
+   * row, as a client's concurrent calls are; over HTTP one batch in the client's session (two
+   * POSTs would arrive one after the other).
+   */
+  async function subscribeTwiceAtOnce(uri: string): Promise<void> {
+    if (transport === "stdio") {
+      await Promise.all([client.subscribeResource({ uri }), client.subscribeResource({ uri })]);
+      return;
+    }
+    const session = (http.transport as StreamableHTTPClientTransport).sessionId!;
+    const subscribe = (id: number) => ({ jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } });
+    const response = await api.fetch("/api/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
+      body: JSON.stringify([subscribe(901), subscribe(902)]),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { error?: unknown }[]).map((answer) => answer.error)).toEqual([undefined, undefined]);
+  }
+
+  it("sends nothing after unsubscribe when the URI was subscribed twice at once", async () => {
+    const { handoff } = await createHandoff({ title: "Twice", content: "subscribed by two requests in flight together" });
+    const uri = `baton://handoffs/${handoff.id}`;
+    const updates: string[] = [];
+    subscriber().setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await subscribeTwiceAtOnce(uri);
+    const count = () => updates.filter((updated) => updated === uri).length;
+    await writer.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "progress", content: "while subscribed" } });
+    expect(await settle(count, 1)).toBe(1);
+    await subscriber().unsubscribeResource({ uri });
+    const added = await writer.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "progress", content: "after unsubscribe" } });
+    expect(added.isError).not.toBe(true);
+    // Long enough for the feed (100 ms checks) to have passed the write on.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(count()).toBe(1);
   }, 30_000);
 
   it("sends exactly one per handoff of an agent's shift document", async () => {

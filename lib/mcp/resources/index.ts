@@ -17,6 +17,8 @@ import { loadAgents, loadHandoffs } from "../domain";
 import type { ToolContext } from "../tool-kit";
 import { threadMarkdown } from "./thread-markdown";
 import { currentCaller, defaultSideOf } from "../../caller";
+import type { Subscription } from "../../changes/feed";
+import type { ChangeFilter } from "../../changes/types";
 
 /**
  * MCP resources: each handoff as `baton://handoffs/<id>` (Markdown, entries new to the reading
@@ -180,41 +182,60 @@ export function registerResources(server: McpServer, context: ToolContext, optio
   if (options.subscriptions) registerSubscriptions(server, context);
 }
 
-/** resources/subscribe and unsubscribe, one change-feed subscription per subscribed URI, closed with the server. */
+/**
+ * resources/subscribe and unsubscribe, one change-feed subscription per subscribed URI, closed with
+ * the server. The map holds each URI's subscription while it opens too: requests run concurrently
+ * (a client may send two subscribes at once), and one opened apart from the map would outlive its
+ * unsubscribe and the server.
+ */
 function registerSubscriptions(server: McpServer, context: ToolContext): void {
   server.server.registerCapabilities({ resources: { subscribe: true } });
-  const subscribed = new Map<string, () => void>();
+  const subscribed = new Map<string, Promise<Subscription>>();
+  const closeWhenOpen = (opening: Promise<Subscription>) => void opening.then((subscription) => subscription.close(), () => {});
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const filter = filterOf(uri);
     if (!subscribed.has(uri)) {
-      // Loaded on the first subscription: the feed opens its connection (and, on PostgreSQL, its LISTEN).
-      const { subscribe } = await import("../../changes/feed");
-      // One write is often several changes (an entry and its handoff's updated_at, a record
-      // created then stamped): the feed hands over all of a transaction's rows in one synchronous
-      // pass, so they are gathered until the next microtask and notified once.
-      let pending = false;
-      const subscription = await subscribe({ filter }, () => {
-        if (pending) return;
-        pending = true;
-        queueMicrotask(() => {
-          pending = false;
-          server.server.sendResourceUpdated({ uri }).catch((error: unknown) => context.log(`could not notify ${uri}: ${String(error)}`));
-        });
+      const opening = openSubscription(server, context, uri, filter);
+      subscribed.set(uri, opening);
+      // A subscription that could not open is not held: the next subscribe tries again.
+      opening.catch(() => {
+        if (subscribed.get(uri) === opening) subscribed.delete(uri);
       });
-      subscribed.set(uri, () => subscription.close());
     }
+    await subscribed.get(uri);
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    subscribed.get(request.params.uri)?.();
+    const opening = subscribed.get(request.params.uri);
     subscribed.delete(request.params.uri);
+    if (opening) closeWhenOpen(opening);
     return {};
   });
   const previous = server.server.onclose;
   server.server.onclose = () => {
-    for (const close of subscribed.values()) close();
+    for (const opening of subscribed.values()) closeWhenOpen(opening);
     subscribed.clear();
     previous?.();
   };
+}
+
+/**
+ * A change-feed subscription that notifies `uri`. One write is often several changes (an entry
+ * and its handoff's updated_at, a record created then stamped): the feed hands over all of a
+ * transaction's rows in one synchronous pass, so they are gathered until the next microtask and
+ * notified once.
+ */
+async function openSubscription(server: McpServer, context: ToolContext, uri: string, filter: ChangeFilter): Promise<Subscription> {
+  // Loaded on the first subscription: the feed opens its connection (and, on PostgreSQL, its LISTEN).
+  const { subscribe } = await import("../../changes/feed");
+  let pending = false;
+  return subscribe({ filter }, () => {
+    if (pending) return;
+    pending = true;
+    queueMicrotask(() => {
+      pending = false;
+      server.server.sendResourceUpdated({ uri }).catch((error: unknown) => context.log(`could not notify ${uri}: ${String(error)}`));
+    });
+  });
 }
