@@ -114,6 +114,24 @@ describe("agents HTTP API", () => {
     expect(((await reported.json()) as Agent).contextPercent).toBe(42);
   });
 
+  it("writes the shift document as its owner's alone: the file 0600, the folders it makes (the data folder too) 0700", async () => {
+    const shared = dataDir();
+    // A data folder not made yet (a team server on PostgreSQL makes it with its first document).
+    const fresh = path.join(shared, "fresh-data");
+    process.env.BATON_DATA_DIR = fresh;
+    try {
+      const agent = (await (await registerRoute(send("POST", base, { personaSlug: "private-dev" }))).json()) as Agent;
+      const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nThe notes.\n" }), context(agent.id));
+      expect(handed.status).toBe(201);
+      const { record } = (await handed.json()) as { record: { filePath: string } };
+      const modeOf = (relative: string) => (fs.statSync(path.join(fresh, relative)).mode & 0o777).toString(8);
+      expect(modeOf(record.filePath)).toBe("600");
+      for (const folder of ["", "personas", "personas/private-dev", "personas/private-dev/handoffs"]) expect(modeOf(folder), folder || "the data folder").toBe("700");
+    } finally {
+      process.env.BATON_DATA_DIR = shared;
+    }
+  });
+
   it("answers bad input with 400 and field errors, unknown agents with 404", async () => {
     const bad = await registerRoute(send("POST", base, { personaSlug: "../etc", tmuxTarget: "x; rm -rf /" }));
     expect(bad.status).toBe(400);

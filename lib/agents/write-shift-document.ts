@@ -4,22 +4,25 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
+import { makePrivateFolder } from "../paths.mjs";
 import { shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
 
 export type WriteShiftDocumentOptions = { personaSlug: string; shortId: string; at: Date; document: string };
 
 /**
  * Creates `relative` under `root` one folder at a time, refusing (before creating anything
- * beneath it) any existing folder that resolves outside the root, e.g. a symbolic link.
+ * beneath it) any existing folder that resolves outside the root, e.g. a symbolic link. What it
+ * makes, the data folder too, is its owner's alone, as the database is: a document is the agent's
+ * notes, not for the machine's other users.
  */
 async function makeFolderInside(root: string, relative: string): Promise<string> {
-  await fs.mkdir(root, { recursive: true });
+  makePrivateFolder(root);
   const realRoot = await fs.realpath(root);
   let folder = root;
   for (const segment of relative.split("/")) {
     folder = path.join(folder, segment);
     try {
-      await fs.mkdir(folder);
+      await fs.mkdir(folder, { mode: 0o700 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
@@ -33,14 +36,15 @@ async function makeFolderInside(root: string, relative: string): Promise<string>
 /**
  * Writes the document atomically and without overwriting: the text goes to a temporary file in
  * the same folder, which is then linked to its final name (fails if that name exists, unlike a
- * rename) and unlinked. Readers see either no document or the whole one.
+ * rename) and unlinked. Readers see either no document or the whole one. The file is its owner's
+ * alone (0600).
  */
 export async function writeShiftDocument(options: WriteShiftDocumentOptions): Promise<DocumentLocation> {
   const location = shiftDocumentLocation(options.personaSlug, options.shortId, options.at);
   const folder = await makeFolderInside(dataDir(), path.dirname(location.relative));
   const temporary = path.join(folder, `.${path.basename(location.absolute)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    await fs.writeFile(temporary, options.document, { encoding: "utf8", flag: "wx" });
+    await fs.writeFile(temporary, options.document, { encoding: "utf8", flag: "wx", mode: 0o600 });
     const handle = await fs.open(temporary, "r");
     try {
       await handle.sync();
