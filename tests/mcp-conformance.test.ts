@@ -1,11 +1,11 @@
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LATEST_PROTOCOL_VERSION, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandoff } from "../lib/handoffs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
-import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
+import { MAX_SUBSCRIPTIONS, RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient, connectStdioClient, rawStdioServer } from "./support/mcp-clients";
 
@@ -147,6 +147,24 @@ describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (tra
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(count()).toBe(1);
   }, 30_000);
+
+  it(`holds at most ${MAX_SUBSCRIPTIONS} subscriptions per connection: one more is refused until one is unsubscribed`, async () => {
+    const uris = Array.from({ length: MAX_SUBSCRIPTIONS + 1 }, (_, index) => `baton://handoffs/hof_storm${String(index).padStart(16, "0")}`);
+    const held = uris.slice(0, MAX_SUBSCRIPTIONS);
+    const extra = uris[MAX_SUBSCRIPTIONS];
+    try {
+      await Promise.all(held.map((uri) => subscriber().subscribeResource({ uri })));
+      const error = await refusal(subscriber().subscribeResource({ uri: extra }));
+      expect(error.code).toBe(ErrorCode.InvalidParams);
+      expect(error.message).toMatch(new RegExp(`subscribed to ${MAX_SUBSCRIPTIONS} resources.*unsubscribe from one first`));
+      // Subscribing again to a URI already held takes no more room.
+      await subscriber().subscribeResource({ uri: held[0] });
+      await subscriber().unsubscribeResource({ uri: held[0] });
+      await subscriber().subscribeResource({ uri: extra });
+    } finally {
+      await Promise.all(uris.map((uri) => subscriber().unsubscribeResource({ uri })));
+    }
+  }, 60_000);
 
   it("sends exactly one per handoff of an agent's shift document", async () => {
     const registered = await writer.callTool({ name: "register_agent", arguments: { persona: "developer" } });

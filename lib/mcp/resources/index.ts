@@ -169,6 +169,13 @@ function filterOf(uri: string): { handoffId: string } | { agentId: number; subje
   throw resourceNotFound(uri, `cannot subscribe to ${JSON.stringify(uri.slice(0, 100))}: subscribe to baton://handoffs/<hof_id> or baton://agents/<id>/handoff`);
 }
 
+/**
+ * Resources one server (a stdio process, an HTTP session) may be subscribed to at once: more than
+ * the threads and agents a client works with, and a bound on what a subscribe storm costs, since
+ * every subscription is a change-feed subscriber that each change is matched against.
+ */
+export const MAX_SUBSCRIPTIONS = 256;
+
 export type ResourceOptions = {
   /** Offer resources/subscribe: only on a transport that can carry notifications the client did not ask for (stdio). */
   subscriptions: boolean;
@@ -196,6 +203,9 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
     const uri = request.params.uri;
     const filter = filterOf(uri);
     if (!subscribed.has(uri)) {
+      if (subscribed.size >= MAX_SUBSCRIPTIONS) {
+        throw new McpError(ErrorCode.InvalidParams, `this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources, as many as it may be: unsubscribe from one first`, { uri });
+      }
       const opening = openSubscription(server, context, uri, filter);
       subscribed.set(uri, opening);
       // A subscription that could not open is not held: the next subscribe tries again.
