@@ -1,4 +1,5 @@
 import "server-only";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
 import { withCaller, type Caller } from "../caller";
@@ -49,6 +50,23 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
   return new Response(JSON.stringify(body), { status: verdict.status, headers });
 }
 
+/** Requests whose client waits for 100 Continue before sending its body (Node's `checkContinue`). */
+const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/**
+ * For the server's `checkContinue`: Node would have answered `Expect: 100-continue` with 100
+ * Continue before any check, and the client would have sent a body the guard then refused. The
+ * guard sends it once it has admitted the request (askForBody), so a refusal (413, 401, 403 …)
+ * goes out before a byte of the body is sent.
+ */
+export function holdContinue(incoming: IncomingMessage): void {
+  awaitingContinue.add(incoming);
+}
+
+function askForBody(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  if (awaitingContinue.delete(incoming)) outgoing.writeContinue();
+}
+
 /**
  * The guard as the router's first middleware: screens the request (lib/guard/screen.ts), refuses
  * it, or sets its caller (`c.var.caller`) and where it came from (`c.var.clientAddress`, through
@@ -63,6 +81,7 @@ export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
     const reentry = reentryCallerOf(incoming);
     if (reentry) {
       c.set("caller", reentry);
+      askForBody(incoming, c.env.outgoing);
       return withCaller(reentry, next);
     }
     let verdict: Verdict;
@@ -75,6 +94,7 @@ export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
     const url = incoming.url ?? "/";
     if (!verdict.ok) return refusal(url.split("?")[0], url, incoming.headers.host ?? null, verdict);
     c.set("caller", verdict.caller);
+    askForBody(incoming, c.env.outgoing);
     await withCaller(verdict.caller, next);
   };
 }

@@ -7,7 +7,7 @@ import next from "next";
 import { hasTokens } from "../auth";
 import { closeDatabase } from "../database";
 import { markServing } from "../caller";
-import { guardPolicy, isLoopbackAddress, noteReentry, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
+import { guardPolicy, holdContinue, isLoopbackAddress, noteReentry, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { batonCommand } from "../paths.mjs";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
@@ -110,6 +110,11 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
       options.onServerError?.(line);
     });
     void listener(incoming, outgoing);
+  });
+  // `Expect: 100-continue`: the guard, not Node, asks for the body, once it has admitted the request.
+  server.on("checkContinue", (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
+    holdContinue(incoming);
+    server.emit("request", incoming, outgoing);
   });
   server.on("clientError", answerClientError);
   boundConnections(server, options.policy);
