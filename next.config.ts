@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { BODY_LIMITS } from "./lib/guard/body-limits";
 
 const nextConfig: NextConfig = {
   // Tests build into their own folder so a test run never clobbers a developer's build.
@@ -10,6 +11,9 @@ const nextConfig: NextConfig = {
   // scripts, CLI) with tsc.
   typescript: { tsconfigPath: "tsconfig.next.json" },
   reactStrictMode: true,
+  // Baton's guard limits each page's body before Next reads it (lib/guard/body-limits.ts); Next's
+  // own 1 MB for server actions would refuse the import page's documents near their 1 MiB.
+  experimental: { serverActions: { bodySizeLimit: BODY_LIMITS.import } },
 };
 
 export default nextConfig;

@@ -198,3 +198,17 @@ test("closing without the bundle just wipes, and the import page works at 375 px
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
   await expectNoAxeViolations(page);
 });
+
+test("a document just under the import's 1 MiB imports from the page", async ({ page }) => {
+  const header = 'goal: "Import a file near the limit"\nstatus: in_progress\nnow: "Checking the page takes it"\ntimestamp: 2026-01-17T10:30:00Z\n';
+  // Quotes and tabs, which the page's requests escape: the preview's and the import's bodies pass 1 MiB.
+  const comment = '# a "quoted" note\twith a tab\n';
+  const document = header + comment.repeat(Math.floor((1024 * 1024 - header.length - 1) / comment.length));
+  expect(Buffer.byteLength(document)).toBeLessThan(1024 * 1024);
+  await page.goto("/import");
+  await page.getByLabel("Or choose a file").setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: Buffer.from(document) });
+  await expect(page.getByRole("heading", { name: "Import a file near the limit" })).toBeVisible();
+  await page.getByRole("button", { name: "Import as a new handoff" }).click();
+  await expect(page).toHaveURL(/\/handoffs\/hof_[A-Za-z0-9_-]{21}$/);
+  await expect(page.getByTestId("provenance")).toContainText("Imported from handoff.yaml");
+});

@@ -123,11 +123,11 @@ describe("screenFacts (pure)", () => {
 
   it("caps bodies by route class (413), refuses bodies without a length (411) and non-JSON API bodies (415)", () => {
     expect(bodyClassOf("/api/import")).toBe("import");
-    expect(bodyClassOf("/api/mcp")).toBe("import");
+    expect(bodyClassOf("/api/mcp")).toBe("mcp");
     expect(bodyClassOf("/api/agents/7/handoff")).toBe("document");
     expect(bodyClassOf("/agents/7")).toBe("document");
     expect(bodyClassOf("/api/handoffs")).toBe("default");
-    for (const [path, limit] of [["/api/import", BODY_LIMITS.import], ["/api/agents/1/handoff", BODY_LIMITS.document], ["/api/handoffs", BODY_LIMITS.default], ["/handoffs/new", BODY_LIMITS.default]] as const) {
+    for (const [path, limit] of [["/api/import", BODY_LIMITS.import], ["/api/mcp", BODY_LIMITS.mcp], ["/import", BODY_LIMITS.import], ["/api/agents/1/handoff", BODY_LIMITS.document], ["/api/handoffs", BODY_LIMITS.default], ["/handoffs/new", BODY_LIMITS.default]] as const) {
       expect(screenFacts(open, facts({ path, contentLength: String(limit) }))).toMatchObject({ ok: true, bodyLimit: limit });
       expect(screenFacts(open, facts({ path, contentLength: String(limit + 1) }))).toMatchObject({ ok: false, status: 413 });
     }
@@ -272,10 +272,20 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     expect(await handoffCount()).toBe(before + 2);
   });
 
-  it("caps imports at 1 MiB, not 128 KiB", async () => {
+  it("takes a document up to the import's 1 MiB with its JSON envelope, not 128 KiB", async () => {
     const text = JSON.stringify({ x: "y".repeat(200 * 1024) });
     const mid = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, JSON.stringify({ text }));
     expect(mid.status).toBe(400);
+    // A handoff.yaml just under 1 MiB whose lines and quotes JSON escapes: the body passes 1 MiB.
+    const header = 'goal: "Import a document near the limit"\nstatus: in_progress\nnow: "Checking the body\'s limit"\ntimestamp: 2026-01-17T10:30:00Z\n';
+    const comment = '# a "quoted" note\twith a tab\n';
+    const document = header + comment.repeat(Math.floor((1024 * 1024 - header.length - 1) / comment.length));
+    expect(Buffer.byteLength(document)).toBeLessThan(1024 * 1024);
+    const body = JSON.stringify({ text: document, fileName: "handoff.yaml", dryRun: true });
+    expect(Buffer.byteLength(body)).toBeGreaterThan(1024 * 1024);
+    const nearLimit = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, body);
+    expect(nearLimit.status).toBe(200);
+    expect(JSON.parse(nearLimit.body)).toMatchObject({ ok: true, format: "handoff_yaml" });
     const huge = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, Buffer.alloc(BODY_LIMITS.import + 1, "a"));
     expect(huge.status).toBe(413);
   });

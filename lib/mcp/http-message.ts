@@ -21,7 +21,7 @@ export type McpMessage = { json: unknown } | "unparsable" | "none";
 export async function readMcpMessage(request: Request): Promise<McpMessage | Response> {
   const text = await utf8BodyOf(request);
   if (text === null) return refusal(400, NOT_UTF8);
-  if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.import) return refusal(413, `the request body is over ${BODY_LIMITS.import} bytes`);
+  if (Buffer.byteLength(text, "utf8") > BODY_LIMITS.mcp) return refusal(413, `the request body is over ${BODY_LIMITS.mcp} bytes`);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -10,7 +10,7 @@ import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { keepAnswersForLines, messagePieces } from "./answer-lines";
 
 /** The longest line read as a message: the body the HTTP door lets one MCP request have (1 MiB). */
-export const MAX_LINE_BYTES = BODY_LIMITS.import;
+export const MAX_LINE_BYTES = BODY_LIMITS.mcp;
 /** How much of an over-long line's start and end is kept to find its request's id. */
 const EDGE_BYTES = 256;
 

@@ -244,7 +244,7 @@ const API_ROUTES: readonly ApiRoute[] = [
   },
 
   // MCP over Streamable HTTP: POST for requests, GET for a session's stream, DELETE to end it. Shift documents grow when JSON-escaped.
-  { methods: ["POST", "GET", "DELETE"], path: "/api/mcp", policy: { access: "agent", body: "import" }, handler: (c) => serveMcp(c.req.raw, c.var.caller) },
+  { methods: ["POST", "GET", "DELETE"], path: "/api/mcp", policy: { access: "agent", body: "mcp" }, handler: (c) => serveMcp(c.req.raw, c.var.caller) },
 
   // Live updates.
   /** Server-Sent Events: `?after=&handoff=&agent=&subject=`; replays after `after` (or Last-Event-ID), then streams. */
