@@ -77,6 +77,27 @@ describe.each(["stdio", "HTTP"] as const)("unknown resources over %s", (transpor
   });
 });
 
+describe.each(["stdio", "HTTP"] as const)("subscribing to what does not exist over %s", (transport) => {
+  const reader = () => (transport === "stdio" ? client : http);
+
+  it.each([
+    ["a well-formed handoff ID no handoff has", "baton://handoffs/hof_AAAAAAAAAAAAAAAAAAAAA"],
+    ["an unknown agent", "baton://agents/999999/handoff"],
+  ])("%s answers -32002 (Resource not found), as reading it does", async (_, uri) => {
+    const error = await refusal(reader().subscribeResource({ uri }));
+    expect(error.code).toBe(RESOURCE_NOT_FOUND);
+    expect(error.data).toEqual({ uri });
+    expect(error.message).toMatch(/not found/);
+  });
+
+  it("an agent that has not handed off yet may be followed", async () => {
+    const registered = await writer.callTool({ name: "register_agent", arguments: { persona: "developer" } });
+    const uri = `baton://agents/${(registered.structuredContent as { id: number }).id}/handoff`;
+    await reader().subscribeResource({ uri });
+    await reader().unsubscribeResource({ uri });
+  });
+});
+
 describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (transport) => {
   const subscriber = () => (transport === "stdio" ? client : http);
 
@@ -149,7 +170,8 @@ describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (tra
   }, 30_000);
 
   it(`holds at most ${MAX_SUBSCRIPTIONS} subscriptions per connection: one more is refused until one is unsubscribed`, async () => {
-    const uris = Array.from({ length: MAX_SUBSCRIPTIONS + 1 }, (_, index) => `baton://handoffs/hof_storm${String(index).padStart(16, "0")}`);
+    const uris: string[] = [];
+    for (let index = 0; index <= MAX_SUBSCRIPTIONS; index++) uris.push(`baton://handoffs/${(await createHandoff({ title: `storm ${index}`, content: "followed" })).handoff.id}`);
     const held = uris.slice(0, MAX_SUBSCRIPTIONS);
     const extra = uris[MAX_SUBSCRIPTIONS];
     try {

@@ -6,7 +6,7 @@ import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryCounts, entryRange, loadHandoff, recordedGitOf, seqOfNumber, type SeqBounds } from "./store";
+import { entriesOf, entryCounts, entryRange, handoffExists, handoffNotFound, loadHandoff, recordedGitOf, seqOfNumber, type SeqBounds } from "./store";
 import { handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
@@ -208,6 +208,12 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
 export async function openingEntries(options: { id: unknown; count?: number }): Promise<EntryView[]> {
   const id = parseInput(handoffIdSchema, options.id);
   return read((tx) => entriesOf(tx, id, {}, "asc", Math.min(Math.max(1, options.count ?? 1), MAX_THREAD_LIMIT)));
+}
+
+/** Throws NotFound unless `id` names a stored handoff: what a subscription to it (MCP) asks first. */
+export async function requireHandoff(id: unknown): Promise<void> {
+  const checked = parseInput(handoffIdSchema, id);
+  if (!(await read((tx) => handoffExists(tx, checked)))) throw handoffNotFound(checked);
 }
 
 /** The thread's latest recorded state, with the files its handoff named (an import's `files`). */

@@ -17,7 +17,7 @@ export {
   type HandoffPage,
   type HandoffSummary,
 } from "./find-handoffs";
-export { getHandoff, gitReportOf, openingEntries, type GetHandoffOptions, type HandoffThread, type OmittedRange } from "./get-handoff";
+export { getHandoff, gitReportOf, openingEntries, requireHandoff, type GetHandoffOptions, type HandoffThread, type OmittedRange } from "./get-handoff";
 export { extractHandoffId } from "./handoff-ref";
 export * from "./limits";
 export { markRead, type MarkReadOptions } from "./mark-read";

@@ -176,6 +176,16 @@ function filterOf(uri: string): { handoffId: string } | { agentId: number; subje
  */
 export const MAX_SUBSCRIPTIONS = 256;
 
+/**
+ * Refuses a subscription to a handoff or agent that does not exist, as reading its URI does: such
+ * a subscription would never hear anything. An agent that has not handed off yet may be followed
+ * (its shift document is what the subscriber waits for).
+ */
+async function requireSubject(filter: ReturnType<typeof filterOf>): Promise<void> {
+  if ("handoffId" in filter) return (await loadHandoffs()).requireHandoff(filter.handoffId);
+  await (await loadAgents()).resolveAgentId(filter.agentId);
+}
+
 export type ResourceOptions = {
   /** Offer resources/subscribe: only on a transport that can carry notifications the client did not ask for (stdio). */
   subscriptions: boolean;
@@ -202,6 +212,7 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const filter = filterOf(uri);
+    if (!subscribed.has(uri)) await asResourceError(() => requireSubject(filter), context, uri);
     if (!subscribed.has(uri)) {
       if (subscribed.size >= MAX_SUBSCRIPTIONS) {
         throw new McpError(ErrorCode.InvalidParams, `this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources, as many as it may be: unsubscribe from one first`, { uri });
