@@ -182,12 +182,17 @@ function decodable(path: string): boolean {
  * than one Host field (Node keeps the first, a proxy in front may have read the last), and a
  * request target that is not a path. The absolute form (`GET http://other.example/…`) names a
  * host of its own, which the router's URL would take instead of the Host checked here; only
- * proxies are sent it, and they forward a path.
+ * proxies are sent it, and they forward a path. A fragment is no part of any request target.
  */
 export function requestTargetRefusal(target: string, hostFields: number): Refusal | null {
   if (hostFields > 1) return { ok: false, status: 400, reason: `the request has ${hostFields} Host fields; send exactly one` };
   if (!target.startsWith("/")) {
     return { ok: false, status: 400, reason: "the request target must be a path (such as /api/health), not an absolute URL or *; this server is no proxy" };
+  }
+  // The router and Next drop a fragment, the checks here would not: `/handoffs/new#/export` read
+  // as a thread's export (an agent token's) and was served as the operator's New handoff page.
+  if (target.includes("#")) {
+    return { ok: false, status: 400, reason: "the request target has a fragment (#…), which stays in the client; send the path and query only (encode a # in a value as %23)" };
   }
   return null;
 }
