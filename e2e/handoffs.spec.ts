@@ -185,3 +185,15 @@ test("the close button opens its confirmation before React hydrates", async ({ p
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
 });
+
+test("text written on the desk is stored with the line breaks typed (LF), as every other door stores it", async ({ page, request }) => {
+  const id = await createThroughForm(page, "E2E: line breaks", "first line\nsecond line");
+  const reply = page.getByRole("textbox", { name: "Content" });
+  await waitForHydration(page);
+  await reply.fill("a reply\nover two lines");
+  await page.getByRole("button", { name: /^Post/ }).click();
+  await expect(page.locator("li[data-number='2']")).toBeVisible();
+  const thread = (await (await request.get(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
+  // A form sends a text area's breaks as CRLF: they were stored so.
+  expect(thread.entries.map((entry) => entry.content)).toEqual(["first line\nsecond line", "a reply\nover two lines"]);
+});

@@ -22,11 +22,18 @@ export type FormState = {
 
 export const idleFormState: FormState = { status: "idle" };
 
-/** The form's text fields as plain strings. */
+/**
+ * A field's text as the person typed it. A form sends a text area's line breaks as CRLF (HTML's
+ * form encoding): entries posted from the desk were stored with CRLF where every other door
+ * stores LF, and a document was longer than the one loaded. JSON and YAML read either break alike.
+ */
+export const typedText = (text: string) => text.replace(/\r\n/g, "\n");
+
+/** The form's text fields as plain strings, as typed. */
 export function formValues(formData: FormData): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [key, value] of formData.entries()) {
-    if (typeof value === "string" && !key.startsWith("$")) values[key] = value;
+    if (typeof value === "string" && !key.startsWith("$")) values[key] = typedText(value);
   }
   return values;
 }

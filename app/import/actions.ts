@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { Invalid, isDomainError } from "@/lib/errors";
-import { formValues, type FormState } from "@/lib/form-state";
+import { formValues, typedText, type FormState } from "@/lib/form-state";
 import { importDocument } from "@/lib/formats/import-document";
 import { previewImport, type ImportPreview } from "@/lib/formats/preview-import";
 
@@ -15,18 +15,11 @@ const previewInput = z.object({
   format: z.string().max(40).optional(),
 });
 
-/**
- * The document as the operator pasted or loaded it. A form sends a text area's line breaks as CRLF
- * (HTML's form encoding), so a file of LF lines arrived longer than it is, and one just under the
- * 1 MiB limit was refused though its preview passed. JSON and YAML read either break alike.
- */
-const documentText = (text: string | undefined) => text?.replace(/\r\n/g, "\n");
-
-/** The preview for what is in the form; never stores anything. */
+/** The preview for what is in the form; never stores anything. It reads the text as the import will (formValues). */
 export async function previewImportAction(input: z.input<typeof previewInput>): Promise<ImportPreview> {
   const parsed = previewInput.safeParse(input);
   if (!parsed.success) return { ok: false, message: "the form sent something unexpected", fieldErrors: { "(document)": ["is too large or malformed"] } };
-  return previewImport({ ...parsed.data, text: documentText(parsed.data.text) });
+  return previewImport({ ...parsed.data, text: parsed.data.text === undefined ? undefined : typedText(parsed.data.text) });
 }
 
 function importFailure(error: unknown, values: Record<string, string>): FormState {
@@ -41,7 +34,7 @@ export async function importAction(_previous: FormState, formData: FormData): Pr
   let id: string;
   try {
     const imported = await importDocument({
-      text: values.artifactId?.trim() ? undefined : documentText(values.text),
+      text: values.artifactId?.trim() ? undefined : values.text,
       artifactId: values.artifactId,
       fileName: values.fileName,
       format: values.format,
