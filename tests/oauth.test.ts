@@ -391,6 +391,19 @@ describe("tokens", () => {
     expect(await missing.json()).toMatchObject({ error: "invalid_request" });
   });
 
+  it("revoking a refresh token at the revocation endpoint ends the access tokens of its grant too (RFC 7009 §2.1)", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const tokens = await exchange(code, codeVerifier);
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+    const revoked = await fetch(`${origin}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.client_id }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await mcpCall(tokens.access_token)).status).toBe(401);
+  });
+
   it("a refresh token is no bearer, and an agent's grant cannot reach pages or token management", async () => {
     const { code, codeVerifier } = await approvedCode();
     const tokens = await exchange(code, codeVerifier);

@@ -146,16 +146,24 @@ export async function tokenRequest(form: Form): Promise<OAuthTokens> {
 
 /**
  * Token revocation (RFC 7009) for a public client: the access or refresh token goes if this client
- * holds it; unknown tokens are not an error (§2.2), so nothing can be probed.
+ * holds it; unknown tokens are not an error (§2.2), so nothing can be probed. A refresh token takes
+ * the access tokens of its grant with it (§2.1): a client that signs out by revoking its refresh
+ * token must not leave an access token working for the rest of its hour.
  */
 export async function revokeOAuthToken(form: Form): Promise<void> {
   const parsed = OAuthTokenRevocationRequestSchema.safeParse({ token: form.get("token") ?? undefined, token_type_hint: form.get("token_type_hint") ?? undefined });
   if (!parsed.success) throw new InvalidRequestError("token is required");
   const clientId = required(form, "client_id");
   if (!canBeClientId(clientId)) return;
-  await write((tx) =>
-    tx.run("DELETE FROM oauth_tokens WHERE token_hash = ? AND token_id IN (SELECT id FROM access_tokens WHERE client_id = ?)", [hashSecret(parsed.data.token), clientId]),
-  );
+  await write(async (tx) => {
+    const row = await tx.get<{ token_id: number; kind: string }>(
+      "SELECT o.token_id, o.kind FROM oauth_tokens o JOIN access_tokens t ON t.id = o.token_id WHERE o.token_hash = ? AND t.client_id = ?",
+      [hashSecret(parsed.data.token), clientId],
+    );
+    if (!row) return;
+    if (row.kind === "refresh") await revokeGrantTokens(tx, row.token_id);
+    else await tx.run("DELETE FROM oauth_tokens WHERE token_hash = ?", [hashSecret(parsed.data.token)]);
+  });
 }
 
 type AccessRow = { id: number; name: string; act_as: string | null; last_used_at: string | null; resource: string; expires_at: string };
