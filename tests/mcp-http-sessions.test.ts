@@ -1,7 +1,13 @@
+import http from "node:http";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "../lib/auth";
+import { changeFeedStats } from "../lib/changes";
+import { write } from "../lib/database";
+import { createHandoff } from "../lib/handoffs";
+import { MAX_SUBSCRIPTIONS } from "../lib/mcp/resources";
 import { countRows } from "./support/rows";
-import { MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
+import { MAX_QUEUED_MESSAGES, MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
 import { serveApi, type ApiServer } from "./support/api-server";
 
 /**
@@ -79,6 +85,52 @@ describe("MCP sessions over HTTP", () => {
     expect(stateless.status).toBe(200);
     expect(stateless.headers.get("mcp-session-id")).toBeNull();
   });
+});
+
+describe("a session's GET stream", () => {
+  it(`ends once ${MAX_QUEUED_MESSAGES} notifications wait for a client that does not read it (the SDK queued them all), and the session goes on`, async () => {
+    const credentials = bearer(tokenA);
+    const id = await openSession(credentials);
+    const inSession = { "mcp-session-id": id, "mcp-protocol-version": LATEST_PROTOCOL_VERSION, ...credentials };
+    expect((await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }), inSession)).status).toBe(202);
+    // Many subscribed handoffs, so that one round of changes makes many notifications (one per URI and read of the feed).
+    const handoffIds: string[] = [];
+    for (let index = 0; index < MAX_SUBSCRIPTIONS; index++) handoffIds.push((await createHandoff({ title: `unread stream ${index}`, content: "followed" })).handoff.id);
+    for (const [index, handoffId] of handoffIds.entries()) {
+      const subscribed = await post(JSON.stringify({ jsonrpc: "2.0", id: 100 + index, method: "resources/subscribe", params: { uri: `baton://handoffs/${handoffId}` } }), inSession);
+      expect(((await subscribed.json()) as { error?: unknown }).error).toBeUndefined();
+    }
+
+    // A client that opens the stream and reads nothing: the socket fills, then the server's queue.
+    const { port } = new URL(served.origin);
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get({ host: "127.0.0.1", port, path: "/api/mcp", headers: { accept: "text/event-stream", ...inSession } }, resolve).on("error", reject),
+    );
+    expect(stream.statusCode).toBe(200);
+    stream.pause();
+    let text = "";
+    let ended = false;
+    stream.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    stream.on("end", () => (ended = true));
+
+    // Past what the sockets' buffers take on loopback (about 4 MB, 30,000 notifications here), then the bound.
+    const rounds = 200;
+    for (let round = 0; round < rounds; round++) {
+      const read = changeFeedStats().rowsRead;
+      // What the triggers append for a write to each of them, in one transaction: one read of the feed.
+      await write((tx) => tx.run(`INSERT INTO changes (subject, action, handoff_id) VALUES ${handoffIds.map(() => "('handoff', 'updated', ?)").join(", ")}`, handoffIds));
+      await expect.poll(() => changeFeedStats().rowsRead - read, { interval: 2 }).toBeGreaterThanOrEqual(handoffIds.length);
+    }
+    const sent = rounds * handoffIds.length;
+    stream.resume();
+    await expect.poll(() => ended, { timeout: 15_000 }).toBe(true);
+    const received = text.split("notifications/resources/updated").length - 1;
+    expect(received).toBeGreaterThan(MAX_QUEUED_MESSAGES);
+    expect(received).toBeLessThan(sent);
+    // The session itself stays: its client may open the stream again.
+    expect((await post(toolsList, inSession)).status).toBe(200);
+    await served.fetch("/api/mcp", { method: "DELETE", headers: inSession });
+  }, 120_000);
 });
 
 describe("repo_path over HTTP", () => {

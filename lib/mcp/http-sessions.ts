@@ -49,11 +49,47 @@ async function sweep(owner: string): Promise<void> {
   for (const [id] of owned.slice(0, Math.max(0, owned.length - MAX_SESSIONS_PER_CALLER + 1))) await closeSession(id);
 }
 
-/** The session's event stream, marked so that no compression between here and the client holds events back. */
-function unbuffered(response: Response): Response {
+/**
+ * Messages a session's GET stream may hold for a client that does not read them. The SDK queues
+ * every notification whether or not anyone reads; past this the stream ends (its queued messages
+ * still go out first) and the client may open it again, as /api/events ends a stream that far
+ * behind (lib/changes/sse.ts).
+ */
+export const MAX_QUEUED_MESSAGES = 1000;
+
+/**
+ * The session's event stream, bounded (MAX_QUEUED_MESSAGES) and marked so that no compression
+ * between here and the client holds events back. The SDK's stream is read as fast as it is
+ * written; what the client has not taken yet is counted in this stream's queue, one message a chunk.
+ */
+function boundedEventStream(response: Response): Response {
   const headers = new Headers(response.headers);
   headers.set("cache-control", "no-cache, no-transform");
-  return new Response(response.body, { status: response.status, headers });
+  if (!response.body || !response.ok) return new Response(response.body, { status: response.status, headers });
+  const source = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      void (async () => {
+        try {
+          for (;;) {
+            const { done, value } = await source.read();
+            if (done) break;
+            if ((controller.desiredSize ?? 0) < -MAX_QUEUED_MESSAGES) {
+              await source.cancel("the client does not read its session's stream");
+              break;
+            }
+            controller.enqueue(value);
+          }
+          controller.close();
+        } catch (error) {
+          // The client went away (closing a cancelled stream throws), or the SDK's stream failed: this one ends with it.
+          controller.error(error);
+        }
+      })();
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  return new Response(body, { status: response.status, headers });
 }
 
 /** An initialize request; the method is looked at first, so a tool call (nearly every POST) skips the SDK's full schema check. */
@@ -81,7 +117,7 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     session.lastUsed = Date.now();
     const response = await session.transport.handleRequest(request, parsed(message));
     if (request.method === "DELETE") await closeSession(id);
-    return request.method === "GET" ? unbuffered(response) : response;
+    return request.method === "GET" ? boundedEventStream(response) : response;
   }
   if (!initializes(message)) return null;
   await sweep(owner);
