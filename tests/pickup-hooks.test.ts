@@ -355,6 +355,9 @@ describe("baton hook stop", () => {
     expect(reason).toContain("37 more unanswered questions, not quoted here");
     expect(reason).toContain("and 27 more handoffs. Read them with get_handoff.");
     expect(asked.filter((id) => reason.includes(id))).toHaveLength(13);
+    // Oldest first: the questions waiting longest are the ones quoted.
+    for (const id of asked.slice(0, 3)) expect(reason).toContain(`Handoff ${id}, question #2`);
+    expect(reason).not.toContain(`Handoff ${asked.at(-1)}, question`);
   });
 
   it("exits 0 with stdout empty on malformed input and outside a repository", async () => {

@@ -34,9 +34,10 @@ export async function stopReminder(options: { folder: string; sessionId: string;
   const repository = await repositoryAt(options.folder);
   if (!repository) return { inRepository: false, reminder: null };
   const linked = await read((tx) => linkedProjectIn(tx, repository));
-  const open = (await findUnansweredQuestions("chat")).filter(
-    (item) => !state.reminded.includes(item.question.seq) && belongsTo({ project: item.handoff.project, recorded: item.recorded }, repository, linked),
-  );
+  const open = (await findUnansweredQuestions("chat"))
+    .filter((item) => !state.reminded.includes(item.question.seq) && belongsTo({ project: item.handoff.project, recorded: item.recorded }, repository, linked))
+    // The desk lists them newest first; the reminder quotes those waiting longest.
+    .sort((a, b) => a.question.seq - b.question.seq);
   if (open.length === 0) return { inRepository: true, reminder: null };
   writeSessionState(options.sessionId, { reminded: [...state.reminded, ...open.map((item) => item.question.seq)], blockedLast: true });
   return { inRepository: true, reminder: render(open) };
