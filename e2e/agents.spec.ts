@@ -1,8 +1,11 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { waitForHydration } from "./hydration";
 import { expectNoAxeViolations } from "./support/axe";
+import { prepareDataDir, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
+import { scratchDir } from "./support/scratch";
 
 /** Registers an agent through the form and returns its page URL path. */
 async function registerThroughForm(page: Page, persona: string, project = "e2e") {
@@ -238,4 +241,57 @@ test("shortcut keys do nothing behind the End shift dialog: what was typed in it
   await expect(dialog.getByLabel("Shift document")).toHaveValue("## Goal\nHalf a shift document, typed by hand.\n");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeHidden();
   await expect(page.getByRole("dialog", { name: "Jump to" })).toBeHidden();
+});
+
+test.describe("Retry delivery with a real tmux", () => {
+  const port = Number(process.env.BATON_E2E_PORT || 3100) + 81;
+  const origin = `http://127.0.0.1:${port}`;
+  // A private tmux server (tmux -L) for the successor's pane.
+  const tmuxSocket = `baton-e2e-retry-${process.pid}`;
+  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", tmuxSocket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+  let server: ExtraServer | undefined;
+
+  test.beforeAll(async () => {
+    server = await startAndWait({ dataDir: prepareDataDir().dataDir, port, env: { BATON_TMUX_SOCKET: tmuxSocket } }, async () => (await fetch(`${origin}/api/health`)).ok, "the server with a tmux");
+  });
+  test.afterAll(async () => {
+    if (server) await stopAndWait(server);
+    try {
+      tmux("kill-server");
+    } catch {
+      // Never started.
+    }
+  });
+
+  test("Retry in two tabs at once types the prompt once; the other tab says a delivery is under way", async ({ browser }) => {
+    const registered = await fetch(`${origin}/api/agents`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ personaSlug: "e2e-retry-twice" }) });
+    const agent = (await registered.json()) as { id: number; shortId: string };
+    // The successor's pane is not there yet: the first delivery fails.
+    const handedOff = await fetch(`${origin}/api/agents/${agent.id}/handoff`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "shift_end", document: "## Goal\nOne prompt, once.\n", successor: { tmuxTarget: "work:0.0" } }),
+    });
+    expect(((await handedOff.json()) as { record: { deliveryState: string } }).record.deliveryState).toBe("failed");
+    // Now it is: `cat` under Claude Code's process name, which shows what is typed and entered.
+    const agentBin = scratchDir("retry-agent-");
+    fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(agentBin, "claude"));
+    tmux("new-session", "-d", "-s", "work", "-x", "250", "-y", "50", path.join(agentBin, "claude"));
+
+    const context = await browser.newContext();
+    const tabs = [await context.newPage(), await context.newPage()];
+    for (const tab of tabs) {
+      await tab.goto(`${origin}/agents/${agent.id}`);
+      await whenHydrated(tab.getByRole("button", { name: "Retry delivery" }));
+    }
+    await Promise.all(tabs.map((tab) => tab.getByRole("button", { name: "Retry delivery" }).click()));
+    // Seen while it shows: once delivered, the page no longer offers Retry, nor its message.
+    await Promise.any(tabs.map((tab) => expect(tab.getByRole("alert").filter({ hasText: /prompt is being delivered already/ })).toBeVisible()));
+    await expect.poll(async () => ((await (await fetch(`${origin}/api/agents/${agent.id}`)).json()) as { handoff: { deliveryState: string } }).handoff.deliveryState).toBe("submitted");
+    for (const tab of tabs) await expect(tab.getByRole("button", { name: "Retrying…" })).toHaveCount(0);
+    // cat shows a line twice, as typed and as entered: delivered once, the prompt shows twice (not twice on one line, then again).
+    const screen = tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "=work:0.0");
+    expect(screen.split(`Continuing from Agent ${agent.shortId}`).length - 1).toBe(2);
+    await context.close();
+  });
 });

@@ -12,7 +12,22 @@ import { agentRefSchema, optionalTmuxTargetSchema } from "./schemas";
 import { outcomeOf, sendPrompt } from "./tmux-bridge";
 import { shortIdOf, type HandoffRecordView } from "./views";
 
-type StepExtra = { delivery?: string; typedAt?: Date; submittedAt?: Date; readAt?: Date; actedAt?: Date };
+type StepExtra = {
+  delivery?: string;
+  typedAt?: Date;
+  submittedAt?: Date;
+  readAt?: Date;
+  actedAt?: Date;
+  /** The delivery that held the record's claim (claimDelivery) has ended: the next may begin. */
+  release?: boolean;
+};
+
+/**
+ * How long a delivery holds its claim at most: the wait for the pane to come to rest, typing and
+ * the read-back take well under this. A claim older than this was left by a server that stopped
+ * mid-delivery, and the next delivery takes it over.
+ */
+const DELIVERY_CLAIM_MS = 60_000;
 
 /** The record, locked until the transaction ends: every step reads it, then writes it. */
 async function lockRecord(tx: Tx, where: "id" | "agent_id", value: number): Promise<RecordRow | undefined> {
@@ -27,7 +42,7 @@ async function lockRecord(tx: Tx, where: "id" | "agent_id", value: number): Prom
 async function recordStep(tx: Tx, record: RecordRow, state: DeliveryState, extra: StepExtra = {}): Promise<RecordRow> {
   const firstTime = (kept: string | null, at: Date | undefined) => kept ?? (at ? storedDate(at) : null);
   const row = await tx.get<RecordRow>(
-    `UPDATE handoff_records SET delivery_state = ?, delivery = ?, typed_at = ?, submitted_at = ?, read_at = ?, acted_at = ?
+    `UPDATE handoff_records SET delivery_state = ?, delivery = ?, typed_at = ?, submitted_at = ?, read_at = ?, acted_at = ?${extra.release ? ", delivering_since = NULL" : ""}
      WHERE id = ? RETURNING ${RECORD_RETURNING}`,
     [
       advancedState(record.delivery_state as DeliveryState | null, state),
@@ -51,20 +66,39 @@ async function updateRecord(id: number, state: DeliveryState, extra: StepExtra):
 }
 
 /**
+ * Claims the record for one delivery (counted as an attempt), or refuses with a Conflict while
+ * another holds it: two deliveries at once (Retry in two tabs, on the desk and the agent's page)
+ * would type the prompt twice into one line, their pieces interleaved, and press Enter twice.
+ * The claim is in the record, so it holds across a team server's instances.
+ */
+async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<void> {
+  const current = await tx.get<{ delivering_since: string | null }>(`SELECT delivering_since FROM handoff_records WHERE id = ?${lockRows(tx)}`, [recordId]);
+  if (!current) throw new NotFound(`handoff record ${recordId} is gone (its agent was deleted)`);
+  const now = new Date();
+  const since = current.delivering_since === null ? null : new Date(Date.parse(current.delivering_since));
+  if (since && now.getTime() - since.getTime() < DELIVERY_CLAIM_MS) {
+    throw new Conflict(
+      `agent ${shortId}'s prompt is being delivered already (since ${since.toISOString()}): its outcome shows on the agent's page within a minute; retry then if it failed`,
+    );
+  }
+  await tx.run("UPDATE handoff_records SET delivering_since = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ?", [storedDate(now), recordId]);
+}
+
+/**
  * Sends the record's injection prompt to `target` and records each step: typed once tmux took
- * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason. tmux
- * runs between transactions, never inside one.
+ * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason. The
+ * caller has claimed the record (claimDelivery, or the handoff's insert); the last step releases
+ * it. tmux runs between transactions, never inside one.
  */
 export async function deliverRecord(recordId: number, target: string, prompt: string): Promise<HandoffRecordView> {
-  await write((tx) => tx.run("UPDATE handoff_records SET delivery_attempts = delivery_attempts + 1 WHERE id = ?", [recordId]));
   const sent = await sendPrompt(target, prompt, async (typedAt) => {
     await updateRecord(recordId, "typed", { typedAt });
   });
   const delivery = outcomeOf(sent);
   let row: RecordRow;
-  if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt });
-  else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt });
-  else row = await updateRecord(recordId, "failed", { delivery });
+  if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt, release: true });
+  else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt, release: true });
+  else row = await updateRecord(recordId, "failed", { delivery, release: true });
   return toHandoffRecordView(row);
 }
 
@@ -104,6 +138,7 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     if (!successor?.tmux_target) {
       throw new Conflict(`agent ${shortId}'s successor has no tmux target: set one on the successor's page (or paste the prompt yourself), then retry`);
     }
+    await claimDelivery(tx, agent.handoff.id, shortId);
     return { recordId: agent.handoff.id, target: successor.tmux_target, prompt };
   });
   return deliverRecord(recordId, target, prompt);

@@ -112,9 +112,10 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
       );
       if (!successor) throw sessionTakenConflict(successorSessionId);
       const record = await tx.get<RecordRow>(
-        `INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at, git)
-         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT (agent_id) DO NOTHING RETURNING ${RECORD_RETURNING}`,
-        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null],
+        // With a target, the record is claimed for its first delivery (claimDelivery's columns): no Retry types alongside it.
+        `INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at, git, delivering_since, delivery_attempts)
+         VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING RETURNING ${RECORD_RETURNING}`,
+        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null, tmuxTarget ? at : null, tmuxTarget ? 1 : 0],
       );
       if (!record) throw alreadyHandedOffConflict(shortId);
       const ended = await tx.get<AgentRow>(`UPDATE agents SET status = 'ended', ended_at = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [at, current.id]);

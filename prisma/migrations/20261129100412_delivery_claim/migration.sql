@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "handoff_records" ADD COLUMN "delivering_since" DATETIME;
+
