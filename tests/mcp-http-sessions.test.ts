@@ -1,13 +1,13 @@
 import http from "node:http";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createToken } from "../lib/auth";
 import { changeFeedStats } from "../lib/changes";
 import { write } from "../lib/database";
 import { createHandoff } from "../lib/handoffs";
 import { MAX_SUBSCRIPTIONS } from "../lib/mcp/resources";
 import { countRows } from "./support/rows";
-import { MAX_QUEUED_MESSAGES, MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
+import { IDLE_MS, MAX_QUEUED_MESSAGES, MAX_SESSIONS_PER_CALLER, openSessionCount } from "../lib/mcp/http-sessions";
 import { serveApi, type ApiServer } from "./support/api-server";
 
 /**
@@ -88,6 +88,27 @@ describe("MCP sessions over HTTP", () => {
 });
 
 describe("a session's GET stream", () => {
+  it("keeps its session past the idle time while it is open (the client listens for notifications); a session without one ends", async () => {
+    const credentials = bearer((await createToken({ name: "sessions-listening", role: "agent" })).token);
+    const listening = await openSession(credentials);
+    const idle = await openSession(credentials);
+    const stream = new AbortController();
+    const opened = await served.fetch("/api/mcp", { headers: { accept: "text/event-stream", "mcp-session-id": listening, ...credentials }, signal: stream.signal });
+    expect(opened.status).toBe(200);
+    try {
+      // The clock alone moves past the idle time; the next initialize sweeps.
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.now() + IDLE_MS + 60_000);
+      await openSession(credentials);
+      expect((await post(toolsList, { "mcp-session-id": idle, ...credentials })).status).toBe(404);
+      expect((await post(toolsList, { "mcp-session-id": listening, ...credentials })).status).toBe(200);
+    } finally {
+      vi.useRealTimers();
+      stream.abort();
+    }
+  });
+
+
   it(`ends once ${MAX_QUEUED_MESSAGES} notifications wait for a client that does not read it (the SDK queued them all), and the session goes on`, async () => {
     const credentials = bearer(tokenA);
     const id = await openSession(credentials);

@@ -12,15 +12,24 @@ import { parsed, type McpMessage } from "./http-message";
  * Streamable HTTP sessions, for what a stateless exchange cannot carry: notifications the client
  * did not ask for (`notifications/resources/updated` on a subscribed handoff) over the session's
  * GET stream. A client that initializes gets a session (`Mcp-Session-Id`), its own server with
- * subscriptions on, and keeps it until it sends DELETE or stays idle for IDLE_MS; requests
+ * subscriptions on, and keeps it until it sends DELETE or stays idle for IDLE_MS (a session
+ * whose GET stream is open is listening, not idle); requests
  * without a session id go on to the stateless path. A session answers only the caller that
  * opened it (lib/caller.ts's `callerKey`: the same token, grant or desk), so a leaked id is worth
  * nothing to anyone else, and the cap on sessions is per caller, so one caller's initializes end
  * only its own oldest sessions.
  */
-type Session = { server: McpServer; transport: WebStandardStreamableHTTPServerTransport; owner: string; lastUsed: number; unwatch: () => void };
+type Session = {
+  server: McpServer;
+  transport: WebStandardStreamableHTTPServerTransport;
+  owner: string;
+  lastUsed: number;
+  /** GET streams open now: while one is, the session is in use. */
+  openStreams: number;
+  unwatch: () => void;
+};
 
-const IDLE_MS = 30 * 60 * 1000;
+export const IDLE_MS = 30 * 60 * 1000;
 /** Sessions one caller may hold; its oldest ends when it opens one more. */
 export const MAX_SESSIONS_PER_CALLER = 32;
 /** Sessions in all: past this, new ones are refused (429) rather than ending anyone's. */
@@ -41,11 +50,14 @@ async function closeSession(id: string): Promise<void> {
   await session.server.close();
 }
 
+/** When the session was last used: now while its GET stream is open (its client is listening for notifications). */
+const lastActive = (session: Session, now: number) => (session.openStreams > 0 ? now : session.lastUsed);
+
 /** Ends sessions idle for too long, and the owner's least recently used ones past its cap. */
 async function sweep(owner: string): Promise<void> {
   const now = Date.now();
-  for (const [id, session] of sessions) if (now - session.lastUsed > IDLE_MS) await closeSession(id);
-  const owned = [...sessions.entries()].filter(([, session]) => session.owner === owner).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+  for (const [id, session] of sessions) if (now - lastActive(session, now) > IDLE_MS) await closeSession(id);
+  const owned = [...sessions.entries()].filter(([, session]) => session.owner === owner).sort((a, b) => lastActive(a[1], now) - lastActive(b[1], now));
   for (const [id] of owned.slice(0, Math.max(0, owned.length - MAX_SESSIONS_PER_CALLER + 1))) await closeSession(id);
 }
 
@@ -60,12 +72,22 @@ export const MAX_QUEUED_MESSAGES = 1000;
 /**
  * The session's event stream, bounded (MAX_QUEUED_MESSAGES) and marked so that no compression
  * between here and the client holds events back. The SDK's stream is read as fast as it is
- * written; what the client has not taken yet is counted in this stream's queue, one message a chunk.
+ * written; what the client has not taken yet is counted in this stream's queue, one message a
+ * chunk. `onEnd` runs once when the stream ends, however it ends.
  */
-function boundedEventStream(response: Response): Response {
+function boundedEventStream(response: Response, onEnd: () => void): Response {
   const headers = new Headers(response.headers);
   headers.set("cache-control", "no-cache, no-transform");
-  if (!response.body || !response.ok) return new Response(response.body, { status: response.status, headers });
+  if (!response.body) {
+    onEnd();
+    return new Response(null, { status: response.status, headers });
+  }
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+  };
   const source = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -84,10 +106,15 @@ function boundedEventStream(response: Response): Response {
         } catch (error) {
           // The client went away (closing a cancelled stream throws), or the SDK's stream failed: this one ends with it.
           controller.error(error);
+        } finally {
+          end();
         }
       })();
     },
-    cancel: (reason) => source.cancel(reason),
+    cancel: (reason) => {
+      end();
+      return source.cancel(reason);
+    },
   });
   return new Response(body, { status: response.status, headers });
 }
@@ -117,7 +144,12 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     session.lastUsed = Date.now();
     const response = await session.transport.handleRequest(request, parsed(message));
     if (request.method === "DELETE") await closeSession(id);
-    return request.method === "GET" ? boundedEventStream(response) : response;
+    if (request.method !== "GET" || !response.ok) return response;
+    session.openStreams++;
+    return boundedEventStream(response, () => {
+      session.openStreams--;
+      session.lastUsed = Date.now();
+    });
   }
   if (!initializes(message)) return null;
   await sweep(owner);
@@ -129,7 +161,7 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     onsessioninitialized: (sessionId) => {
       // Revoking the caller's token, grant or sign-in ends the session and its GET stream at once.
       const unwatch = endWhenRevoked(caller, () => void closeSession(sessionId));
-      sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now(), unwatch });
+      sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now(), openStreams: 0, unwatch });
     },
     onsessionclosed: (sessionId) => void closeSession(sessionId),
   });
