@@ -57,7 +57,7 @@ test.describe("BATON_AUTH=required on loopback", () => {
     await expect(page).toHaveURL(`${origin}/agents`);
     await expect(page.getByText("Signed in as")).toContainText("desk");
     const cookies = await page.context().cookies(origin);
-    expect(cookies.find((cookie) => cookie.name === "baton_session")).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+    expect(cookies.find((cookie) => cookie.name === "baton_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
 
     await page.getByRole("link", { name: "Tokens" }).click();
     await page.getByLabel("Name").fill("laptop");

@@ -487,14 +487,14 @@ describe("the guard with BATON_AUTH=required", () => {
     expect((await raw(server.origin, "GET", "/api/handoffs", bearer)).status).toBe(401);
   });
 
-  it("signs an operator in with a cookie (HttpOnly, SameSite=Strict) and out again", async () => {
+  it("signs an operator in with a cookie (HttpOnly, SameSite=Lax) and out again", async () => {
     const refused = await raw(server.origin, "POST", "/api/session", { host: server.host, "content-type": "application/json" }, JSON.stringify({ token: agent }));
     expect(refused.status).toBe(400);
     expect(messageOf(refused.body)).toContain("agent role");
     const signedIn = await raw(server.origin, "POST", "/api/session", { host: server.host, "content-type": "application/json" }, JSON.stringify({ token: operator }));
     expect(signedIn.status).toBe(200);
     const setCookie = String(signedIn.headers["set-cookie"]);
-    expect(setCookie).toMatch(/^baton_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Expires=/);
+    expect(setCookie).toMatch(/^baton_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Expires=/);
     expect(setCookie).not.toContain("Secure");
     const cookie = setCookie.split(";")[0];
     const page = await raw(server.origin, "GET", "/probe", { host: server.host, cookie });

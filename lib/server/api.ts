@@ -82,10 +82,16 @@ const host = (c: Ctx) => c.req.header("host") ?? null;
 /** The `:id` of a route declared with one (Hono types a handler declared apart from its path loosely). */
 const idParam = (c: Ctx) => c.req.param("id") ?? "";
 
-/** The session cookie: HttpOnly, SameSite=Strict, Secure when the request came over https. */
+/**
+ * The session cookie: HttpOnly, SameSite=Lax, Secure when the request came over https. Lax, not
+ * Strict: a browser leaves a Strict cookie off every navigation another site starts, so a
+ * signed-in operator following a link from a chat, or claude.ai's Connect opening the consent
+ * page, was sent to sign in again. Writes from other sites are the guard's to refuse (Origin,
+ * Sec-Fetch-Site), and Lax sends the cookie with none of them.
+ */
 function sessionCookie(c: Ctx, value: string, expires: Date): string {
   const https = new URL(c.req.url).protocol === "https:" || c.req.header("x-forwarded-proto") === "https";
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Expires=${expires.toUTCString()}${https ? "; Secure" : ""}`;
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Expires=${expires.toUTCString()}${https ? "; Secure" : ""}`;
 }
 
 const formBody = async (c: Ctx, what: string): Promise<URLSearchParams> => {
