@@ -243,7 +243,9 @@ describe("deliveries", () => {
     const broken = await newReceiver();
     const watcher = await newReceiver();
     broken.state.answer = 500;
-    const { webhook } = await createWebhook({ url: broken.url, events: ["entry.created"] });
+    // Slack and Discord put a hook's secret in its path: another receiver is told the origin only.
+    const brokenUrl = `${broken.url}/T0001/B0001/hook-path-secret?token=query-secret`;
+    const { webhook } = await createWebhook({ url: brokenUrl, events: ["entry.created"] });
     await createWebhook({ url: watcher.url, events: ["delivery.failed"] });
     await start({ retryScheduleMs: [50, 50] });
     await createHandoff({ title: "doomed", content: "start" });
@@ -251,13 +253,15 @@ describe("deliveries", () => {
     expect(broken.received).toHaveLength(3);
     const [failed] = await recentDeliveries({ webhookId: webhook.id });
     expect(failed).toMatchObject({ status: "failed", attempts: 3, lastStatus: 500 });
-    expect(JSON.parse(report.body)).toMatchObject({ event: "delivery.failed", data: { delivery: { id: failed.id, url: broken.url, lastStatus: 500 } } });
+    expect(JSON.parse(report.body)).toMatchObject({ event: "delivery.failed", data: { delivery: { id: failed.id, webhookId: webhook.id, url: new URL(broken.url).origin, lastStatus: 500 } } });
+    expect(report.body).not.toMatch(/hook-path-secret|query-secret/);
     expect((await listWebhooks()).find((hook) => hook.id === webhook.id)).toMatchObject({ status: "paused", consecutiveFailures: 3 });
 
     // The dashboard's notifications: the failure is reported once, to a page that started before it.
     const notices = async (query: string) => (await notificationsGET(new Request(`http://127.0.0.1/api/notifications${query}`))).json();
     const first = await notices("?after_attempt=0");
-    expect(first.failed).toEqual([expect.objectContaining({ id: failed.id, url: broken.url, event: "entry.created", lastError: "answered HTTP 500" })]);
+    // The operator's own page names the hook in full.
+    expect(first.failed).toEqual([expect.objectContaining({ id: failed.id, url: brokenUrl, event: "entry.created", lastError: "answered HTTP 500" })]);
     expect((await notices(`?after_attempt=${first.attemptId}`)).failed).toEqual([]);
     expect((await notificationsGET(new Request("http://127.0.0.1/api/notifications?after_attempt=-1"))).status).toBe(400);
 

@@ -1,7 +1,6 @@
 import "server-only";
 import type { Change } from "../changes";
 import { lockRows, read, storedDate, write, type Tx } from "../database";
-import { withoutCredentials } from "../url-credentials";
 import { enqueue, hooksIn } from "./enqueue";
 import { eventsOfChange, mayDeliver } from "./events";
 import type { AttemptResult } from "./send";
@@ -64,6 +63,15 @@ export async function processChanges(changes: readonly Change[]): Promise<number
     await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [fresh[fresh.length - 1].seq]);
     return added;
   });
+}
+
+/**
+ * What a failure report (delivery.failed, sent to other receivers) says of the failed hook's
+ * address: its origin alone. Services such as Slack and Discord put the hook's secret in its path,
+ * and one receiver must not learn another's; the report's webhookId names the hook.
+ */
+function reportedOrigin(url: string): string {
+  return URL.canParse(url) ? new URL(url).origin : "";
 }
 
 /** A claimed delivery: the row, its hook's address and secret, and the lease that makes it this process's. */
@@ -152,7 +160,7 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
         [
           {
             event: "delivery.failed",
-            data: { delivery: { id: due.id, webhookId: due.webhook_id, url: withoutCredentials(due.url), event: due.event, attempts, lastStatus: result.status, lastError: result.error } },
+            data: { delivery: { id: due.id, webhookId: due.webhook_id, url: reportedOrigin(due.url), event: due.event, attempts, lastStatus: result.status, lastError: result.error } },
           },
         ],
         now,
