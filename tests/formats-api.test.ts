@@ -73,6 +73,8 @@ describe("formats over HTTP", () => {
     expect(artifactId).toMatch(/^[0-9a-f]{64}$/);
     const served = await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${artifactId}`), context(artifactId));
     expect(served.status).toBe(200);
+    // Kept by the browser, never by a proxy or CDN in front: `public` would let a shared cache hand the bundle to anyone.
+    expect(served.headers.get("cache-control")).toBe("private, max-age=31536000, immutable");
     const text = await bundle.text();
     expect(await served.text()).toBe(text);
     // Any instance of a team server answers it: the bytes are in the database, not only in this folder.

@@ -230,7 +230,12 @@ const API_ROUTES: readonly ApiRoute[] = [
       return dryRun ? json(await previewImport(options)) : json(await importDocument(options), 201);
     },
   },
-  /** A stored bundle's bytes, checked against their SHA-256; `?download=1` saves it. Blobs never change. */
+  /**
+   * A stored bundle's bytes, checked against their SHA-256; `?download=1` saves it. Blobs never
+   * change, so the browser keeps them; `private`, because a bundle is one caller's thread, and
+   * `public` would let a shared cache in front (a CDN, a caching proxy) store an answer to an
+   * authenticated request and hand it to anyone who asks for the same URL (RFC 9111 §3.5).
+   */
   {
     methods: ["GET"],
     path: "/api/artifacts/:id",
@@ -243,7 +248,7 @@ const API_ROUTES: readonly ApiRoute[] = [
         headers: {
           "content-type": "application/json; charset=utf-8",
           "content-disposition": `${download ? "attachment" : "inline"}; filename="context-bundle-${id.slice(0, 12)}.json"`,
-          "cache-control": "public, max-age=31536000, immutable",
+          "cache-control": "private, max-age=31536000, immutable",
         },
       });
     },
