@@ -56,11 +56,11 @@ const mcpCall = (token: string, init: { host?: string; query?: string } = {}) =>
  * A registration POST from a loopback address of our choosing (127.0.0.0/8 is all loopback), so
  * the per-peer limit on registrations applies per address as it would to distinct machines.
  */
-function registerFrom(peer: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> {
+function registerFrom(peer: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: hostname, port, path: "/oauth/register", method: "POST", localAddress: peer, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      { host: hostname, port, path: "/oauth/register", method: "POST", localAddress: peer, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers } },
       (response) => {
         let text = "";
         response.on("data", (chunk: Buffer) => (text += chunk.toString()));
@@ -197,6 +197,17 @@ describe("discovery and registration", () => {
     expect(refused.json).toMatchObject({ error: "slow_down", error_description: expect.stringContaining(`at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE}`) });
     expect(await count("oauth_clients")).toBe(before);
     expect((await registerFrom("127.0.2.2", body)).status).toBe(201);
+  });
+
+  it("counts an IPv6 client by its /64, the block one host or home is handed: fresh addresses in it share one limit", async () => {
+    const body = JSON.stringify({ client_name: "Rotating", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
+    // Through the trusted proxy on this machine (the default BATON_TRUSTED_PROXIES), as a tunnel forwards them.
+    const from = (address: string) => registerFrom("127.0.3.1", body, { "x-forwarded-for": address });
+    for (let index = 1; index <= REGISTRATIONS_PER_ADDRESS_PER_MINUTE; index++) expect((await from(`2001:db8:1:2::${index.toString(16)}`)).status).toBe(201);
+    const before = await count("oauth_clients");
+    expect((await from("2001:db8:1:2:ffff:ffff:ffff:fffe")).status).toBe(429);
+    expect(await count("oauth_clients")).toBe(before);
+    expect((await from("2001:db8:1:3::1")).status).toBe(201);
   });
 });
 

@@ -1,5 +1,6 @@
 import "server-only";
 import type { IncomingMessage } from "node:http";
+import ipaddr from "ipaddr.js";
 import proxyaddr from "proxy-addr";
 
 /**
@@ -36,4 +37,18 @@ export function proxyTrustFrom(value: string | undefined): { trust: ProxyTrust; 
 export function clientAddressOf(request: IncomingMessage, trust: ProxyTrust): string {
   if (!request.socket.remoteAddress) return "unknown";
   return proxyaddr(request, trust);
+}
+
+/**
+ * The block of addresses one client holds, for limits counted per client: an IPv4 address, or an
+ * IPv6 address's /64 (RFC 6177: what one host, home or VPS is handed; it can pick a fresh address
+ * in it for every request, and a limit per address would hold none of them back). An IPv4-mapped
+ * IPv6 address is its IPv4 address; anything unparsable is its own block.
+ */
+export function clientBlockOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(":")}::/64`;
 }

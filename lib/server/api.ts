@@ -19,6 +19,7 @@ import { importDocumentInput, type ImportDocumentOptions } from "../formats/plan
 import { previewImport } from "../formats/preview-import";
 import type { BatonEnv } from "../guard/middleware";
 import type { BodyClass } from "../guard/body-limits";
+import { clientBlockOf } from "../guard/client-address";
 import { endWhenRevoked } from "../guard/revocation-watch";
 import { addEntry, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
 import type { AddEntryOptions, CreateHandoffOptions, MarkReadOptions } from "../handoffs";
@@ -116,11 +117,11 @@ const importRequest = operationInput({
 });
 const notificationsQuery = z.object({ after_attempt: wholeNumberParam("after_attempt", 0, Number.MAX_SAFE_INTEGER) });
 
-/** Dynamic client registration (RFC 7591), limited per client address (behind a trusted proxy, the one it forwarded). */
+/** Dynamic client registration (RFC 7591), limited per client (behind a trusted proxy, the address it forwarded): an IPv4 address or an IPv6 /64. */
 const registrationLimit = rateLimiter<BatonEnv>({
   windowMs: 60_000,
   limit: REGISTRATIONS_PER_ADDRESS_PER_MINUTE,
-  keyGenerator: (c) => c.var.clientAddress,
+  keyGenerator: (c) => clientBlockOf(c.var.clientAddress),
   handler: () => oauthJson({ error: "slow_down", error_description: `at most ${REGISTRATIONS_PER_ADDRESS_PER_MINUTE} client registrations a minute from one address; try again later` }, 429),
 });
 
