@@ -329,6 +329,42 @@ describe("tokens", () => {
     expect((await exchange(code, codeVerifier)).access_token).toMatch(/^batonat_/);
   });
 
+  it("refuses a token or revocation request that gives a parameter twice (RFC 6749 §3.2), issuing and revoking nothing", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const form = (pairs: [string, string][]) => new URLSearchParams(pairs);
+    const post = (path: string, pairs: [string, string][]) =>
+      fetch(`${origin}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form(pairs) });
+    const exchangeFields: [string, string][] = [
+      ["grant_type", "authorization_code"],
+      ["code", code],
+      ["code_verifier", codeVerifier],
+      ["redirect_uri", redirectUri],
+      ["client_id", client.client_id],
+    ];
+    for (const [extra, error] of [
+      [["client_id", "someone-else"], "invalid_request"],
+      [["grant_type", "refresh_token"], "invalid_request"],
+      [["code_verifier", "A".repeat(43)], "invalid_request"],
+      [["resource", resource()], "invalid_target"],
+      [["resource", "https://other.example/api/mcp"], "invalid_target"],
+    ] as [[string, string], string][]) {
+      const pairs: [string, string][] = extra[0] === "resource" ? [...exchangeFields, ["resource", resource()], extra] : [...exchangeFields, extra];
+      const refused = await post("/oauth/token", pairs);
+      expect(refused.status, extra.join("=")).toBe(400);
+      expect(await refused.json(), extra.join("=")).toMatchObject({ error, error_description: expect.stringContaining(`${extra[0]} is given more than once`) });
+    }
+    // Nothing was spent: the code still works once, as sent.
+    const tokens = await exchange(code, codeVerifier);
+    const revokeTwice = await post("/oauth/revoke", [
+      ["token", tokens.access_token],
+      ["token", "batonat_other"],
+      ["client_id", client.client_id],
+    ]);
+    expect(revokeTwice.status).toBe(400);
+    expect(await revokeTwice.json()).toMatchObject({ error: "invalid_request", error_description: expect.stringContaining("token is given more than once") });
+    expect((await mcpCall(tokens.access_token)).status).toBe(200);
+  });
+
   it("a reused code is refused and the tokens issued from it are revoked", async () => {
     const { code, codeVerifier } = await approvedCode();
     const tokens = await exchange(code, codeVerifier);

@@ -5,6 +5,7 @@ import { InvalidGrantError, InvalidRequestError, InvalidTargetError, Unsupported
 import { chunksOf, hashSecret, lockToken, touch, type Principal } from "../auth/tokens";
 import type { ClientSide } from "../handoffs/schemas";
 import { placeholders, read, storedDate, write, type Tx } from "../database";
+import { visibleControls } from "../validation";
 import { canBeClientId } from "./clients";
 import { ACCESS_TOKEN_PREFIX, ACCESS_TOKEN_TTL_MS, CODE_PREFIX, REFRESH_TOKEN_PREFIX, REFRESH_TOKEN_TTL_MS, secretShape } from "./secrets";
 
@@ -43,6 +44,25 @@ async function revokeGrantTokens(tx: Tx, tokenId: number): Promise<void> {
 }
 
 type Form = URLSearchParams;
+
+/**
+ * RFC 6749 §3.1 and §3.2: a parameter may be given once. Of two, this endpoint would read the
+ * first and a proxy or log in front of it may read the last; which one was meant cannot be told,
+ * so neither is used. A second `resource` (RFC 8707 allows several) names more than the one
+ * resource this server issues tokens for.
+ */
+function refuseRepeated(form: Form): void {
+  const seen = new Set<string>();
+  for (const name of form.keys()) {
+    if (!seen.has(name)) {
+      seen.add(name);
+      continue;
+    }
+    const message = `${visibleControls(name.slice(0, 50))} is given more than once; send each parameter once`;
+    throw name === "resource" ? new InvalidTargetError(`${message} (this server issues tokens for its MCP endpoint alone)`) : new InvalidRequestError(message);
+  }
+}
+
 const required = (form: Form, name: string): string => {
   const value = form.get(name);
   if (!value) throw new InvalidRequestError(`${name} is required`);
@@ -138,6 +158,7 @@ async function refresh(form: Form): Promise<OAuthTokens> {
  * answers in RFC 6749's JSON shape.
  */
 export async function tokenRequest(form: Form): Promise<OAuthTokens> {
+  refuseRepeated(form);
   const grantType = required(form, "grant_type");
   if (grantType === "authorization_code") return exchangeCode(form);
   if (grantType === "refresh_token") return refresh(form);
@@ -151,6 +172,7 @@ export async function tokenRequest(form: Form): Promise<OAuthTokens> {
  * token must not leave an access token working for the rest of its hour.
  */
 export async function revokeOAuthToken(form: Form): Promise<void> {
+  refuseRepeated(form);
   const parsed = OAuthTokenRevocationRequestSchema.safeParse({ token: form.get("token") ?? undefined, token_type_hint: form.get("token_type_hint") ?? undefined });
   if (!parsed.success) throw new InvalidRequestError("token is required");
   const clientId = required(form, "client_id");
