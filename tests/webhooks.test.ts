@@ -25,6 +25,7 @@ import {
 } from "../lib/webhooks";
 import { signPayload } from "../lib/webhooks/signature";
 import { serveApi, type ApiServer } from "./support/api-server";
+import { runBaton } from "./support/baton-command";
 import { countRows, rowsOf } from "./support/rows";
 
 type Received = { headers: http.IncomingHttpHeaders; body: string; at: number };
@@ -144,6 +145,14 @@ describe("webhook registration", () => {
     await expect(redeliver({ id: 2 ** 40 })).rejects.toThrow(/id must be at most 2147483647/);
     await expect(removeWebhook({ id: "9007199254740993" })).rejects.toThrow(/id must be/);
     expect((await failedDeliveriesSince(2 ** 40)).failed).toEqual([]);
+  });
+
+  it("stores the address as it is contacted: a tab, a line break or a space typed into the URL does not split `baton webhook list`'s row", async () => {
+    const added = await runBaton(["webhook", "add", "HTTP://LocalHost:9/a\tb\nc d", "--events", "entry.created"]);
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await runBaton(["webhook", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trimEnd().split("\n")).toEqual([expect.stringMatching(/^\d+\tactive\thttp:\/\/localhost:9\/abc%20d\tentry\.created$/)]);
   });
 
   it("shows the secret once: the list never carries it", async () => {

@@ -23,7 +23,10 @@ const urlSchema = z
   .superRefine((value, context) => {
     const problem = webhookUrlProblem(value);
     if (problem) context.addIssue({ code: "custom", message: problem });
-  });
+  })
+  // The address as it is contacted: the parser drops tabs and line breaks and escapes spaces,
+  // which stored as typed would show (and split a `webhook list` row) as another address.
+  .transform((value) => new URL(value).href);
 
 const createSchema = z.object({
   url: urlSchema,
