@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
 import { waitForHydration } from "./hydration";
 import { expectNoAxeViolations } from "./support/axe";
 import { prepareDataDir, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
@@ -294,4 +296,56 @@ test.describe("Retry delivery with a real tmux", () => {
     expect(screen.split(`Continuing from Agent ${agent.shortId}`).length - 1).toBe(2);
     await context.close();
   });
+});
+
+test("an agent's page in a chain of 10,000 shows the 20 nearest on each side and links to both ends", async ({ page }) => {
+  test.setTimeout(180_000);
+  const port = Number(process.env.BATON_E2E_PORT || 3100) + 82;
+  const origin = `http://127.0.0.1:${port}`;
+  const { dataDir } = prepareDataDir();
+  const server = await startAndWait({ dataDir, port }, async () => (await fetch(`${origin}/api/health`)).ok, "the server of a long chain");
+  try {
+    // 10,000 agents, each continuing from the one before, written straight into the server's database.
+    const length = 10_000;
+    const database = new Database(path.join(dataDir, "baton.db"));
+    const insertAgent = database.prepare("INSERT INTO agents (id, session_id, persona_slug, name, status, previous_agent_id, started_at) VALUES (?, ?, 'long-chain', ?, ?, ?, ?)");
+    const insertRecord = database.prepare(
+      "INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at) VALUES (?, 'context_limit', ?, '## Goal\nGo on.\n', 'Continuing.', 'no target', 'queued', ?)",
+    );
+    const start = Date.now() - length * 60_000;
+    database.transaction(() => {
+      for (let id = 1; id <= length; id++) {
+        const at = new Date(start + id * 60_000).toISOString();
+        insertAgent.run(id, randomUUID(), `shift ${id}`, id === length ? "active" : "ended", id === 1 ? null : id - 1, at);
+        if (id < length) insertRecord.run(id, `personas/long-chain/handoffs/${id}.md`, at);
+      }
+    })();
+    database.close();
+
+    const html = await (await fetch(`${origin}/agents/5000`)).text();
+    expect(html.length).toBeLessThan(1_000_000);
+    await page.goto(`${origin}/agents/5000`);
+    const chain = page.getByRole("list", { name: "Agents in order, oldest first" });
+    await expect(chain.locator("li")).toHaveCount(41);
+    await expect(chain.locator("li").first()).toContainText("shift 4980");
+    await expect(chain.locator("li").nth(20)).toContainText("(this agent)");
+    await expect(chain.locator("li").last()).toContainText("shift 5020");
+    await expect(page.getByRole("heading", { name: "Continuity chain" })).toContainText("(10000 agents)");
+    await expect(page.getByTestId("chain-earlier")).toContainText("4979 earlier agents not shown; the chain starts with shift 1");
+    await expect(page.getByTestId("chain-later")).toContainText("4980 later agents not shown; the last is shift 10000");
+    await page.getByTestId("chain-earlier").getByRole("link", { name: /shift 1\b/ }).click();
+    await expect(page).toHaveURL(`${origin}/agents/1`);
+    await expect(chain.locator("li").first()).toContainText("(this agent)");
+    await expect(chain.locator("li")).toHaveCount(21);
+    await expect(page.getByTestId("chain-earlier")).toHaveCount(0);
+
+    // The list folds 20 predecessors under the latest and sends the rest to the earliest shown, whose page goes on.
+    await page.goto(`${origin}/agents?persona=long-chain`);
+    await page.getByText("20 earlier agents in this chain").click();
+    await page.getByRole("link", { name: "the earliest shown" }).click();
+    await expect(page).toHaveURL(`${origin}/agents/9980`);
+    await expect(chain.locator("li").first()).toContainText("shift 9960");
+  } finally {
+    await stopAndWait(server);
+  }
 });

@@ -99,11 +99,11 @@ function ChainItem({ chain }: { chain: AgentChain }) {
           </ol>
           {hidden > 0 && (
             <p className="mt-1 text-xs text-slate-600">
-              And {hidden} more: the whole chain is on{" "}
-              <Link href={`/agents/${latest.id}`} className="text-indigo-700 underline">
-                the agent&apos;s page
-              </Link>
-              .
+              And {hidden} more: the page of{" "}
+              <Link href={`/agents/${predecessors[predecessors.length - 1].id}`} className="text-indigo-700 underline">
+                the earliest shown
+              </Link>{" "}
+              lists the ones before it and links to the chain&apos;s first agent.
             </p>
           )}
         </details>

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { ChainNode, ContinuityChain } from "@/lib/agents";
+import type { ChainNode, ChainWindow } from "@/lib/agents";
 import { isDeliveryStalled } from "@/lib/agents/delivery-states";
 import { reasonLabel, StatusBadge } from "./agent-badges";
 
@@ -64,8 +64,20 @@ function Node({ node, current, arrivalStalled }: { node: ChainNode; current: boo
   );
 }
 
-/** The continuity chain as a timeline: predecessors (oldest first), this agent, successors. */
-export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
+/** A link to an agent of the chain that is not listed (its first or last). */
+function ChainEnd({ node }: { node: ChainNode }) {
+  return (
+    <Link href={`/agents/${node.id}`} className="text-indigo-700 underline">
+      {node.name} <code className="font-mono text-xs">{node.shortId}</code>
+    </Link>
+  );
+}
+
+/**
+ * The continuity chain as a timeline: predecessors (oldest first), this agent, successors; of a
+ * long chain the nearest on each side (ChainWindow), with links to its first and last agent.
+ */
+export function ContinuityChainView({ chain }: { chain: ChainWindow }) {
   const nodes = [...chain.predecessors, chain.agent, ...chain.successors];
   const byId = new Map(nodes.map((node) => [node.id, node]));
   // A shift prompt that did not arrive is flagged on both ends: the agent that handed off and its successor.
@@ -79,11 +91,21 @@ export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
         Continuity chain <span className="text-sm font-normal text-slate-600">({chain.length} agent{chain.length === 1 ? "" : "s"})</span>
       </h2>
       {chain.length === 1 && <p className="text-sm text-slate-600">No predecessor or successor yet: the chain grows when this agent hands off.</p>}
+      {chain.first && (
+        <p data-testid="chain-earlier" className="text-sm text-slate-600">
+          {chain.earlier} earlier agent{chain.earlier === 1 ? "" : "s"} not shown; the chain starts with <ChainEnd node={chain.first} />.
+        </p>
+      )}
       <ol aria-label="Agents in order, oldest first" className="ml-2">
         {nodes.map((node) => (
           <Node key={node.id} node={node} current={node.id === chain.agent.id} arrivalStalled={arrivalStalled(node)} />
         ))}
       </ol>
+      {chain.last && (
+        <p data-testid="chain-later" className="text-sm text-slate-600">
+          {chain.later} later agent{chain.later === 1 ? "" : "s"} not shown; the last is <ChainEnd node={chain.last} />.
+        </p>
+      )}
     </section>
   );
 }

@@ -6,7 +6,7 @@ import { agentNotFound } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema } from "./schemas";
 import { chainMembersSql } from "./chain-links";
-import { AGENT_WITH_RECORD, agentWithRecordOf, toAgentDetail, type JoinedAgentRow } from "./rows";
+import { AGENT_WITH_RECORD, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "./rows";
 import type { ChainNode } from "./views";
 
 const getContinuityChainInput = z.object({ agentId: agentRefSchema });
@@ -25,15 +25,18 @@ export type ContinuityChain = {
   length: number;
 };
 
-/** The chain inside the caller's transaction: one statement whatever its length. */
-export async function getContinuityChainIn(tx: Tx, id: number): Promise<ContinuityChain> {
-  const rows = await tx.all<JoinedAgentRow>(chainMembersSql(tx, AGENT_WITH_RECORD), [JSON.stringify([id])]);
-  const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
+/** What a chain is ordered by: each member's link and start. */
+type ChainLink = { id: number; previousAgentId: number | null; startedAt: string };
+
+/**
+ * The members of `id`'s chain in order: predecessors oldest first, successors breadth first (a
+ * fork's branches by start, then id). A cycle or a missing member ends the walk there.
+ */
+function orderChain<Link extends ChainLink>(id: number, byId: Map<number, Link>): { predecessors: Link[]; successors: Link[] } {
   const agent = byId.get(id);
   if (!agent) throw agentNotFound(id);
-
   const seen = new Set<number>([id]);
-  const predecessors: ChainNode[] = [];
+  const predecessors: Link[] = [];
   for (let cursor = agent.previousAgentId; cursor !== null && !seen.has(cursor); ) {
     const node = byId.get(cursor);
     if (!node) break;
@@ -42,20 +45,18 @@ export async function getContinuityChainIn(tx: Tx, id: number): Promise<Continui
     cursor = node.previousAgentId;
   }
 
-  const childrenOf = new Map<number, ChainNode[]>();
+  const childrenOf = new Map<number, Link[]>();
   for (const node of byId.values()) {
     if (node.previousAgentId === null) continue;
     const siblings = childrenOf.get(node.previousAgentId) ?? [];
     siblings.push(node);
     childrenOf.set(node.previousAgentId, siblings);
   }
-  const successors: ChainNode[] = [];
+  const successors: Link[] = [];
   const queue = [id];
   while (queue.length > 0) {
     const parent = queue.shift()!;
-    const children = (childrenOf.get(parent) ?? []).sort(
-      (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id,
-    );
+    const children = (childrenOf.get(parent) ?? []).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
     for (const child of children) {
       if (seen.has(child.id)) continue;
       seen.add(child.id);
@@ -63,11 +64,70 @@ export async function getContinuityChainIn(tx: Tx, id: number): Promise<Continui
       queue.push(child.id);
     }
   }
-  return { agentId: id, predecessors, agent, successors, length: predecessors.length + 1 + successors.length };
+  return { predecessors, successors };
+}
+
+/** The chain inside the caller's transaction: one statement whatever its length. */
+export async function getContinuityChainIn(tx: Tx, id: number): Promise<ContinuityChain> {
+  const rows = await tx.all<JoinedAgentRow>(chainMembersSql(tx, AGENT_WITH_RECORD), [JSON.stringify([id])]);
+  const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
+  const { predecessors, successors } = orderChain(id, byId);
+  return { agentId: id, predecessors, agent: byId.get(id)!, successors, length: predecessors.length + 1 + successors.length };
 }
 
 /** Every predecessor and successor of an agent, each with its handoff record; safe against cycles and gaps. */
 export async function getContinuityChain(options: GetContinuityChainOptions): Promise<ContinuityChain> {
   const input = parseInput(getContinuityChainInput, options);
   return read(async (tx) => getContinuityChainIn(tx, await resolveAgentIdIn(tx, input.agentId)));
+}
+
+/** Predecessors and successors an agent's page shows on each side of it. */
+export const CHAIN_WINDOW = 20;
+
+/** Part of a chain around one agent: the nearest members on each side, and how many are left out. */
+export type ChainWindow = ContinuityChain & {
+  /** Predecessors older than the first listed. */
+  earlier: number;
+  /** The chain's first agent, when it is one of those left out. */
+  first: ChainNode | null;
+  /** Successors after the last listed. */
+  later: number;
+  /** The chain's last successor (breadth first), when it is one of those left out. */
+  last: ChainNode | null;
+};
+
+/**
+ * The agent's chain as its page shows it: the CHAIN_WINDOW nearest predecessors and successors
+ * (a chain of 10,000 agents whole was 26 MB of page), `length` still counting every member. The
+ * members' links are read in one statement, their details for the window only.
+ */
+export async function getChainWindow(options: GetContinuityChainOptions): Promise<ChainWindow> {
+  const input = parseInput(getContinuityChainInput, options);
+  return read(async (tx) => {
+    const id = await resolveAgentIdIn(tx, input.agentId);
+    const links = await tx.rows<[number, number | null, string]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id, a.started_at FROM agents a"), [JSON.stringify([id])]);
+    const linkOf = new Map(links.map(([member, previousAgentId, startedAt]) => [member, { id: member, previousAgentId, startedAt }]));
+    const order = orderChain(id, linkOf);
+    const predecessorIds = order.predecessors.slice(-CHAIN_WINDOW).map((link) => link.id);
+    const successorIds = order.successors.slice(0, CHAIN_WINDOW).map((link) => link.id);
+    const earlier = order.predecessors.length - predecessorIds.length;
+    const later = order.successors.length - successorIds.length;
+    const firstId = earlier > 0 ? order.predecessors[0].id : null;
+    const lastId = later > 0 ? order.successors[order.successors.length - 1].id : null;
+    const shown = [...predecessorIds, id, ...successorIds, ...[firstId, lastId].filter((member) => member !== null)];
+    const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD} WHERE a.id IN ${idListSql(tx)}`, [JSON.stringify(shown)]);
+    const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
+    const detailOf = (member: number) => byId.get(member)!;
+    return {
+      agentId: id,
+      predecessors: predecessorIds.map(detailOf),
+      agent: detailOf(id),
+      successors: successorIds.map(detailOf),
+      length: order.predecessors.length + 1 + order.successors.length,
+      earlier,
+      first: firstId === null ? null : detailOf(firstId),
+      later,
+      last: lastId === null ? null : detailOf(lastId),
+    };
+  });
 }

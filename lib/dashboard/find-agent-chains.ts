@@ -7,7 +7,7 @@ import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, idListSql, toAgen
 import type { AgentDetail, HandoffRecordView } from "../agents/views";
 
 export const CHAINS_PAGE_SIZE = 50;
-/** Predecessors shown folded under a chain's latest agent; the agent's own page shows the whole chain. */
+/** Predecessors shown folded under a chain's latest agent; an agent's own page shows the nearest on each side (CHAIN_WINDOW) and the chain's ends. */
 export const MAX_FOLDED_PREDECESSORS = 20;
 
 /** An agent as /agents lists it: the shift handoff that started it (its predecessor's), and whether its prompt stalled. */
