@@ -185,6 +185,13 @@ describe("discovery and registration", () => {
       expect(response.status, body).toBe(400);
       expect(response.json, body).toMatchObject({ error, error_description: expect.any(String) });
     }
+    // RFC 7591 §3.1: the metadata is sent as application/json; a form's or plain text's body is no registration.
+    const valid = JSON.stringify({ client_name: "Typed", redirect_uris: [redirectUri] });
+    for (const [index, type] of ["text/plain", "application/x-www-form-urlencoded", ""].entries()) {
+      const response = await registerFrom(`127.0.1.${cases.length + index + 1}`, valid, { "content-type": type });
+      expect(response.status, type).toBe(400);
+      expect(response.json, type).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining("application/json") });
+    }
     expect(await count("oauth_clients")).toBe(before);
   });
 

@@ -8,6 +8,7 @@
 import { apiRoutePolicy } from "../server/api";
 import { BODY_LIMITS, KiB, type BodyClass } from "./body-limits";
 import { proxyTrustFrom, type ProxyTrust } from "./client-address";
+import { mediaType } from "./media-type";
 
 export type GuardPolicy = {
   /** Hostnames (any port) or host:port pairs the Host header may name, lowercase. */
@@ -216,7 +217,7 @@ export function requestLineRefusal(path: string, host: string | null): Refusal |
 }
 
 /** The media type of a Content-Type header, lowercase and without parameters. */
-export const mediaType = (contentType: string | null | undefined) => (contentType ?? "").split(";")[0].trim().toLowerCase();
+export { mediaType } from "./media-type";
 
 /** Where a navigation puts Baton inside another site's page. Every answer refuses framing, so such a load can show nothing. */
 const EMBEDDING_DESTINATIONS = ["object", "embed", "iframe", "frame", "fencedframe"];

@@ -19,6 +19,7 @@ import { importDocumentInput, type ImportDocumentOptions } from "../formats/plan
 import { previewImport } from "../formats/preview-import";
 import type { BatonEnv } from "../guard/middleware";
 import type { BodyClass } from "../guard/body-limits";
+import { mediaType } from "../guard/media-type";
 import { clientBlockOf } from "../guard/client-address";
 import { endWhenRevoked } from "../guard/revocation-watch";
 import { addEntry, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
@@ -95,17 +96,24 @@ function sessionCookie(c: Ctx, value: string, expires: Date): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Expires=${expires.toUTCString()}${https ? "; Secure" : ""}`;
 }
 
+/** The media type a request says its body is, as the guard reads it (lib/guard/policy.ts). */
+const bodyType = (c: Ctx) => mediaType(c.req.header("content-type"));
+
 const formBody = async (c: Ctx, what: string): Promise<URLSearchParams> => {
-  const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw new InvalidRequestError(`send the ${what} request as application/x-www-form-urlencoded`);
+  if (bodyType(c) !== "application/x-www-form-urlencoded") throw new InvalidRequestError(`send the ${what} request as application/x-www-form-urlencoded`);
   return new URLSearchParams(await c.req.text());
 };
 
-/** A registration's JSON body; the body reader's refusals in RFC 7591's terms. */
-const registrationBody = (c: Ctx) =>
-  readJsonBody(c.req.raw).catch((error: unknown) => {
+/**
+ * A registration's JSON body, sent as application/json (RFC 7591 §3.1: OAuth's endpoints are
+ * outside /api, where the guard asks for it); the body reader's refusals in RFC 7591's terms.
+ */
+const registrationBody = async (c: Ctx) => {
+  if (bodyType(c) !== "application/json") throw new InvalidClientMetadataError(`send the registration as application/json (got "${c.req.header("content-type") ?? "none"}")`);
+  return readJsonBody(c.req.raw).catch((error: unknown) => {
     throw error instanceof Invalid ? new InvalidClientMetadataError(`registration: ${error.message}`) : error;
   });
+};
 
 /**
  * The import route's body: the import's own fields, whose values importDocument checks, and
