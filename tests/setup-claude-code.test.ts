@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { dataDir, databaseUrl } from "../lib/config";
 import { createHandoff } from "../lib/handoffs";
 import { applySetup, planSetup } from "../lib/hooks/setup-claude-code";
@@ -23,8 +23,14 @@ function repository(): string {
   return repo;
 }
 
+/** Each test's own HOME: setup writes the server into ~/.claude.json, never this machine's. */
+let home: string;
+beforeEach(() => {
+  home = tempFolder();
+});
+
 function baton(cwd: string, args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), ...args], { cwd, env: { ...process.env, HOME: home, ...env }, encoding: "utf8" });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -64,26 +70,74 @@ const EXISTING_SETTINGS = {
 };
 const EXISTING_SERVERS = { mcpServers: { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } } };
 
+/** What Claude Code keeps for a project in ~/.claude.json, a local server of the user's among it. */
+const EXISTING_PROJECT_STATE = { allowedTools: [], mcpServers: { notes: { type: "stdio", command: "notes-server", args: [], env: {} } }, hasTrustDialogAccepted: true };
+
+const bin = path.join(projectRoot, "bin", "baton.mjs");
+/** The data folder, and a PostgreSQL database (the tests' has no password), pinned for Claude Code's environment. */
+const pinnedEnv = () => ({ BATON_DATA_DIR: dataDir(), ...(databaseUrl().startsWith("postgresql:") && { DATABASE_URL: databaseUrl() }) });
+const pinnedCommand = (args: string) => `${Object.entries(pinnedEnv()).map(([name, value]) => `${name}=${value} `).join("")}node ${bin} ${args}`;
+const batonServer = () => ({ type: "stdio", command: "node", args: [bin, "mcp", "--as", "code"], env: pinnedEnv() });
+
+/** This project's local-scope servers in ~/.claude.json, as Claude Code reads them. */
+function localServers(repo: string): Record<string, unknown> | undefined {
+  const projects = readJson(path.join(home, ".claude.json")).projects as Record<string, { mcpServers?: Record<string, unknown> }> | undefined;
+  return projects?.[repo]?.mcpServers;
+}
+
+/**
+ * .mcp.json and .claude/settings.json exactly as an earlier setup wrote them (from another
+ * checkout and data folder), beside the team's own entries.
+ */
+function writeEarlierSetup(repo: string, servers: Record<string, unknown>, settings: { hooks?: Record<string, unknown[]> }) {
+  const old = "BATON_DATA_DIR=/home/alice/.local/share/baton node /home/alice/.local/share/baton/runtime/0.1.0/bin/baton.mjs";
+  write(path.join(repo, ".mcp.json"), {
+    mcpServers: {
+      ...servers,
+      baton: { type: "stdio", command: "node", args: ["/home/alice/.local/share/baton/runtime/0.1.0/bin/baton.mjs", "mcp", "--as", "code"], env: { BATON_DATA_DIR: "/home/alice/.local/share/baton" } },
+    },
+  });
+  const hooks = settings.hooks ?? {};
+  write(path.join(repo, ".claude", "settings.json"), {
+    ...settings,
+    hooks: {
+      ...hooks,
+      SessionStart: [...(hooks.SessionStart ?? []), { matcher: "startup|resume|clear|compact", hooks: [{ type: "command", command: `${old} hook session-start`, timeout: 30 }] }],
+      Stop: [...(hooks.Stop ?? []), { hooks: [{ type: "command", command: `${old} hook stop`, timeout: 30 }] }],
+      PreCompact: [{ matcher: "manual|auto", hooks: [{ type: "command", command: `${old} checkpoint --hook --push`, timeout: 60 }] }],
+    },
+  });
+}
+
 describe("baton setup claude-code", () => {
-  it("keeps existing settings, adds both hooks, the checkpoint and the MCP server, and a second run changes nothing", async () => {
+  it("adds the server to the project's local scope and the hooks to .claude/settings.local.json, keeping what is there, leaving the shared files alone; a second run changes nothing", async () => {
     const repo = repository();
-    write(path.join(repo, ".claude", "settings.json"), EXISTING_SETTINGS);
+    write(path.join(repo, ".claude", "settings.local.json"), EXISTING_SETTINGS);
+    write(path.join(repo, ".claude", "settings.json"), { permissions: { allow: ["Bash(npm run lint)"] } });
     write(path.join(repo, ".mcp.json"), EXISTING_SERVERS);
+    const shared = [".mcp.json", ".claude/settings.json"].map((file) => fs.readFileSync(path.join(repo, file), "utf8"));
+    claude(repo, home, "mcp", "list"); // Claude Code writes its state file first
+    const state = readJson(path.join(home, ".claude.json"));
+    write(path.join(home, ".claude.json"), { ...state, projects: { [repo]: EXISTING_PROJECT_STATE } });
     fs.mkdirSync(path.join(repo, "src"));
 
-    // --print shows the result and writes nothing.
+    // --print shows the result and writes nothing; of ~/.claude.json only the entry (it holds the account).
     const printed = baton(path.join(repo, "src"), ["setup", "claude-code", "--print"]);
     expect(printed.status).toBe(0);
     expect(printed.stdout).toContain("hook session-start");
-    expect(readJson(path.join(repo, ".claude", "settings.json"))).toEqual(EXISTING_SETTINGS);
+    expect(printed.stdout).toContain(`projects[${JSON.stringify(repo)}].mcpServers.baton: {`);
+    expect(printed.stdout).not.toContain(String(state.userID));
+    expect(printed.stdout).not.toContain(".mcp.json");
+    expect(readJson(path.join(repo, ".claude", "settings.local.json"))).toEqual(EXISTING_SETTINGS);
+    expect(localServers(repo)).toEqual(EXISTING_PROJECT_STATE.mcpServers);
 
     const first = baton(path.join(repo, "src"), ["setup", "claude-code"]);
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain('.mcp.json: added the MCP server "baton"');
-    expect(first.stdout).toContain("added the SessionStart hook");
+    expect(first.stdout).toContain(`~/.claude.json: added the MCP server "baton" (local scope, for ${repo})`);
+    expect(first.stdout).toContain("../.claude/settings.local.json: added the SessionStart hook");
     expect(first.stdout).toContain("claude mcp list");
 
-    const settings = readJson(path.join(repo, ".claude", "settings.json")) as typeof EXISTING_SETTINGS & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
+    const settings = readJson(path.join(repo, ".claude", "settings.local.json")) as typeof EXISTING_SETTINGS & { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };
     // Everything that was there is still there, unchanged and first.
     expect(settings.$schema).toBe(EXISTING_SETTINGS.$schema);
     expect(settings.permissions).toEqual(EXISTING_SETTINGS.permissions);
@@ -92,26 +146,20 @@ describe("baton setup claude-code", () => {
     expect(settings.hooks.SessionStart[0]).toEqual(EXISTING_SETTINGS.hooks.SessionStart[0]);
     expect(settings.hooks.Stop[0]).toEqual(EXISTING_SETTINGS.hooks.Stop[0]);
     // And Baton's are added.
-    const bin = path.join(projectRoot, "bin", "baton.mjs");
-    // The data folder, and a PostgreSQL database (the tests' has no password), pinned for Claude Code's environment.
-    const pinnedEnv = { BATON_DATA_DIR: dataDir(), ...(databaseUrl().startsWith("postgresql:") && { DATABASE_URL: databaseUrl() }) };
-    const pinned = Object.entries(pinnedEnv).map(([name, value]) => `${name}=${value} `).join("");
-    expect(settings.hooks.SessionStart[1]).toEqual({
-      matcher: "startup|resume|clear|compact",
-      hooks: [{ type: "command", command: `${pinned}node ${bin} hook session-start`, timeout: 30 }],
-    });
-    expect(settings.hooks.Stop[1]).toEqual({ hooks: [{ type: "command", command: `${pinned}node ${bin} hook stop`, timeout: 30 }] });
-    expect(settings.hooks.PreCompact).toEqual([{ matcher: "manual|auto", hooks: [{ type: "command", command: `${pinned}node ${bin} checkpoint --hook --push`, timeout: 60 }] }]);
-    expect(readJson(path.join(repo, ".mcp.json"))).toEqual({
-      mcpServers: { ...EXISTING_SERVERS.mcpServers, baton: { type: "stdio", command: "node", args: [bin, "mcp", "--as", "code"], env: pinnedEnv } },
-    });
+    expect(settings.hooks.SessionStart[1]).toEqual({ matcher: "startup|resume|clear|compact", hooks: [{ type: "command", command: pinnedCommand("hook session-start"), timeout: 30 }] });
+    expect(settings.hooks.Stop[1]).toEqual({ hooks: [{ type: "command", command: pinnedCommand("hook stop"), timeout: 30 }] });
+    expect(settings.hooks.PreCompact).toEqual([{ matcher: "manual|auto", hooks: [{ type: "command", command: pinnedCommand("checkpoint --hook --push"), timeout: 60 }] }]);
+    const claudeState = readJson(path.join(home, ".claude.json"));
+    expect(claudeState).toEqual({ ...state, projects: { [repo]: { ...EXISTING_PROJECT_STATE, mcpServers: { ...EXISTING_PROJECT_STATE.mcpServers, baton: batonServer() } } } });
+    // The files Claude Code shares through git are as they were.
+    expect([".mcp.json", ".claude/settings.json"].map((file) => fs.readFileSync(path.join(repo, file), "utf8"))).toEqual(shared);
 
-    const before = ["settings.json", "../.mcp.json"].map((file) => fs.readFileSync(path.join(repo, ".claude", file), "utf8"));
+    const before = [path.join(repo, ".claude", "settings.local.json"), path.join(home, ".claude.json")].map((file) => fs.readFileSync(file, "utf8"));
     const second = baton(repo, ["setup", "claude-code"]);
     expect(second.status).toBe(0);
-    expect(second.stdout).toContain(".mcp.json: already set up, nothing to change");
-    expect(second.stdout).toContain(".claude/settings.json: already set up, nothing to change");
-    expect(["settings.json", "../.mcp.json"].map((file) => fs.readFileSync(path.join(repo, ".claude", file), "utf8"))).toEqual(before);
+    expect(second.stdout).toContain("~/.claude.json: already set up, nothing to change");
+    expect(second.stdout).toContain(".claude/settings.local.json: already set up, nothing to change");
+    expect([path.join(repo, ".claude", "settings.local.json"), path.join(home, ".claude.json")].map((file) => fs.readFileSync(file, "utf8"))).toEqual(before);
 
     // The registered SessionStart command is the one Claude Code will run: through a shell, JSON on stdin.
     const { handoff } = await createHandoff({ title: "Set up", content: "Picked up by the registered hook", asClient: "chat", repoPath: repo });
@@ -123,35 +171,107 @@ describe("baton setup claude-code", () => {
     // --remove takes out Baton's entries and nothing else.
     const removed = baton(repo, ["setup", "claude-code", "--remove"]);
     expect(removed.status).toBe(0);
-    expect(readJson(path.join(repo, ".claude", "settings.json"))).toEqual(EXISTING_SETTINGS);
+    expect(readJson(path.join(repo, ".claude", "settings.local.json"))).toEqual(EXISTING_SETTINGS);
+    expect(readJson(path.join(home, ".claude.json"))).toEqual({ ...state, projects: { [repo]: EXISTING_PROJECT_STATE } });
+    expect([".mcp.json", ".claude/settings.json"].map((file) => fs.readFileSync(path.join(repo, file), "utf8"))).toEqual(shared);
+  }, 120_000);
+
+  it("moves an earlier setup's server and hooks out of the shared .mcp.json and .claude/settings.json, recognising only its own, and Claude Code lists the server as connected without asking", () => {
+    const repo = repository();
+    // A team's own "baton" server (a shared desk's address, say) and hooks that merely mention baton are not setup's.
+    const teamServer = { type: "http", url: "https://baton.example.com/api/mcp" };
+    const notify = { type: "command", command: "~/bin/notify-baton hook stop" };
+    writeEarlierSetup(repo, EXISTING_SERVERS.mcpServers, { ...EXISTING_SETTINGS, hooks: { ...EXISTING_SETTINGS.hooks, Stop: [...EXISTING_SETTINGS.hooks.Stop, { hooks: [notify] }] } });
+    execFileSync("git", ["add", "-A"], { cwd: repo });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "an earlier setup's files, committed"], { cwd: repo });
+    fs.mkdirSync(path.join(repo, "src"));
+    // Kept out of git as Claude Code keeps it (it adds this rule to the user's global ignore file).
+    fs.appendFileSync(path.join(repo, ".git", "info", "exclude"), "**/.claude/settings.local.json\n");
+
+    // Before setup moves it, Claude Code asks about the shared server: it is the project's, not the user's.
+    expect(claude(path.join(repo, "src"), home, "mcp", "list")).toMatch(/baton: node \/home\/alice\/.*bin\/baton\.mjs mcp --as code - ⏸ Pending approval/);
+
+    const moved = baton(path.join(repo, "src"), ["setup", "claude-code"]);
+    expect(moved.status, moved.stderr).toBe(0);
+    const movedLines = moved.stdout.split("\n").filter((line) => line.includes("took out"));
+    expect(movedLines).toEqual([
+      "../.mcp.json, ../.claude/settings.json: took out the server and hooks an earlier setup wrote there (files Claude Code shares through git, and they name this machine's paths); they are in the local files above now",
+    ]);
+    expect(moved.stdout).not.toContain("is not ignored by git");
+    // The shared files hold the team's entries and nothing of this machine's.
     expect(readJson(path.join(repo, ".mcp.json"))).toEqual(EXISTING_SERVERS);
+    expect(readJson(path.join(repo, ".claude", "settings.json"))).toEqual({ ...EXISTING_SETTINGS, hooks: { ...EXISTING_SETTINGS.hooks, Stop: [...EXISTING_SETTINGS.hooks.Stop, { hooks: [notify] }] } });
+    const diff = execFileSync("git", ["diff"], { cwd: repo, encoding: "utf8" });
+    expect(diff).toMatch(/^-.*\/home\/alice/m);
+    expect(diff).not.toMatch(/^\+.*baton/m);
+    expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo, encoding: "utf8" })).toBe(" M .claude/settings.json\n M .mcp.json\n");
+    // And the user's own places hold Baton.
+    expect(localServers(repo)).toEqual({ baton: batonServer() });
+    expect(Object.keys(readJson(path.join(repo, ".claude", "settings.local.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
+
+    const listed = claude(path.join(repo, "src"), home, "mcp", "list");
+    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
+    expect(listed).not.toContain("/home/alice");
+    const details = claude(path.join(repo, "src"), home, "mcp", "get", "baton");
+    expect(details).toContain("Scope: Local config (private to you in this project)");
+    expect(details).toMatch(/Status: .*Connected/);
+
+    // A second run has nothing left to move.
+    const second = baton(repo, ["setup", "claude-code"]);
+    expect(second.stdout).not.toContain("took out");
+    expect(second.stdout).toContain("already set up, nothing to change");
+
+    // The team's own server of that name stays where the team put it.
+    const other = repository();
+    write(path.join(other, ".mcp.json"), { mcpServers: { baton: teamServer } });
+    expect(baton(other, ["setup", "claude-code"]).status).toBe(0);
+    expect(baton(other, ["setup", "claude-code", "--remove"]).status).toBe(0);
+    expect(readJson(path.join(other, ".mcp.json"))).toEqual({ mcpServers: { baton: teamServer } });
+  }, 120_000);
+
+  it("removes the shared files an earlier setup made when nothing else is left in them, and says so in the same one line", () => {
+    const repo = repository();
+    writeEarlierSetup(repo, {}, {});
+    const moved = baton(repo, ["setup", "claude-code"]);
+    expect(moved.status, moved.stderr).toBe(0);
+    expect(moved.stdout.split("\n").filter((line) => line.includes(".mcp.json"))).toEqual([
+      ".mcp.json, .claude/settings.json: took out the server and hooks an earlier setup wrote there (files Claude Code shares through git, and they name this machine's paths); they are in the local files above now; removed .mcp.json and .claude/settings.json, nothing else was left in them",
+    ]);
+    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+    // Without an ignore rule, git would offer the local file for a commit: setup says so.
+    expect(moved.stdout).toContain(".claude/settings.local.json is not ignored by git here: add it to .gitignore (or .git/info/exclude) so it is never committed\n");
+
+    // --remove alone also takes them out of the shared files, and the local ones.
+    const again = repository();
+    writeEarlierSetup(again, {}, {});
+    expect(baton(again, ["setup", "claude-code"]).status).toBe(0);
+    writeEarlierSetup(again, {}, {});
+    const removed = baton(again, ["setup", "claude-code", "--remove"]);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`~/.claude.json: removed the MCP server "baton" (local scope, for ${again})`);
+    expect(removed.stdout).toContain(".mcp.json: removed the MCP server \"baton\"\n.mcp.json: removed the file, nothing else was left in it\n");
+    for (const file of [".mcp.json", ".claude/settings.json", ".claude/settings.local.json"]) expect(fs.existsSync(path.join(again, file)), file).toBe(false);
+    expect(localServers(again)).toEqual({});
   });
 
-  it("Claude Code's own CLI lists the project server as connected once it is approved where Claude Code asks", () => {
+  it("sets up a linked worktree under the folder Claude Code keys it by, the main worktree's, and Claude Code there lists the server as connected", () => {
     const repo = repository();
-    const home = tempFolder();
-    write(path.join(repo, ".claude", "settings.json"), EXISTING_SETTINGS);
-    expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"], { cwd: repo });
+    const worktree = path.join(tempFolder(), "feature");
+    execFileSync("git", ["worktree", "add", "-q", "-b", "feature", worktree], { cwd: repo });
+    fs.mkdirSync(path.join(worktree, "src"));
 
-    // A project's .mcp.json server waits for the person's approval.
-    expect(claude(repo, home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - ⏸ Pending approval/);
-
-    // What Claude Code writes when the person trusts the folder and chooses "Use this MCP server".
-    const state = path.join(home, ".claude.json");
-    const config = readJson(state);
-    write(state, { ...config, projects: { [repo]: { hasTrustDialogAccepted: true } } });
-    write(path.join(repo, ".claude", "settings.local.json"), { enabledMcpjsonServers: ["baton"] });
-
-    const listed = claude(repo, home, "mcp", "list");
-    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
-    expect(listed).not.toContain("Failed");
-    const details = claude(repo, home, "mcp", "get", "baton");
-    expect(details).toContain("Scope: Project config (shared via .mcp.json)");
-    expect(details).toMatch(/Status: .*Connected/);
+    const setup = baton(path.join(worktree, "src"), ["setup", "claude-code"]);
+    expect(setup.status, setup.stderr).toBe(0);
+    expect(localServers(repo)).toEqual({ baton: batonServer() });
+    expect(localServers(worktree)).toBeUndefined();
+    expect(Object.keys(readJson(path.join(repo, ".claude", "settings.local.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
+    expect(fs.existsSync(path.join(worktree, ".claude"))).toBe(false);
+    expect(claude(path.join(worktree, "src"), home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
   }, 120_000);
 
   it("--user registers the server for every folder in ~/.claude.json and the hooks in ~/.claude/settings.json, keeping Claude Code's own state", () => {
-    const home = tempFolder();
     const folder = tempFolder();
     claude(folder, home, "mcp", "list"); // Claude Code writes its state file first
     const state = readJson(path.join(home, ".claude.json"));
@@ -166,11 +286,13 @@ describe("baton setup claude-code", () => {
     expect(baton(folder, ["setup", "claude-code", "--user"], { HOME: home }).stdout).toContain("already set up, nothing to change");
   }, 120_000);
 
-  it("--user before Claude Code ever ran makes ~/.claude.json 600, as Claude Code makes it (it keeps the mode it finds): not readable by the machine's other users", () => {
-    const home = tempFolder();
-    const folder = tempFolder();
+  it.each([
+    ["--user", ["--user"]],
+    ["the default, local scope", []],
+  ])("%s before Claude Code ever ran makes ~/.claude.json 600, as Claude Code makes it (it keeps the mode it finds): not readable by the machine's other users", (_, scope) => {
+    const folder = repository();
     // Under the usual umask, 022, a file made with the default mode is readable by everyone.
-    const run = spawnSync("sh", ["-c", 'umask 022 && exec "$0" "$@"', process.execPath, path.join(projectRoot, "bin", "baton.mjs"), "setup", "claude-code", "--user"], {
+    const run = spawnSync("sh", ["-c", 'umask 022 && exec "$0" "$@"', process.execPath, path.join(projectRoot, "bin", "baton.mjs"), "setup", "claude-code", ...scope], {
       cwd: folder,
       env: { ...process.env, HOME: home },
       encoding: "utf8",
@@ -201,8 +323,8 @@ describe("baton setup claude-code", () => {
     const repo = repository();
     const written = baton(repo, ["setup", "claude-code"], { DATABASE_URL: url });
     expect(written.status, written.stderr).toBe(0);
-    for (const file of [".mcp.json", path.join(".claude", "settings.json")]) {
-      const text = fs.readFileSync(path.join(repo, file), "utf8");
+    for (const file of [path.join(home, ".claude.json"), path.join(repo, ".claude", "settings.local.json")]) {
+      const text = fs.readFileSync(file, "utf8");
       expect(text).toContain(pinned);
       expect(text).not.toContain("Qz7secretvalue");
     }
@@ -211,7 +333,7 @@ describe("baton setup claude-code", () => {
 
   it("recognises only its own entries: a user's hook that merely mentions baton is neither updated nor removed", () => {
     const repo = repository();
-    const settingsFile = path.join(repo, ".claude", "settings.json");
+    const settingsFile = path.join(repo, ".claude", "settings.local.json");
     const notify = { type: "command", command: "~/bin/notify-baton hook stop" };
     const report = { type: "command", command: "/usr/local/bin/baton-report hook session-start --quiet" };
     const ownFromOldCheckout = { type: "command", command: "BATON_DATA_DIR=/srv/old node /srv/old-checkout/bin/baton.mjs hook stop", timeout: 30 };
@@ -233,8 +355,8 @@ describe("baton setup claude-code", () => {
 
   it("keeps every untouched byte: numbers past double precision and the file's own formatting", () => {
     const repo = repository();
-    const settingsFile = path.join(repo, ".claude", "settings.json");
-    const mcpFile = path.join(repo, ".mcp.json");
+    const settingsFile = path.join(repo, ".claude", "settings.local.json");
+    const mcpFile = path.join(home, ".claude.json");
     fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
     const settingsText = '{\n    "feedbackSurveyId": 12345678901234567890,\n    "ratio": 1.50,\n    "permissions": { "allow": ["Bash(npm test)"] }\n}\n';
     const mcpText = '{\n    "mcpServers": {\n        "other": { "command": "other-server", "args": ["--port", "8080"], "nonce": 98765432109876543210 }\n    }\n}\n';
@@ -250,7 +372,6 @@ describe("baton setup claude-code", () => {
   });
 
   it("writes through a symlinked settings file (a dotfiles link stays a link), and refuses a link that leads out of the repository", () => {
-    const home = tempFolder();
     const dotfiles = tempFolder();
     const linkedSettings = path.join(dotfiles, "claude-settings.json");
     write(linkedSettings, { theme: "dark" });
@@ -271,20 +392,35 @@ describe("baton setup claude-code", () => {
     expect(refused.stderr).toMatch(/\.mcp\.json is a link to .*, outside the repository; setup neither writes through it nor replaces it/);
     expect(fs.lstatSync(path.join(repo, ".mcp.json")).isSymbolicLink()).toBe(true);
     expect(readJson(outside)).toEqual({ mcpServers: { vault: { command: "vault", env: { VAULT_TOKEN: "s.outsideSecret1234" } } } });
-    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.local.json"))).toBe(false);
+    // The --user run above made ~/.claude.json; nothing went into it for this repository.
+    expect(localServers(repo)).toBeUndefined();
   });
 
   it("leaves a read-only file alone and says so in one line; a folder where a file should be is one line, no stack trace", () => {
     const repo = repository();
-    const settingsFile = path.join(repo, ".claude", "settings.json");
+    const settingsFile = path.join(repo, ".claude", "settings.local.json");
     write(settingsFile, { theme: "light" });
     fs.chmodSync(settingsFile, 0o444);
     const readOnly = baton(repo, ["setup", "claude-code"]);
     expect(readOnly.status).toBe(1);
     expect(readOnly.stderr.trim().split("\n")).toHaveLength(1);
-    expect(readOnly.stderr).toMatch(/settings\.json is read-only; setup leaves it alone/);
+    expect(readOnly.stderr).toMatch(/settings\.local\.json is read-only; setup leaves it alone: make it writable to let setup add Baton/);
     expect(readJson(settingsFile)).toEqual({ theme: "light" });
-    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
+
+    // A read-only shared file holding an earlier setup's entries is left as it is too, and nothing is written.
+    const shared = repository();
+    writeEarlierSetup(shared, {}, {});
+    const sharedSettings = path.join(shared, ".claude", "settings.json");
+    const sharedBefore = fs.readFileSync(sharedSettings, "utf8");
+    fs.chmodSync(sharedSettings, 0o444);
+    const sharedReadOnly = baton(shared, ["setup", "claude-code"]);
+    expect(sharedReadOnly.status).toBe(1);
+    expect(sharedReadOnly.stderr).toMatch(/\.claude\/settings\.json is read-only; setup leaves it alone: make it writable to let setup take Baton out: nothing was written\n$/);
+    expect(fs.readFileSync(sharedSettings, "utf8")).toBe(sharedBefore);
+    expect(readJson(path.join(shared, ".mcp.json")).mcpServers).toHaveProperty("baton");
+    expect(fs.existsSync(path.join(shared, ".claude", "settings.local.json"))).toBe(false);
 
     // --remove on a read-only file holding Baton's hooks says what making it writable is for.
     fs.chmodSync(settingsFile, 0o644);
@@ -293,7 +429,7 @@ describe("baton setup claude-code", () => {
     const settingsBefore = fs.readFileSync(settingsFile, "utf8");
     const removeReadOnly = baton(repo, ["setup", "claude-code", "--remove"]);
     expect(removeReadOnly.status).toBe(1);
-    expect(removeReadOnly.stderr).toMatch(/settings\.json is read-only; setup leaves it alone: make it writable to let setup take Baton out: nothing was written\n$/);
+    expect(removeReadOnly.stderr).toMatch(/settings\.local\.json is read-only; setup leaves it alone: make it writable to let setup take Baton out: nothing was written\n$/);
     expect(fs.readFileSync(settingsFile, "utf8")).toBe(settingsBefore);
 
     const other = repository();
@@ -306,34 +442,36 @@ describe("baton setup claude-code", () => {
 
   it("reads settings and .mcp.json that start with a byte order mark, as Claude Code does (Windows editors write one)", () => {
     const repo = repository();
-    const home = tempFolder();
-    fs.mkdirSync(path.join(repo, ".claude"));
-    fs.writeFileSync(path.join(repo, ".claude", "settings.json"), `\uFEFF${JSON.stringify(EXISTING_SETTINGS, null, 2)}\n`);
-    fs.writeFileSync(path.join(repo, ".mcp.json"), `\uFEFF${JSON.stringify(EXISTING_SERVERS, null, 2)}\n`);
+    writeEarlierSetup(repo, EXISTING_SERVERS.mcpServers, {});
+    const earlierServers = fs.readFileSync(path.join(repo, ".mcp.json"), "utf8");
+    fs.writeFileSync(path.join(repo, ".mcp.json"), `\uFEFF${earlierServers}`);
+    fs.writeFileSync(path.join(repo, ".claude", "settings.local.json"), `\uFEFF${JSON.stringify(EXISTING_SETTINGS, null, 2)}\n`);
     // Claude Code's own CLI reads the file as it is.
     expect(claude(repo, home, "mcp", "list")).toMatch(/memory: npx -y @modelcontextprotocol\/server-memory - ⏸ Pending approval/);
 
     const ran = baton(repo, ["setup", "claude-code"]);
     expect(ran.stderr).toBe("");
     expect(ran.status).toBe(0);
-    const settings = readJson(path.join(repo, ".claude", "settings.json"));
+    const settings = readJson(path.join(repo, ".claude", "settings.local.json"));
     expect(settings).toMatchObject({ env: EXISTING_SETTINGS.env, permissions: EXISTING_SETTINGS.permissions });
     expect(Object.keys(settings.hooks as object).sort()).toEqual(["PostToolUse", "PreCompact", "SessionStart", "Stop"]);
-    expect(Object.keys(readJson(path.join(repo, ".mcp.json")).mcpServers as object).sort()).toEqual(["baton", "memory"]);
+    expect(readJson(path.join(repo, ".mcp.json"))).toEqual(EXISTING_SERVERS);
     const listed = claude(repo, home, "mcp", "list");
-    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - ⏸ Pending approval/);
-    expect(listed).toMatch(/memory: npx/);
+    expect(listed).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
+    expect(listed).toMatch(/memory: npx -y @modelcontextprotocol\/server-memory - ⏸ Pending approval/);
   }, 120_000);
 
-  it("says a settings file that is not JSON in one line, however V8 quotes it", () => {
+  it.each(["settings.local.json", "settings.json"])("says a .claude/%s that is not JSON in one line, however V8 quotes it", (file) => {
     const repo = repository();
     fs.mkdirSync(path.join(repo, ".claude"));
-    fs.writeFileSync(path.join(repo, ".claude", "settings.json"), "nope\nstill not JSON\n");
+    fs.writeFileSync(path.join(repo, ".claude", file), "nope\nstill not JSON\n");
     const refused = baton(repo, ["setup", "claude-code"]);
     expect(refused.status).toBe(1);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
-    expect(refused.stderr).toMatch(/settings\.json is not valid JSON .*nothing was written/);
-    expect(fs.readFileSync(path.join(repo, ".claude", "settings.json"), "utf8")).toBe("nope\nstill not JSON\n");
+    expect(refused.stderr).toContain(`.claude/${file} is not valid JSON (`);
+    expect(refused.stderr).toMatch(/nothing was written\n$/);
+    expect(fs.readFileSync(path.join(repo, ".claude", file), "utf8")).toBe("nope\nstill not JSON\n");
+    expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 
   it("refuses a settings file that is not JSON, and a folder outside any repository, writing nothing", () => {
@@ -344,7 +482,8 @@ describe("baton setup claude-code", () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/settings\.json is not valid JSON .*nothing was written/);
     expect(fs.readFileSync(path.join(repo, ".claude", "settings.json"), "utf8")).toBe("{ not json");
-    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.local.json"))).toBe(false);
 
     const outside = baton(tempFolder(), ["setup", "claude-code"]);
     expect(outside.status).toBe(1);
@@ -355,7 +494,6 @@ describe("baton setup claude-code", () => {
     ["a relative link", true],
     ["an absolute link", false],
   ])("refuses a .claude folder that is %s leading out of the repository, also for --remove, and writes nothing anywhere", (_, relative) => {
-    const home = tempFolder();
     const outsideClaude = path.join(home, ".claude");
     const ownSettings = { theme: "dark", hooks: { Stop: [{ hooks: [{ type: "command", command: "node /srv/baton/bin/baton.mjs hook stop", timeout: 30 }] }] } };
     write(path.join(outsideClaude, "settings.json"), ownSettings);
@@ -367,9 +505,10 @@ describe("baton setup claude-code", () => {
       const refused = baton(repo, args, { HOME: home });
       expect(refused.status, refused.stdout).toBe(1);
       expect(refused.stderr.trim().split("\n")).toHaveLength(1);
-      expect(refused.stderr).toMatch(/\.claude\/settings\.json leads through a linked folder to .*, outside the repository; setup neither writes through it nor replaces it/);
+      expect(refused.stderr).toMatch(/\.claude\/settings\.local\.json leads through a linked folder to .*, outside the repository; setup neither writes through it nor replaces it/);
       expect(fs.readFileSync(path.join(outsideClaude, "settings.json"), "utf8")).toBe(before);
-      expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+      expect(fs.readdirSync(outsideClaude)).toEqual(["settings.json"]);
+      expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
     }
   });
 
@@ -380,24 +519,30 @@ describe("baton setup claude-code", () => {
     const setup = baton(repo, ["setup", "claude-code"]);
     expect(setup.status, setup.stderr).toBe(0);
     expect(fs.lstatSync(path.join(repo, ".claude")).isSymbolicLink()).toBe(true);
-    expect(Object.keys(readJson(path.join(repo, "config", "claude", "settings.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
+    expect(Object.keys(readJson(path.join(repo, "config", "claude", "settings.local.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
   });
 
   it("does not write through a folder that becomes a link between reading and writing", async () => {
     const repo = repository();
     const outside = tempFolder();
-    write(path.join(outside, "settings.json"), { theme: "dark" });
-    const plan = await planSetup({ scope: "project", folder: repo });
-    fs.symlinkSync(outside, path.join(repo, ".claude"));
-    expect(() => applySetup(plan.files)).toThrow(/\.claude became a link to .* while setup ran; run setup again: nothing was written/);
-    expect(readJson(path.join(outside, "settings.json"))).toEqual({ theme: "dark" });
-    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+    write(path.join(outside, "settings.local.json"), { theme: "dark" });
+    // In this process ~/.claude.json is the test's own too.
+    const ownHome = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const plan = await planSetup({ scope: "local", folder: repo });
+      fs.symlinkSync(outside, path.join(repo, ".claude"));
+      expect(() => applySetup(plan.files)).toThrow(/\.claude became a link to .* while setup ran; run setup again: nothing was written/);
+    } finally {
+      process.env.HOME = ownHome;
+    }
+    expect(readJson(path.join(outside, "settings.local.json"))).toEqual({ theme: "dark" });
+    expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 
   it("refuses a .claude (or ~/.claude) that is a file, in one line and writing nothing, for setup, --remove and --user", () => {
     const repo = repository();
     fs.writeFileSync(path.join(repo, ".claude"), "not a folder\n");
-    const home = tempFolder();
     fs.writeFileSync(path.join(home, ".claude"), "not a folder\n");
     for (const args of [[], ["--remove"], ["--user"], ["--user", "--remove"]]) {
       const refused = baton(repo, ["setup", "claude-code", ...args], { HOME: home });
@@ -417,13 +562,13 @@ describe("baton setup claude-code", () => {
     const env = { BATON_DATA_DIR: dataFolder, HOME: home };
     for (const scope of [[], ["--user"]]) {
       const repo = repository();
-      const settingsFile = scope.length ? path.join(home, ".claude", "settings.json") : path.join(repo, ".claude", "settings.json");
+      const settingsFile = scope.length ? path.join(home, ".claude", "settings.json") : path.join(repo, ".claude", "settings.local.json");
       expect(baton(repo, ["setup", "claude-code", ...scope], env).status).toBe(0);
       const first = fs.readFileSync(settingsFile, "utf8");
       // shellQuoted's '\'' as JSON writes it.
       expect(first).toContain(`BATON_DATA_DIR='${dataFolder.replace(/'/g, "'\\\\''")}'`);
       const second = baton(repo, ["setup", "claude-code", ...scope], env);
-      expect(second.stdout).toContain("settings.json: already set up, nothing to change");
+      expect(second.stdout).toMatch(/settings(\.local)?\.json: already set up, nothing to change/);
       expect(fs.readFileSync(settingsFile, "utf8")).toBe(first);
       // The command as written runs, quoting and all.
       const command = (readJson(settingsFile).hooks as Record<string, { hooks: { command: string }[] }[]>).Stop[0].hooks[0].command;
@@ -440,38 +585,42 @@ describe("baton setup claude-code", () => {
     ["an event that is a string", '{"hooks":{"Stop":"echo hi"}}', /"hooks\.Stop" is not a list of hook groups/],
     ["a key given twice", '{"hooks":{},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}', /holds the key "hooks" more than once/],
     ["a key given twice deeper", '{"hooks":{"Stop":[],"Stop":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}', /holds the key "hooks\.Stop" more than once/],
-  ])("refuses settings with %s in one line and writes nothing (setup and --remove)", (_, text, message) => {
-    const repo = repository();
-    const settingsFile = path.join(repo, ".claude", "settings.json");
-    fs.mkdirSync(path.dirname(settingsFile));
-    fs.writeFileSync(settingsFile, text);
-    for (const args of [[], ["--remove"]]) {
-      const refused = baton(repo, ["setup", "claude-code", ...args]);
-      expect(refused.status).toBe(1);
-      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
-      expect(refused.stderr).toMatch(message);
-      expect(refused.stderr).toMatch(/nothing was written$/m);
-      expect(fs.readFileSync(settingsFile, "utf8")).toBe(text);
-      expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
+  ])("refuses settings with %s in one line and writes nothing (setup and --remove; local and shared settings)", (_, text, message) => {
+    for (const file of ["settings.local.json", "settings.json"]) {
+      const repo = repository();
+      const settingsFile = path.join(repo, ".claude", file);
+      fs.mkdirSync(path.dirname(settingsFile));
+      fs.writeFileSync(settingsFile, text);
+      for (const args of [[], ["--remove"]]) {
+        const refused = baton(repo, ["setup", "claude-code", ...args]);
+        expect(refused.status).toBe(1);
+        expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+        expect(refused.stderr).toContain(`.claude/${file}`);
+        expect(refused.stderr).toMatch(message);
+        expect(refused.stderr).toMatch(/nothing was written$/m);
+        expect(fs.readFileSync(settingsFile, "utf8")).toBe(text);
+        expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
+      }
     }
   });
 
-  it("--remove takes away the files setup made and leaves no empty mcpServers in one it did not", () => {
+  it("--remove takes away the settings file setup made, and only Baton's server from ~/.claude.json", () => {
     const repo = repository();
     expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
     const removed = baton(repo, ["setup", "claude-code", "--remove"]);
-    expect(removed.stdout).toContain(".mcp.json: removed the file, nothing else was left in it");
-    expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
-    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+    expect(removed.stdout).toContain(".claude/settings.local.json: removed the file, nothing else was left in it");
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.local.json"))).toBe(false);
+    // Claude Code's own form for a project without local servers, as `claude mcp remove` leaves it.
+    expect(readJson(path.join(home, ".claude.json"))).toEqual({ projects: { [repo]: { mcpServers: {} } } });
     // A second --remove finds nothing to take out, and says so (it said "already set up").
     const again = baton(repo, ["setup", "claude-code", "--remove"]);
     expect(again.status).toBe(0);
-    expect(again.stdout).toBe(".mcp.json: nothing of Baton's in it, nothing to change\n.claude/settings.json: nothing of Baton's in it, nothing to change\n");
+    expect(again.stdout).toBe("~/.claude.json: nothing of Baton's in it, nothing to change\n.claude/settings.local.json: nothing of Baton's in it, nothing to change\n");
 
     const other = repository();
-    write(path.join(other, ".mcp.json"), { $comment: "ours" });
+    write(path.join(other, ".claude", "settings.local.json"), { permissions: { allow: ["Bash(ls)"] } });
     expect(baton(other, ["setup", "claude-code"]).status).toBe(0);
     expect(baton(other, ["setup", "claude-code", "--remove"]).status).toBe(0);
-    expect(readJson(path.join(other, ".mcp.json"))).toEqual({ $comment: "ours" });
+    expect(readJson(path.join(other, ".claude", "settings.local.json"))).toEqual({ permissions: { allow: ["Bash(ls)"] } });
   });
 });

@@ -7,8 +7,8 @@ import { engineOf } from "../database";
 import { applyEdits, format, modify, visit, type JSONPath } from "jsonc-parser";
 import { Invalid } from "../errors";
 import { oneLine } from "../one-line";
-import { formatPath, quotedField } from "../validation";
-import { readRepositoryIdentity } from "../git/read-state";
+import { formatPath, quotedField, visibleControls } from "../validation";
+import { readRepositoryIdentity, runGit } from "../git/read-state";
 import { withoutCredentials } from "../url-credentials";
 import { defaultDataDir } from "../paths.mjs";
 import { batonBinFile } from "./baton-command";
@@ -19,11 +19,14 @@ import { batonBinFile } from "./baton-command";
  * keeping every setting and entry already there. A second run changes nothing; `remove` takes
  * out exactly what setup adds. Files are JSON, written whole through a temporary file.
  *
- * Project scope: `.mcp.json` and `.claude/settings.json` at the repository's top folder (Claude
- * Code asks once before it starts a project's .mcp.json server). User scope: `~/.claude.json`'s
- * `mcpServers` and `~/.claude/settings.json`, for every folder.
+ * Local scope (the default): the server in `~/.claude.json` under `projects[<project
+ * folder>].mcpServers` (what `claude mcp add --scope local` writes) and the hooks in the project's
+ * `.claude/settings.local.json`: private to the user, because what setup writes is this machine's
+ * (paths, data folder, database). An earlier setup wrote them into `.mcp.json` and
+ * `.claude/settings.json`, which Claude Code shares through git; setup takes them out of there.
+ * User scope: `~/.claude.json`'s `mcpServers` and `~/.claude/settings.json`, for every folder.
  */
-export type SetupScope = "project" | "user";
+export type SetupScope = "local" | "user";
 type Json = Record<string, unknown>;
 
 /** The MCP server's name in Claude Code: its tools are `mcp__baton__…`. */
@@ -39,6 +42,10 @@ export type PlannedFile = {
   changes: string[];
   /** The mode a file setup creates gets (an existing one keeps its own); the umask's default when unset. */
   newFileMode?: number;
+  /** A file Claude Code shares through git, where an earlier setup wrote: setup only takes its own entries out. */
+  shared?: true;
+  /** What `--print` shows instead of the whole file (~/.claude.json holds the account and every project's servers). */
+  shown?: string;
 };
 
 /** A word the shell reads as it is. */
@@ -80,7 +87,7 @@ function pinnedEnvironment(): Record<string, string> {
   if (folder !== defaultDataDir()) env.BATON_DATA_DIR = folder;
   const url = databaseUrl();
   if (engineOf(url) === "postgres") {
-    // Never its password: these files are often committed. pg takes it from PGPASSWORD or ~/.pgpass.
+    // Never its password: dotfiles are shared and an earlier setup's files were committed. pg takes it from PGPASSWORD or ~/.pgpass.
     env.DATABASE_URL = withoutCredentials(url, { keepUserName: true });
     return env;
   }
@@ -276,44 +283,112 @@ function planSettings(file: string, options: { remove: boolean; deleteWhenEmpty:
   return { file, before: text, after, changes };
 }
 
-function planServer(file: string, options: { remove: boolean; deleteWhenEmpty: boolean }): PlannedFile {
+/** A JSON path as JavaScript writes it: `projects["/home/alice/shop"].mcpServers`. */
+const jsonPathShown = (keys: string[]) =>
+  keys.map((key, index) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${index > 0 ? "." : ""}${key}` : `[${visibleControls(JSON.stringify(key))}]`)).join("");
+
+/**
+ * Whether `server` is the entry setup wrote, from any checkout, install or data folder: `node
+ * …/bin/baton.mjs mcp --as code` with at most its pinned variables. A team's own "baton" in a
+ * shared .mcp.json (a desk's address, say) is not setup's.
+ */
+function isBatonServer(server: unknown): boolean {
+  const { type, command, args, env, ...rest } = asObject(server);
+  const pinnedOnly = env === undefined || Object.entries(asObject(env)).every(([name, value]) => ["BATON_DATA_DIR", "DATABASE_URL"].includes(name) && typeof value === "string");
+  return (
+    Object.keys(rest).length === 0 &&
+    type === "stdio" &&
+    command === "node" &&
+    Array.isArray(args) &&
+    args.length === 4 &&
+    typeof args[0] === "string" &&
+    args[0].endsWith("/bin/baton.mjs") &&
+    args.slice(1).join(" ") === "mcp --as code" &&
+    pinnedOnly
+  );
+}
+
+/**
+ * Plans the server entry at `serversAt` (the JSON path of an `mcpServers` object). `onlyOwn`:
+ * removes the entry only in the form setup writes.
+ */
+function planServer(file: string, serversAt: string[], options: { remove: boolean; deleteWhenEmpty: boolean; onlyOwn?: boolean }): PlannedFile {
   const { remove } = options;
   const { text, json } = readJson(file);
-  const config = structuredClone(json);
-  if (config.mcpServers !== undefined && (typeof config.mcpServers !== "object" || config.mcpServers === null || Array.isArray(config.mcpServers))) {
-    throw new Invalid(`${file}: "mcpServers" is not an object; nothing was written`);
+  let servers: Json = json;
+  for (const [depth, key] of serversAt.entries()) {
+    const value = servers[key];
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new Invalid(`${file}: ${jsonPathShown(serversAt.slice(0, depth + 1))} is not an object; nothing was written`);
+    }
+    servers = asObject(value);
   }
-  const servers = asObject(config.mcpServers);
   const changes: string[] = [];
   const env = pinnedEnvironment();
   const wanted = { type: "stdio", command: "node", args: [batonBinFile(), "mcp", "--as", "code"], ...(Object.keys(env).length > 0 && { env }) };
   const existing = servers[SERVER_NAME];
+  const entryAt = [...serversAt, SERVER_NAME];
+  // A project's own servers sit under its folder in ~/.claude.json.
+  const where = serversAt.length > 1 ? ` (local scope, for ${visibleControls(serversAt[1])})` : "";
+  let value: unknown = existing;
   if (remove) {
-    if (existing !== undefined) {
-      delete servers[SERVER_NAME];
-      changes.push(`removed the MCP server "${SERVER_NAME}"`);
+    if (existing !== undefined && (!options.onlyOwn || isBatonServer(existing))) {
+      value = undefined;
+      changes.push(`removed the MCP server "${SERVER_NAME}"${where}`);
     }
   } else if (JSON.stringify(existing) !== JSON.stringify(wanted)) {
-    servers[SERVER_NAME] = wanted;
+    value = wanted;
     const shown = `${wanted.command} ${wanted.args.join(" ")}`;
-    changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}": ${shown}` : `updated the MCP server "${SERVER_NAME}": ${shown} (was: ${JSON.stringify(existing)})`);
+    changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}"${where}: ${shown}` : `updated the MCP server "${SERVER_NAME}"${where}: ${shown} (was: ${JSON.stringify(existing)})`);
   }
-  let after: string | null = changes.length > 0 ? withValue(text, ["mcpServers", SERVER_NAME], servers[SERVER_NAME]) : (text ?? "{}\n");
-  if (remove && after !== null && changes.length > 0) after = withoutEmptyLeftovers(after, "mcpServers", options.deleteWhenEmpty);
-  return { file, before: text, after, changes };
+  let after: string | null = changes.length > 0 ? withValue(text, entryAt, value) : (text ?? "{}\n");
+  if (remove && after !== null && changes.length > 0 && serversAt.length === 1) after = withoutEmptyLeftovers(after, serversAt[0], options.deleteWhenEmpty);
+  const shown = serversAt.length > 1 ? `${jsonPathShown(entryAt)}: ${value === undefined ? "(none)" : JSON.stringify(value, null, 2)}` : undefined;
+  return { file, before: text, after, changes, ...(shown !== undefined && { shown }) };
 }
 
-/** Where setup writes for `scope`, for the repository around `folder` (project scope). */
-export async function setupTargets(scope: SetupScope, folder: string): Promise<{ settings: string; servers: string; root: string | null }> {
+type SetupTargets = {
+  settings: string;
+  servers: string;
+  /** The JSON path of the `mcpServers` object in `servers`. */
+  serversAt: string[];
+  /** The folder the settings file must stay inside (null: anywhere). */
+  root: string | null;
+  /** The files an earlier setup wrote into, which Claude Code shares through git; null for --user. */
+  shared: { settings: string; servers: string; root: string } | null;
+};
+
+/**
+ * The folder Claude Code keys a project by: its local-scope servers in ~/.claude.json, and the
+ * `.claude/settings.local.json` it reads from any folder below. Tried with Claude Code 2.1's own
+ * `claude mcp add --scope local`: from a subfolder and through a linked path it wrote under the
+ * repository's real top folder; from a linked worktree, under the main worktree's; from a
+ * submodule, under the submodule's.
+ */
+async function claudeProjectFolder(root: string): Promise<string> {
+  const [gitDir, commonDir] = (await runGit(root, ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"]))?.split("\n") ?? [];
+  const linkedWorktree = gitDir !== undefined && commonDir !== undefined && gitDir !== commonDir && path.basename(commonDir) === ".git";
+  return fs.realpathSync(linkedWorktree ? path.dirname(commonDir) : root);
+}
+
+/** Where setup writes for `scope`, for the repository around `folder` (local scope). */
+async function setupTargets(scope: SetupScope, folder: string): Promise<SetupTargets> {
+  const home = os.homedir();
   if (scope === "user") {
-    const home = os.homedir();
-    return { settings: path.join(home, ".claude", "settings.json"), servers: path.join(home, ".claude.json"), root: null };
+    return { settings: path.join(home, ".claude", "settings.json"), servers: path.join(home, ".claude.json"), serversAt: ["mcpServers"], root: null, shared: null };
   }
   const identity = await readRepositoryIdentity(folder);
   if (!identity) {
     throw new Invalid(`${folder} is not inside a git repository (or git is not installed): run setup in the repository Claude Code works in, or use --user for every folder`);
   }
-  return { settings: path.join(identity.root, ".claude", "settings.json"), servers: path.join(identity.root, ".mcp.json"), root: identity.root };
+  const project = await claudeProjectFolder(identity.root);
+  return {
+    settings: path.join(project, ".claude", "settings.local.json"),
+    servers: path.join(home, ".claude.json"),
+    serversAt: ["projects", project, "mcpServers"],
+    root: project,
+    shared: { settings: path.join(identity.root, ".claude", "settings.json"), servers: path.join(identity.root, ".mcp.json"), root: identity.root },
+  };
 }
 
 const MAX_LINKS_FOLLOWED = 40;
@@ -378,20 +453,41 @@ function refuseReadOnly(file: string, remove: boolean): void {
   }
 }
 
-/** What setup (or `remove`) would write; reads the files, writes nothing. */
-export async function planSetup(options: { scope: SetupScope; folder: string; remove?: boolean }): Promise<{ root: string | null; files: PlannedFile[] }> {
+/**
+ * What setup (or `remove`) would write; reads the files, writes nothing. An earlier setup's
+ * entries in the shared files are taken out on every run, setup's and --remove's alike.
+ */
+export async function planSetup(options: { scope: SetupScope; folder: string; remove?: boolean }): Promise<{ files: PlannedFile[]; committable: string | null }> {
   const targets = await setupTargets(options.scope, options.folder);
   const remove = options.remove ?? false;
-  const servers = writtenFile(targets.servers, targets.root);
+  const servers = writtenFile(targets.servers, null);
   const settings = writtenFile(targets.settings, targets.root);
-  // A project's files left empty by --remove go (setup made them); ~/.claude.json is Claude Code's own state.
-  const files = [
+  const files: PlannedFile[] = [
     // ~/.claude.json holds the account and servers' secrets: Claude Code makes it 600, and keeps the mode it finds.
-    { ...planServer(servers, { remove, deleteWhenEmpty: options.scope === "project" }), ...(options.scope === "user" && { newFileMode: 0o600 }) },
-    planSettings(settings, { remove, deleteWhenEmpty: options.scope === "project" }),
+    { ...planServer(servers, targets.serversAt, { remove, deleteWhenEmpty: false }), newFileMode: 0o600 },
+    // A project's settings file left empty by --remove goes (setup made it); ~/.claude/settings.json is the user's.
+    planSettings(settings, { remove, deleteWhenEmpty: targets.shared !== null }),
   ];
-  for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file, remove);
-  return { root: targets.root, files };
+  if (targets.shared) {
+    const { root } = targets.shared;
+    files.push(
+      { ...planServer(writtenFile(targets.shared.servers, root), ["mcpServers"], { remove: true, deleteWhenEmpty: true, onlyOwn: true }), shared: true },
+      { ...planSettings(writtenFile(targets.shared.settings, root), { remove: true, deleteWhenEmpty: true }), shared: true },
+    );
+  }
+  const twice = files.find((planned, index) => files.findIndex((other) => other.file === planned.file) !== index);
+  if (twice) throw new Invalid(`${twice.file} is both where setup writes and a shared file it takes Baton out of (a link joins them); undo the link, then run setup again: nothing was written`);
+  for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file, remove || planned.shared === true);
+  return { files, committable: targets.root !== null && !(await ignoredByGit(targets.root, targets.settings)) ? targets.settings : null };
+}
+
+/**
+ * Whether git ignores `file` in the repository at `root`. Claude Code adds
+ * `**\/.claude/settings.local.json` to the user's global ignore file only once it writes local
+ * settings itself, so on a new machine nothing may keep the file setup writes from a commit yet.
+ */
+async function ignoredByGit(root: string, file: string): Promise<boolean> {
+  return (await runGit(root, ["check-ignore", "-q", "--", path.relative(root, file)])) !== null;
 }
 
 /**

@@ -6,8 +6,8 @@ import { readHookInput } from "../read-bounded";
 
 const USAGE = `usage: baton hook session-start|stop
 
-Claude Code's hooks, as \`baton setup claude-code\` adds them to .claude/settings.json; each reads
-the hook's JSON on standard input.
+Claude Code's hooks, as \`baton setup claude-code\` adds them to .claude/settings.local.json (or
+~/.claude/settings.json); each reads the hook's JSON on standard input.
   session-start  handoffs waiting for the code side in this repository (by origin, top folder or
                  the project \`baton link\` set), their new entries quoted, for the session's context
   stop           a one-time reminder when a question from chat is still unanswered in one

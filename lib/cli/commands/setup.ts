@@ -1,4 +1,5 @@
 import "server-only";
+import os from "node:os";
 import path from "node:path";
 import { isDomainError } from "../../errors";
 import { prepareBatonCommand } from "../../hooks/baton-command";
@@ -8,18 +9,27 @@ import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton setup claude-code [--user] [--print] [--remove]
 
-Sets Claude Code up to pick up handoffs by itself, in the git repository around the current folder:
-  .mcp.json              Baton's MCP server ("${SERVER_NAME}", baton mcp --as code)
-  .claude/settings.json  hooks: SessionStart (baton hook session-start: handoffs waiting for this
-                         repository come into the session), Stop (baton hook stop: a one-time
-                         reminder of an unanswered question from chat), PreCompact (baton checkpoint
-                         --hook --push)
-Every setting and entry already in those files stays; a second run changes nothing.
+Sets Claude Code up to pick up handoffs by itself, in the git repository around the current folder,
+privately (Claude Code's local scope: the commands name this machine's paths):
+  ~/.claude.json               Baton's MCP server ("${SERVER_NAME}", baton mcp --as code), under this
+                               repository in "projects" (as claude mcp add --scope local writes it)
+  .claude/settings.local.json  hooks: SessionStart (baton hook session-start: handoffs waiting for
+                               this repository come into the session), Stop (baton hook stop: a
+                               one-time reminder of an unanswered question from chat), PreCompact
+                               (baton checkpoint --hook --push)
+Every setting and entry already in those files stays; a second run changes nothing. What an earlier
+setup wrote into the shared .mcp.json and .claude/settings.json is taken out of them.
   --user    write ~/.claude.json (mcpServers) and ~/.claude/settings.json instead, for every folder
   --print   show what would be written, write nothing
   --remove  take out what setup added (turns automatic pickup off), nothing else`;
 
-const relative = (file: string) => path.relative(process.cwd(), file) || file;
+/** A file as the user finds it from here: relative to this folder, else to the home folder (~/.claude.json). */
+function relative(file: string): string {
+  const fromHere = path.relative(process.cwd(), file);
+  const fromHome = path.relative(os.homedir(), file);
+  if (fromHere.startsWith("..") && !fromHome.startsWith("..") && !path.isAbsolute(fromHome)) return `~/${fromHome}`;
+  return fromHere || file;
+}
 
 export async function run(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("setup", USAGE, args, {
@@ -28,7 +38,7 @@ export async function run(args: string[]): Promise<number> {
   });
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1 || parsed.positionals[0] !== "claude-code") return usageError("setup", 'name the client to set up: "claude-code"', USAGE);
-  const scope: SetupScope = parsed.values.user ? "user" : "project";
+  const scope: SetupScope = parsed.values.user ? "user" : "local";
   const remove = parsed.values.remove ?? false;
   let plan;
   try {
@@ -40,7 +50,8 @@ export async function run(args: string[]): Promise<number> {
   }
   if (parsed.values.print) {
     for (const file of plan.files) {
-      const after = file.after ?? "(removed: nothing else is left in it)";
+      if (file.shared && file.changes.length === 0) continue;
+      const after = file.after === null ? "(removed: nothing else is left in it)" : (file.shown ?? file.after);
       process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${after}\n`);
     }
     return 0;
@@ -65,17 +76,25 @@ export async function run(args: string[]): Promise<number> {
     return 1;
   }
   for (const file of plan.files) {
+    if (file.shared && (file.changes.length === 0 || !remove)) continue;
     if (file.changes.length === 0) process.stdout.write(`${relative(file.file)}: ${remove ? "nothing of Baton's in it" : "already set up"}, nothing to change\n`);
     for (const change of file.changes) process.stdout.write(`${relative(file.file)}: ${change}\n`);
     if (file.changes.length > 0 && file.after === null) process.stdout.write(`${relative(file.file)}: removed the file, nothing else was left in it\n`);
   }
   if (remove) return 0;
-  const approve =
-    scope === "project"
-      ? `Claude Code asks once before it starts a project's .mcp.json server: start \`claude\` here and choose to use "${SERVER_NAME}" (or approve it in /mcp).\n`
-      : "";
+  const moved = plan.files.filter((file) => file.shared && file.changes.length > 0);
+  if (moved.length > 0) {
+    const emptied = moved.filter((file) => file.after === null).map((file) => relative(file.file));
+    process.stdout.write(
+      `${moved.map((file) => relative(file.file)).join(", ")}: took out the server and hooks an earlier setup wrote there (files Claude Code shares through git, and they name this machine's paths); they are in the local files above now` +
+        `${emptied.length > 0 ? `; removed ${emptied.join(" and ")}, nothing else was left in ${emptied.length > 1 ? "them" : "it"}` : ""}\n`,
+    );
+  }
+  if (plan.committable !== null) {
+    process.stdout.write(`${relative(plan.committable)} is not ignored by git here: add it to .gitignore (or .git/info/exclude) so it is never committed\n`);
+  }
   process.stdout.write(
-    `\n${approve}Check: \`claude mcp list\` in this folder lists "${SERVER_NAME}" as connected; /hooks inside Claude Code lists the hooks.\n` +
+    `\nCheck: \`claude mcp list\` in this folder lists "${SERVER_NAME}" as connected; /hooks inside Claude Code lists the hooks.\n` +
       "The PreCompact hook updates .flow-guardian/handoff.yaml: save a first checkpoint by hand (`baton checkpoint --goal … --now …`).\n" +
       "Tie handoffs without a recorded repository (from claude.ai, say) to this one with `baton link --project NAME`.\n",
   );
