@@ -117,7 +117,8 @@ export function ConnectGuide({ settings, heading, foldOthers = false }: { settin
         title="Save before Claude Code compacts (PreCompact hook)"
         lead={
           <p>
-            In a project&apos;s {kbd(".claude/settings.json")}: before every compaction the working state is saved to{" "}
+            In a project&apos;s {kbd(".claude/settings.local.json")} (yours alone: the command names this machine&apos;s paths, and{" "}
+            {kbd(".claude/settings.json")} is shared through git): before every compaction the working state is saved to{" "}
             {kbd(".flow-guardian/handoff.yaml")} and mirrored into a handoff here. Save once by hand first (the hook only updates):
           </p>
         }
