@@ -3,19 +3,20 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { placeholders, read, storedDate, write } from "../database";
 import { Invalid } from "../errors";
-import { parseInput } from "../validation";
+import { operationInput, parseInput, type DoorInput } from "../validation";
 import { SESSION_TTL_MS } from "./schemas";
 import { assertOperator, chunksOf, hashSecret, lockToken, verifyToken, type Principal } from "./tokens";
 
 /** Operator sign-in: a token is exchanged for a random session id kept in an HttpOnly cookie. */
 export type SignedIn = { sessionId: string; expiresAt: Date; principal: Principal };
 
-const signInInput = z.object({ token: z.string({ error: "token is required" }).trim().min(1, "token is required").max(200, "token: that is not a Baton token") });
+/** Sign-in's input, as every door's: a field it does not take is refused by name (operationInput). */
+const signInInput = operationInput({ token: z.string({ error: "token is required" }).trim().min(1, "token is required").max(200, "token: that is not a Baton token") });
 
 const NOT_VALID = "that token is not valid (unknown or revoked)";
 const notValid = () => new Invalid(NOT_VALID, { token: [NOT_VALID] });
 
-export async function signIn(options: { token: unknown }): Promise<SignedIn> {
+export async function signIn(options: DoorInput<typeof signInInput> | Record<string, unknown>): Promise<SignedIn> {
   const { token } = parseInput(signInInput, options);
   const principal = await verifyToken(token);
   if (!principal) throw notValid();

@@ -327,7 +327,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     path: "/api/session",
     policy: PUBLIC,
     handler: async (c) => {
-      const signedIn = await signIn({ token: (await readJsonBody(c.req.raw)).token });
+      const signedIn = await signIn(await readJsonBody(c.req.raw));
       const response = json({ name: signedIn.principal.name, role: signedIn.principal.role, expiresAt: signedIn.expiresAt.toISOString() });
       response.headers.set("set-cookie", sessionCookie(c, signedIn.sessionId, signedIn.expiresAt));
       return response;
