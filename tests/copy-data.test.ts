@@ -1,10 +1,14 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ensureMigrated } from "../lib/database/migrate";
+import { connectStdioClient } from "./support/mcp-clients";
 import { startPostgresCluster } from "./support/postgres-cluster";
 
 const run = promisify(execFile);
@@ -45,12 +49,13 @@ async function contentsOf(url: string): Promise<Record<string, number>> {
   }
 }
 
-/** `baton copy-data --to <url>` from a fresh desk, as an operator runs it. */
-async function copyDataTo(url: string): Promise<{ code: number; stderr: string }> {
+/** `baton copy-data --to <url>` from a fresh desk, as an operator runs it; `prepare` first fills the desk's database (its URL). */
+async function copyDataTo(url: string, prepare: (deskUrl: string) => Promise<void> = async () => {}): Promise<{ code: number; stderr: string }> {
   // In the test's data folder, which its teardown removes.
   const desk = fs.mkdtempSync(path.join(process.env.BATON_DATA_DIR!, "copy-desk-"));
   const env = { ...process.env, BATON_DATA_DIR: desk, DATABASE_URL: `file:${path.join(desk, "baton.db")}` };
   await ensureMigrated(env.DATABASE_URL);
+  await prepare(env.DATABASE_URL);
   return run(process.execPath, ["bin/baton.mjs", "copy-data", "--to", url], { cwd: root, env }).then(
     ({ stderr }) => ({ code: 0, stderr }),
     (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
@@ -214,4 +219,54 @@ describe("copy-data checks its target before it touches it", () => {
     expect(copied.code, copied.stderr).toBe(0);
     expect(Object.keys(await contentsOf(url))).toEqual(expect.arrayContaining(["_prisma_migrations", "handoffs", "handoff_entries"]));
   });
+});
+
+describe("after copy-data, ids go on where the source's stopped", () => {
+  it("a change's seq continues past the last one the source handed out, so the webhook cursor copied with it still sees new writes (the changes table was empty after a quiet day)", async () => {
+    const received: string[] = [];
+    const receiver = http.createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push(body);
+        response.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const url = await database("copy_counters");
+    const copied = await copyDataTo(url, async (deskUrl) => {
+      const added = await batonOn(deskUrl, ["webhook", "add", receiverUrl, "--events", "entry.created"]);
+      expect(added.code, added.stderr).toBe(0);
+      // What a day of use leaves: 50 changes handed out, the server's webhook dispatcher past them, and pruning after a quiet day emptied the table.
+      const desk = new Database(deskUrl.replace(/^file:/, ""));
+      desk.exec(`INSERT INTO changes (subject, action) SELECT 'agent', 'updated' FROM (${Array.from({ length: 50 }, () => "SELECT 1").join(" UNION ALL ")})`);
+      desk.exec("INSERT INTO webhook_cursor (id, seq) VALUES (1, 50); DELETE FROM changes");
+      desk.close();
+    });
+    expect(copied.code, copied.stderr).toBe(0);
+
+    // The team's server on the copy: its webhook dispatcher, and a write through baton mcp.
+    const dispatcher = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "support", "webhook-dispatcher-worker.ts"), "{}"], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const writer = await connectStdioClient({ env: { DATABASE_URL: url } });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        dispatcher.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+        dispatcher.once("exit", (code) => reject(new Error(`the dispatcher exited (${code}) before it was ready`)));
+      });
+      const created = await writer.client.callTool({ name: "create_handoff", arguments: { title: "After the move", content: "first entry on PostgreSQL" } });
+      expect(created.isError).not.toBe(true);
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBe(1);
+      expect(JSON.parse(received[0])).toMatchObject({ event: "entry.created", data: { entry: { content: "first entry on PostgreSQL" } } });
+    } finally {
+      await writer.client.close();
+      dispatcher.stdin!.end();
+      await new Promise((resolve) => dispatcher.once("exit", resolve));
+      receiver.close();
+    }
+  }, 120_000);
 });

@@ -102,6 +102,19 @@ function withFileContents(table: Table, rows: Record<string, unknown>[], dataFol
   return read;
 }
 
+/** The highest value of `column` among the copied rows (0 for none). */
+function highestIdOf(rows: Record<string, unknown>[], column: string): number {
+  return rows.reduce((highest, row) => Math.max(highest, Number(row[column] ?? 0)), 0);
+}
+
+/** The last id SQLite handed out for `table` (its AUTOINCREMENT counter, which outlives deleted rows), or 0. */
+function sourceCounterOf(source: Database.Database, table: string): number {
+  const hasCounters = source.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get() !== undefined;
+  if (!hasCounters) return 0;
+  const row = source.prepare("SELECT seq FROM sqlite_sequence WHERE name = ?").get(table) as { seq: number | bigint } | undefined;
+  return row ? Number(row.seq) : 0;
+}
+
 export async function copyData(options: CopyDataOptions): Promise<CopyDataResult> {
   if (engineOf(options.from) !== "sqlite") throw new Invalid("copy-data copies from a SQLite database (a file: URL)", { from: ["not a SQLite file: URL"] });
   if (engineOf(options.to) !== "postgres") throw new Invalid("--to must be a postgresql:// URL", { to: ["not a postgresql:// URL"] });
@@ -151,11 +164,12 @@ async function copyInto(target: pg.Client, source: Database.Database, dataFolder
     }
     await target.query(`ALTER TABLE ${quote(table.name)} ENABLE TRIGGER USER`);
     for (const column of table.columns.filter((candidate) => candidate.serial)) {
-      // The next id after the copied ones (is_called false: the next nextval answers exactly this).
-      await target.query(
-        `SELECT setval(pg_get_serial_sequence($1, $2), COALESCE((SELECT MAX(${quote(column.name)}) FROM ${quote(table.name)}), 0) + 1, false)`,
-        [quote(table.name), column.name],
-      );
+      // The counter goes on where the source's stopped, not after the highest id still stored: ids
+      // of deleted rows are never handed out again (a change's seq, which the webhook cursor and
+      // browsers resume after, a delivery's X-Baton-Delivery). is_called false only for a counter
+      // never used: the next nextval answers 1.
+      const used = Math.max(highestIdOf(rows, column.name), sourceCounterOf(source, table.name));
+      await target.query("SELECT setval(pg_get_serial_sequence($1, $2), $3, $4)", [quote(table.name), column.name, Math.max(used, 1), used > 0]);
     }
     const { rows: stored } = await target.query<Record<string, unknown>>(`SELECT ${names.map(quote).join(", ")} FROM ${quote(table.name)}${order}`);
     const hash = hashRows(table, rows);
