@@ -271,6 +271,27 @@ describe("baton setup claude-code", () => {
     expect(claude(path.join(worktree, "src"), home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
   }, 120_000);
 
+  it("Claude Code runs the SessionStart hook setup wrote and starts its server, in a subfolder and in a linked worktree: the waiting handoff comes into the session", async () => {
+    const repo = repository();
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first"], { cwd: repo });
+    const worktree = path.join(tempFolder(), "feature");
+    execFileSync("git", ["worktree", "add", "-q", "-b", "feature", worktree], { cwd: repo });
+    for (const folder of [path.join(repo, "src"), path.join(worktree, "src")]) fs.mkdirSync(folder);
+    expect(baton(path.join(repo, "src"), ["setup", "claude-code"]).status).toBe(0);
+    const { handoff } = await createHandoff({ title: "Picked up by Claude Code", content: "Waiting in the repository", asClient: "chat", repoPath: repo });
+
+    for (const folder of [path.join(repo, "src"), path.join(worktree, "src")]) {
+      // Without an account Claude Code stops at the model, after the session has started; its stream shows the hook and the servers.
+      const events = claude(folder, home, "-p", "hi", "--output-format", "stream-json", "--verbose")
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { subtype?: string; hook_event?: string; stdout?: string; mcp_servers?: { name: string; source: string; status: string }[] });
+      const sessionStart = events.find((event) => event.subtype === "hook_response" && event.hook_event === "SessionStart");
+      expect(sessionStart?.stdout, folder).toContain(handoff.id);
+      expect(events.find((event) => event.subtype === "init")?.mcp_servers, folder).toContainEqual({ name: "baton", source: "local", status: "connected" });
+    }
+  }, 120_000);
+
   it("--user registers the server for every folder in ~/.claude.json and the hooks in ~/.claude/settings.json, keeping Claude Code's own state", () => {
     const folder = tempFolder();
     claude(folder, home, "mcp", "list"); // Claude Code writes its state file first
