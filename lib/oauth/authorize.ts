@@ -26,6 +26,21 @@ export type AuthorizationCheck =
   /** Shown to the operator on the consent page; nothing is sent anywhere. */
   | { ok: false; message: string };
 
+/**
+ * The authorization request's parameters as the consent page's query holds them, and the first
+ * one given more than once (RFC 6749 §3.1: each at most once), or null. Such a parameter used to
+ * be dropped as absent: two states became none, two redirect URIs the registered one.
+ */
+export function authorizationParamsOf(query: Record<string, string | string[] | undefined>): { params: AuthorizationParams; repeated: string | null } {
+  const params: AuthorizationParams = {};
+  for (const name of AUTHORIZATION_PARAM_NAMES) {
+    const value = query[name];
+    if (Array.isArray(value)) return { params, repeated: name };
+    if (value !== undefined) params[name] = value;
+  }
+  return { params, repeated: null };
+}
+
 /** RFC 7636 §4.1: 43-128 characters; an S256 challenge is 43 base64url characters. */
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
 const MAX_STATE_LENGTH = 2000;
@@ -45,8 +60,9 @@ function errorRedirect(redirectUri: string, error: string, description: string, 
  * a client, so before the operator has looked at it a redirect would make Baton an open
  * redirector (RFC 9700 §4.11). The browser goes to the client only after Approve or Deny.
  */
-export async function checkAuthorizationRequest(params: AuthorizationParams, expectedResource: string): Promise<AuthorizationCheck> {
+export async function checkAuthorizationRequest(params: AuthorizationParams, expectedResource: string, repeated: string | null = null): Promise<AuthorizationCheck> {
   const fail = (message: string): AuthorizationCheck => ({ ok: false, message });
+  if (repeated) return fail(`the request gives ${repeated} more than once; which one was meant cannot be told`);
   const clientId = params.client_id ?? "";
   const client = clientId ? await findClient(clientId) : null;
   if (!client) {

@@ -20,6 +20,6 @@ export {
   registerClient,
   type OAuthClient,
 } from "./clients";
-export { AUTHORIZATION_PARAM_NAMES, approveAuthorization, checkAuthorizationRequest, denyAuthorization, type AuthorizationCheck, type AuthorizationParams, type AuthorizationRequest } from "./authorize";
+export { AUTHORIZATION_PARAM_NAMES, approveAuthorization, authorizationParamsOf, checkAuthorizationRequest, denyAuthorization, type AuthorizationCheck, type AuthorizationParams, type AuthorizationRequest } from "./authorize";
 export { accessTokensStillValid, isAccessToken, revokeOAuthToken, tokenRequest, verifyAccessToken } from "./tokens";
 export { oauthErrorResponse, oauthJson } from "./http";

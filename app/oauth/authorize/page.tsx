@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { AuthorizationView } from "@/components/oauth/authorization-view";
 import { answerPageWith } from "@/lib/server/page-status";
-import { AUTHORIZATION_PARAM_NAMES, checkAuthorizationRequest, oauthUrls, publicBaseUrl, type AuthorizationParams } from "@/lib/oauth";
+import { authorizationParamsOf, checkAuthorizationRequest, oauthUrls, publicBaseUrl } from "@/lib/oauth";
 
 export const metadata: Metadata = { title: "Connect a client" };
 export const dynamic = "force-dynamic";
@@ -13,14 +13,9 @@ export const dynamic = "force-dynamic";
  * used is shown here, and only the operator's Approve or Deny sends the browser to the client.
  */
 export default async function AuthorizePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const query = await searchParams;
-  const params: AuthorizationParams = {};
-  for (const name of AUTHORIZATION_PARAM_NAMES) {
-    const value = query[name];
-    if (typeof value === "string") params[name] = value;
-  }
+  const { params, repeated } = authorizationParamsOf(await searchParams);
   const { resource } = oauthUrls(publicBaseUrl((await headers()).get("host")));
-  const check = await checkAuthorizationRequest(params, resource);
+  const check = await checkAuthorizationRequest(params, resource, repeated);
   // A request that cannot be used is bad input: a 400, its reason shown as the page.
   if (!check.ok) answerPageWith(400);
   return <AuthorizationView check={check} params={params} />;
