@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page, type Route } from "@playwright/test";
 import Database from "better-sqlite3";
 import { waitForHydration } from "./hydration";
 import { expectNoAxeViolations } from "./support/axe";
@@ -222,6 +222,60 @@ test("a document whose file is gone is still shown (from the database), unknown 
   await expect(page.getByLabel("Persona")).toHaveValue("../etc");
   await expect(page).toHaveURL(/\/agents\/new$/);
   await expectNoAxeViolations(page);
+});
+
+test("End shift, Register and Retry answered 503 (the server away) keep what was typed, with no error page; sent again, they go through", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-unanswered", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  // Every post answered 503 before any action runs (a proxy with no upstream).
+  const away = (route: Route) => (route.request().method() === "POST" ? route.fulfill({ status: 503, contentType: "text/plain", body: "Service Unavailable" }) : route.fallback());
+  await page.route("**/agents/**", away);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  const document = "## Goal\nAn hour of notes the successor needs.\n";
+  await dialog.getByLabel("Shift document").fill(document);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(dialog.getByRole("alert")).toContainText("Not sent: the server did not answer");
+  await expect(dialog.getByLabel("Shift document")).toHaveValue(document);
+  await page.unroute("**/agents/**", away);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  await expect(page.getByTestId("shift-document")).toContainText("An hour of notes the successor needs.");
+
+  await page.goto("/agents/new");
+  await whenHydrated(page.getByRole("button", { name: "Register agent" }));
+  await page.route("**/agents/new", away);
+  await page.getByLabel("Persona").fill("e2e-unanswered-register");
+  await page.getByRole("button", { name: "Register agent" }).click();
+  await expect(page.getByText("Not sent: the server did not answer")).toBeVisible();
+  await expect(page.getByLabel("Persona")).toHaveValue("e2e-unanswered-register");
+  await page.unroute("**/agents/new", away);
+  await page.getByRole("button", { name: "Register agent" }).click();
+  await expect(page.getByText("Agent registered.")).toBeVisible();
+
+  // Retry delivery of a prompt whose pane does not exist, with another pane typed in.
+  const stalled = (await (await page.request.post("/api/agents", { data: { personaSlug: "e2e-unanswered-retry" } })).json()) as { id: number };
+  const handedOff = await page.request.post(`/api/agents/${stalled.id}/handoff`, { data: { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton-e2e-missing:1.0" } } });
+  expect(handedOff.status()).toBe(201);
+  await page.goto(`/agents/${stalled.id}`);
+  await waitForHydration(page);
+  const retry = page.getByTestId("delivery-stalled");
+  await page.route("**/agents/**", away);
+  await retry.getByLabel("Pane (tmux target)").fill("baton-e2e-missing:2.0");
+  await retry.getByRole("button", { name: "Retry delivery" }).click();
+  await expect(retry.getByRole("alert")).toContainText("Not sent: the server did not answer");
+  await expect(retry.getByLabel("Pane (tmux target)")).toHaveValue("baton-e2e-missing:2.0");
+  await page.unroute("**/agents/**", away);
+  await retry.getByRole("button", { name: "Retry delivery" }).click();
+  await expect(retry.getByRole("alert")).toHaveText("");
+  // Sent once more: the handoff's own attempt and this one, to the pane typed in (the unanswered post did nothing).
+  await expect
+    .poll(async () => ((await (await page.request.get(`/api/agents/${stalled.id}`)).json()) as { handoff: { deliveryAttempts: number } }).handoff.deliveryAttempts)
+    .toBe(2);
+  const chain = (await (await page.request.get(`/api/agents/${stalled.id}/chain`)).json()) as { successors: { tmuxTarget: string }[] };
+  expect(chain.successors[0].tmuxTarget).toBe("baton-e2e-missing:2.0");
 });
 
 test("shortcut keys do nothing behind the End shift dialog: what was typed in it stays", async ({ page }) => {

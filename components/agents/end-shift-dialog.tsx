@@ -2,6 +2,7 @@
 
 import { useActionState, useRef, useState } from "react";
 import { endShiftAction } from "@/app/agents/actions";
+import { keepingUnsent } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
@@ -25,7 +26,7 @@ type Props = {
  */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpoint }: Props) {
   const modal = useModalDialog();
-  const [state, formAction, pending] = useActionState(endShiftAction, idleFormState);
+  const [state, formAction, pending] = useActionState(keepingUnsent(endShiftAction), idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");

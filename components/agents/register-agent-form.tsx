@@ -2,6 +2,7 @@
 
 import { useActionState, useEffect, useRef } from "react";
 import { registerAgentAction } from "@/app/agents/actions";
+import { keepingUnsent } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
@@ -17,7 +18,7 @@ const FIELDS: TextField[] = [
 ];
 
 export function RegisterAgentForm() {
-  const [state, formAction, pending] = useActionState(registerAgentAction, idleFormState);
+  const [state, formAction, pending] = useActionState(keepingUnsent(registerAgentAction), idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const form = useRef<HTMLFormElement>(null);

@@ -2,6 +2,7 @@
 
 import { useActionState, useId } from "react";
 import { retryDeliveryAction } from "@/app/agents/actions";
+import { keepingUnsent } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
@@ -12,7 +13,7 @@ import { idleFormState } from "@/lib/form-state";
  * successor's target).
  */
 export function RetryDeliveryButton({ agentId, target }: { agentId: number; target: string | null }) {
-  const [state, formAction, pending] = useActionState(retryDeliveryAction, idleFormState);
+  const [state, formAction, pending] = useActionState(keepingUnsent(retryDeliveryAction), idleFormState);
   const id = useId();
   const error = state.fieldErrors?.tmuxTarget?.join(" ") ?? state.message;
   return (
