@@ -188,6 +188,23 @@ describe.each(["stdio", "HTTP"] as const)("resource subscriptions over %s", (tra
     }
   }, 60_000);
 
+  it("follows an agent named by its session's 8-hex prefix, as reading that URI does", async () => {
+    const sessionId = crypto.randomUUID();
+    const registered = await writer.callTool({ name: "register_agent", arguments: { persona: "developer", session_id: sessionId } });
+    const agentId = (registered.structuredContent as { id: number }).id;
+    const uri = `baton://agents/${sessionId.slice(0, 8)}/handoff`;
+    const updates: string[] = [];
+    subscriber().setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri));
+    await subscriber().subscribeResource({ uri });
+    try {
+      const handed = await writer.callTool({ name: "trigger_handoff", arguments: { agent: agentId, reason: "task_boundary", document: "# Handoff\n\nNext: the prefix." } });
+      expect(handed.isError, JSON.stringify(handed.content)).not.toBe(true);
+      expect(await settle(() => updates.filter((updated) => updated === uri).length, 1)).toBe(1);
+    } finally {
+      await subscriber().unsubscribeResource({ uri });
+    }
+  }, 30_000);
+
   it("sends exactly one per handoff of an agent's shift document", async () => {
     const registered = await writer.callTool({ name: "register_agent", arguments: { persona: "developer" } });
     const agentId = (registered.structuredContent as { id: number }).id;

@@ -37,8 +37,6 @@ export const RESOURCES_PAGE_SIZE = 50;
 /** What a read is dispatched on; the id in it is checked by the domain (or HANDOFF_ID_PATTERN). */
 const HANDOFF_PATH = /^baton:\/\/handoffs\/([^/]*)$/;
 const SHIFT_DOCUMENT_PATH = /^baton:\/\/agents\/([^/]*)\/handoff$/;
-/** A subscription follows the change feed, whose rows carry integer agent ids. */
-const SHIFT_DOCUMENT_BY_ID = /^baton:\/\/agents\/([1-9][0-9]{0,14})\/handoff$/;
 
 export const handoffUri = (id: string) => `baton://handoffs/${id}`;
 
@@ -160,12 +158,21 @@ function readResource(uri: string, context: ToolContext): Promise<ReadResourceRe
   );
 }
 
-/** The change-feed filter a subscribed URI needs, or a refusal naming the URIs that can be subscribed. */
-function filterOf(uri: string): { handoffId: string } | { agentId: number; subjects: ["shift_handoff"] } {
+/**
+ * The change-feed filter a subscription to `uri` follows, once its subject is found as reading the
+ * URI finds it: a handoff, or an agent named as reads name it (integer id, session UUID or its
+ * 8-hex prefix), whose shift handoff the feed's rows carry by integer id. A subject that does not
+ * exist is refused, as reading it is: such a subscription would never hear anything. An agent
+ * that has not handed off yet may be followed (its shift document is what the subscriber waits for).
+ */
+async function subscriptionFilterOf(uri: string): Promise<ChangeFilter> {
   const handoff = HANDOFF_PATH.exec(uri);
-  if (handoff && HANDOFF_ID_PATTERN.test(handoff[1])) return { handoffId: handoff[1] };
-  const document = SHIFT_DOCUMENT_BY_ID.exec(uri);
-  if (document) return { agentId: Number(document[1]), subjects: ["shift_handoff"] };
+  if (handoff && HANDOFF_ID_PATTERN.test(handoff[1])) {
+    await (await loadHandoffs()).requireHandoff(handoff[1]);
+    return { handoffId: handoff[1] };
+  }
+  const document = SHIFT_DOCUMENT_PATH.exec(uri);
+  if (document) return { agentId: await (await loadAgents()).resolveAgentId(document[1]), subjects: ["shift_handoff"] };
   throw resourceNotFound(uri, `cannot subscribe to ${JSON.stringify(uri.slice(0, 100))}: subscribe to baton://handoffs/<hof_id> or baton://agents/<id>/handoff`);
 }
 
@@ -175,16 +182,6 @@ function filterOf(uri: string): { handoffId: string } | { agentId: number; subje
  * every subscription is a change-feed subscriber that each change is matched against.
  */
 export const MAX_SUBSCRIPTIONS = 256;
-
-/**
- * Refuses a subscription to a handoff or agent that does not exist, as reading its URI does: such
- * a subscription would never hear anything. An agent that has not handed off yet may be followed
- * (its shift document is what the subscriber waits for).
- */
-async function requireSubject(filter: ReturnType<typeof filterOf>): Promise<void> {
-  if ("handoffId" in filter) return (await loadHandoffs()).requireHandoff(filter.handoffId);
-  await (await loadAgents()).resolveAgentId(filter.agentId);
-}
 
 export type ResourceOptions = {
   /** Offer resources/subscribe: only on a transport that can carry notifications the client did not ask for (stdio). */
@@ -211,18 +208,20 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
   const closeWhenOpen = (opening: Promise<Subscription>) => void opening.then((subscription) => subscription.close(), () => {});
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const filter = filterOf(uri);
-    if (!subscribed.has(uri)) await asResourceError(() => requireSubject(filter), context, uri);
     if (!subscribed.has(uri)) {
-      if (subscribed.size >= MAX_SUBSCRIPTIONS) {
-        throw new McpError(ErrorCode.InvalidParams, `this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources, as many as it may be: unsubscribe from one first`, { uri });
+      const filter = await asResourceError(() => subscriptionFilterOf(uri), context, uri);
+      // Another subscribe of this URI may have opened it meanwhile.
+      if (!subscribed.has(uri)) {
+        if (subscribed.size >= MAX_SUBSCRIPTIONS) {
+          throw new McpError(ErrorCode.InvalidParams, `this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources, as many as it may be: unsubscribe from one first`, { uri });
+        }
+        const opening = openSubscription(server, context, uri, filter);
+        subscribed.set(uri, opening);
+        // A subscription that could not open is not held: the next subscribe tries again.
+        opening.catch(() => {
+          if (subscribed.get(uri) === opening) subscribed.delete(uri);
+        });
       }
-      const opening = openSubscription(server, context, uri, filter);
-      subscribed.set(uri, opening);
-      // A subscription that could not open is not held: the next subscribe tries again.
-      opening.catch(() => {
-        if (subscribed.get(uri) === opening) subscribed.delete(uri);
-      });
     }
     await subscribed.get(uri);
     return {};
