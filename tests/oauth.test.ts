@@ -206,6 +206,19 @@ describe("discovery and registration", () => {
     expect((await registerFrom("127.0.2.2", body)).status).toBe(201);
   });
 
+  it("cuts a long client name between characters, never inside an emoji's surrogate pair", async () => {
+    const exact = `${"a".repeat(99)}\u{1F680}`;
+    const long = `${"b".repeat(99)}\u{1F680}\u{1F680} and more`;
+    for (const [index, [name, stored]] of [
+      [exact, exact],
+      [long, `${"b".repeat(99)}\u{1F680}`],
+    ].entries()) {
+      const response = await registerFrom(`127.0.4.${index + 1}`, JSON.stringify({ client_name: name, redirect_uris: [redirectUri] }));
+      expect(response.status, name).toBe(201);
+      expect(response.json.client_name).toBe(stored);
+    }
+  });
+
   it("counts an IPv6 client by its /64, the block one host or home is handed: fresh addresses in it share one limit", async () => {
     const body = JSON.stringify({ client_name: "Rotating", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" });
     // Through the trusted proxy on this machine (the default BATON_TRUSTED_PROXIES), as a tunnel forwards them.

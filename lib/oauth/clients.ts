@@ -99,7 +99,8 @@ export async function registerClient(body: unknown): Promise<OAuthClientInformat
   if (metadata.response_types && !metadata.response_types.includes("code")) {
     throw new InvalidClientMetadataError('response_types: Baton supports only "code"');
   }
-  const name = visibleControls((metadata.client_name ?? "").trim()).slice(0, MAX_NAME_LENGTH) || "MCP client";
+  // Cut by code points: a cut by UTF-16 units could keep half of an emoji, which no database stores (a 400 for a valid name).
+  const name = Array.from(visibleControls((metadata.client_name ?? "").trim())).slice(0, MAX_NAME_LENGTH).join("") || "MCP client";
   const clientId = randomUUID();
   const issuedAt = new Date();
   await write(async (tx) => {
