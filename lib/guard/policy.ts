@@ -198,6 +198,23 @@ export function requestTargetRefusal(target: string, hostFields: number): Refusa
   return null;
 }
 
+/** Fields the guard reads that may be given once, by their names as people spell them. */
+const SINGLETON_FIELDS = { authorization: "Authorization", "content-type": "Content-Type" } as const;
+
+/**
+ * A request giving Authorization or Content-Type more than once, refused with 400 as two Host
+ * fields are: Node keeps the first of each and drops the rest, a proxy in front may read the
+ * last (one that adds its own Authorization after the client's), and which one was meant cannot
+ * be told. `fields` is Node's headersDistinct.
+ */
+export function repeatedFieldRefusal(fields: Readonly<Record<string, readonly string[] | undefined>>): Refusal | null {
+  for (const [name, spelled] of Object.entries(SINGLETON_FIELDS)) {
+    const count = fields[name]?.length ?? 0;
+    if (count > 1) return { ok: false, status: 400, reason: `the request has ${count} ${spelled} fields; send exactly one` };
+  }
+  return null;
+}
+
 /**
  * What makes a request line unusable, refused with 400 before anything builds a URL of it
  * (lib/server checks it at the socket, the router's URL parser would otherwise fail first): a

@@ -7,7 +7,7 @@ import next from "next";
 import { hasTokens } from "../auth";
 import { closeDatabase } from "../database";
 import { markServing } from "../caller";
-import { guardPolicy, holdContinue, isLoopbackAddress, noteReentry, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
+import { guardPolicy, holdContinue, isLoopbackAddress, noteReentry, repeatedFieldRefusal, requestLineRefusal, requestTargetRefusal, screenRequest, type GuardPolicy } from "../guard";
 import { batonCommand } from "../paths.mjs";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
@@ -92,6 +92,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     boundUnreadBody(incoming, outgoing);
     const badLine =
       requestTargetRefusal(incoming.url ?? "/", incoming.headersDistinct.host?.length ?? 0) ??
+      repeatedFieldRefusal(incoming.headersDistinct) ??
       requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
     if (badLine) {
       outgoing.writeHead(badLine.status, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store" });
