@@ -68,6 +68,16 @@ describe("MCP sessions over HTTP", () => {
     expect((await post(toolsList, { "mcp-session-id": id, ...bearer(tokenA) })).status).toBe(404);
   });
 
+  it("a DELETE the transport refuses (a protocol version it does not speak) ends nothing: the session still answers", async () => {
+    const id = await openSession(bearer(tokenB));
+    const refused = await served.fetch("/api/mcp", { method: "DELETE", headers: { "mcp-session-id": id, "mcp-protocol-version": "1999-01-01", ...bearer(tokenB) } });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/Unsupported protocol version/);
+    expect((await post(toolsList, { "mcp-session-id": id, ...bearer(tokenB) })).status).toBe(200);
+    expect((await served.fetch("/api/mcp", { method: "DELETE", headers: { "mcp-session-id": id, ...bearer(tokenB) } })).status).toBe(200);
+    expect((await post(toolsList, { "mcp-session-id": id, ...bearer(tokenB) })).status).toBe(404);
+  });
+
   it("caps sessions per caller: one caller's initializes end only its own oldest sessions", async () => {
     const victim = await openSession(bearer(tokenB));
     const flood: string[] = [];

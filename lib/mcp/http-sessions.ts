@@ -142,8 +142,8 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     // another caller's session looks exactly like one that does not exist.
     if (!session || session.owner !== owner) return jsonRpcError(404, "no such MCP session (it ended or expired); initialize again");
     session.lastUsed = Date.now();
+    // A DELETE the transport accepts ends the session through onsessionclosed; one it refuses (a bad protocol version) ends nothing.
     const response = await session.transport.handleRequest(request, parsed(message));
-    if (request.method === "DELETE") await closeSession(id);
     if (request.method !== "GET" || !response.ok) return response;
     session.openStreams++;
     return boundedEventStream(response, () => {
