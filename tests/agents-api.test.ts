@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
+import { storedDate, write } from "../lib/database";
 import { apiServerForFile } from "./support/api-server";
+import { connectHttpClient } from "./support/mcp-clients";
 
 const api = apiServerForFile();
 const route = api.route;
@@ -131,6 +134,45 @@ describe("agents HTTP API", () => {
       process.env.BATON_DATA_DIR = shared;
     }
   });
+
+  it("a chain of 10,000 agents answers its 20 nearest on each side, both ends and the counts, within 256 KiB over REST and MCP", async () => {
+    // 10,000 agents, each continuing from the one before, each with its handoff record: through SQL, a fixture, not a door.
+    const ids = await write(async (tx) => {
+      const made: number[] = [];
+      for (let index = 0; index < 10_000; index++) {
+        const row = await tx.get<{ id: number }>(
+          "INSERT INTO agents (session_id, persona_slug, name, status, previous_agent_id, started_at) VALUES (?, 'ten-thousand', ?, 'ended', ?, ?) RETURNING id",
+          [randomUUID(), `shift ${index}`, made.at(-1) ?? null, storedDate(new Date(Date.UTC(2026, 0, 1) + index * 60_000))],
+        );
+        made.push(row!.id);
+        await tx.run(
+          "INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at) VALUES (?, 'context_limit', ?, 'notes', ?, 'no target', 'queued', ?)",
+          [row!.id, `personas/ten-thousand/handoffs/${index}.md`, `Continuing from Agent ${index}. ${"Read the document. ".repeat(20)}`, storedDate()],
+        );
+      }
+      return made;
+    });
+    const middle = ids[5_000];
+    const response = await chainRoute(send("GET", `${base}/${middle}/chain`), context(middle));
+    const body = await response.text();
+    expect(Buffer.byteLength(body)).toBeLessThan(256 * 1024);
+    const chain = JSON.parse(body);
+    expect(chain.predecessors.map((node: Agent) => node.id)).toEqual(ids.slice(4_980, 5_000));
+    expect(chain.successors.map((node: Agent) => node.id)).toEqual(ids.slice(5_001, 5_021));
+    expect([chain.length, chain.earlier, chain.later, chain.first.id, chain.last.id]).toEqual([10_000, 4_980, 4_979, ids[0], ids[9_999]]);
+
+    const client = await connectHttpClient(`${api.origin}/api/mcp`);
+    try {
+      const result = await client.callTool({ name: "get_continuity_chain", arguments: { agent: middle } });
+      const text = (result.content as { text: string }[])[0].text;
+      expect(result.isError, text).toBeFalsy();
+      expect(Buffer.byteLength(text)).toBeLessThan(256 * 1024);
+      const structured = result.structuredContent as { predecessors: unknown[]; successors: unknown[]; length: number; earlier: number; later: number; first: { id: number } };
+      expect([structured.predecessors.length, structured.successors.length, structured.length, structured.earlier, structured.later, structured.first.id]).toEqual([20, 20, 10_000, 4_980, 4_979, ids[0]]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 
   it("answers bad input with 400 and field errors, unknown agents with 404", async () => {
     const bad = await registerRoute(send("POST", base, { personaSlug: "../etc", tmuxTarget: "x; rm -rf /" }));

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { ChainNode, ChainWindow } from "@/lib/agents";
+import type { ChainNode, ContinuityChain } from "@/lib/agents";
 import { isDeliveryStalled } from "@/lib/agents/delivery-states";
 import { reasonLabel, StatusBadge } from "./agent-badges";
 
@@ -75,9 +75,9 @@ function ChainEnd({ node }: { node: ChainNode }) {
 
 /**
  * The continuity chain as a timeline: predecessors (oldest first), this agent, successors; of a
- * long chain the nearest on each side (ChainWindow), with links to its first and last agent.
+ * long chain the nearest on each side (CHAIN_WINDOW), with links to its first and last agent.
  */
-export function ContinuityChainView({ chain }: { chain: ChainWindow }) {
+export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
   const nodes = [...chain.predecessors, chain.agent, ...chain.successors];
   const byId = new Map(nodes.map((node) => [node.id, node]));
   // A shift prompt that did not arrive is flagged on both ends: the agent that handed off and its successor.

@@ -4,7 +4,7 @@ import { read, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { agentNotFound } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
-import { agentRefSchema } from "./schemas";
+import { agentRefSchema, CHAIN_WINDOW } from "./schemas";
 import { chainMembersSql } from "./chain-links";
 import { AGENT_WITH_RECORD, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "./rows";
 import type { ChainNode } from "./views";
@@ -13,16 +13,27 @@ const getContinuityChainInput = z.object({ agentId: agentRefSchema });
 
 export type GetContinuityChainOptions = { agentId: string | number };
 
-/** An agent's continuity chain: who it continues from and who continued from it, in order. */
+/**
+ * An agent's continuity chain: who it continues from and who continued from it, in order; of a
+ * long chain the CHAIN_WINDOW nearest on each side, with its first and last agent.
+ */
 export type ContinuityChain = {
   agentId: number;
-  /** Oldest first, ending with the agent's direct predecessor. */
+  /** Oldest first, ending with the agent's direct predecessor; at most CHAIN_WINDOW. */
   predecessors: ChainNode[];
   agent: ChainNode;
-  /** Direct successor first, then its successors (breadth first when a chain forks). */
+  /** Direct successor first, then its successors (breadth first when a chain forks); at most CHAIN_WINDOW. */
   successors: ChainNode[];
-  /** predecessors + the agent + successors. */
+  /** Every member: predecessors + the agent + successors, those not listed too. */
   length: number;
+  /** Predecessors older than the first listed. */
+  earlier: number;
+  /** The chain's first agent, when it is one of those not listed. */
+  first: ChainNode | null;
+  /** Successors after the last listed. */
+  later: number;
+  /** The chain's last successor (breadth first), when it is one of those not listed. */
+  last: ChainNode | null;
 };
 
 /** What a chain is ordered by: each member's link and start. */
@@ -67,67 +78,40 @@ function orderChain<Link extends ChainLink>(id: number, byId: Map<number, Link>)
   return { predecessors, successors };
 }
 
-/** The chain inside the caller's transaction: one statement whatever its length. */
+/**
+ * The chain inside the caller's transaction, in two statements whatever its length: the members'
+ * links, then the details of those listed (a chain of 10,000 agents whole was 10 MB of answer and
+ * 26 MB of page).
+ */
 export async function getContinuityChainIn(tx: Tx, id: number): Promise<ContinuityChain> {
-  const rows = await tx.all<JoinedAgentRow>(chainMembersSql(tx, AGENT_WITH_RECORD), [JSON.stringify([id])]);
+  const links = await tx.rows<[number, number | null, string]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id, a.started_at FROM agents a"), [JSON.stringify([id])]);
+  const linkOf = new Map(links.map(([member, previousAgentId, startedAt]) => [member, { id: member, previousAgentId, startedAt }]));
+  const order = orderChain(id, linkOf);
+  const predecessorIds = order.predecessors.slice(-CHAIN_WINDOW).map((link) => link.id);
+  const successorIds = order.successors.slice(0, CHAIN_WINDOW).map((link) => link.id);
+  const earlier = order.predecessors.length - predecessorIds.length;
+  const later = order.successors.length - successorIds.length;
+  const firstId = earlier > 0 ? order.predecessors[0].id : null;
+  const lastId = later > 0 ? order.successors[order.successors.length - 1].id : null;
+  const listed = [...predecessorIds, id, ...successorIds, ...[firstId, lastId].filter((member) => member !== null)];
+  const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD} WHERE a.id IN ${idListSql(tx)}`, [JSON.stringify(listed)]);
   const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
-  const { predecessors, successors } = orderChain(id, byId);
-  return { agentId: id, predecessors, agent: byId.get(id)!, successors, length: predecessors.length + 1 + successors.length };
+  const detailOf = (member: number) => byId.get(member)!;
+  return {
+    agentId: id,
+    predecessors: predecessorIds.map(detailOf),
+    agent: detailOf(id),
+    successors: successorIds.map(detailOf),
+    length: order.predecessors.length + 1 + order.successors.length,
+    earlier,
+    first: firstId === null ? null : detailOf(firstId),
+    later,
+    last: lastId === null ? null : detailOf(lastId),
+  };
 }
 
-/** Every predecessor and successor of an agent, each with its handoff record; safe against cycles and gaps. */
+/** An agent's chain around it, each member listed with its handoff record; safe against cycles and gaps. */
 export async function getContinuityChain(options: GetContinuityChainOptions): Promise<ContinuityChain> {
   const input = parseInput(getContinuityChainInput, options);
   return read(async (tx) => getContinuityChainIn(tx, await resolveAgentIdIn(tx, input.agentId)));
-}
-
-/** Predecessors and successors an agent's page shows on each side of it. */
-export const CHAIN_WINDOW = 20;
-
-/** Part of a chain around one agent: the nearest members on each side, and how many are left out. */
-export type ChainWindow = ContinuityChain & {
-  /** Predecessors older than the first listed. */
-  earlier: number;
-  /** The chain's first agent, when it is one of those left out. */
-  first: ChainNode | null;
-  /** Successors after the last listed. */
-  later: number;
-  /** The chain's last successor (breadth first), when it is one of those left out. */
-  last: ChainNode | null;
-};
-
-/**
- * The agent's chain as its page shows it: the CHAIN_WINDOW nearest predecessors and successors
- * (a chain of 10,000 agents whole was 26 MB of page), `length` still counting every member. The
- * members' links are read in one statement, their details for the window only.
- */
-export async function getChainWindow(options: GetContinuityChainOptions): Promise<ChainWindow> {
-  const input = parseInput(getContinuityChainInput, options);
-  return read(async (tx) => {
-    const id = await resolveAgentIdIn(tx, input.agentId);
-    const links = await tx.rows<[number, number | null, string]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id, a.started_at FROM agents a"), [JSON.stringify([id])]);
-    const linkOf = new Map(links.map(([member, previousAgentId, startedAt]) => [member, { id: member, previousAgentId, startedAt }]));
-    const order = orderChain(id, linkOf);
-    const predecessorIds = order.predecessors.slice(-CHAIN_WINDOW).map((link) => link.id);
-    const successorIds = order.successors.slice(0, CHAIN_WINDOW).map((link) => link.id);
-    const earlier = order.predecessors.length - predecessorIds.length;
-    const later = order.successors.length - successorIds.length;
-    const firstId = earlier > 0 ? order.predecessors[0].id : null;
-    const lastId = later > 0 ? order.successors[order.successors.length - 1].id : null;
-    const shown = [...predecessorIds, id, ...successorIds, ...[firstId, lastId].filter((member) => member !== null)];
-    const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD} WHERE a.id IN ${idListSql(tx)}`, [JSON.stringify(shown)]);
-    const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
-    const detailOf = (member: number) => byId.get(member)!;
-    return {
-      agentId: id,
-      predecessors: predecessorIds.map(detailOf),
-      agent: detailOf(id),
-      successors: successorIds.map(detailOf),
-      length: order.predecessors.length + 1 + order.successors.length,
-      earlier,
-      first: firstId === null ? null : detailOf(firstId),
-      later,
-      last: lastId === null ? null : detailOf(lastId),
-    };
-  });
 }

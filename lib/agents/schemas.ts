@@ -19,6 +19,8 @@ export const SESSION_PREFIX_PATTERN = /^[0-9a-f]{8}$/;
 export const TMUX_TARGET_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}(:[A-Za-z0-9_][A-Za-z0-9_-]{0,63}(\.[0-9]{1,4})?)?$/;
 export const MAX_NAME_LENGTH = 100;
 export const MAX_SHIFT_DOCUMENT_BYTES = 256 * 1024;
+/** Predecessors and successors a continuity chain lists on each side of its agent: the nearest. */
+export const CHAIN_WINDOW = 20;
 
 const blankToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value);
 

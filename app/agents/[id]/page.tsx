@@ -13,7 +13,7 @@ import { LiveUpdates } from "@/components/live/live-updates";
 import { GitStaleness } from "@/components/thread/git-staleness";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { getChainWindow, SHIFT_DOCUMENT_TEMPLATE, isDeliveryStalled, loadShiftDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { getContinuityChain, SHIFT_DOCUMENT_TEMPLATE, isDeliveryStalled, loadShiftDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
 import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
@@ -46,7 +46,7 @@ async function agentIdFrom(ref: string): Promise<number> {
 }
 
 /** The agent's chain around it, read once per request (the tab title and the page both need it). */
-const chainOf = cache(async (ref: string) => getChainWindow({ agentId: await agentIdFrom(ref) }));
+const chainOf = cache(async (ref: string) => getContinuityChain({ agentId: await agentIdFrom(ref) }));
 
 /** The tab names the agent: its name and short id. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
