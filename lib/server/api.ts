@@ -199,7 +199,7 @@ const API_ROUTES: readonly ApiRoute[] = [
     policy: AGENT,
     handler: async (c) => json(await updateAgent((await operationBodyAt(c, "agentId")) as UpdateAgentOptions)),
   },
-  /** The continuity chain: `{ predecessors, agent, successors, length }`. */
+  /** The continuity chain around the agent: `{ predecessors, agent, successors, length, earlier, first, later, last }` (the 20 nearest on each side). */
   { methods: ["GET"], path: "/api/agents/:id/chain", policy: AGENT, handler: async (c) => json(await getContinuityChain({ agentId: idParam(c) })) },
   /** End without a handoff (ending again changes nothing). */
   { methods: ["POST"], path: "/api/agents/:id/end", policy: AGENT, handler: async (c) => json(await endAgent({ agentId: idParam(c) })) },
