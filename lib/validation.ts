@@ -125,6 +125,7 @@ export function wholeNumberParam(name: string, min: number, max: number) {
       if (value === "" || value === null) return undefined;
       return typeof value === "string" && /^\s*\d{1,16}\s*$/.test(value) ? Number(value) : value;
     },
-    z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).optional(),
+    // abort: a 16-digit number past 2^53 fails int and max alike, and the message is said once.
+    z.number({ error: message }).int({ error: message, abort: true }).min(min, { error: message }).max(max, { error: message }).optional(),
   );
 }

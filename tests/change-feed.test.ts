@@ -360,6 +360,12 @@ describe("GET /api/events", () => {
     expect(changeFeedStats().subscribers).toBe(0);
   });
 
+  it("says once what is wrong with a seq past 2^53 (it failed as a fraction and as too large, one message twice)", async () => {
+    const response = await GET(new Request("http://localhost/api/events?after=9007199254740993"));
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("after: after must be a whole number from 0 to 9007199254740991");
+  });
+
   it("answers 400 for a Last-Event-ID that is not a seq", async () => {
     const response = await GET(new Request("http://localhost/api/events", { headers: { "last-event-id": "yesterday" } }));
     expect(response.status).toBe(400);
