@@ -99,7 +99,9 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
       outgoing.end(JSON.stringify({ error: { code: "REFUSED", message: badLine.reason } }));
       return;
     }
-    const eventStream = /text\/event-stream/.test(incoming.headers.accept ?? "") || (incoming.url ?? "").startsWith("/api/events");
+    // A stream is a GET (/api/events, an MCP session's stream). MCP clients name text/event-stream
+    // in the Accept of every POST too: counted as streams, their calls were cut off at shutdown.
+    const eventStream = incoming.method === "GET" && (/text\/event-stream/.test(incoming.headers.accept ?? "") || (incoming.url ?? "").startsWith("/api/events"));
     if (!eventStream) {
       inFlight.add(outgoing);
       outgoing.once("close", () => inFlight.delete(outgoing));
