@@ -157,6 +157,22 @@ test("End shift starts from the project's last checkpoint in one click; its empt
   await expect(document.getByRole("heading", { name: "Done" })).toHaveCount(0);
 });
 
+test("End shift drops the template's empty sections but never touches a code block: a fenced template quoted in the document arrives whole", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-fenced", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  const quoted = "```md\n## Goal\n\n## Done\n```";
+  const typed = `# Handoff\n\n## Goal\nKeep the issue template as it is:\n\n${quoted}\n\n## Done\n\n## Next steps\n- ship it\n`;
+  await dialog.getByLabel("Shift document").fill(typed);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  const stored = await (await page.request.get(`/api/agents/${agent.id}/document`)).text();
+  expect(stored).toBe(`# Handoff\n\n## Goal\nKeep the issue template as it is:\n\n${quoted}\n\n## Next steps\n- ship it\n`);
+});
+
 test("a second End shift (another tab) gets the conflict message", async ({ browser }) => {
   const context = await browser.newContext();
   const first = await context.newPage();

@@ -1,31 +1,39 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
 import { z } from "zod";
 import { dataDir } from "../config";
 import { Invalid } from "../errors";
+import { markdownTooDeep } from "../nesting";
 import { MAX_SHIFT_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
+/** Made once, as lib/plain-text.ts does: GFM, as the page renders the document. */
+const PARSE_OPTIONS = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
 /**
- * The document without the template's headings left empty (a `##` heading followed only by blank
- * lines up to the next heading or the end): what the desk saves, so a successor reads what was
- * written, not a form. Text outside sections is kept as it is.
+ * The document without the template's headings left empty (a `##`–`######` heading followed by
+ * nothing but blank lines up to the next heading or the end): what the desk saves, so a successor
+ * reads what was written, not a form. Headings are found by parsing the Markdown, so lines in a
+ * code block, a quote or a list are never taken for headings and nothing in them is dropped;
+ * everything else is kept as it is. A document nested too deep to parse is kept whole.
  */
 export function withoutEmptySections(document: string): string {
   const lines = document.split("\n");
-  const kept: string[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    if (/^#{2,6}\s/.test(lines[index])) {
-      let next = index + 1;
-      while (next < lines.length && lines[next].trim() === "") next++;
-      if (next === lines.length || /^#{1,6}\s/.test(lines[next])) {
-        index = next - 1;
-        continue;
-      }
-    }
-    kept.push(lines[index]);
+  const dropped = new Set<number>();
+  if (!markdownTooDeep(document)) {
+    const blocks = fromMarkdown(document, PARSE_OPTIONS).children;
+    blocks.forEach((block, index) => {
+      const next = blocks[index + 1];
+      if (block.type !== "heading" || block.depth < 2 || (next && next.type !== "heading")) return;
+      // The heading's own lines (two for a setext heading) and the blank ones after it; positions count lines from 1.
+      const until = next ? next.position!.start.line - 1 : lines.length;
+      for (let line = block.position!.start.line; line <= until; line++) dropped.add(line - 1);
+    });
   }
-  return `${kept.join("\n").trimEnd()}\n`;
+  return `${lines.filter((_, index) => !dropped.has(index)).join("\n").trimEnd()}\n`;
 }
 
 /** What the editor starts with: the headings a successor looks for. */
