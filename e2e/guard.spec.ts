@@ -4,6 +4,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test, type Page, type Request as PageRequest } from "@playwright/test";
+import { BODY_LIMITS } from "../lib/guard/body-limits";
 import { rawRequest } from "../tests/support/raw-http";
 
 /**
@@ -42,10 +43,10 @@ async function expectRefused(method: string, path: string, list: Attack[]) {
 }
 
 test("REST and MCP refuse every hostile request and store nothing", async () => {
-  await expectRefused("POST", "/api/handoffs", attacks(JSON.stringify({ title: "attack", content: "x" }), 128 * 1024 + 1, true));
+  await expectRefused("POST", "/api/handoffs", attacks(JSON.stringify({ title: "attack", content: "x" }), BODY_LIMITS.default + 1, true));
   const createOverMcp = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_handoff", arguments: { title: "attack", content: "x" } } });
-  await expectRefused("POST", "/api/mcp", attacks(createOverMcp, 1024 * 1024 + 1, true));
-  await expectRefused("POST", "/api/import", attacks(JSON.stringify({ text: '{"title":"x"}' }), 1024 * 1024 + 1, true));
+  await expectRefused("POST", "/api/mcp", attacks(createOverMcp, BODY_LIMITS.mcp + 1, true));
+  await expectRefused("POST", "/api/import", attacks(JSON.stringify({ text: '{"title":"x"}' }), BODY_LIMITS.import + 1, true));
 });
 
 test("pages, downloads and artifacts refuse a rebinding Host; writes to them are screened too", async () => {
@@ -60,7 +61,7 @@ test("pages, downloads and artifacts refuse a rebinding Host; writes to them are
     expect((await rawRequest(base, "GET", path, { host: `localhost:${new URL(base).port}` })).status, path).not.toBe(403);
   }
   expect((await rawRequest(base, "GET", `/api/artifacts/${artifact}`, { host })).status).toBe(200);
-  await expectRefused("POST", `/handoffs/${id}/export`, attacks("x", 128 * 1024 + 1, false));
+  await expectRefused("POST", `/handoffs/${id}/export`, attacks("x", BODY_LIMITS.default + 1, false));
 });
 
 test("a download never writes: cross-site and repeated GETs of bundles store nothing; keeping one is a screened POST", async () => {
@@ -166,7 +167,7 @@ test("server actions: the dashboard's own submission works, the same action repl
   const action = await dashboardAction(page, "Created through the guard", "The dashboard's own server action passes the guard.");
   const actionHeaders = { "next-action": action.headers()["next-action"], "content-type": action.headers()["content-type"] };
   const body = action.postData() ?? "";
-  const replays = attacks(body, 128 * 1024 + 1, false).map((attack) => ({
+  const replays = attacks(body, BODY_LIMITS.default + 1, false).map((attack) => ({
     ...attack,
     headers: { ...attack.headers, "next-action": actionHeaders["next-action"], ...(attack.status !== 413 && !attack.headers["content-type"]?.startsWith("text/") && { "content-type": actionHeaders["content-type"] }) },
   }));
@@ -263,7 +264,7 @@ test("a client still sending a body over the cap reads its 413, not a reset; a s
     }
   }
   // A body the client sends whole is read and dropped: the connection serves its next request.
-  const declared = 2 * 1024 * 1024;
+  const declared = BODY_LIMITS.import + 1;
   const twoRequests = Buffer.concat([
     Buffer.from(`POST /api/import HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${declared}\r\n\r\n`),
     Buffer.alloc(declared, "a"),
