@@ -173,6 +173,23 @@ test("End shift drops the template's empty sections but never touches a code blo
   expect(stored).toBe(`# Handoff\n\n## Goal\nKeep the issue template as it is:\n\n${quoted}\n\n## Next steps\n- ship it\n`);
 });
 
+test("End shift takes a document just under 256 KiB, whose form sends every line break as CRLF", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-long-document", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  const line = "- checked a file\n";
+  const document = `## Done\n${line.repeat(Math.floor((256 * 1024 - 9) / line.length))}`;
+  expect(Buffer.byteLength(document)).toBeLessThanOrEqual(256 * 1024);
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  // Set at once: typing 15,000 lines through fill() takes longer than the test.
+  await dialog.getByLabel("Shift document").evaluate((field, text) => ((field as HTMLTextAreaElement).value = text), document);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  expect(await (await page.request.get(`/api/agents/${agent.id}/document`)).text()).toBe(document);
+});
+
 test("a second End shift (another tab) gets the conflict message", async ({ browser }) => {
   const context = await browser.newContext();
   const first = await context.newPage();

@@ -174,6 +174,23 @@ describe("agents HTTP API", () => {
     }
   }, 60_000);
 
+  it("takes a document under 256 KiB however its JSON is escaped (Python's json.dumps writes \\u043f for п), and answers one over it with the document's own 400", async () => {
+    const agent = (await (await registerRoute(send("POST", base, { personaSlug: "escaped-dev" }))).json()) as Agent;
+    // 200 KB of Cyrillic, well under the document's limit; escaped as \uXXXX the body is 600 KB.
+    const document = `## Goal\n${"перенос ".repeat(12_500)}\n`;
+    expect(Buffer.byteLength(document)).toBeLessThan(256 * 1024);
+    const asciiJson = JSON.stringify({ reason: "shift_end", document }).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    expect(Buffer.byteLength(asciiJson)).toBeGreaterThan(512 * 1024);
+    const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, asciiJson), context(agent.id));
+    expect(handed.status).toBe(201);
+    expect(await (await documentRoute(send("GET", `${base}/${agent.id}/document`), context(agent.id))).text()).toBe(document);
+
+    const other = (await (await registerRoute(send("POST", base, { personaSlug: "escaped-dev" }))).json()) as Agent;
+    const tooLong = await handoffRoute(send("POST", `${base}/${other.id}/handoff`, { reason: "shift_end", document: `## Goal\n${"x".repeat(300 * 1024)}\n` }), context(other.id));
+    expect(tooLong.status).toBe(400);
+    expect((await tooLong.json()).error.fieldErrors.document).toEqual(["document must be at most 256 KiB of UTF-8"]);
+  });
+
   it("answers bad input with 400 and field errors, unknown agents with 404", async () => {
     const bad = await registerRoute(send("POST", base, { personaSlug: "../etc", tmuxTarget: "x; rm -rf /" }));
     expect(bad.status).toBe(400);
