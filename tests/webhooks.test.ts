@@ -12,6 +12,7 @@ import {
   deliveryAttempts,
   failedDeliveriesSince,
   listWebhooks,
+  MAX_IN_FLIGHT_PER_HOOK,
   pauseWebhook,
   recentDeliveries,
   redeliver,
@@ -216,6 +217,20 @@ describe("deliveries", () => {
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
     expect(JSON.parse(delivery.body)).toMatchObject({ event: "agent.handed_off", data: { agent: { id: agent.id, name: "Hooky", project: "baton" }, handoff: { reason: "shift_end" } } });
   });
+
+  it(`opens at most ${MAX_IN_FLIGHT_PER_HOOK} connections at once to a receiver that hangs, while another hook's deliveries still go out`, async () => {
+    const hanging = await newReceiver();
+    hanging.state.hold = true;
+    const healthy = await newReceiver();
+    await createWebhook({ url: hanging.url, events: ["entry.created"] });
+    await createWebhook({ url: healthy.url, events: ["entry.created"] });
+    await start({ timeoutMs: 5_000 });
+    for (let index = 0; index < 12; index++) await createHandoff({ title: `backlog ${index}`, content: "for both hooks" });
+    // Every delivery is due at once: the healthy receiver gets all of them while the hanging one holds its first few.
+    await until(() => healthy.received.length === 12);
+    await sleep(1_500);
+    expect(hanging.received).toHaveLength(MAX_IN_FLIGHT_PER_HOOK);
+  }, 20_000);
 
   it("retries along the schedule while the receiver fails, then delivers; a redirect is a failure and is not followed", async () => {
     const target = await newReceiver();

@@ -42,6 +42,13 @@ export const CLAIM_LEASE_MS = 3 * DELIVERY_TIMEOUT_MS;
 export const STOP_GRACE_MS = 5 * SECOND;
 const SEND_INTERVAL_MS = SECOND;
 const SEND_BATCH = 10;
+/**
+ * Sends to one hook in flight at once from this process. Claims come every second whatever is in
+ * flight, so without it a receiver that hangs had a new connection opened every tenth of a second
+ * until its first failures came back (80 open at once), and a slow one as many for as long as it
+ * stayed slow. Past it, the hook's next delivery is claimed when one of its sends ends.
+ */
+export const MAX_IN_FLIGHT_PER_HOOK = 4;
 /** After the feed could not be followed (the database away), how long before trying again from the cursor. */
 const FOLLOW_RETRY_MS = SECOND;
 /** Changes turned into deliveries in one transaction. */
@@ -144,6 +151,8 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
         console.error(`baton: could not record webhook delivery ${due.id}`, error);
       } finally {
         sending.delete(due.id);
+        // Room for this hook's next delivery.
+        sendSoon();
       }
     })();
     sending.set(due.id, { due, abort, done });
@@ -158,24 +167,39 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     return work;
   };
 
+  /** Claims what is due, within each hook's MAX_IN_FLIGHT_PER_HOOK; runs one at a time (claimTurn), after the sends the one before started. */
   const claim = async (): Promise<Due[]> => {
+    const inFlight = new Map<number, number>();
+    for (const { due } of sending.values()) inFlight.set(due.webhook_id, (inFlight.get(due.webhook_id) ?? 0) + 1);
+    const full = [...inFlight].filter(([, count]) => count >= MAX_IN_FLIGHT_PER_HOOK).map(([hook]) => hook);
     let claimed: Due[];
     try {
-      claimed = await claimDue(SEND_BATCH, options.leaseMs);
+      claimed = await claimDue(SEND_BATCH, options.leaseMs, full);
     } catch (error) {
       console.error("baton: the webhook dispatcher could not claim from its queue; retrying", error);
       return [];
     }
-    if (claiming) return claimed;
-    // Stopped while claiming: these go back at once rather than after the lease.
-    await handBack(claimed).catch((error: unknown) => console.error("baton: could not hand back webhook deliveries; they are sent once their lease runs out", error));
-    return [];
+    const kept: Due[] = [];
+    const back: Due[] = [];
+    for (const due of claimed) {
+      const count = inFlight.get(due.webhook_id) ?? 0;
+      // Stopped while claiming, or past the hook's allowance: back at once rather than after the lease.
+      if (!claiming || count >= MAX_IN_FLIGHT_PER_HOOK) back.push(due);
+      else {
+        kept.push(due);
+        inFlight.set(due.webhook_id, count + 1);
+      }
+    }
+    if (back.length > 0) await handBack(back).catch((error: unknown) => console.error("baton: could not hand back webhook deliveries; they are sent once their lease runs out", error));
+    return kept;
   };
 
+  let claimTurn: Promise<unknown> = Promise.resolve();
   const sendDue = async () => {
     if (!claiming) return;
-    const claimed = await track(claim());
-    await Promise.all(claimed.map(send));
+    const turn = claimTurn.then(async () => (await track(claim())).map(send));
+    claimTurn = turn.catch(() => undefined);
+    await Promise.all(await turn);
   };
   const sendSoon = () => {
     if (claiming) kick ??= setImmediate(() => ((kick = null), void sendDue()));

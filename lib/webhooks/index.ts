@@ -24,6 +24,7 @@ export {
 export {
   CLAIM_LEASE_MS,
   DELIVERY_TIMEOUT_MS,
+  MAX_IN_FLIGHT_PER_HOOK,
   PAUSE_AFTER_FAILURES,
   releaseClaimedDeliveries,
   RETRY_SCHEDULE_MS,

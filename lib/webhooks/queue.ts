@@ -80,12 +80,14 @@ export type Due = { id: number; webhook_id: number; event: string; payload: stri
 const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'";
 
 /**
- * Claims up to `limit` due deliveries for `leaseMs`. Looks first, in a read: most calls find
- * nothing due and take no write lock.
+ * Claims up to `limit` due deliveries for `leaseMs`, none of the hooks in `skipHooks` (those the
+ * caller is sending to as much as it will). Looks first, in a read: most calls find nothing due
+ * and take no write lock.
  */
-export async function claimDue(limit: number, leaseMs: number): Promise<Due[]> {
+export async function claimDue(limit: number, leaseMs: number, skipHooks: readonly number[] = []): Promise<Due[]> {
   const now = new Date();
-  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${DUE_WHERE} LIMIT 1`, [storedDate(now)]));
+  const where = `${DUE_WHERE}${skipHooks.length > 0 ? ` AND d.webhook_id NOT IN (${skipHooks.map(() => "?").join(", ")})` : ""}`;
+  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where} LIMIT 1`, [storedDate(now), ...skipHooks]));
   if (!due) return [];
   const lease = storedDate(new Date(now.getTime() + leaseMs));
   return write(async (tx) => {
@@ -93,8 +95,8 @@ export async function claimDue(limit: number, leaseMs: number): Promise<Due[]> {
     const rows = await tx.all<Omit<Due, "lease">>(
       `SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE ${DUE_WHERE} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
-      [storedDate(now), limit],
+       WHERE ${where} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
+      [storedDate(now), ...skipHooks, limit],
     );
     if (rows.length > 0) {
       await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
