@@ -1,7 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { databaseFile } from "../lib/config";
-import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario, type CrashRun } from "./support/crash-rig";
+import { databaseFile, dataDir } from "../lib/config";
+import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario, startHttpDoor, type CrashRun } from "./support/crash-rig";
 
 // Issue 8, point 7: real writer processes (3 stdio MCP servers, 2 MCP HTTP doors each in its own
 // process) append to shared threads while threads are closed; two of them are SIGKILLed mid-call
@@ -98,4 +100,46 @@ describe("crash safety: writers killed mid-call, threads closed mid-run", () => 
     });
     expect(crashViolations(report)).toEqual(expect.arrayContaining(["lost: 1", "duplicated: 1", "acceptedAfterClose: 1", "cursorsPastMax: 1"]));
   });
+});
+
+// A handoff writes its document, then commits its record: a server killed between the two leaves a
+// document no record names (and the agent still active, to hand off again).
+describe("a shift handoff killed between its document and its record", () => {
+  it("leaves a document (or its temporary file) behind, which the agent's next handoff removes; the new one stays", async () => {
+    const first = await startHttpDoor();
+    const post = (origin: string, route: string, body: unknown) =>
+      fetch(`${origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const agent = (await (await post(first.origin, "/api/agents", { personaSlug: "killed-mid-handoff" })).json()) as { id: number; shortId: string };
+    const folder = path.join(dataDir(), "personas", "killed-mid-handoff", "handoffs");
+    const documents = () => (fs.existsSync(folder) ? fs.readdirSync(folder).sort() : []);
+
+    // Another connection holds SQLite's write lock: the handoff writes its document, then waits for the lock.
+    const holder = new Database(databaseFile());
+    holder.exec("BEGIN IMMEDIATE");
+    const killed = post(first.origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe first try.\n" }).catch(() => "no answer");
+    const deadline = Date.now() + 8_000;
+    while (!documents().some((name) => name.endsWith(".md"))) {
+      if (Date.now() > deadline) throw new Error("the handoff wrote no document");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    process.kill(-first.door.pid!, "SIGKILL");
+    expect(await killed).toBe("no answer");
+    holder.exec("ROLLBACK");
+    holder.close();
+    const leftOver = documents();
+    expect(leftOver).toHaveLength(1);
+    // Killed a moment earlier, it leaves its temporary file instead (written, not yet linked): as one would be.
+    fs.writeFileSync(path.join(folder, `.${leftOver[0]}.0123456789ab.tmp`), "## Goal\nThe first try.\n");
+
+    const second = await startHttpDoor();
+    try {
+      const handed = await post(second.origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe second try.\n" });
+      expect(handed.status).toBe(201);
+      const { record } = (await handed.json()) as { record: { filePath: string } };
+      expect(documents()).toEqual([path.basename(record.filePath)]);
+      expect(leftOver[0]).not.toBe(path.basename(record.filePath));
+    } finally {
+      process.kill(-second.door.pid!, "SIGKILL");
+    }
+  }, 60_000);
 });

@@ -13,7 +13,7 @@ import { deliverRecord } from "./delivery";
 import { shiftDocumentUri } from "./get-shift-document";
 import { AGENT_RETURNING, RECORD_RETURNING, toAgentView, toHandoffRecordView, type AgentRow, type RecordRow } from "./rows";
 import { shortIdOf, type AgentView, type HandoffRecordView } from "./views";
-import { removeShiftDocument, writeShiftDocument } from "./write-shift-document";
+import { removeLeftoverDocuments, removeShiftDocument, writeShiftDocument } from "./write-shift-document";
 import { assertMayTypeIntoTmux, currentCaller, namedFolderSchema } from "../caller";
 
 export const triggerHandoffInput = operationInput({
@@ -125,6 +125,7 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
     await removeShiftDocument(location);
     throw error;
   }
+  await removeLeftoverDocuments(location, shortId);
 
   if (!tmuxTarget) return committed;
   return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt) };

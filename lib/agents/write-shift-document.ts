@@ -3,7 +3,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { dataDir } from "../config";
+import { read } from "../database";
 import { Conflict, Invalid } from "../errors";
+import { alreadyHandedOffConflict } from "./conflicts";
 import { makePrivateFolder } from "../paths.mjs";
 import { shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
 
@@ -53,9 +55,12 @@ export async function writeShiftDocument(options: WriteShiftDocumentOptions): Pr
     }
     await fs.link(temporary, location.absolute);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+    const { code, path: on } = error as NodeJS.ErrnoException;
+    if (code === "EEXIST") {
       throw new Conflict(`a shift document for agent ${options.shortId} is already being written (${location.relative})`);
     }
+    // Only removeLeftoverDocuments removes another's temporary file: after a handoff of this agent committed.
+    if (code === "ENOENT" && on === temporary) throw alreadyHandedOffConflict(options.shortId);
     throw error;
   } finally {
     await fs.rm(temporary, { force: true });
@@ -66,4 +71,28 @@ export async function writeShiftDocument(options: WriteShiftDocumentOptions): Pr
 /** Removes a document this process wrote (when its transaction failed). */
 export async function removeShiftDocument(location: DocumentLocation): Promise<void> {
   await fs.rm(location.absolute, { force: true });
+}
+
+/**
+ * Removes what earlier attempts at this agent's handoff left in its folder: a document written
+ * before its record, or a temporary file, by a server killed midway (SIGKILL, a power cut), whose
+ * agent stayed active to hand off again. Run once `kept`'s record is committed: an attempt still
+ * under way for this agent then fails and removes its own file anyway. A document some record
+ * names (another agent whose id starts the same) stays.
+ */
+export async function removeLeftoverDocuments(kept: DocumentLocation, shortId: string): Promise<void> {
+  const folder = path.dirname(kept.absolute);
+  const ours = new RegExp(`^(?:\\d{8}T\\d{6}-${shortId}\\.md|\\.\\d{8}T\\d{6}-${shortId}\\.md\\.[0-9a-f]{12}\\.tmp)$`);
+  const candidates = (await fs.readdir(folder)).filter((name) => ours.test(name) && name !== path.basename(kept.absolute));
+  if (candidates.length === 0) return;
+  const relativeFolder = path.posix.dirname(kept.relative);
+  // Few, if any: one lookup each.
+  const unnamed = await read(async (tx) => {
+    const found: string[] = [];
+    for (const name of candidates) {
+      if (!(await tx.get("SELECT 1 AS named FROM handoff_records WHERE file_path = ?", [`${relativeFolder}/${name}`]))) found.push(name);
+    }
+    return found;
+  });
+  for (const name of unnamed) await fs.rm(path.join(folder, name), { force: true });
 }
