@@ -383,6 +383,27 @@ test.describe("Retry delivery with a real tmux", () => {
     expect(screen.split(`Continuing from Agent ${agent.shortId}`).length - 1).toBe(2);
     await context.close();
   });
+
+  test("Retry for a successor that has since ended types nothing into its old pane, and says why", async ({ page }) => {
+    const post = async (route: string, body: unknown) =>
+      fetch(`${origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const agent = (await (await post("/api/agents", { personaSlug: "e2e-retry-ended" })).json()) as { id: number; shortId: string };
+    const handedOff = await post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "later:0.0" } });
+    const { record, successor } = (await handedOff.json()) as { record: { deliveryState: string }; successor: { id: number; shortId: string } };
+    expect(record.deliveryState).toBe("failed");
+    // The successor was started by hand and has ended; its pane now runs another agent.
+    expect((await post(`/api/agents/${successor.id}/end`, {})).status).toBe(200);
+    const agentBin = scratchDir("retry-ended-");
+    fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(agentBin, "claude"));
+    tmux("new-session", "-d", "-s", "later", "-x", "250", "-y", "50", path.join(agentBin, "claude"));
+
+    await page.goto(`${origin}/agents/${agent.id}`);
+    await (await whenHydrated(page.getByRole("button", { name: "Retry delivery" }))).click();
+    await expect(page.getByRole("alert").filter({ hasText: `successor ${successor.shortId} has ended` })).toBeVisible();
+    expect(tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "=later:0.0")).not.toContain("Continuing from Agent");
+    const attempts = ((await (await fetch(`${origin}/api/agents/${agent.id}`)).json()) as { handoff: { deliveryAttempts: number } }).handoff.deliveryAttempts;
+    expect(attempts).toBe(1);
+  });
 });
 
 test("an agent's page in a chain of 10,000 shows the 20 nearest on each side and links to both ends", async ({ page }) => {

@@ -114,7 +114,7 @@ export type RetryDeliveryOptions = { agentId: string | number; tmuxTarget?: stri
  * Sends a handoff's injection prompt again, to the successor's tmux target as it is now (the
  * operator may have created the pane or corrected the target since), or to `tmuxTarget`, which
  * then becomes the successor's target. `agentId` is the agent who handed off. Refused once the
- * successor has read its document: it no longer needs the prompt.
+ * successor has read its document (it no longer needs the prompt) or has ended.
  */
 export async function retryDelivery(options: RetryDeliveryOptions): Promise<HandoffRecordView> {
   const input = parseInput(retryDeliveryInput, options);
@@ -130,7 +130,14 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     }
     const prompt = agent.handoff.injection_prompt;
     if (!prompt) throw new Conflict(`agent ${shortId}'s handoff has no injection prompt to deliver`);
-    const successor = await tx.get<{ id: number; tmux_target: string | null }>("SELECT id, tmux_target FROM agents WHERE previous_agent_id = ? ORDER BY id LIMIT 1", [agent.id]);
+    const successor = await tx.get<{ id: number; session_id: string; status: string; tmux_target: string | null }>(
+      "SELECT id, session_id, status, tmux_target FROM agents WHERE previous_agent_id = ? ORDER BY id LIMIT 1",
+      [agent.id],
+    );
+    // Its pane may run anything by now (the next agent, a shell): the prompt is for a successor at work.
+    if (successor && successor.status !== "active") {
+      throw new Conflict(`agent ${shortId}'s successor ${shortIdOf(successor.session_id)} has ended: there is no one to deliver its prompt to`);
+    }
     if (successor && input.tmuxTarget && input.tmuxTarget !== successor.tmux_target) {
       await tx.run("UPDATE agents SET tmux_target = ? WHERE id = ?", [input.tmuxTarget, successor.id]);
       successor.tmux_target = input.tmuxTarget;
