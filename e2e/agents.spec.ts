@@ -362,10 +362,25 @@ test.describe("Retry delivery with a real tmux", () => {
       body: JSON.stringify({ reason: "shift_end", document: "## Goal\nOne prompt, once.\n", successor: { tmuxTarget: "work:0.0" } }),
     });
     expect(((await handedOff.json()) as { record: { deliveryState: string } }).record.deliveryState).toBe("failed");
-    // Now it is: `cat` under Claude Code's process name, which shows what is typed and entered.
+    // Now it is, under Claude Code's process name: a Node script that shows a spinner while `busy`
+    // exists (Baton waits for the pane to rest), then shows what is typed and, once entered, again.
     const agentBin = scratchDir("retry-agent-");
-    fs.symlinkSync(execFileSync("sh", ["-c", "command -v cat"], { encoding: "utf8" }).trim(), path.join(agentBin, "claude"));
-    tmux("new-session", "-d", "-s", "work", "-x", "250", "-y", "50", path.join(agentBin, "claude"));
+    const busy = path.join(agentBin, "busy");
+    fs.writeFileSync(busy, "");
+    fs.writeFileSync(
+      path.join(agentBin, "agent.mjs"),
+      `import fs from "node:fs";
+let frame = 0;
+const spin = setInterval(() => {
+  if (fs.existsSync(${JSON.stringify(busy)})) return void process.stdout.write("\\r" + "|/-\\\\"[frame++ % 4] + " working");
+  clearInterval(spin);
+  process.stdout.write("\\r\\nready\\r\\n");
+  process.stdin.pipe(process.stdout);
+}, 100);
+`,
+    );
+    fs.symlinkSync(process.execPath, path.join(agentBin, "claude"));
+    tmux("new-session", "-d", "-s", "work", "-x", "250", "-y", "50", `${path.join(agentBin, "claude")} ${path.join(agentBin, "agent.mjs")}`);
 
     const context = await browser.newContext();
     const tabs = [await context.newPage(), await context.newPage()];
@@ -374,8 +389,9 @@ test.describe("Retry delivery with a real tmux", () => {
       await whenHydrated(tab.getByRole("button", { name: "Retry delivery" }));
     }
     await Promise.all(tabs.map((tab) => tab.getByRole("button", { name: "Retry delivery" }).click()));
-    // Seen while it shows: once delivered, the page no longer offers Retry, nor its message.
+    // One delivery waits for the pane to rest; the other is refused meanwhile.
     await Promise.any(tabs.map((tab) => expect(tab.getByRole("alert").filter({ hasText: /prompt is being delivered already/ })).toBeVisible()));
+    fs.rmSync(busy);
     await expect.poll(async () => ((await (await fetch(`${origin}/api/agents/${agent.id}`)).json()) as { handoff: { deliveryState: string } }).handoff.deliveryState).toBe("submitted");
     for (const tab of tabs) await expect(tab.getByRole("button", { name: "Retrying…" })).toHaveCount(0);
     // cat shows a line twice, as typed and as entered: delivered once, the prompt shows twice (not twice on one line, then again).
