@@ -190,6 +190,29 @@ test("End shift takes a document just under 256 KiB, whose form sends every line
   expect(await (await page.request.get(`/api/agents/${agent.id}/document`)).text()).toBe(document);
 });
 
+test("the shift document being written survives a reload and navigation, and is forgotten once the shift has ended", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-shift-draft", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  const openEditor = async () => {
+    await waitForHydration(page);
+    await page.getByRole("button", { name: "End shift…" }).click();
+    return page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` }).getByLabel("Shift document");
+  };
+  await page.goto(`/agents/${agent.id}`);
+  const typed = "## Goal\nHalf an hour of notes, not sent yet.\n";
+  await (await openEditor()).fill(typed);
+  await page.reload();
+  await expect(await openEditor()).toHaveValue(typed);
+  await page.goto("/agents");
+  await page.goto(`/agents/${agent.id}`);
+  const editor = await openEditor();
+  await expect(editor).toHaveValue(typed);
+  await page.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+  await expect(page.getByTestId("shift-document")).toContainText("Half an hour of notes, not sent yet.");
+  await expect.poll(() => page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("baton.draft.shift-document.")))).toEqual([]);
+});
+
 test("a second End shift (another tab) gets the conflict message", async ({ browser }) => {
   const context = await browser.newContext();
   const first = await context.newPage();

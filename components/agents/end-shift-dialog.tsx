@@ -1,12 +1,13 @@
 "use client";
 
-import { useActionState, useRef, useState } from "react";
+import { useActionState, useEffect, useRef, useState } from "react";
 import { endShiftAction } from "@/app/agents/actions";
-import { keepingUnsent } from "@/components/forms/drafts";
+import { keepingUnsent, useDraft } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
 import { idleFormState } from "@/lib/form-state";
+import { shiftDocumentDraft } from "./shift-draft";
 
 type Props = {
   agentId: number;
@@ -22,7 +23,8 @@ type Props = {
  * successor's tmux target starts empty, with this agent's known pane offered in one click (for a
  * successor started in the same pane once this one exits): typed there while the leaving agent
  * still runs, the prompt would go to it. The project's last checkpoint, when there is one, fills the
- * document in one click. Sections of the template left empty are dropped on save.
+ * document in one click. Sections of the template left empty are dropped on save. What is typed is
+ * this agent's draft in the browser until the agent has ended, across reloads and navigation.
  */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpoint }: Props) {
   const modal = useModalDialog();
@@ -32,6 +34,12 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpo
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");
   const [target, setTarget] = useState(values.tmuxTarget ?? "");
   const documentRef = useRef<HTMLTextAreaElement>(null);
+  const [draft, setDraft] = useDraft(shiftDocumentDraft(agentId));
+  const initialDocument = values.document ?? template;
+  // The draft arrives after hydration (the server renders the template): it fills a document not yet typed in.
+  useEffect(() => {
+    if (draft && documentRef.current && documentRef.current.value === initialDocument) documentRef.current.value = draft;
+  }, [draft, initialDocument]);
   return (
     <>
       <button type="button" {...modal.openProps} className={buttonClass("primary")}>
@@ -65,7 +73,8 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpo
               name="document"
               ref={documentRef}
               rows={14}
-              defaultValue={values.document ?? template}
+              defaultValue={initialDocument}
+              onInput={(event) => setDraft(event.currentTarget.value)}
               aria-invalid={errors.document ? true : undefined}
               aria-describedby="document-hint document-error"
               className={`${inputClass} font-mono`}
@@ -75,6 +84,7 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpo
                 type="button"
                 onClick={() => {
                   if (documentRef.current) documentRef.current.value = checkpoint.document;
+                  setDraft(checkpoint.document);
                   documentRef.current?.focus();
                 }}
                 className="self-start text-left text-sm font-medium text-indigo-700 underline"

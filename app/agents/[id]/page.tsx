@@ -8,7 +8,9 @@ import { StatusBadge } from "@/components/agents/agent-badges";
 import { AgentOverview } from "@/components/agents/agent-overview";
 import { ContinuityChainView } from "@/components/agents/continuity-chain";
 import { EndShiftDialog } from "@/components/agents/end-shift-dialog";
+import { shiftDocumentDraft } from "@/components/agents/shift-draft";
 import { ShiftHandoffPanel } from "@/components/agents/shift-handoff-panel";
+import { ForgetDraft } from "@/components/forms/drafts";
 import { LiveUpdates } from "@/components/live/live-updates";
 import { GitStaleness } from "@/components/thread/git-staleness";
 import { PageHeader } from "@/components/ui/page-header";
@@ -107,7 +109,10 @@ export default async function AgentPage({ params, searchParams }: Props) {
         actions={
           agent.status === "active" ? (
             <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} checkpoint={checkpoint} />
-          ) : null
+          ) : (
+            // Its shift is over (handed off here, elsewhere, or ended): a shift document typed for it has no use left.
+            <ForgetDraft name={shiftDocumentDraft(agent.id)} />
+          )
         }
       />
       <LiveUpdates scope={{ kind: "agents" }} since={since} />
