@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, triggerHandoff } from "../lib/agents";
 import { dataDir } from "../lib/config";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
+import { serveApi } from "./support/api-server";
 
 // A private tmux server (its own socket), so the test never touches a person's tmux sessions.
 const socket = `baton-test-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -104,6 +105,29 @@ describe("tmux bridge against a real tmux server", () => {
       await waitFor(() => screen("baton:agent.0").includes("Continue the work"), "the prompt in the agent's pane");
     } finally {
       process.env.BATON_AGENT_COMMANDS = configured;
+    }
+  });
+
+  it("a dead pane (its program exited, kept by remain-on-exit) fails the handoff's delivery at once, saying to respawn it, not after waiting 15 s for it to rest", async () => {
+    tmux("new-window", "-t", "baton:", "-n", "dead", "cat");
+    tmux("set-option", "-w", "-t", "=baton:=dead", "remain-on-exit", "on");
+    tmux("send-keys", "-t", "=baton:=dead.0", "C-d");
+    await waitFor(() => tmux("display-message", "-p", "-t", "=baton:=dead.0", "#{pane_dead}").trim() === "1", "the pane's program to exit");
+    const api = await serveApi();
+    try {
+      const post = (route: string, body: unknown) => api.fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const agent = (await (await post("/api/agents", { personaSlug: "dead-pane" })).json()) as { id: number };
+      const started = Date.now();
+      const handed = await post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton:dead" } });
+      expect(handed.status).toBe(201);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const { record } = (await handed.json()) as { record: { deliveryState: string; delivery: string } };
+      expect(record.deliveryState).toBe("failed");
+      expect(record.delivery).toBe(
+        'failed: the pane "baton:dead" is dead: its program has exited (tmux keeps the pane, remain-on-exit); nothing was typed: start the successor there (tmux respawn-pane) or choose another pane, then retry',
+      );
+    } finally {
+      await api.close();
     }
   });
 

@@ -118,8 +118,7 @@ const BUSY: [RegExp, string][] = [[/\besc to interrupt\b/i, "is working (it show
 
 /** Why the pane is not at rest, from its state and screen; null when nothing holds it. */
 function heldBy(state: string, screen: string): string | null {
-  const [inMode, mode, dead] = state.trim().split("\t");
-  if (dead === "1") return "its program has exited";
+  const [inMode, mode] = state.trim().split("\t");
   if (inMode === "1") return `it is in ${mode || "a"} mode`;
   const lines = screen.split("\n").filter((line) => line.trim() !== "").slice(-REST_LINES);
   for (const [patterns, kind] of [[DIALOGS, "dialog"], [BUSY, "busy"]] as const) {
@@ -131,8 +130,14 @@ function heldBy(state: string, screen: string): string | null {
   return null;
 }
 
-/** Waits until the pane is at rest; null then, else why it still was not when `waitMs` ran out. */
-async function waitForRest(exact: string, waitMs: number): Promise<string | null> {
+/** Where waiting for a pane ended: at rest (null), held still when the wait ran out, or gone for good. */
+type Unrested = { held: string } | { gone: string } | null;
+
+/**
+ * Waits until the pane is at rest; null then, else why it still was not when `waitMs` ran out. A
+ * pane whose program has exited (kept by remain-on-exit) never comes to rest: that is said at once.
+ */
+async function waitForRest(exact: string, waitMs: number): Promise<Unrested> {
   const deadline = Date.now() + waitMs;
   let previous: string | null = null;
   for (;;) {
@@ -140,9 +145,10 @@ async function waitForRest(exact: string, waitMs: number): Promise<string | null
       runTmux(["display-message", "-p", "-t", exact, "#{pane_in_mode}\t#{pane_mode}\t#{pane_dead}"]),
       runTmux(["capture-pane", "-p", "-t", exact]),
     ]);
+    if (state.trim().split("\t")[2] === "1") return { gone: "its program has exited (tmux keeps the pane, remain-on-exit)" };
     const held = heldBy(state, screen) ?? (previous !== null && previous !== screen ? "its screen is still changing (a command at work)" : null);
     if (!held && previous !== null) return null;
-    if (Date.now() >= deadline) return held ?? "its screen kept changing";
+    if (Date.now() >= deadline) return { held: held ?? "its screen kept changing" };
     previous = screen;
     await new Promise((resolve) => setTimeout(resolve, REST_POLL_MS));
   }
@@ -198,9 +204,15 @@ export async function sendPrompt(
   const restWaitMs = options.restWaitMs ?? REST_WAIT_MS;
   let typedAt: Date;
   try {
-    const held = await waitForRest(exact, restWaitMs);
-    if (held) {
-      return { step: "failed", reason: `the pane ${JSON.stringify(target)} did not come to rest within ${restWaitMs / 1000} s (${held}); nothing was typed: retry once it is free` };
+    const unrested = await waitForRest(exact, restWaitMs);
+    if (unrested && "gone" in unrested) {
+      return {
+        step: "failed",
+        reason: `the pane ${JSON.stringify(target)} is dead: ${unrested.gone}; nothing was typed: start the successor there (tmux respawn-pane) or choose another pane, then retry`,
+      };
+    }
+    if (unrested) {
+      return { step: "failed", reason: `the pane ${JSON.stringify(target)} did not come to rest within ${restWaitMs / 1000} s (${unrested.held}); nothing was typed: retry once it is free` };
     }
     const refusal = await notAnAgent(exact, target);
     if (refusal) return { step: "failed", reason: refusal };
