@@ -35,11 +35,11 @@ export type ClosedHandoff = { handoff: HandoffView; artifactId: string | null };
 async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedHandoff & { bundle: string | null }> {
   // Writers of this thread wait until it is closed: an entry added meanwhile would be wiped unkept.
   await loadHandoff(tx, id, { lock: true });
-  const snapshot = await loadSnapshot(tx, id);
+  const snapshot = await loadSnapshot(tx, id, null, "bundle");
   if (snapshot.handoff.status === "completed") return { handoff: snapshot.handoff, artifactId: await keptBundleOf(tx, id), bundle: null };
   if (snapshot.entries.length === 0) return { handoff: await closeHandoffIn(tx, id), artifactId: null, bundle: null };
   // The archive names this thread as its source cut, even for a child that added nothing to its bundle.
-  const rendered = renderSnapshot({ ...snapshot, reuseSourceDocument: false }, "bundle");
+  const rendered = renderSnapshot({ ...snapshot, reuseSourceDocument: false });
   const artifactId = await recordBundleIn(tx, id, rendered, "close_archive");
   // The entries go; what the kept bundle says of them stays findable.
   await keepSummaryFindableIn(tx, id, (JSON.parse(rendered.text) as Bundle).summary_markdown);

@@ -5,7 +5,6 @@ import { handoffIdSchema } from "../handoffs/schemas";
 import { MAX_INT4, read, write, type Tx } from "../database";
 import { parseInput, wholeNumberParam } from "../validation";
 import { artifactIdOf, mirrorBlob } from "./blobs";
-import { formatNamed } from "./detect-format";
 import { loadSnapshot } from "./load-snapshot";
 import { FORMATS } from "./registry";
 import { MAX_IMPORT_BYTES, refuseLargeEntries } from "./schema-helpers";
@@ -37,8 +36,8 @@ export type ExportedDocument = {
 export type RenderedDocument = Omit<ExportedDocument, "artifactId">;
 
 /** The document for a snapshot, checked by reading it back as an import would: Baton never writes what it would refuse. */
-export function renderSnapshot(snapshot: HandoffSnapshot, format: SourceFormat): RenderedDocument {
-  const { handoff, entries, source } = snapshot;
+export function renderSnapshot(snapshot: HandoffSnapshot): RenderedDocument {
+  const { handoff, entries, source, format } = snapshot;
   if (entries.length === 0 && source?.format !== format) {
     throw new Invalid(
       `handoff ${handoff.id} has no entries to export${handoff.status === "completed" ? " (they were wiped when it closed)" : ""}`,
@@ -76,8 +75,8 @@ export async function recordBundleIn(tx: Tx, handoffId: string, rendered: Render
 
 async function renderExport(options: ExportHandoffOptions): Promise<{ id: string; rendered: RenderedDocument }> {
   const input = parseInput(exportHandoffInput, options);
-  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null));
-  return { id: input.id, rendered: renderSnapshot(snapshot, formatNamed(input.format)) };
+  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null, input.format));
+  return { id: input.id, rendered: renderSnapshot(snapshot) };
 }
 
 /**

@@ -151,13 +151,24 @@ function toThread(doc: HandoffJson): ThreadDraft {
   };
 }
 
+/** The percentage a progress entry's text gives: its first `N%`, when N is at most 100. */
+export function progressPercentOf(content: string): number | null {
+  const match = content.match(/\b(\d{1,3})\s?%/);
+  return match && Number(match[1]) <= 100 ? Number(match[1]) : null;
+}
+
 function progressFrom(entries: EntryView[], fallback: number): number {
   if (entries.some((entry) => entry.type === "done")) return 100;
   for (const entry of [...entries].reverse()) {
-    const match = entry.type === "progress" ? entry.content.match(/\b(\d{1,3})\s?%/) : null;
-    if (match && Number(match[1]) <= 100) return Number(match[1]);
+    const percent = entry.type === "progress" ? progressPercentOf(entry.content) : null;
+    if (percent !== null) return percent;
   }
   return fallback;
+}
+
+/** The entry whose text becomes the handoff instruction: the latest decision, else the newest task, else the last entry. */
+export function instructionEntryOf<Entry extends EntryView>(entries: Entry[]): Entry | null {
+  return entries.findLast((entry) => entry.type === "decision") ?? entries.findLast((entry) => entry.type === "task") ?? entries.at(-1) ?? null;
 }
 
 /** Entries added in Baton after the import, folded into the imported document. */
@@ -190,7 +201,7 @@ function fromEntries(snapshot: HandoffSnapshot): HandoffJson {
   const questions = openQuestions(entries).map((entry) => entry.content);
   const lastStep = [...entries].reverse().find((entry) => entry.type === "progress" || entry.type === "done");
   const latestDecision = [...entries].reverse().find((entry) => entry.type === "decision");
-  const instruction = latestDecision?.content ?? tasks.at(-1) ?? entries.at(-1)?.content ?? handoff.title;
+  const instruction = instructionEntryOf(entries)?.content ?? handoff.title;
   const done = entries.some((entry) => entry.type === "done");
   return {
     timestamp: entries.at(-1)?.createdAt ?? handoff.updatedAt,

@@ -5,7 +5,7 @@ import type { SourceFormat, HandoffSnapshot } from "./types";
  * Questions nobody has answered yet: asked after the latest decision, and with no entry that
  * answers them (`answers`). The one rule for a kept bundle, a closing summary and the exports.
  */
-export function openQuestions(entries: EntryView[]): EntryView[] {
+export function openQuestions<Entry extends EntryView>(entries: Entry[]): Entry[] {
   const decidedAt = entries.findLast((entry) => entry.type === "decision")?.seq ?? 0;
   const answered = new Set(entries.flatMap((entry) => (entry.answers === null ? [] : [entry.answers])));
   return entries.filter((entry) => entry.type === "question" && entry.seq > decidedAt && !answered.has(entry.number));

@@ -1,5 +1,6 @@
 import type { EntryType } from "../handoffs/schemas";
 import type { EntryView, HandoffView } from "../handoffs/views";
+import type { SnapshotEntry } from "./types";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { jsonTextBytes } from "../json-bytes";
 import { openQuestions as openQuestionsOf } from "./snapshot";
@@ -8,6 +9,14 @@ import { openQuestions as openQuestionsOf } from "./snapshot";
 export const MAX_SUMMARY_BYTES = MAX_CONTENT_BYTES;
 /** Longest excerpt of one entry, so one long entry cannot crowd out the others. */
 const EXCERPT_BYTES = 4096;
+/**
+ * Code points of an entry's trimmed text that give the same excerpt as the whole text: a code
+ * point is at least one byte, so this start costs more than any excerpt may, and clip() stops
+ * within it exactly where it stops within the whole text (a grapheme boundary depends only on
+ * the text before it and the code point after it, so the start's boundaries are the whole's up
+ * to its last cluster, which clip() only reaches once past the limit either way).
+ */
+export const EXCERPT_HEAD_CHARS = EXCERPT_BYTES + 1;
 
 const GROUPS: { type: EntryType; heading: string }[] = [
   { type: "task", heading: "Tasks" },
@@ -36,17 +45,31 @@ export function clip(text: string, maxBytes: number): string {
   return text.slice(0, end);
 }
 
-function excerpt(text: string, maxBytes: number): string {
-  const trimmed = text.trim();
-  const suffix = (more: number) => `… (${more} more bytes in the source thread)`;
-  if (jsonTextBytes(trimmed) <= maxBytes) return trimmed;
-  const kept = clip(trimmed, Math.max(0, maxBytes - jsonTextBytes(suffix(MAX_CONTENT_BYTES))));
-  return `${kept}${suffix(Buffer.byteLength(trimmed, "utf8") - Buffer.byteLength(kept, "utf8"))}`;
+const excerptSuffix = (more: number) => `… (${more} more bytes in the source thread)`;
+
+/** An entry's trimmed text, or at most maxBytes of it and a note of how many bytes it left out. */
+function excerpt(entry: SnapshotEntry, maxBytes: number): string {
+  // A start loadSnapshot read (EXCERPT_HEAD_CHARS, already trimmed at its start) is longer than
+  // any excerpt: never whole, and the whole text's bytes come with it.
+  const trimmed = entry.trimmedBytes === undefined ? entry.content.trim() : entry.content;
+  if (entry.trimmedBytes === undefined && jsonTextBytes(trimmed) <= maxBytes) return trimmed;
+  const kept = clip(trimmed, Math.max(0, maxBytes - jsonTextBytes(excerptSuffix(MAX_CONTENT_BYTES))));
+  return `${kept}${excerptSuffix((entry.trimmedBytes ?? Buffer.byteLength(trimmed, "utf8")) - Buffer.byteLength(kept, "utf8"))}`;
+}
+
+/**
+ * The fewest bytes an entry whose trimmed text has `trimmedBytes` costs in a summary (its item
+ * and the line break after it): the item's frame with the shortest number and no side, then its
+ * whole text (JSON text never has fewer bytes than UTF-8) or, when cut, at least the note.
+ * loadSnapshot reads only the entries a summary can reach by these costs.
+ */
+export function leastItemBytes(trimmedBytes: number): number {
+  return jsonTextBytes("- **#1** () ") + 2 + Math.min(trimmedBytes, jsonTextBytes(excerptSuffix(1)));
 }
 
 /** One entry as a list item; continuation lines indented so Markdown keeps them in the item. */
-function item(entry: EntryView, maxBytes = EXCERPT_BYTES): string {
-  const [first, ...rest] = excerpt(entry.content, maxBytes).split("\n");
+function item(entry: SnapshotEntry, maxBytes = EXCERPT_BYTES): string {
+  const [first, ...rest] = excerpt(entry, maxBytes).split("\n");
   const answering = entry.answers === null ? "" : ` answering #${entry.answers}`;
   const lines = [`- **#${entry.number}** (${entry.fromClient}${answering}) ${first}`, ...rest.map((line) => (line ? `  ${line}` : ""))];
   return lines.join("\n");
@@ -78,14 +101,14 @@ const NOTE_RESERVE_BYTES = 512;
 function fitToBudget(
   fixedBytes: number,
   budgetBytes: number,
-  latestDecision: EntryView | null,
-  openQuestions: EntryView[],
-  rest: EntryView[],
+  latestDecision: SnapshotEntry | null,
+  openQuestions: SnapshotEntry[],
+  rest: SnapshotEntry[],
 ): { decisionItem: string | null; questions: Map<number, string>; others: Map<number, string>; leftOut: { questions: EntryView[]; others: EntryView[] } } {
   let room = budgetBytes - fixedBytes - NOTE_RESERVE_BYTES;
   const decisionItem = latestDecision ? item(latestDecision, Math.min(EXCERPT_BYTES, Math.max(0, room - 64))) : null;
   if (decisionItem) room -= jsonTextBytes(decisionItem) + 2;
-  const keepNewest = (entries: EntryView[]) => {
+  const keepNewest = (entries: SnapshotEntry[]) => {
     const kept = new Map<number, string>();
     let index = entries.length - 1;
     for (; index >= 0; index--) {
@@ -103,6 +126,14 @@ function fitToBudget(
   return { decisionItem, questions: questions.kept, others: others.kept, leftOut: { questions: questions.leftOut, others: others.leftOut } };
 }
 
+/** How a summary sorts entries: the latest decision, the questions still open, and the rest, each in seq order. */
+export function summaryParts<Entry extends EntryView>(entries: Entry[]): { latestDecision: Entry | null; openQuestions: Entry[]; rest: Entry[] } {
+  const latestDecision = entries.findLast((entry) => entry.type === "decision") ?? null;
+  const openQuestions = openQuestionsOf(entries);
+  const openSeqs = new Set(openQuestions.map((entry) => entry.seq));
+  return { latestDecision, openQuestions, rest: entries.filter((entry) => entry !== latestDecision && !openSeqs.has(entry.seq)) };
+}
+
 /**
  * A readable summary of a thread cut, at most `budgetBytes` (counted as the bundle stores it, see
  * `jsonTextBytes`): the latest decision and the questions still open come first, then every other
@@ -113,14 +144,11 @@ function fitToBudget(
  */
 export function summarizeHandoff(
   handoff: Pick<HandoffView, "id" | "title" | "project">,
-  entries: EntryView[],
+  entries: SnapshotEntry[],
   budgetBytes: number = MAX_SUMMARY_BYTES,
 ): string {
   const cut = entries.at(-1)?.number ?? 0;
-  const latestDecision = entries.findLast((entry) => entry.type === "decision") ?? null;
-  const openQuestions = openQuestionsOf(entries);
-  const openSeqs = new Set(openQuestions.map((entry) => entry.seq));
-  const rest = entries.filter((entry) => entry !== latestDecision && !openSeqs.has(entry.seq));
+  const { latestDecision, openQuestions, rest } = summaryParts(entries);
   const sides = [...new Set(entries.map((entry) => entry.fromClient))].sort().join(" and ");
 
   const head = [

@@ -88,10 +88,20 @@ export type SourceRecord = {
   artifactId: string | null;
 };
 
+/**
+ * An entry as an export reads it. loadSnapshot reads what the snapshot's format can use of it:
+ * its content whole; or, for a summary's excerpt, its text trimmed, and when that is longer than
+ * any excerpt only its start, with `trimmedBytes`, the UTF-8 bytes of the whole trimmed text; or
+ * nothing (empty), when no export of that format reads it.
+ */
+export type SnapshotEntry = EntryView & { trimmedBytes?: number };
+
 /** A thread cut at `cut` (entries with seq ≤ cut), with its source when it was imported. */
 export type HandoffSnapshot = {
   handoff: HandoffView;
-  entries: EntryView[];
+  /** The format it was read for: its entries hold what that format's export uses (loadSnapshot). */
+  format: SourceFormat;
+  entries: SnapshotEntry[];
   cut: number | null;
   source: SourceRecord | null;
   /**
