@@ -131,6 +131,26 @@ describe("tmux bridge against a real tmux server", () => {
     }
   });
 
+  it("a pane whose window has synchronize-panes on gets nothing, nor do the window's other panes (a shell among them): the delivery fails saying why", async () => {
+    tmux("new-window", "-t", "baton:", "-n", "synced", "cat");
+    tmux("split-window", "-t", "=baton:=synced", "bash --norc --noprofile");
+    tmux("set-option", "-w", "-t", "=baton:=synced", "synchronize-panes", "on");
+    const api = await serveApi();
+    try {
+      const post = (route: string, body: unknown) => api.fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const agent = (await (await post("/api/agents", { personaSlug: "synced-panes" })).json()) as { id: number; shortId: string };
+      const handed = await post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton:synced.0" } });
+      expect(handed.status).toBe(201);
+      const { record } = (await handed.json()) as { record: { deliveryState: string; delivery: string } };
+      expect(record.deliveryState).toBe("failed");
+      expect(record.delivery).toMatch(/^failed: the pane "baton:synced\.0" is in a window with synchronize-panes on, so what is typed would reach all 2 of its panes; nothing was typed/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const pane of ["0", "1"]) expect(screen(`=baton:=synced.${pane}`)).not.toContain(`Continuing from Agent ${agent.shortId}`);
+    } finally {
+      await api.close();
+    }
+  });
+
   it("a text ending in ; or \\; arrives as typed (tmux reads a trailing ; as the end of a command)", async () => {
     tmux("new-window", "-t", "baton:", "-n", "semicolons", "cat");
     for (const text of ["ends with a semicolon;", "ends with an escaped one\\;"]) {

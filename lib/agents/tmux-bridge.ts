@@ -165,12 +165,23 @@ export function agentCommands(): string[] {
   return configured?.length ? configured : ["claude", "node"];
 }
 
-/** Why the pane's foreground process is not an agent to type into, or null when it is one. */
+/**
+ * Why the pane may not be typed into, or null when it may: its foreground process must be an
+ * agent, and its window must not have synchronize-panes on with other panes (tmux then types
+ * every key into all of them, a shell's included, whatever they run).
+ */
 async function notAnAgent(exact: string, target: string): Promise<string | null> {
-  const running = (await runTmux(["display-message", "-p", "-t", exact, "#{pane_current_command}"])).trim();
+  const [running, synchronized, panes] = (await runTmux(["display-message", "-p", "-t", exact, "#{pane_current_command}\t#{?synchronize-panes,on,off}\t#{window_panes}"]))
+    .trim()
+    .split("\t");
   const agents = agentCommands();
-  if (agents.includes(running)) return null;
-  return `the pane ${JSON.stringify(target)} runs ${JSON.stringify(running.slice(0, 40))}, not an agent (${agents.join(", ")}); nothing was typed: choose the agent's pane as the target (Retry in the dashboard), or add its command to BATON_AGENT_COMMANDS`;
+  if (!agents.includes(running)) {
+    return `the pane ${JSON.stringify(target)} runs ${JSON.stringify(running.slice(0, 40))}, not an agent (${agents.join(", ")}); nothing was typed: choose the agent's pane as the target (Retry in the dashboard), or add its command to BATON_AGENT_COMMANDS`;
+  }
+  if (synchronized === "on" && Number(panes) > 1) {
+    return `the pane ${JSON.stringify(target)} is in a window with synchronize-panes on, so what is typed would reach all ${panes} of its panes; nothing was typed: turn it off (tmux set-window-option synchronize-panes off) or move the successor to a window of its own, then retry`;
+  }
+  return null;
 }
 
 /** Where one delivery attempt got: the step reached and when, or tmux's reason for failing. */
@@ -189,7 +200,7 @@ export type SendOptions = { /** How long to wait for the pane to come to rest (d
  * (`capture-pane`) until the prompt's end shows. A target that does not exist, or a pane that
  * does not come to rest in time, is a failure with its reason and nothing typed, never a delivery
  * to a pane whose name merely starts the same, nor to a pane whose foreground process is not an
- * agent (agentCommands: a shell would run the prompt). `onTyped` runs once the whole text was accepted,
+ * agent (agentCommands: a shell would run the prompt) or whose window types into all its panes. `onTyped` runs once the whole text was accepted,
  * before Enter. Never throws: the outcome is what the record stores.
  */
 export async function sendPrompt(
