@@ -369,7 +369,10 @@ test.describe("Retry delivery with a real tmux", () => {
   test.afterAll(async () => {
     if (server) await stopAndWait(server);
     try {
+      const socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
       tmux("kill-server");
+      // tmux leaves its socket file behind.
+      fs.rmSync(socketPath, { force: true });
     } catch {
       // Never started.
     }
