@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { MAX_INT4, read, storedDate, write } from "../lib/database";
 import { EXAMPLE_DOCUMENTS, importDocument, type SourceFormat } from "../lib/formats";
@@ -6,7 +5,7 @@ import { renderSnapshot } from "../lib/formats/export-handoff";
 import { loadSnapshot, TRIMMED_SPACES } from "../lib/formats/load-snapshot";
 import { createHandoff, type EntryType } from "../lib/handoffs";
 import { entriesOf } from "../lib/handoffs/store";
-import { BATON_BIN } from "./support/baton-command";
+import { runBaton } from "./support/baton-command";
 
 /**
  * An export reads what it can write, not the whole thread (lib/formats/load-snapshot.ts): a thread
@@ -185,20 +184,8 @@ describe("an export's document is the one the whole thread gives", () => {
 });
 
 /** `baton export <id> --format <format>` with V8's old generation capped at `heapMegabytes`. */
-function exportWithHeap(id: string, format: string, heapMegabytes: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BATON_BIN, "export", id, "--format", format], {
-      env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${heapMegabytes}` },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const exportWithHeap = (id: string, format: string, heapMegabytes: number) =>
+  runBaton(["export", id, "--format", format], { env: { NODE_OPTIONS: `--max-old-space-size=${heapMegabytes}` } });
 
 describe("baton export reads a thread in memory bounded by what it writes", () => {
   it("exports 2,000 entries of 64 KiB (128 MB of text) in every format with a 96 MB heap", async () => {

@@ -8,11 +8,11 @@ export type CommandRun = { code: number | null; stdout: string; stderr: string }
 
 /**
  * Runs `baton <args>` in `cwd` (default this process's) with this process's environment (its
- * data folder or database), `input` on its standard input; resolves once it has exited.
+ * data folder or database) and `env` over it, `input` on its standard input; resolves once it has exited.
  */
-export function runBaton(args: string[], options: { cwd?: string; input?: string } = {}): Promise<CommandRun> {
+export function runBaton(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BATON_BIN, ...args], { cwd: options.cwd, env: process.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BATON_BIN, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
