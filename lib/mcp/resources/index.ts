@@ -206,10 +206,14 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
   server.server.registerCapabilities({ resources: { subscribe: true } });
   const subscribed = new Map<string, Promise<Subscription>>();
   const closeWhenOpen = (opening: Promise<Subscription>) => void opening.then((subscription) => subscription.close(), () => {});
+  let closed = false;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     if (!subscribed.has(uri)) {
       const filter = await asResourceError(() => subscriptionFilterOf(uri), context, uri);
+      // The connection may have closed while the subject was looked up: its close has run, and a
+      // subscription opened now would notify no one for as long as the process lives.
+      if (closed) throw new McpError(ErrorCode.ConnectionClosed, "the connection closed before the subscription began");
       // Another subscribe of this URI may have opened it meanwhile.
       if (!subscribed.has(uri)) {
         if (subscribed.size >= MAX_SUBSCRIPTIONS) {
@@ -234,6 +238,7 @@ function registerSubscriptions(server: McpServer, context: ToolContext): void {
   });
   const previous = server.server.onclose;
   server.server.onclose = () => {
+    closed = true;
     for (const opening of subscribed.values()) closeWhenOpen(opening);
     subscribed.clear();
     previous?.();
