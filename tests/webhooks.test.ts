@@ -33,18 +33,23 @@ type Received = { headers: http.IncomingHttpHeaders; body: string; at: number };
 
 /**
  * A receiver on loopback that answers with whatever `answer` says next (200 by default), after
- * `delayMs`; while `hold` is set it leaves requests unanswered (a receiver that hangs).
+ * `delayMs`; while `hold` is set it leaves requests unanswered (a receiver that hangs) until
+ * `answerHeld` answers them 200.
  */
 async function receiver() {
   const received: Received[] = [];
   const state = { answer: 200, location: "", delayMs: 0, hold: false };
+  const held: http.ServerResponse[] = [];
+  const answerHeld = () => {
+    for (const response of held.splice(0)) response.writeHead(200).end("ok");
+  };
   const server = http.createServer((request, response) => {
     let body = "";
     request.setEncoding("utf8");
     request.on("data", (chunk: string) => (body += chunk));
     request.on("end", () => {
       received.push({ headers: request.headers, body, at: Date.now() });
-      if (state.hold) return;
+      if (state.hold) return void held.push(response);
       // The answer as the state was when the request arrived (tests change it right after).
       const { answer, location, delayMs } = state;
       setTimeout(() => {
@@ -60,7 +65,7 @@ async function receiver() {
       server.closeAllConnections();
       server.close(() => resolve());
     });
-  return { url, received, state, close };
+  return { url, received, state, answerHeld, close };
 }
 
 /** Another instance's dispatcher in a process of its own (tests/support/webhook-dispatcher-worker.ts), once it follows the feed. */
@@ -301,6 +306,75 @@ describe("deliveries", () => {
     await expect(redeliver({ id: 987654 })).rejects.toThrow(/no delivery 987654/);
   });
 
+  describe("a delivery being sent", () => {
+    /** A hook whose receiver holds its first delivery unanswered; resolves once it arrived. */
+    async function inFlight() {
+      const target = await newReceiver();
+      target.state.hold = true;
+      const { webhook } = await createWebhook({ url: target.url, events: ["entry.created"] });
+      await start({ sendIntervalMs: 10 });
+      await createHandoff({ title: "in flight", content: "held by the receiver" });
+      await until(() => target.received.length === 1);
+      const [delivery] = await recentDeliveries({ webhookId: webhook.id });
+      return { target, webhook, delivery };
+    }
+
+    /** Answers what the receiver holds and waits for the outcome to be recorded. */
+    async function answered(target: Awaited<ReturnType<typeof receiver>>, deliveryId: number) {
+      target.state.hold = false;
+      target.answerHeld();
+      await until(async () => (await deliveryAttempts(deliveryId)).length > 0);
+    }
+
+    it("is not sent again when its hook is paused and resumed meanwhile, and its outcome is recorded", async () => {
+      const { target, webhook, delivery } = await inFlight();
+      await pauseWebhook({ id: webhook.id });
+      await resumeWebhook({ id: webhook.id });
+      // The dispatcher claims every 10 ms: a broken claim is sent again well within this.
+      await sleep(300);
+      expect(target.received).toHaveLength(1);
+      await answered(target, delivery.id);
+      await until(async () => (await recentDeliveries({ webhookId: webhook.id }))[0].status === "delivered");
+      expect(await deliveryAttempts(delivery.id)).toEqual([expect.objectContaining({ status: 200 })]);
+      await sleep(200);
+      expect(target.received).toHaveLength(1);
+    });
+
+    it("is refused Redeliver, saying it is being sent; once its outcome is in, Redeliver sends it again", async () => {
+      const { target, webhook, delivery } = await inFlight();
+      const [refused] = await Promise.allSettled([redeliver({ id: delivery.id })]);
+      await sleep(300);
+      expect(target.received).toHaveLength(1);
+      expect(refused).toMatchObject({ status: "rejected", reason: { code: "CONFLICT", message: expect.stringContaining(`delivery ${delivery.id} is being sent right now`) } });
+      await answered(target, delivery.id);
+      expect((await recentDeliveries({ webhookId: webhook.id }))[0]).toMatchObject({ status: "delivered", attempts: 1 });
+      await redeliver({ id: delivery.id });
+      await until(() => target.received.length === 2);
+      await until(async () => (await deliveryAttempts(delivery.id)).length === 2);
+      expect(target.received[1].body).toBe(target.received[0].body);
+    });
+
+    it("deleted with its hook, is sent that once and its outcome dropped without a misleading log line", async () => {
+      const errors: unknown[][] = [];
+      const logged = console.error;
+      console.error = (...args: unknown[]) => void errors.push(args);
+      try {
+        const { target, webhook, delivery } = await inFlight();
+        await removeWebhook({ id: webhook.id });
+        target.state.hold = false;
+        target.answerHeld();
+        // stop lets the send finish (its grace period) and waits for its outcome to be handled.
+        await dispatcher!.stop();
+        dispatcher = null;
+        expect(await countRows("webhook_deliveries", "id = ?", [delivery.id])).toBe(0);
+        expect(target.received).toHaveLength(1);
+        expect(errors.map((args) => args.map(String).join(" ")).filter((line) => line.includes(`delivery ${delivery.id}`))).toEqual([]);
+      } finally {
+        console.error = logged;
+      }
+    });
+  });
+
   it("pauses a hook after the configured run of consecutive failures", async () => {
     const broken = await newReceiver();
     broken.state.answer = 500;
@@ -458,6 +532,27 @@ describe("several instances on one database", () => {
     expect(delivery).toMatchObject({ attempts: 1, lastStatus: 200 });
     await sleep(300);
     expect(target.received).toHaveLength(2);
+  });
+
+  it("sends a delivery in flight once when Resume and Redeliver come meanwhile, with another instance claiming too", async () => {
+    const target = await newReceiver();
+    target.state.hold = true;
+    const { webhook } = await createWebhook({ url: target.url, events: ["entry.created"] });
+    await otherInstance({ sendIntervalMs: 10 });
+    await start({ sendIntervalMs: 10 });
+    await createHandoff({ title: "two instances", content: "held by the receiver" });
+    await until(() => target.received.length === 1);
+    const [delivery] = await recentDeliveries({ webhookId: webhook.id });
+    await pauseWebhook({ id: webhook.id });
+    await resumeWebhook({ id: webhook.id });
+    const [refused] = await Promise.allSettled([redeliver({ id: delivery.id })]);
+    await sleep(300);
+    expect(target.received).toHaveLength(1);
+    expect(refused).toMatchObject({ status: "rejected", reason: { code: "CONFLICT" } });
+    target.state.hold = false;
+    target.answerHeld();
+    await until(async () => (await recentDeliveries({ webhookId: webhook.id }))[0].status === "delivered");
+    expect(await deliveryAttempts(delivery.id)).toEqual([expect.objectContaining({ status: 200 })]);
   });
 
   it("hands back what it claimed when shutting down, and another instance sends it at once", async () => {

@@ -13,12 +13,16 @@ import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
  *
  * A sending loop claims what is due and POSTs it, signed, never following a redirect, and
  * reschedules failures along RETRY_SCHEDULE_MS (a day in all) before giving up. A claim is a
- * lease written into the row: its next_attempt_at moves to the end of the lease, in one
+ * lease written into the row: its claimed_until is set to the end of the lease, in one
  * transaction that takes the rows (SQLite's write lock; on PostgreSQL `FOR UPDATE SKIP LOCKED`,
- * so instances claim different rows without waiting for each other). Only the claimer records
- * the outcome, and only while the row still carries its lease. A delivery claimed by an instance
- * that died is due again once the lease runs out, and another instance sends it; one stopped
- * gracefully hands its claims back at once (`stop`, `releaseClaimedDeliveries`).
+ * so instances claim different rows without waiting for each other), and recording the outcome
+ * clears it. Only the claimer records the outcome, and only while the row still carries its
+ * lease. The claim is apart from next_attempt_at, which Resume and Redeliver set to now: neither
+ * makes a delivery in flight due again (Redeliver refuses it, Resume leaves it to its outcome). A
+ * delivery claimed by an instance that died is due again once the lease runs out, and another
+ * instance sends it; one stopped gracefully hands its claims back at once (`stop`,
+ * `releaseClaimedDeliveries`). A delivery deleted with its hook while it was sent is sent that
+ * once, and its outcome dropped.
  *
  * Each delivery therefore reaches its receiver once, however many instances run, except when an
  * instance dies (or hands back) after its POST went out but before it recorded the answer: then
@@ -146,7 +150,8 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
         const result = await attempt(due, options.timeoutMs, abort.signal);
         // Handed back while it was sent: the outcome is no longer this process's to record.
         if (abort.signal.aborted) return;
-        if (!(await record(due, result, options))) console.error(`baton: webhook delivery ${due.id} was no longer this server's claim when its answer came; not recorded`);
+        // A delivery deleted with its hook meanwhile has no log left to write to: nothing to say.
+        if ((await record(due, result, options)) === "not ours") console.error(`baton: webhook delivery ${due.id} was no longer this server's claim when its answer came; not recorded`);
       } catch (error) {
         console.error(`baton: could not record webhook delivery ${due.id}`, error);
       } finally {

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { NotFound } from "../errors";
+import { Conflict, NotFound } from "../errors";
 import { lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
 import { parseInput } from "../validation";
 import { withoutCredentials } from "../url-credentials";
@@ -108,7 +108,10 @@ export async function pauseWebhook(input: { id?: unknown }): Promise<WebhookView
   });
 }
 
-/** Resumes a paused hook: its failure count starts over and what waited is sent now. */
+/**
+ * Resumes a paused hook: its failure count starts over and what waited is sent now. A delivery
+ * still being sent (claimed before the pause) is not sent again: its claim holds until its outcome.
+ */
 export async function resumeWebhook(input: { id?: unknown }): Promise<WebhookView> {
   const id = parseInput(idSchema, input).id;
   return write(async (tx) => {
@@ -170,16 +173,24 @@ export async function deliveryAttempts(deliveryId: number): Promise<AttemptView[
   return rows.map((row) => ({ status: row.status, responseMs: row.response_ms, error: row.error, at: row.at }));
 }
 
-/** Re-queues one delivery (whatever became of it) to be sent now, with a fresh day of retries. */
+/**
+ * Re-queues one delivery (whatever became of it) to be sent now, with a fresh day of retries.
+ * One being sent right now is refused: queued behind its attempt it would go out again even when
+ * that attempt succeeds, and the operator asked because it had not arrived.
+ */
 export async function redeliver(input: { id?: unknown }): Promise<DeliveryView> {
   const id = parseInput(idSchema, input).id;
   return write(async (tx) => {
+    const now = storedDate();
     const row = await tx.get<DeliveryRow>(
-      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? RETURNING *",
-      [storedDate(), id],
+      "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? AND (claimed_until IS NULL OR claimed_until <= ?) RETURNING *",
+      [now, id, now],
     );
-    if (!row) throw new NotFound(`no delivery ${id}; the recent ones are listed under each webhook at /settings/webhooks`);
-    return deliveryViewOf(row);
+    if (row) return deliveryViewOf(row);
+    if (!(await tx.get("SELECT id FROM webhook_deliveries WHERE id = ?", [id]))) {
+      throw new NotFound(`no delivery ${id}; the recent ones are listed under each webhook at /settings/webhooks`);
+    }
+    throw new Conflict(`delivery ${id} is being sent right now; Redeliver it once this attempt's outcome shows in its log, if it still needs to go`);
   });
 }
 

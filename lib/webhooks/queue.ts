@@ -74,10 +74,12 @@ function reportedOrigin(url: string): string {
   return URL.canParse(url) ? new URL(url).origin : "";
 }
 
-/** A claimed delivery: the row, its hook's address and secret, and the lease that makes it this process's. */
+/** A claimed delivery: the row, its hook's address and secret, and the lease (its claimed_until) that makes it this process's. */
 export type Due = { id: number; webhook_id: number; event: string; payload: string; attempts: number; url: string; secret: string; lease: string };
 
-const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'active'";
+// A claim lives in claimed_until, not next_attempt_at: Resume and Redeliver set next_attempt_at to
+// now, which must not make a delivery in flight due again.
+const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?) AND w.status = 'active'";
 
 /**
  * Claims up to `limit` due deliveries for `leaseMs`, none of the hooks in `skipHooks` (those the
@@ -87,7 +89,8 @@ const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND w.status 
 export async function claimDue(limit: number, leaseMs: number, skipHooks: readonly number[] = []): Promise<Due[]> {
   const now = new Date();
   const where = `${DUE_WHERE}${skipHooks.length > 0 ? ` AND d.webhook_id NOT IN (${skipHooks.map(() => "?").join(", ")})` : ""}`;
-  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where} LIMIT 1`, [storedDate(now), ...skipHooks]));
+  const at = storedDate(now);
+  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where} LIMIT 1`, [at, at, ...skipHooks]));
   if (!due) return [];
   const lease = storedDate(new Date(now.getTime() + leaseMs));
   return write(async (tx) => {
@@ -96,10 +99,10 @@ export async function claimDue(limit: number, leaseMs: number, skipHooks: readon
       `SELECT d.id, d.webhook_id, d.event, d.payload, d.attempts, w.url, w.secret
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE ${where} ORDER BY d.next_attempt_at, d.id LIMIT ?${lockRows(tx, { of: "d", skipLocked: true })}`,
-      [storedDate(now), ...skipHooks, limit],
+      [at, at, ...skipHooks, limit],
     );
     if (rows.length > 0) {
-      await tx.run(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
+      await tx.run(`UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (${rows.map(() => "?").join(", ")})`, [lease, ...rows.map((row) => row.id)]);
     }
     return rows.map((row) => ({ ...row, lease }));
   });
@@ -109,26 +112,29 @@ export async function claimDue(limit: number, leaseMs: number, skipHooks: readon
 export async function handBack(claimed: readonly Due[]): Promise<number> {
   if (claimed.length === 0) return 0;
   return write(async (tx) => {
-    const now = storedDate();
     let handed = 0;
-    for (const due of claimed) handed += await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at = ?", [now, due.id, due.lease]);
+    for (const due of claimed) handed += await tx.run("UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ? AND status = 'pending' AND claimed_until = ?", [due.id, due.lease]);
     return handed;
   });
 }
 
 /**
- * Records one attempt's outcome, if the delivery is still this claim's (not handed back,
- * redelivered, or claimed by another instance after the lease ran out); answers whether it was.
+ * What became of an attempt's outcome: recorded; dropped because the delivery was deleted with
+ * its hook meanwhile; or dropped because the claim was no longer this one's (its lease ran out
+ * and another instance claimed it).
  */
-export async function record(due: Due, result: AttemptResult, options: { retryScheduleMs: readonly number[]; pauseAfterFailures: number }): Promise<boolean> {
+export type Recorded = "recorded" | "deleted" | "not ours";
+
+/** Records one attempt's outcome, if the delivery is still this claim's, and ends the claim. */
+export async function record(due: Due, result: AttemptResult, options: { retryScheduleMs: readonly number[]; pauseAfterFailures: number }): Promise<Recorded> {
   return write(async (tx) => {
-    const ours = await tx.get(`SELECT id FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND next_attempt_at = ?${lockRows(tx)}`, [due.id, due.lease]);
-    if (!ours) return false;
+    const ours = await tx.get(`SELECT id FROM webhook_deliveries WHERE id = ? AND status = 'pending' AND claimed_until = ?${lockRows(tx)}`, [due.id, due.lease]);
+    if (!ours) return (await tx.get("SELECT id FROM webhook_deliveries WHERE id = ?", [due.id])) ? "not ours" : "deleted";
     const now = storedDate();
     await tx.run("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, ?, ?, ?)", [due.id, result.status, result.ms, result.error, now]);
     const attempts = due.attempts + 1;
     if (result.error === null) {
-      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_response_ms = ?, last_error = NULL, delivered_at = ? WHERE id = ?", [
+      await tx.run("UPDATE webhook_deliveries SET status = 'delivered', attempts = ?, last_status = ?, last_response_ms = ?, last_error = NULL, delivered_at = ?, claimed_until = NULL WHERE id = ?", [
         attempts,
         result.status,
         result.ms,
@@ -136,11 +142,11 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
         due.id,
       ]);
       await tx.run("UPDATE webhooks SET consecutive_failures = 0 WHERE id = ?", [due.webhook_id]);
-      return true;
+      return "recorded";
     }
     const gaveUp = result.refused === true || attempts > options.retryScheduleMs.length;
     const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
-    await tx.run("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ? WHERE id = ?", [
+    await tx.run("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ?, claimed_until = NULL WHERE id = ?", [
       gaveUp ? "failed" : "pending",
       attempts,
       next,
@@ -152,7 +158,7 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
     const hook = await tx.get<{ consecutive_failures: number }>("UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = ? RETURNING consecutive_failures", [
       due.webhook_id,
     ]);
-    if (!hook) return true;
+    if (!hook) return "recorded";
     if (gaveUp || hook.consecutive_failures >= options.pauseAfterFailures) await tx.run("UPDATE webhooks SET status = 'paused' WHERE id = ?", [due.webhook_id]);
     // A failure report about a failure report would chase itself.
     if (gaveUp && due.event !== "delivery.failed") {
@@ -168,7 +174,7 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
         now,
       );
     }
-    return true;
+    return "recorded";
   });
 }
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "webhook_deliveries" ADD COLUMN "claimed_until" DATETIME;
+
