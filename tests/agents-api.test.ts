@@ -96,6 +96,39 @@ describe("agents HTTP API", () => {
     expect(((await (await getRoute(send("GET", `${base}/${successor.id}`), context(successor.id))).json()) as Agent).status).toBe("ended");
   });
 
+  it("answers whether a failed delivery can still be retried: stalled while the successor works, not delivered once it has ended, over REST and MCP", async () => {
+    const registered = (await (await registerRoute(send("POST", base, { personaSlug: "api-undelivered" }))).json()) as Agent;
+    // No such tmux session: the delivery fails.
+    const handed = await handoffRoute(send("POST", `${base}/${registered.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "api-nowhere:0.0" } }), context(registered.id));
+    const { successor } = (await handed.json()) as { successor: Agent };
+    type Problem = { kind: string; message: string } | null;
+    const problemOf = async () => ((await (await getRoute(send("GET", `${base}/${registered.id}`), context(registered.id))).json()) as { handoff: { deliveryProblem: Problem; successorStatus: string } }).handoff;
+    const stalled = await problemOf();
+    expect(stalled.successorStatus).toBe("active");
+    expect(stalled.deliveryProblem?.kind).toBe("stalled");
+    expect(stalled.deliveryProblem?.message).toMatch(/^The prompt did not reach the successor's pane: /);
+
+    expect((await endRoute(send("POST", `${base}/${successor.id}/end`), context(successor.id))).status).toBe(200);
+    const ended = await problemOf();
+    expect(ended.successorStatus).toBe("ended");
+    expect(ended.deliveryProblem?.kind).toBe("successor ended");
+    expect(ended.deliveryProblem?.message).toMatch(/^Not delivered; the successor has ended, so there is no one to deliver it to \(/);
+    const chain = await (await chainRoute(send("GET", `${base}/${successor.id}/chain`), context(successor.id))).json();
+    expect(chain.predecessors[0].handoff.deliveryProblem).toEqual(ended.deliveryProblem);
+    const listed = await (await listRoute(send("GET", `${base}?persona=api-undelivered`))).json();
+    expect(listed.items.find((item: Agent) => item.id === registered.id).handoff.deliveryProblem).toEqual(ended.deliveryProblem);
+
+    const client = await connectHttpClient(`${api.origin}/api/mcp`);
+    try {
+      const result = await client.callTool({ name: "get_continuity_chain", arguments: { agent: successor.id } });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      const structured = result.structuredContent as { predecessors: { handoff: { successor_status: string; delivery_problem: Problem } }[] };
+      expect(structured.predecessors[0].handoff).toMatchObject({ successor_status: "ended", delivery_problem: ended.deliveryProblem });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("refuses a context percent that is not a number from 0 to 100 (true, null, blank, [50], 0x10), storing nothing and leaving the handoff unacted", async () => {
     const agent = (await (await registerRoute(send("POST", base, { personaSlug: "percent-dev" }))).json()) as Agent;
     const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nKeep counting.\n" }), context(agent.id));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerAgent, triggerHandoff, updateAgent, type AgentView } from "../lib/agents";
+import { endAgent, registerAgent, triggerHandoff, updateAgent, type AgentView } from "../lib/agents";
 import { findAgentChains } from "../lib/dashboard/find-agent-chains";
 import { attentionForCaller, markAttention, unmarkAttention } from "../lib/dashboard/attention-marks";
 import { findAttention } from "../lib/dashboard/find-attention";
@@ -50,10 +50,10 @@ describe("findAgentChains", () => {
     const [, from, to] = await chainOf(3, "undelivered", "nowhere:0.0");
     const { chains } = await findAgentChains({ persona: "undelivered" });
     expect(chains[0].latest.id).toBe(to.id);
-    expect(chains[0].latest.stalledArrival?.agentId).toBe(from.id);
+    expect(chains[0].latest.arrivalProblem?.kind).toBe("stalled");
     const folded = chains[0].predecessors.find((agent) => agent.id === from.id)!;
-    expect(folded.deliveryStalled).toBe(true);
-    expect(chains[0].predecessors.every((agent) => agent.id === from.id || !agent.deliveryStalled)).toBe(true);
+    expect(folded.handoff?.deliveryProblem?.kind).toBe("stalled");
+    expect(chains[0].predecessors.every((agent) => agent.id === from.id || !agent.handoff?.deliveryProblem)).toBe(true);
   });
 });
 
@@ -129,6 +129,12 @@ describe("findAttention", () => {
     expect(delivery?.record.deliveryState).toBe("failed");
     expect(attention.nearLimit.map((agent) => agent.id)).toContain(near.id);
     expect(attention.count).toBe(attention.threads.length + attention.deliveries.length + attention.stale.length + attention.nearLimit.length);
+    // Its successor ended: nothing left to retry, so off the desk (and said as not delivered on /agents).
+    await endAgent({ agentId: to.id });
+    expect((await findAttention()).deliveries.some((item) => item.agent.id === from.id)).toBe(false);
+    const { chains } = await findAgentChains({ persona: "attention-delivery" });
+    expect(chains[0].latest.arrivalProblem?.kind).toBe("successor ended");
+    expect(chains[0].predecessors.find((agent) => agent.id === from.id)?.handoff?.deliveryProblem?.kind).toBe("successor ended");
   });
 });
 

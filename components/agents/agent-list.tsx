@@ -5,18 +5,33 @@ import { agentSearch, type AgentFilters } from "@/lib/agents/agent-filters";
 import type { AgentChain, AgentChainPage, ListedAgent } from "@/lib/dashboard/find-agent-chains";
 import { ContextMeter, ReasonBadge, StatusBadge } from "./agent-badges";
 
-/** A shift prompt that did not arrive, said where the agent appears: on the one that handed off and on its successor. */
+/**
+ * A shift prompt that did not arrive, said where the agent appears: on the one that handed off and
+ * on its successor; flagged while Retry can still deliver it, said plainly once the successor has ended.
+ */
 function DeliveryFlags({ agent }: { agent: ListedAgent }) {
+  const own = agent.handoff?.deliveryProblem ?? null;
+  const arrival = agent.arrivalProblem;
   return (
     <>
-      {agent.deliveryStalled && (
+      {own?.kind === "stalled" && (
         <Badge tone="red" wrap title="Its successor's pane did not get the injection prompt: open this agent to retry">
           Prompt did not arrive (at its successor)
         </Badge>
       )}
-      {agent.stalledArrival && (
+      {own?.kind === "successor ended" && (
+        <Badge tone="slate" wrap title={own.message}>
+          Prompt not delivered (its successor has ended)
+        </Badge>
+      )}
+      {arrival?.kind === "stalled" && (
         <Badge tone="red" wrap title="The injection prompt did not reach this agent's pane: open its predecessor to retry">
           Prompt did not arrive
+        </Badge>
+      )}
+      {arrival?.kind === "successor ended" && (
+        <Badge tone="slate" wrap title={arrival.message}>
+          Prompt not delivered (ended since)
         </Badge>
       )}
     </>
@@ -77,7 +92,7 @@ function ChainItem({ chain }: { chain: AgentChain }) {
         Chain: {length} agent{length === 1 ? "" : "s"}
       </p>
       {predecessors.length > 0 && (
-        <details className="mt-2" open={predecessors.some((agent) => agent.deliveryStalled || agent.stalledArrival) || undefined}>
+        <details className="mt-2" open={predecessors.some((agent) => agent.handoff?.deliveryProblem?.kind === "stalled" || agent.arrivalProblem?.kind === "stalled") || undefined}>
           <summary className="cursor-pointer text-sm text-slate-700">
             {predecessors.length} earlier agent{predecessors.length === 1 ? "" : "s"} in this chain
           </summary>

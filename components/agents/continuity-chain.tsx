@@ -1,12 +1,11 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
-import type { ChainNode, ContinuityChain } from "@/lib/agents";
-import { isDeliveryStalled } from "@/lib/agents/delivery-states";
+import type { ChainNode, ContinuityChain, DeliveryProblem } from "@/lib/agents";
 import { reasonLabel, StatusBadge } from "./agent-badges";
 
-function Node({ node, current, arrivalStalled }: { node: ChainNode; current: boolean; arrivalStalled: boolean }) {
-  const deliveryStalled = node.handoff !== null && isDeliveryStalled(node.handoff);
+function Node({ node, current, arrival }: { node: ChainNode; current: boolean; arrival: DeliveryProblem | null }) {
+  const own = node.handoff?.deliveryProblem ?? null;
   const label = (
     <>
       <span className="font-semibold">{node.name}</span> <code className="font-mono text-xs">{node.shortId}</code>
@@ -34,14 +33,24 @@ function Node({ node, current, arrivalStalled }: { node: ChainNode; current: boo
             </Link>
           )}
           <StatusBadge status={node.status} />
-          {deliveryStalled && (
+          {own?.kind === "stalled" && (
             <Badge tone="red" wrap>
               Prompt did not arrive (at its successor)
             </Badge>
           )}
-          {arrivalStalled && (
+          {own?.kind === "successor ended" && (
+            <Badge tone="slate" wrap title={own.message}>
+              Prompt not delivered (its successor has ended)
+            </Badge>
+          )}
+          {arrival?.kind === "stalled" && (
             <Badge tone="red" wrap>
               Prompt did not arrive
+            </Badge>
+          )}
+          {arrival?.kind === "successor ended" && (
+            <Badge tone="slate" wrap title={arrival.message}>
+              Prompt not delivered (ended since)
             </Badge>
           )}
         </div>
@@ -80,11 +89,8 @@ function ChainEnd({ node }: { node: ChainNode }) {
 export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
   const nodes = [...chain.predecessors, chain.agent, ...chain.successors];
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  // A shift prompt that did not arrive is flagged on both ends: the agent that handed off and its successor.
-  const arrivalStalled = (node: ChainNode) => {
-    const record = node.previousAgentId === null ? null : (byId.get(node.previousAgentId)?.handoff ?? null);
-    return record !== null && isDeliveryStalled(record);
-  };
+  // A shift prompt that did not arrive is said on both ends: the agent that handed off and its successor.
+  const arrivalOf = (node: ChainNode) => (node.previousAgentId === null ? null : (byId.get(node.previousAgentId)?.handoff?.deliveryProblem ?? null));
   return (
     <section aria-labelledby="chain-heading" className="flex flex-col gap-3">
       <h2 id="chain-heading" className="text-lg font-semibold text-slate-900">
@@ -98,7 +104,7 @@ export function ContinuityChainView({ chain }: { chain: ContinuityChain }) {
       )}
       <ol aria-label="Agents in order, oldest first" className="ml-2">
         {nodes.map((node) => (
-          <Node key={node.id} node={node} current={node.id === chain.agent.id} arrivalStalled={arrivalStalled(node)} />
+          <Node key={node.id} node={node} current={node.id === chain.agent.id} arrival={arrivalOf(node)} />
         ))}
       </ol>
       {chain.last && (

@@ -1,5 +1,4 @@
 import { RelativeTime } from "@/components/ui/relative-time";
-import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { HandoffRecordView } from "@/lib/agents/views";
 import { RetryDeliveryButton } from "./retry-delivery-button";
 
@@ -11,8 +10,13 @@ const STEPS = [
   { key: "actedAt", label: "Acted", help: "the successor reported its context" },
 ] as const;
 
-/** Each step of the injection prompt's delivery with its time, a flag when it stalled (lib/agents isDeliveryStalled), and *Retry delivery*. */
-export function DeliverySteps({ record, stalled, successorTarget }: { record: HandoffRecordView; stalled: boolean; successorTarget: string | null }) {
+/**
+ * Each step of the injection prompt's delivery with its time and, when it did not arrive
+ * (lib/agents deliveryProblemOf), why: flagged with *Retry delivery* while the successor is at
+ * work, said without it once the successor has ended.
+ */
+export function DeliverySteps({ record, successorTarget }: { record: HandoffRecordView; successorTarget: string | null }) {
+  const problem = record.deliveryProblem;
   return (
     <div className="flex flex-col gap-2" data-testid="delivery-steps" data-state={record.deliveryState ?? "unknown"}>
       <ol className="flex flex-col gap-1 text-sm">
@@ -30,11 +34,16 @@ export function DeliverySteps({ record, stalled, successorTarget }: { record: Ha
         })}
       </ol>
       {record.deliveryAttempts > 1 && <p className="text-xs text-slate-600">Sent {record.deliveryAttempts} times.</p>}
-      {stalled && (
+      {problem?.kind === "stalled" && (
         <div role="status" data-testid="delivery-stalled" className="flex flex-col gap-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
-          <span data-testid="delivery-problem">{deliveryProblemOf(record)}</span>
+          <span data-testid="delivery-problem">{problem.message}</span>
           <RetryDeliveryButton agentId={record.agentId} target={successorTarget} />
         </div>
+      )}
+      {problem?.kind === "successor ended" && (
+        <p data-testid="delivery-not-delivered" className="rounded-md border border-slate-300 bg-slate-50 p-3 text-sm text-slate-800">
+          {problem.message}
+        </p>
       )}
     </div>
   );

@@ -9,12 +9,10 @@ import { ShiftDocumentView } from "./shift-document-view";
 export function ShiftHandoffPanel({
   record,
   document,
-  stalled,
   successorTarget,
 }: {
   record: HandoffRecordView;
   document: ShiftDocumentContent;
-  stalled: boolean;
   /** The pane the prompt goes to: the successor's tmux target. */
   successorTarget: string | null;
 }) {
@@ -41,7 +39,8 @@ export function ShiftHandoffPanel({
             </a>
           )}
         </dd>
-        {!stalled && (
+        {/* A delivery that did not arrive is said, with tmux's reason, under its steps. */}
+        {!record.deliveryProblem && (
           <>
             <dt className="text-slate-600">tmux delivery</dt>
             <dd data-testid="delivery">
@@ -53,7 +52,7 @@ export function ShiftHandoffPanel({
           <>
             <dt className="text-slate-600">Delivery steps</dt>
             <dd>
-              <DeliverySteps record={record} stalled={stalled} successorTarget={successorTarget} />
+              <DeliverySteps record={record} successorTarget={successorTarget} />
             </dd>
           </>
         )}

@@ -5,7 +5,6 @@ import { RetryDeliveryButton } from "@/components/agents/retry-delivery-button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { AttentionGroup } from "./attention-group";
 import { AttentionThreads } from "./attention-threads";
-import { deliveryProblemOf } from "@/lib/agents/delivery-states";
 import type { Attention } from "@/lib/dashboard/find-attention";
 import { awayFromTheEntries } from "@/lib/git/types";
 
@@ -66,7 +65,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
                   <RelativeTime iso={record.createdAt} />.
                 </p>
                 <p data-testid="delivery-problem" className="text-sm break-words text-red-800">
-                  {deliveryProblemOf(record)}
+                  {record.deliveryProblem?.message}
                 </p>
                 <RetryDeliveryButton agentId={record.agentId} target={successor?.tmuxTarget ?? null} />
               </li>

@@ -29,13 +29,23 @@ export type DeliveryProgress = {
   deliveryState: DeliveryState | null;
   delivery: string | null;
   createdAt: string;
+  /** The successor's status; null when it has none. */
+  successorStatus: string | null;
 };
 
 /**
- * True when the prompt was meant for a tmux pane and has not been seen entered there: failed,
- * or still queued/typed more than SUBMIT_DEADLINE_MS after the handoff. Computed when shown.
+ * A prompt that did not reach the successor's pane. "stalled": the successor is at work and
+ * Retry delivery may still type it (flagged everywhere, the desk's Needs you now too); "successor
+ * ended": it was never delivered, and there is no one left to deliver it to (Retry is refused:
+ * the ended agent's pane may run anything by now), so it is said, not flagged.
  */
-export function isDeliveryStalled(record: DeliveryProgress, now = Date.now()): boolean {
+export type DeliveryProblem = { kind: "stalled" | "successor ended"; message: string };
+
+/**
+ * True when the prompt was meant for a tmux pane and has not been seen entered there: failed,
+ * or still queued/typed more than SUBMIT_DEADLINE_MS after the handoff.
+ */
+function notSeenEntered(record: DeliveryProgress, now: number): boolean {
   if (record.delivery === "no target" || record.deliveryState === null) return false;
   if (record.deliveryState === "failed") return true;
   if (record.deliveryState !== "queued" && record.deliveryState !== "typed") return false;
@@ -43,12 +53,18 @@ export function isDeliveryStalled(record: DeliveryProgress, now = Date.now()): b
 }
 
 /**
- * The one sentence every page says of a stalled delivery (the desk, the agent's steps, the
- * successor's page): tmux's own reason when it refused, else that the prompt was not seen
- * entered. Null when the delivery is not stalled.
+ * The one rule for a delivery that did not arrive, and the one sentence every page and door says
+ * of it: tmux's own reason when it refused, else that the prompt was not seen entered. Null when
+ * the prompt arrived, is still on its way, or had no pane to go to. Computed when read.
  */
-export function deliveryProblemOf(record: DeliveryProgress, now = Date.now()): string | null {
-  if (!isDeliveryStalled(record, now)) return null;
-  if (record.deliveryState === "failed") return `The prompt did not reach the successor's pane: ${record.delivery?.replace(/^failed: /, "") || "tmux gave no reason"}.`;
-  return `The prompt did not reach the successor's pane: it was not seen entered within ${SUBMIT_DEADLINE_MS / 1000} s.`;
+export function deliveryProblemOf(record: DeliveryProgress, now = Date.now()): DeliveryProblem | null {
+  if (!notSeenEntered(record, now)) return null;
+  const why =
+    record.deliveryState === "failed"
+      ? record.delivery?.replace(/^failed: /, "") || "tmux gave no reason"
+      : `it was not seen entered within ${SUBMIT_DEADLINE_MS / 1000} s`;
+  if (record.successorStatus !== null && record.successorStatus !== "active") {
+    return { kind: "successor ended", message: `Not delivered; the successor has ended, so there is no one to deliver it to (${why}).` };
+  }
+  return { kind: "stalled", message: `The prompt did not reach the successor's pane: ${why}.` };
 }

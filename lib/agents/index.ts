@@ -10,7 +10,7 @@
  */
 import "server-only";
 export { retryDelivery, type RetryDeliveryOptions } from "./delivery";
-export { DELIVERY_STATES, isDeliveryStalled, SUBMIT_DEADLINE_MS, type DeliveryState } from "./delivery-states";
+export { DELIVERY_STATES, deliveryProblemOf, SUBMIT_DEADLINE_MS, type DeliveryProblem, type DeliveryState } from "./delivery-states";
 export { endAgent, type EndAgentOptions } from "./end-agent";
 export { findAgentFacets, type AgentFacets } from "./find-agent-facets";
 export { AGENTS_PAGE_SIZE, findAgents, type AgentPage, type AgentSummary, type FindAgentsOptions } from "./find-agents";

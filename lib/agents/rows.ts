@@ -1,7 +1,7 @@
 import "server-only";
 import type { Tx } from "../database";
 import { isoOf } from "../iso-date";
-import type { DeliveryState } from "./delivery-states";
+import { deliveryProblemOf, type DeliveryState } from "./delivery-states";
 import type { AgentStatus, ShiftHandoffReason } from "./schemas";
 import { shortIdOf, type AgentDetail, type AgentView, type DeliveryOutcome, type HandoffRecordView } from "./views";
 
@@ -40,6 +40,8 @@ export type RecordRow = {
   acted_at: string | null;
   created_at: string;
   git: string | null;
+  /** Read with the record (SUCCESSOR_STATUS): its successor's status now, null when it has none. */
+  successor_status: string | null;
 };
 
 export type AgentWithRecord = AgentRow & { handoff: RecordRow | null };
@@ -62,26 +64,34 @@ const RECORD_FIELDS = [
   "git",
 ] as const;
 
+/**
+ * The status of the successor of the record on `alias` (the first, as Retry delivers to it): every
+ * read of a record carries it, as whether its prompt can still be delivered depends on it.
+ */
+const successorStatusOf = (alias: string) => `(SELECT s.status FROM agents s WHERE s.previous_agent_id = ${alias}.agent_id ORDER BY s.id LIMIT 1)`;
+/** A record's own columns, and the one read with it. */
+const RECORD_KEYS = [...RECORD_FIELDS, "successor_status"] as const;
+
 /** An agent's columns on the alias `a`. */
 export const AGENT_COLUMNS = AGENT_FIELDS.map((field) => `a.${field}`).join(", ");
 /** A record's columns on the alias `r`. */
-export const RECORD_COLUMNS = RECORD_FIELDS.map((field) => `r.${field}`).join(", ");
+export const RECORD_COLUMNS = `${RECORD_FIELDS.map((field) => `r.${field}`).join(", ")}, ${successorStatusOf("r")} AS successor_status`;
 /** An agent's columns for RETURNING (which names the written table's columns unqualified). */
 export const AGENT_RETURNING = AGENT_FIELDS.join(", ");
 /** A record's columns for RETURNING. */
-export const RECORD_RETURNING = RECORD_FIELDS.join(", ");
+export const RECORD_RETURNING = `${RECORD_FIELDS.join(", ")}, ${successorStatusOf("handoff_records")} AS successor_status`;
 /** A record's columns on `r` named `r_<column>`, beside an agent's in one row (a LEFT JOIN). */
-export const JOINED_RECORD_COLUMNS = RECORD_FIELDS.map((field) => `r.${field} AS r_${field}`).join(", ");
+export const JOINED_RECORD_COLUMNS = `${RECORD_FIELDS.map((field) => `r.${field} AS r_${field}`).join(", ")}, ${successorStatusOf("r")} AS r_successor_status`;
 /** An agent with its record: `FROM agents a LEFT JOIN handoff_records r ON r.agent_id = a.id`. */
 export const AGENT_WITH_RECORD = `SELECT ${AGENT_COLUMNS}, ${JOINED_RECORD_COLUMNS} FROM agents a LEFT JOIN handoff_records r ON r.agent_id = a.id`;
 
 /** A row of AGENT_WITH_RECORD. */
-export type JoinedAgentRow = AgentRow & { [K in (typeof RECORD_FIELDS)[number] as `r_${K}`]: RecordRow[K] | null };
+export type JoinedAgentRow = AgentRow & { [K in (typeof RECORD_KEYS)[number] as `r_${K}`]: RecordRow[K] | null };
 
 /** The record of a row selected with JOINED_RECORD_COLUMNS, or null when the agent has none. */
 export function joinedRecordOf(row: Record<string, unknown>): RecordRow | null {
   if (row.r_id === null || row.r_id === undefined) return null;
-  return Object.fromEntries(RECORD_FIELDS.map((field) => [field, row[`r_${field}`]])) as RecordRow;
+  return Object.fromEntries(RECORD_KEYS.map((field) => [field, row[`r_${field}`]])) as RecordRow;
 }
 
 /** A row selected with AGENT_WITH_RECORD (or AGENT_COLUMNS with JOINED_RECORD_COLUMNS). */
@@ -137,7 +147,7 @@ export function toAgentView(row: AgentRow): AgentView {
 }
 
 export function toHandoffRecordView(row: RecordRow): HandoffRecordView {
-  return {
+  const view = {
     id: row.id,
     agentId: row.agent_id,
     reason: row.reason as ShiftHandoffReason,
@@ -151,7 +161,9 @@ export function toHandoffRecordView(row: RecordRow): HandoffRecordView {
     readAt: maybeIsoOf(row.read_at),
     actedAt: maybeIsoOf(row.acted_at),
     createdAt: isoOf(row.created_at),
+    successorStatus: row.successor_status as AgentStatus | null,
   };
+  return { ...view, deliveryProblem: deliveryProblemOf(view) };
 }
 
 export function toAgentDetail(row: AgentWithRecord): AgentDetail {

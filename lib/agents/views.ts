@@ -1,4 +1,4 @@
-import type { DeliveryState } from "./delivery-states";
+import type { DeliveryProblem, DeliveryState } from "./delivery-states";
 import type { AgentStatus, ShiftHandoffReason } from "./schemas";
 
 /** An agent as every door shows it: plain JSON, dates as ISO-8601 strings. */
@@ -45,6 +45,10 @@ export type HandoffRecordView = {
   /** The successor's first report after reading (its context use). */
   actedAt: string | null;
   createdAt: string;
+  /** The successor's status when this was read; null when it has none (deleted). */
+  successorStatus: AgentStatus | null;
+  /** Whether the prompt did not reach the successor, and whether Retry can still deliver it (delivery-states.ts), as of this read. */
+  deliveryProblem: DeliveryProblem | null;
 };
 
 export type AgentDetail = AgentView & { handoff: HandoffRecordView | null };

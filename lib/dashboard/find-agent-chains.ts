@@ -2,20 +2,18 @@ import "server-only";
 import { read } from "../database";
 import type { AgentFilters } from "../agents/agent-filters";
 import { chainLengthOf, loadChainLinks } from "../agents/chain-links";
-import { isDeliveryStalled } from "../agents/delivery-states";
+import type { DeliveryProblem } from "../agents/delivery-states";
 import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "../agents/rows";
-import type { AgentDetail, HandoffRecordView } from "../agents/views";
+import type { AgentDetail } from "../agents/views";
 
 export const CHAINS_PAGE_SIZE = 50;
 /** Predecessors shown folded under a chain's latest agent; an agent's own page shows the nearest on each side (CHAIN_WINDOW) and the chain's ends. */
 export const MAX_FOLDED_PREDECESSORS = 20;
 
-/** An agent as /agents lists it: the shift handoff that started it (its predecessor's), and whether its prompt stalled. */
+/** An agent as /agents lists it, with whether the shift prompt that started it (its predecessor's) did not arrive. */
 export type ListedAgent = AgentDetail & {
-  /** Its own handoff's prompt did not reach its successor (failed, or not seen entered in time). */
-  deliveryStalled: boolean;
-  /** The handoff it was started by, when its prompt did not reach this agent's pane. */
-  stalledArrival: HandoffRecordView | null;
+  /** The handoff it was started by did not reach this agent's pane (its own handoff's is on `handoff.deliveryProblem`). */
+  arrivalProblem: DeliveryProblem | null;
 };
 
 /** One continuity chain as /agents shows it: its latest agent (among those the filters keep), predecessors folded. */
@@ -72,11 +70,7 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
     const listed = (id: number): ListedAgent => {
       const agent = byId.get(id)!;
       const arrival = agent.previousAgentId === null ? null : (byId.get(agent.previousAgentId)?.handoff ?? null);
-      return {
-        ...agent,
-        deliveryStalled: agent.handoff !== null && isDeliveryStalled(agent.handoff),
-        stalledArrival: arrival && isDeliveryStalled(arrival) ? arrival : null,
-      };
+      return { ...agent, arrivalProblem: arrival?.deliveryProblem ?? null };
     };
     const count = counted?.total ?? 0;
     return {

@@ -1,5 +1,4 @@
 import "server-only";
-import { isDeliveryStalled } from "../agents/delivery-states";
 import { AGENT_COLUMNS, idListSql, JOINED_RECORD_COLUMNS, joinedRecordOf, toAgentView, toHandoffRecordView, type AgentRow, type JoinedAgentRow } from "../agents/rows";
 import type { AgentView, HandoffRecordView } from "../agents/views";
 import { latestChangeSeq } from "../changes";
@@ -62,7 +61,7 @@ export type ThreadAttention = {
   latestAt: string;
 };
 
-/** A shift handoff whose prompt did not reach the successor's pane: failed, or not seen entered in time. */
+/** A shift handoff whose prompt did not reach the successor's pane (failed, or not seen entered in time), which Retry can still deliver. */
 export type StalledDelivery = {
   agent: AgentView;
   record: HandoffRecordView;
@@ -182,9 +181,9 @@ async function threadRows(tx: Tx, questions: AskedQuestion[], waiting: WaitingHa
 }
 
 /**
- * Shift handoffs still waiting on their prompt (failed, or not seen entered in time), whose
- * successor is still at work (an ended one no longer needs it), and active agents near their
- * context limit.
+ * Shift handoffs still waiting on their prompt (failed, or not seen entered in time) that Retry
+ * can still deliver (their successor is at work: lib/agents deliveryProblemOf), and active agents
+ * near their context limit.
  */
 async function stalledDeliveries(tx: Tx): Promise<{ deliveries: StalledDelivery[]; nearLimit: AgentView[] }> {
   const records = await tx.all<JoinedAgentRow>(
@@ -193,7 +192,7 @@ async function stalledDeliveries(tx: Tx): Promise<{ deliveries: StalledDelivery[
   );
   const stalled = records
     .map((row) => ({ agent: toAgentView(row), record: toHandoffRecordView(joinedRecordOf(row)!) }))
-    .filter(({ record }) => isDeliveryStalled(record));
+    .filter(({ record }) => record.deliveryProblem?.kind === "stalled");
   const successors = stalled.length
     ? await tx.all<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.previous_agent_id IN ${idListSql(tx)} ORDER BY a.id`, [
         JSON.stringify(stalled.map(({ agent }) => agent.id)),
@@ -201,9 +200,7 @@ async function stalledDeliveries(tx: Tx): Promise<{ deliveries: StalledDelivery[
     : [];
   const successorOf = new Map<number, AgentView>();
   for (const row of successors) if (row.previous_agent_id !== null && !successorOf.has(row.previous_agent_id)) successorOf.set(row.previous_agent_id, toAgentView(row));
-  const deliveries = stalled
-    .map((delivery) => ({ ...delivery, successor: successorOf.get(delivery.agent.id) ?? null }))
-    .filter((delivery) => delivery.successor === null || delivery.successor.status === "active");
+  const deliveries = stalled.map((delivery) => ({ ...delivery, successor: successorOf.get(delivery.agent.id) ?? null }));
   const nearLimit = await tx.all<AgentRow>(
     `SELECT ${AGENT_COLUMNS} FROM agents a WHERE a.status = 'active' AND a.context_percent >= ? ORDER BY a.context_percent DESC, a.id DESC`,
     [CONTEXT_NEAR_LIMIT_PERCENT],

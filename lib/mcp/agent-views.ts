@@ -36,6 +36,11 @@ export const mcpHandoffRecordSchema = z.object({
   read_at: z.string().nullable(),
   acted_at: z.string().nullable(),
   created_at: z.string(),
+  successor_status: z.enum(AGENT_STATUSES).nullable().describe("The successor's status when read; null when it has none"),
+  delivery_problem: z
+    .object({ kind: z.enum(["stalled", "successor ended"]), message: z.string() })
+    .nullable()
+    .describe('The prompt did not reach the successor\'s pane: "stalled" (the operator can retry the delivery) or "successor ended" (no one left to deliver it to); null otherwise'),
 });
 
 export const mcpChainNodeSchema = mcpAgentSchema.extend({ handoff: mcpHandoffRecordSchema.nullable() });
@@ -72,6 +77,8 @@ export function toMcpHandoffRecord(view: HandoffRecordView): z.infer<typeof mcpH
     read_at: view.readAt,
     acted_at: view.actedAt,
     created_at: view.createdAt,
+    successor_status: view.successorStatus,
+    delivery_problem: view.deliveryProblem,
   };
 }
 

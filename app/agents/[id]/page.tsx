@@ -15,7 +15,7 @@ import { LiveUpdates } from "@/components/live/live-updates";
 import { GitStaleness } from "@/components/thread/git-staleness";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { getContinuityChain, SHIFT_DOCUMENT_TEMPLATE, isDeliveryStalled, loadShiftDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
+import { getContinuityChain, SHIFT_DOCUMENT_TEMPLATE, loadShiftDocument, resolveAgentId, type AgentDetail } from "@/lib/agents";
 import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
@@ -59,13 +59,13 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
 async function HandoffSection({ agent, successorTarget }: { agent: AgentDetail; successorTarget: string | null }) {
   const document = agent.handoff ? await loadShiftDocument(agent.handoff.filePath, agent.handoff.id) : null;
-  // The stalled-delivery flag is computed when the page renders (no timer).
+  // Whether the delivery arrived (record.deliveryProblem) was computed when the page read it (no timer).
   if (agent.handoff && document) {
     const git = await shiftGitReport(agent.handoff.id, document.status === "ok" ? document.content : null);
     return (
       <div>
         <GitStaleness report={git} subject="shift document" />
-        <ShiftHandoffPanel record={agent.handoff} document={document} stalled={isDeliveryStalled(agent.handoff)} successorTarget={successorTarget} />
+        <ShiftHandoffPanel record={agent.handoff} document={document} successorTarget={successorTarget} />
       </div>
     );
   }
@@ -94,7 +94,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
   const agent = chain.agent;
   const checkpoint = agent.status === "active" && agent.project ? await lastCheckpointOf(agent.project) : null;
   const predecessor = chain.predecessors.at(-1);
-  const arrival = predecessor?.handoff && isDeliveryStalled(predecessor.handoff) ? predecessor.handoff : null;
+  const arrival = predecessor?.handoff?.deliveryProblem ? predecessor.handoff : null;
   return (
     <>
       <AgentBanners registered={search.registered === "1"} handedOff={search.handedOff === "1"} successor={chain.successors[0]} />
@@ -116,7 +116,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
       />
       <LiveUpdates scope={{ kind: "agents" }} since={since} />
-      {predecessor && arrival && <ArrivalProblem predecessor={predecessor} record={arrival} target={agent.tmuxTarget} />}
+      {predecessor && arrival?.deliveryProblem && <ArrivalProblem predecessor={predecessor} record={arrival} problem={arrival.deliveryProblem} target={agent.tmuxTarget} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <div className="flex flex-col gap-6">
           <AgentOverview agent={agent} />
