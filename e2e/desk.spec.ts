@@ -73,6 +73,23 @@ test("dark mode follows the system, the toggle changes the background and is rem
   await context.close();
 });
 
+test("leaving the desk right after typing a search stays left: the search's pending address does not pull the page back", async ({ page }) => {
+  await page.goto("/");
+  await waitUntilLive(page);
+  // A server slower than the typing pause: the desk is still shown when the pause ends.
+  await page.route(/\/agents(\?|$)/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await route.continue();
+  });
+  await page.locator('input[name="q"]').fill("refunds");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
+  await expect(page).toHaveURL(/\/agents$/);
+  await expect(page.getByRole("heading", { name: "Agents", level: 1 })).toBeVisible();
+  // Past the typing pause and the slow answer: still on the agents page.
+  await page.waitForTimeout(1_500);
+  await expect(page).toHaveURL(/\/agents$/);
+});
+
 test("keyboard shortcuts: / focuses search from anywhere, ? lists them, g a, c", async ({ page }) => {
   await page.goto("/agents");
   await waitUntilLive(page);

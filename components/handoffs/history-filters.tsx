@@ -39,6 +39,13 @@ function showFilters(pathname: string, next: HistoryFilters, current: HistoryFil
   else window.history.pushState(null, "", url);
 }
 
+/** The search `q` into the address, unless it has it already or is being given it (`typed`). */
+function showSearch(q: string, pathname: string, filters: HistoryFilters, typed: { current: string }) {
+  if (q === typed.current) return;
+  typed.current = q;
+  showFilters(pathname, { ...filters, q: q || undefined }, filters);
+}
+
 function Select({ name, label, value, anyLabel, options, onChange }: {
   name: keyof HistoryFilters;
   label: string;
@@ -82,24 +89,29 @@ export function HistoryFiltersForm({ projects }: { projects: string[] }) {
       setText(typed.current);
     }
   }, [filters.q]);
+  // `typed` is the search the address has or is being given: the address follows a History call
+  // only once Next has caught up, and a timer set before then would give it the search again
+  // (a second pushState during a navigation the operator started cancels that navigation).
   useEffect(() => {
     const q = text.trim();
-    if (q === (filters.q ?? "")) return;
-    const timer = setTimeout(() => {
-      typed.current = q;
-      showFilters(pathname, { ...filters, q: q || undefined }, filters);
-    }, TYPING_PAUSE_MS);
+    if (q === typed.current) return;
+    const timer = setTimeout(() => showSearch(q, pathname, filters, typed), TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
   }, [text, filters, pathname]);
-  const change = (name: keyof HistoryFilters, value: string) => showFilters(pathname, { ...filters, q: text.trim() || undefined, [name]: value || undefined }, filters);
+  // Leaving the box (a click on a link) ends the pause: the address gets the search now, before the
+  // navigation the click starts, not in the middle of it, which would pull the page back to the desk.
+  const settle = () => showSearch(text.trim(), pathname, filters, typed);
+  const change = (name: keyof HistoryFilters, value: string) => {
+    typed.current = text.trim();
+    showFilters(pathname, { ...filters, q: text.trim() || undefined, [name]: value || undefined }, filters);
+  };
   const filtered = Object.entries(filters).some(([key, value]) => key !== "page" && value !== undefined);
   return (
     <section role="search" aria-label="Search handoffs" className="mb-4 flex flex-col gap-2">
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          typed.current = text.trim();
-          showFilters(pathname, { ...filters, q: text.trim() || undefined }, filters);
+          showSearch(text.trim(), pathname, filters, typed);
         }}
         // Two filters a line on a phone, so the results start high on the screen.
         className="grid grid-cols-2 items-end gap-2 sm:flex sm:flex-row sm:flex-wrap"
@@ -114,6 +126,7 @@ export function HistoryFiltersForm({ projects }: { projects: string[] }) {
             type="search"
             value={text}
             onChange={(event) => setText(event.target.value)}
+            onBlur={settle}
             maxLength={MAX_SEARCH_LENGTH}
             autoComplete="off"
             placeholder='e.g. jwt, "refresh token", migr*'
