@@ -286,6 +286,15 @@ describe("the guard in front of the doors, on the open loopback desk", () => {
     const nearLimit = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, body);
     expect(nearLimit.status).toBe(200);
     expect(JSON.parse(nearLimit.body)).toMatchObject({ ok: true, format: "handoff_yaml" });
+    // Cyrillic under 1 MiB as Python's json.dumps sends it (\u043f for п, six bytes for two): three times as long.
+    const note = "# заметка о переносе\n";
+    const cyrillic = header + note.repeat(Math.floor((1024 * 1024 - header.length - 1) / Buffer.byteLength(note)));
+    expect(Buffer.byteLength(cyrillic)).toBeLessThan(1024 * 1024);
+    const escaped = JSON.stringify({ text: cyrillic, fileName: "handoff.yaml", dryRun: true }).replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    expect(Buffer.byteLength(escaped)).toBeGreaterThan(2 * 1024 * 1024);
+    const escapedNearLimit = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, escaped);
+    expect(escapedNearLimit.status).toBe(200);
+    expect(JSON.parse(escapedNearLimit.body)).toMatchObject({ ok: true, format: "handoff_yaml" });
     const huge = await raw(server.origin, "POST", "/api/import", { host: server.host, "content-type": "application/json" }, Buffer.alloc(BODY_LIMITS.import + 1, "a"));
     expect(huge.status).toBe(413);
   });
