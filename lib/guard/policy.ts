@@ -179,14 +179,13 @@ function decodable(path: string): boolean {
 }
 
 /**
- * What HTTP/1.1 (RFC 9112, 3.2) says a server must refuse with 400 and Node lets through: more
- * than one Host field (Node keeps the first, a proxy in front may have read the last), and a
- * request target that is not a path. The absolute form (`GET http://other.example/…`) names a
- * host of its own, which the router's URL would take instead of the Host checked here; only
- * proxies are sent it, and they forward a path. A fragment is no part of any request target.
+ * What HTTP/1.1 (RFC 9112, 3.2) says a server must refuse with 400 and Node lets through: a
+ * request target that is not a path (more than one Host field is repeatedFieldRefusal's). The
+ * absolute form (`GET http://other.example/…`) names a host of its own, which the router's URL
+ * would take instead of the Host checked here; only proxies are sent it, and they forward a path.
+ * A fragment is no part of any request target.
  */
-export function requestTargetRefusal(target: string, hostFields: number): Refusal | null {
-  if (hostFields > 1) return { ok: false, status: 400, reason: `the request has ${hostFields} Host fields; send exactly one` };
+export function requestTargetRefusal(target: string): Refusal | null {
   if (!target.startsWith("/")) {
     return { ok: false, status: 400, reason: "the request target must be a path (such as /api/health), not an absolute URL or *; this server is no proxy" };
   }
@@ -199,13 +198,13 @@ export function requestTargetRefusal(target: string, hostFields: number): Refusa
 }
 
 /** Fields the guard reads that may be given once, by their names as people spell them. */
-const SINGLETON_FIELDS = { authorization: "Authorization", "content-type": "Content-Type" } as const;
+const SINGLETON_FIELDS = { host: "Host", authorization: "Authorization", "content-type": "Content-Type" } as const;
 
 /**
- * A request giving Authorization or Content-Type more than once, refused with 400 as two Host
- * fields are: Node keeps the first of each and drops the rest, a proxy in front may read the
- * last (one that adds its own Authorization after the client's), and which one was meant cannot
- * be told. `fields` is Node's headersDistinct.
+ * A request giving Host (RFC 9112, 3.2), Authorization or Content-Type more than once, refused
+ * with 400: Node keeps the first of each and drops the rest, a proxy in front may read the last
+ * (one that adds its own Authorization after the client's), and which one was meant cannot be
+ * told. `fields` is Node's headersDistinct.
  */
 export function repeatedFieldRefusal(fields: Readonly<Record<string, readonly string[] | undefined>>): Refusal | null {
   for (const [name, spelled] of Object.entries(SINGLETON_FIELDS)) {

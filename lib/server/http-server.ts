@@ -91,8 +91,8 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     dropBatonHeaders(incoming);
     boundUnreadBody(incoming, outgoing);
     const badLine =
-      requestTargetRefusal(incoming.url ?? "/", incoming.headersDistinct.host?.length ?? 0) ??
       repeatedFieldRefusal(incoming.headersDistinct) ??
+      requestTargetRefusal(incoming.url ?? "/") ??
       requestLineRefusal((incoming.url ?? "/").split("?")[0], incoming.headers.host ?? null);
     if (badLine) {
       outgoing.writeHead(badLine.status, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store" });
