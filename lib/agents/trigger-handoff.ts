@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { read, storedDate, write } from "../database";
 import { gitStateForWrite } from "../git/read-state";
 import { cleanText, type Redaction } from "../secrets";
@@ -125,7 +126,11 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
     await removeShiftDocument(location);
     throw error;
   }
-  await removeLeftoverDocuments(location, shortId);
+  // Housekeeping once committed: a leftover that cannot be removed must not turn the handoff into
+  // an error, nor keep its prompt from being delivered (the record's claim would hold a minute).
+  await removeLeftoverDocuments(location, shortId).catch((error: unknown) =>
+    console.error(`baton: could not remove what earlier handoffs of agent ${shortId} left in ${path.posix.dirname(location.relative)}`, error),
+  );
 
   if (!tmuxTarget) return committed;
   return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt) };
