@@ -135,7 +135,10 @@ test.describe("a LAN peer, in network namespaces this test creates", () => {
     if (server) await stopAndWait(server);
     network?.destroy();
     try {
+      const socketPath = tmux("display-message", "-p", "#{socket_path}").trim();
       tmux("kill-server");
+      // tmux leaves its socket file behind (one per run in /tmp/tmux-<uid>).
+      fs.rmSync(socketPath, { force: true });
     } catch {
       // Not started.
     }
