@@ -1,14 +1,17 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { BATON_TOOL_NAMES, connectStdioClient } from "./support/mcp-clients";
+import { temporaryFolders } from "./support/temp-folders";
 import { describeDatabase } from "../lib/config";
 import { projectRoot } from "../lib/paths.mjs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
+
+// A folder outside the checkout, as a user's repository would be; removed after the file's tests.
+const elsewhere = temporaryFolders("baton-elsewhere-");
 
 describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
   it("serves every tool with plain Node on the configured database", { timeout: 120_000 }, async () => {
@@ -45,7 +48,7 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     const script = `import(${JSON.stringify(path.join(projectRoot, "lib", "prebuilt", "build.ts"))}).then((m) => m.prebuildCommand("cli")).then((entry) => console.log(entry))`;
     const tsx = pathToFileURL(path.join(projectRoot, "node_modules", "tsx", "dist", "esm", "index.mjs")).href;
     const entry = execFileSync(process.execPath, ["--import", tsx, "--input-type=module", "-e", script], {
-      cwd: fs.mkdtempSync(path.join(os.tmpdir(), "baton-elsewhere-")),
+      cwd: elsewhere(),
       env: { ...process.env, TSX_TSCONFIG_PATH: path.join(projectRoot, "tsconfig.json") },
       encoding: "utf8",
     }).trim();
