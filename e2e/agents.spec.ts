@@ -190,6 +190,34 @@ test("End shift takes a document just under 256 KiB, whose form sends every line
   expect(await (await page.request.get(`/api/agents/${agent.id}/document`)).text()).toBe(document);
 });
 
+test("End shift refuses a document over 256 KiB before sending it, saying it is too large, and keeps it", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-too-long-document", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  // 1.1 MiB: over the document's 256 KiB and over the agent page's 1 MiB body limit (the guard's 413).
+  const document = `## Done\n${"- checked a file, é\n".repeat(60_000)}`;
+  expect(Buffer.byteLength(document)).toBeGreaterThan(1024 * 1024);
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  const posts: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST") posts.push(request.url());
+  });
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  await dialog.getByLabel("Shift document").evaluate((field, text) => ((field as HTMLTextAreaElement).value = text), document);
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(dialog.getByText(/^The document is too large: 1[.,]\d MiB of UTF-8; a shift document is at most 256 KiB\./)).toBeVisible();
+  await expect(dialog.getByText(/did not answer/)).toHaveCount(0);
+  await expect(dialog.getByLabel("Shift document")).toHaveValue(document);
+  expect(posts).toEqual([]);
+  expect(((await (await page.request.get(`/api/agents/${agent.id}`)).json()) as { status: string }).status).toBe("active");
+
+  // Cut to size, it goes through.
+  await dialog.getByLabel("Shift document").fill("## Done\n- checked a file\n");
+  await dialog.getByRole("button", { name: "End shift and hand off" }).click();
+  await expect(page.getByText("Shift ended.")).toBeVisible();
+});
+
 test("the shift document being written survives a reload and navigation, and is forgotten once the shift has ended", async ({ page }) => {
   const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-shift-draft", project: "e2e" } });
   const agent = (await registered.json()) as { id: number; shortId: string };

@@ -309,6 +309,21 @@ test("Open a handoff keeps the side and entry of a link to this desk, and keeps 
   await expect(page).toHaveURL(`${baseURL}/handoffs/${id}`);
 });
 
+test("a form over the page's body limit is told it is too large (the guard's 413), not that the server did not answer, and keeps the text", async ({ page }) => {
+  await page.goto("/handoffs/new");
+  const submit = page.getByRole("button", { name: "Create handoff" });
+  await hydrated(submit);
+  await page.getByLabel("Title").fill("Too large for the page's body limit");
+  // 200 KiB: over the 128 KiB a page's post may carry (lib/guard/body-limits.ts), so the guard answers 413 and the action never runs.
+  const content = "x".repeat(200 * 1024);
+  await page.getByLabel("First context").fill(content);
+  await submit.click();
+  await expect(page.getByText(/^Not sent: too large for the server \(the request body is \d+ bytes; the limit for \/handoffs\/new is 131072 bytes \(128 KiB\)\)/)).toBeVisible();
+  await expect(page.getByText(/did not answer/)).toHaveCount(0);
+  await expect(page.getByLabel("First context")).toHaveValue(content);
+  await expect(page).toHaveURL(/\/handoffs\/new$/);
+});
+
 test("a refused form puts focus on its first invalid field: new handoff, new agent", async ({ page }) => {
   await page.goto("/handoffs/new");
   const submit = page.getByRole("button", { name: "Create handoff" });

@@ -6,7 +6,8 @@ import { keepingUnsent, useDraft } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
-import { idleFormState } from "@/lib/form-state";
+import { MAX_SHIFT_DOCUMENT_BYTES } from "@/lib/agents/schemas";
+import { formValues, idleFormState, type FormState } from "@/lib/form-state";
 import { shiftDocumentDraft } from "./shift-draft";
 
 type Props = {
@@ -18,6 +19,32 @@ type Props = {
   checkpoint: { handoffId: string; title: string; savedAt: string; document: string } | null;
 };
 
+const sendEndShift = keepingUnsent(endShiftAction);
+const encoder = new TextEncoder();
+
+/**
+ * A document over MAX_SHIFT_DOCUMENT_BYTES of UTF-8 is refused here, before it is sent: the server
+ * would refuse it too, and one over the page's 1 MiB body limit never reaches the action (the
+ * guard answers 413, which the form could only report as no answer). Measured on the text area's
+ * value, whose line breaks are LF as the server counts them.
+ */
+function tooLarge(formData: FormData): FormState | null {
+  const document = formData.get("document");
+  const bytes = typeof document === "string" ? encoder.encode(document).length : 0;
+  if (bytes <= MAX_SHIFT_DOCUMENT_BYTES) return null;
+  const size = bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+  return {
+    status: "error",
+    message: `The document is too large: ${size} of UTF-8; a shift document is at most ${MAX_SHIFT_DOCUMENT_BYTES / 1024} KiB. Nothing was sent; shorten it (or link to longer notes) and send again.`,
+    values: formValues(formData),
+  };
+}
+
+/** The previous state is not passed on: a server action is sent its arguments, and a refused state holds the whole document again. */
+async function endShift(_previous: FormState, formData: FormData): Promise<FormState> {
+  return tooLarge(formData) ?? sendEndShift(idleFormState, formData);
+}
+
 /**
  * "End shift": the operator writes the shift document and the successor starts. The
  * successor's tmux target starts empty, with this agent's known pane offered in one click (for a
@@ -28,7 +55,7 @@ type Props = {
  */
 export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpoint }: Props) {
   const modal = useModalDialog();
-  const [state, formAction, pending] = useActionState(keepingUnsent(endShiftAction), idleFormState);
+  const [state, formAction, pending] = useActionState(endShift, idleFormState);
   const errors = state.fieldErrors ?? {};
   const values = state.values ?? {};
   const otherErrors = Object.entries(errors).filter(([field]) => field !== "document" && field !== "tmuxTarget");

@@ -3,6 +3,7 @@
 import { unstable_rethrow } from "next/navigation";
 import { useCallback, useEffect, useSyncExternalStore } from "react";
 import { formValues, type FormState } from "@/lib/form-state";
+import { actionRefusalOf } from "@/lib/guard/action-refusal";
 
 /**
  * Nothing typed is lost (issue 28, point 1): what a person writes in a form is kept in this
@@ -94,7 +95,8 @@ type Action = (previous: FormState, formData: FormData) => Promise<FormState>;
 /**
  * `action` for useActionState, where a request that got no answer (the server stopped, the
  * network gone, a 5xx before the action ran) becomes an `unsent` state that keeps the values,
- * instead of the error page; `onSuccess` runs once the server accepted it.
+ * instead of the error page, and one the guard refused says why (a body over its limit: too
+ * large), keeping them too; `onSuccess` runs once the server accepted it.
  */
 export function keepingUnsent(action: Action, onSuccess?: () => void): Action {
   return async (previous, formData) => {
@@ -104,6 +106,11 @@ export function keepingUnsent(action: Action, onSuccess?: () => void): Action {
     } catch (error) {
       // Next's own signals (a redirect after success) are not failures.
       unstable_rethrow(error);
+      const refused = error instanceof Error ? actionRefusalOf(error.message) : null;
+      if (refused?.status === 413) {
+        return { status: "error", message: `Not sent: too large for the server (${refused.reason}). Shorten it and send again; what you wrote is kept here.`, values: formValues(formData) };
+      }
+      if (refused) return { status: "error", message: `Not sent: the server refused it (${refused.reason}). What you wrote is kept here.`, values: formValues(formData) };
       return { status: "error", unsent: true, message: "Not sent: the server did not answer. What you wrote is kept here.", values: formValues(formData) };
     }
     if (next.status === "success") onSuccess?.();

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
 import { withCaller, type Caller } from "../caller";
+import { actionRefusalText } from "./action-refusal";
 import { clientAddressOf } from "./client-address";
 import { oauthUrls, publicBaseUrl } from "../oauth";
 import type { GuardPolicy } from "./policy";
@@ -28,9 +29,13 @@ function signInReturn(url: string): string {
   return target.pathname + target.search;
 }
 
-function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }>): Response {
+function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }>, serverAction: boolean): Response {
   if (verdict.status === 401 && verdict.signIn) {
     return new Response(null, { status: 303, headers: { location: `/sign-in?next=${encodeURIComponent(signInReturn(url))}`, "cache-control": "no-store" } });
+  }
+  // A dashboard form's post: text its form can read (action-refusal.ts), exactly text/plain as Next's client requires.
+  if (serverAction && !path.startsWith("/api/")) {
+    return new Response(actionRefusalText(verdict.status, verdict.reason), { status: verdict.status, headers: { "content-type": "text/plain", "cache-control": "no-store" } });
   }
   const body = jsonRpcPaths.has(path)
     ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
@@ -92,7 +97,7 @@ export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
       return c.json({ error: { code: "UNAVAILABLE", message: "Baton could not check this request; see the server log" } }, 503);
     }
     const url = incoming.url ?? "/";
-    if (!verdict.ok) return refusal(url.split("?")[0], url, incoming.headers.host ?? null, verdict);
+    if (!verdict.ok) return refusal(url.split("?")[0], url, incoming.headers.host ?? null, verdict, incoming.headers["next-action"] !== undefined);
     c.set("caller", verdict.caller);
     askForBody(incoming, c.env.outgoing);
     await withCaller(verdict.caller, next);
