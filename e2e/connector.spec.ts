@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test } from "@playwright/test";
-import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
+import { prepareDataDir, startAndWait, type ExtraServer } from "./support/extra-server";
 
 /**
  * A scripted client that behaves as claude.ai's custom connector does, with the MCP SDK's own
@@ -32,8 +32,7 @@ let operatorToken: string;
 test.beforeAll(async () => {
   const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
   operatorToken = prepared.tokens.desk;
-  server = startExtraServer({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } });
-  await waitUntil(async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200, "the BATON_AUTH=required server");
+  server = await startAndWait({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } }, async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200, "the BATON_AUTH=required server");
 });
 
 test.afterAll(() => {

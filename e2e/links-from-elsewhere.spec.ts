@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { prepareDataDir, startExtraServer, waitUntil, type ExtraServer } from "./support/extra-server";
+import { prepareDataDir, startAndWait, type ExtraServer } from "./support/extra-server";
 
 /**
  * A signed-in operator who follows a link to Baton from another site (a chat message, claude.ai's
@@ -19,8 +19,7 @@ let operatorToken: string;
 test.beforeAll(async () => {
   const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
   operatorToken = prepared.tokens.desk;
-  server = startExtraServer({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } });
-  await waitUntil(async () => (await fetch(`${origin}/sign-in`)).status === 200, "the BATON_AUTH=required server");
+  server = await startAndWait({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } }, async () => (await fetch(`${origin}/sign-in`)).status === 200, "the BATON_AUTH=required server");
 });
 
 test.afterAll(() => {
