@@ -95,6 +95,9 @@ function fileTimestamp(at: Date): string {
   return at.toISOString().replace(/[-:]/g, "").slice(0, 15);
 }
 
+/** The name shiftDocumentLocation gives a document of `shortId` at any time (`20261129T101500-1a2b3c4d.md`), as a pattern's source. */
+export const documentNamePattern = (shortId: string) => `\\d{8}T\\d{6}-${shortId}\\.md`;
+
 export type DocumentLocation = {
   /** Relative to the data folder, forward slashes: what the record stores and the prompt shows. */
   relative: string;

@@ -7,7 +7,7 @@ import { read } from "../database";
 import { Conflict, Invalid } from "../errors";
 import { alreadyHandedOffConflict } from "./conflicts";
 import { makePrivateFolder } from "../paths.mjs";
-import { shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
+import { documentNamePattern, shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
 
 export type WriteShiftDocumentOptions = { personaSlug: string; shortId: string; at: Date; document: string };
 
@@ -82,7 +82,9 @@ export async function removeShiftDocument(location: DocumentLocation): Promise<v
  */
 export async function removeLeftoverDocuments(kept: DocumentLocation, shortId: string): Promise<void> {
   const folder = path.dirname(kept.absolute);
-  const ours = new RegExp(`^(?:\\d{8}T\\d{6}-${shortId}\\.md|\\.\\d{8}T\\d{6}-${shortId}\\.md\\.[0-9a-f]{12}\\.tmp)$`);
+  // The agent's documents, and writeShiftDocument's temporary files of them.
+  const documentName = documentNamePattern(shortId);
+  const ours = new RegExp(`^(?:${documentName}|\\.${documentName}\\.[0-9a-f]{12}\\.tmp)$`);
   const candidates = (await fs.readdir(folder)).filter((name) => ours.test(name) && name !== path.basename(kept.absolute));
   if (candidates.length === 0) return;
   const relativeFolder = path.posix.dirname(kept.relative);
