@@ -133,6 +133,9 @@ describe("a shift handoff killed between its document and its record", () => {
     fs.writeFileSync(path.join(folder, `.${leftOver[0]}.0123456789ab.tmp`), "## Goal\nThe first try.\n");
 
     const second = await startHttpDoor();
+    // A document is named to the second: one written in the second the first was would take its
+    // name (a Conflict, as for a handoff being written). Past it, as a restarted server's retry is.
+    await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 10));
     try {
       const handed = await post(second.origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe second try.\n" });
       expect(handed.status).toBe(201);
