@@ -310,6 +310,52 @@ describe("baton setup claude-code", () => {
   it.each([
     ["--user", ["--user"]],
     ["the default, local scope", []],
+    ["--remove of an earlier setup", ["--remove"]],
+  ])("--print (%s) shows only Baton's entries: never the account, another project's server or the user's settings, secrets included", (_, scope) => {
+    const repo = repository();
+    const userSettings = path.join(home, ".claude", "settings.json");
+    const state = {
+      userID: "4f1c0ffee-user-id",
+      oauthAccount: { emailAddress: "alice@example.com" },
+      mcpServers: {
+        github: { type: "stdio", command: "github-mcp", args: [], env: { GITHUB_TOKEN: "ghp_userScopeSecret123" } },
+        // The user's own "baton" (a desk elsewhere), which --user replaces: what it was is named without its token.
+        baton: { type: "http", url: "https://desk.example/api/mcp?token=urlSecret345", headers: { Authorization: "Bearer headerSecret678" } },
+      },
+      projects: { "/home/alice/other": { mcpServers: { db: { type: "stdio", command: "db-mcp", args: [], env: { DB_PASSWORD: "otherProjectSecret456" } } } } },
+    };
+    const settings = { env: { ANTHROPIC_API_KEY: "sk-ant-settingsSecret789" }, hooks: { Stop: [{ hooks: [{ type: "command", command: "notify --token hookSecret012" }] }] } };
+    write(path.join(home, ".claude.json"), state);
+    write(userSettings, settings);
+    write(path.join(repo, ".claude", "settings.local.json"), settings);
+    if (scope.includes("--remove")) expect(baton(repo, ["setup", "claude-code"]).status).toBe(0);
+    const before = [path.join(home, ".claude.json"), userSettings, path.join(repo, ".claude", "settings.local.json")].map((file) => fs.readFileSync(file, "utf8"));
+
+    const printed = baton(repo, ["setup", "claude-code", ...scope, "--print"]);
+    expect(printed.status, printed.stderr).toBe(0);
+    const secrets = ["ghp_userScopeSecret123", "urlSecret345", "headerSecret678", "otherProjectSecret456", "sk-ant-settingsSecret789", "hookSecret012", state.userID, "alice@example.com", "/home/alice/other"];
+    for (const secret of secrets) expect(printed.stdout).not.toContain(secret);
+    const serversAt = scope.includes("--user") ? "mcpServers.baton" : `projects[${JSON.stringify(repo)}].mcpServers.baton`;
+    if (scope.includes("--remove")) {
+      expect(printed.stdout).toContain(`${serversAt}: (none of Baton's)`);
+      expect(printed.stdout).toContain("hooks.Stop: (none of Baton's)");
+    } else {
+      expect(printed.stdout).toContain(`${serversAt}: {`);
+      expect(printed.stdout).toContain(`"command": "${pinnedCommand("hook stop")}"`);
+      expect(printed.stdout).toMatch(/^hooks\.PreCompact: \{$/m);
+    }
+    // And it writes nothing.
+    expect([path.join(home, ".claude.json"), userSettings, path.join(repo, ".claude", "settings.local.json")].map((file) => fs.readFileSync(file, "utf8"))).toEqual(before);
+
+    const written = baton(repo, ["setup", "claude-code", ...scope]);
+    expect(written.status, written.stderr).toBe(0);
+    if (scope.includes("--user")) expect(written.stdout).toContain('~/.claude.json: updated the MCP server "baton": node ');
+    for (const secret of secrets) expect(written.stdout).not.toContain(secret);
+  });
+
+  it.each([
+    ["--user", ["--user"]],
+    ["the default, local scope", []],
   ])("%s before Claude Code ever ran makes ~/.claude.json 600, as Claude Code makes it (it keeps the mode it finds): not readable by the machine's other users", (_, scope) => {
     const folder = repository();
     // Under the usual umask, 022, a file made with the default mode is readable by everyone.

@@ -44,8 +44,12 @@ export type PlannedFile = {
   newFileMode?: number;
   /** A file Claude Code shares through git, where an earlier setup wrote: setup only takes its own entries out. */
   shared?: true;
-  /** What `--print` shows instead of the whole file (~/.claude.json holds the account and every project's servers). */
-  shown?: string;
+  /**
+   * What `--print` shows of the file: Baton's entries alone, as setup would leave them, never the
+   * whole file (~/.claude.json holds the account and every project's servers with their env
+   * tokens; a settings file may hold the user's env and keys).
+   */
+  shown: string;
 };
 
 /** A word the shell reads as it is. */
@@ -280,7 +284,16 @@ function planSettings(file: string, options: { remove: boolean; deleteWhenEmpty:
     for (const hook of HOOKS) after = withValue(after, ["hooks", hook.event], hooks[hook.event]);
     if (remove) after = withoutEmptyLeftovers(after, "hooks", options.deleteWhenEmpty);
   }
-  return { file, before: text, after, changes };
+  return { file, before: text, after, changes, shown: batonHooksShown(hooks) };
+}
+
+/** Baton's hook entries in `hooks`, each with its group's matcher: what --print shows of a settings file. */
+function batonHooksShown(hooks: Json): string {
+  return HOOKS.map((hook) => {
+    const own = hookCommands(hooks, hook.event).filter(({ entry }) => isBatonCommand(String(entry.command), hook.args));
+    const shown = own.map(({ group, entry }) => JSON.stringify({ ...(typeof group.matcher === "string" && { matcher: group.matcher }), hooks: [entry] }, null, 2));
+    return `hooks.${hook.event}: ${shown.length > 0 ? shown.join(",\n") : "(none of Baton's)"}`;
+  }).join("\n");
 }
 
 /** A JSON path as JavaScript writes it: `projects["/home/alice/shop"].mcpServers`. */
@@ -306,6 +319,18 @@ function isBatonServer(server: unknown): boolean {
     args.slice(1).join(" ") === "mcp --as code" &&
     pinnedOnly
   );
+}
+
+/**
+ * A server entry as its command line or address, without its env or headers: an entry of that
+ * name setup replaces may be the user's own, with a token in them.
+ */
+function serverCommandShown(server: unknown): string {
+  const { command, args, url } = asObject(server);
+  if (typeof command === "string") return [command, ...(Array.isArray(args) ? args.map(String) : [])].join(" ");
+  if (typeof url !== "string") return "an entry of another kind";
+  // Neither credentials nor a query, which may carry a token.
+  return URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : "an address";
 }
 
 /**
@@ -338,13 +363,14 @@ function planServer(file: string, serversAt: string[], options: { remove: boolea
     }
   } else if (JSON.stringify(existing) !== JSON.stringify(wanted)) {
     value = wanted;
-    const shown = `${wanted.command} ${wanted.args.join(" ")}`;
-    changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}"${where}: ${shown}` : `updated the MCP server "${SERVER_NAME}"${where}: ${shown} (was: ${JSON.stringify(existing)})`);
+    const command = serverCommandShown(wanted);
+    changes.push(existing === undefined ? `added the MCP server "${SERVER_NAME}"${where}: ${command}` : `updated the MCP server "${SERVER_NAME}"${where}: ${command} (was: ${serverCommandShown(existing)})`);
   }
   let after: string | null = changes.length > 0 ? withValue(text, entryAt, value) : (text ?? "{}\n");
   if (remove && after !== null && changes.length > 0 && serversAt.length === 1) after = withoutEmptyLeftovers(after, serversAt[0], options.deleteWhenEmpty);
-  const shown = serversAt.length > 1 ? `${jsonPathShown(entryAt)}: ${value === undefined ? "(none)" : JSON.stringify(value, null, 2)}` : undefined;
-  return { file, before: text, after, changes, ...(shown !== undefined && { shown }) };
+  // Only the entry: a server of that name that is not Baton's (the team's own, left alone) is not shown either.
+  const shown = `${jsonPathShown(entryAt)}: ${value === undefined || (remove && !isBatonServer(value)) ? "(none of Baton's)" : JSON.stringify(value, null, 2)}`;
+  return { file, before: text, after, changes, shown };
 }
 
 type SetupTargets = {

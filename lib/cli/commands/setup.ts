@@ -20,7 +20,7 @@ privately (Claude Code's local scope: the commands name this machine's paths):
 Every setting and entry already in those files stays; a second run changes nothing. What an earlier
 setup wrote into the shared .mcp.json and .claude/settings.json is taken out of them.
   --user    write ~/.claude.json (mcpServers) and ~/.claude/settings.json instead, for every folder
-  --print   show what would be written, write nothing
+  --print   show Baton's entries as setup would leave them (nothing else of the files), write nothing
   --remove  take out what setup added (turns automatic pickup off), nothing else`;
 
 /** A file as the user finds it from here: relative to this folder, else to the home folder (~/.claude.json). */
@@ -51,8 +51,8 @@ export async function run(args: string[]): Promise<number> {
   if (parsed.values.print) {
     for (const file of plan.files) {
       if (file.shared && file.changes.length === 0) continue;
-      const after = file.after === null ? "(removed: nothing else is left in it)" : (file.shown ?? file.after);
-      process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${after}\n`);
+      const after = file.after === null ? "(removed: nothing else is left in it)" : file.shown;
+      process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${after}\n\n`);
     }
     return 0;
   }
