@@ -76,10 +76,23 @@ export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, option
   });
 }
 
-/** `field: message; other: message`: one line naming every bad field. */
+/**
+ * One problem as a person reads it: `field: message`, or, when the message already starts by
+ * naming its field ("url must be …", "as_client must be …"), the message with that name spelt as
+ * the field's path (`types[0] must be among …`). Joined blindly, such a message read "url: url
+ * must be …". The one place a field and its message are joined (REST, CLI, forms' summaries).
+ */
+export function fieldProblem(field: string, message: string): string {
+  const name = /([^.[\]]+)(?:\[\d+\])*$/.exec(field)?.[1];
+  const first = /^[\w-]+/.exec(message)?.[0];
+  if (name && first && spellingOf(first) === spellingOf(name)) return `${field}${message.slice(first.length)}`;
+  return `${field}: ${message}`;
+}
+
+/** `field: message; other must …`: one line naming every bad field. */
 export function describeFieldErrors(fieldErrors: Record<string, string[]>): string {
   return Object.entries(fieldErrors)
-    .flatMap(([field, messages]) => messages.map((message) => `${field}: ${message}`))
+    .flatMap(([field, messages]) => messages.map((message) => fieldProblem(field, message)))
     .join("; ");
 }
 

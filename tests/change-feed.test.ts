@@ -350,7 +350,7 @@ describe("GET /api/events", () => {
     ["handoff=hof_short", "handoff must be a handoff ID"],
     ["agent=0", "agent must be a whole number from 1"],
     ["agent=x", "agent must be a whole number from 1"],
-    ["subject=entry,comment", "subject must be a comma-separated list of handoff, entry, agent, shift_handoff"],
+    ["subject=entry,comment", "subject[1] must be a comma-separated list of handoff, entry, agent, shift_handoff"],
   ])("answers 400 with a message for ?%s", async (query, message) => {
     const response = await GET(new Request(`http://localhost/api/events?${query}`));
     expect(response.status).toBe(400);
@@ -363,7 +363,7 @@ describe("GET /api/events", () => {
   it("says once what is wrong with a seq past 2^53 (it failed as a fraction and as too large, one message twice)", async () => {
     const response = await GET(new Request("http://localhost/api/events?after=9007199254740993"));
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("after: after must be a whole number from 0 to 9007199254740991");
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe("after must be a whole number from 0 to 9007199254740991");
   });
 
   it("answers 400 for a Last-Event-ID that is not a seq", async () => {

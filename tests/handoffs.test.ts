@@ -101,16 +101,16 @@ describe("createHandoff", () => {
   });
 
   it.each([
-    [{ title: "", content: "c" }, /title: title must not be empty/],
-    [{ title: "x".repeat(201), content: "c" }, /title: title must be at most 200 characters/],
-    [{ title: "t", content: "" }, /content: content must not be empty/],
-    [{ title: "t", content: "   \n " }, /content: content must not be empty/],
+    [{ title: "", content: "c" }, /^title must not be empty$/],
+    [{ title: "x".repeat(201), content: "c" }, /^title must be at most 200 characters$/],
+    [{ title: "t", content: "" }, /^content must not be empty$/],
+    [{ title: "t", content: "   \n " }, /^content must not be empty$/],
     [{ title: "t", content: "é".repeat(MAX_CONTENT_BYTES / 2 + 1) }, /content must be at most 64 KiB/],
-    [{ title: "t", content: "c", project: "Has Caps" }, /project: project must be 1–40 characters/],
-    [{ title: "t", content: "c", project: "-lead" }, /project: project must be/],
-    [{ title: "t", content: "c", project: "x".repeat(41) }, /project: project must be/],
-    [{ title: "t", content: "c", asClient: "desktop" }, /asClient: as_client must be "chat" or "code"/],
-    [{ content: "c" }, /title: title is required/],
+    [{ title: "t", content: "c", project: "Has Caps" }, /^project must be 1–40 characters/],
+    [{ title: "t", content: "c", project: "-lead" }, /^project must be/],
+    [{ title: "t", content: "c", project: "x".repeat(41) }, /^project must be/],
+    [{ title: "t", content: "c", asClient: "desktop" }, /^asClient must be "chat" or "code"/],
+    [{ content: "c" }, /^title is required$/],
   ])("refuses invalid input %j and stores nothing", async (input, message) => {
     const before = await rowCounts();
     await expectError(createHandoff(input as never), Invalid, message);
@@ -198,10 +198,10 @@ describe("addEntry", () => {
   });
 
   it.each([
-    [{ type: "note", content: "x" }, /type: type must be one of context, task, progress, question, decision, done/],
+    [{ type: "note", content: "x" }, /^type must be one of context, task, progress, question, decision, done/],
     [{ type: "task", content: "" }, /content must not be empty/],
     [{ type: "task", content: "x".repeat(MAX_CONTENT_BYTES + 1) }, /content must be at most 64 KiB/],
-    [{ type: "task", content: "x", asClient: "robot" }, /as_client must be "chat" or "code"/],
+    [{ type: "task", content: "x", asClient: "robot" }, /^asClient must be "chat" or "code"/],
   ])("refuses %j and stores nothing", async (input, message) => {
     const { handoff } = await createHandoff({ title: "t", content: "c" });
     const before = await rowCounts();

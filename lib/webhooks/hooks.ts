@@ -32,7 +32,7 @@ const createSchema = z.object({
   url: urlSchema,
   events: z
     .array(z.enum(WEBHOOK_EVENTS, { error: `events must be among ${WEBHOOK_EVENTS.join(", ")}` }), { error: "events must be a list" })
-    .min(1, { error: `choose at least one event: ${WEBHOOK_EVENTS.join(", ")}` }),
+    .min(1, { error: `events must name at least one of ${WEBHOOK_EVENTS.join(", ")}` }),
   types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
 });
 
