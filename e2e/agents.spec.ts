@@ -84,7 +84,7 @@ test("register, end a shift with a document, see the successor, record, document
   const prompt = (await page.getByTestId("injection-prompt").textContent())!.trim();
   // The successor can follow it wherever it runs: the absolute path, the MCP resource, the tool.
   const documentPath = `${process.env.BATON_DATA_DIR}/personas/e2e-dev/handoffs/`.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  expect(prompt).toMatch(new RegExp(`^Continuing from Agent ${shortId}\\. Read \`${documentPath}\\d{8}T\\d{6}-${shortId}\\.md\` to pick up context`));
+  expect(prompt).toMatch(new RegExp(`^Continuing from Agent ${shortId}\\. Read \`${documentPath}\\d{8}T\\d{6}-${shortId}-[0-9a-f]{8}\\.md\` to pick up context`));
   expect(prompt).toMatch(/baton:\/\/agents\/\d+\/handoff/);
   expect(prompt).toContain(`get_shift_document with agent "${shortId}"`);
   await page.getByRole("button", { name: "Copy prompt" }).click();

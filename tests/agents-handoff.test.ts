@@ -46,7 +46,7 @@ describe("triggerHandoff", () => {
 
     const file = path.join(dataDir(), record.filePath!);
     expect(fs.readFileSync(file, "utf8")).toBe(DOCUMENT);
-    expect(path.basename(file)).toMatch(new RegExp(`^\\d{8}T\\d{6}-${agent.shortId}\\.md$`));
+    expect(path.basename(file)).toMatch(new RegExp(`^\\d{8}T\\d{6}-${agent.shortId}-[0-9a-f]{8}\\.md$`));
     expect(record.filePath!.startsWith("personas/developer-con-1/handoffs/")).toBe(true);
     // No temporary file is left beside it.
     expect(fs.readdirSync(path.dirname(file))).toEqual([path.basename(file)]);

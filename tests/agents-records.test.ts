@@ -34,7 +34,7 @@ describe("FR1–FR8: the handoff record", () => {
     const { record } = await triggerHandoff({ agentId: agent.id, reason: "context_limit", document: DOCUMENT });
     expect(Number.isInteger(record.id)).toBe(true);
     expect(record.agentId).toBe(agent.id);
-    expect(record.filePath).toMatch(new RegExp(`^personas/developer-con-1/handoffs/\\d{8}T\\d{6}-${agent.shortId}\\.md$`));
+    expect(record.filePath).toMatch(new RegExp(`^personas/developer-con-1/handoffs/\\d{8}T\\d{6}-${agent.shortId}-[0-9a-f]{8}\\.md$`));
     expect(record.injectionPrompt).toBe(
       `Continuing from Agent ${agent.shortId}. Read \`${path.join(dataDir(), record.filePath ?? "")}\` to pick up context ` +
         `(from another machine: read the MCP resource baton://agents/${agent.id}/handoff or call the Baton tool get_shift_document with agent "${agent.shortId}"). ` +

@@ -1,9 +1,10 @@
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseFile, dataDir } from "../lib/config";
-import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario, startHttpDoor, type CrashRun } from "./support/crash-rig";
+import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario, startHttpDoor, stopHttpDoor, type CrashRun } from "./support/crash-rig";
 
 // Issue 8, point 7: real writer processes (3 stdio MCP servers, 2 MCP HTTP doors each in its own
 // process) append to shared threads while threads are closed; two of them are SIGKILLed mid-call
@@ -105,45 +106,57 @@ describe("crash safety: writers killed mid-call, threads closed mid-run", () => 
 // A handoff writes its document, then commits its record: a server killed between the two leaves a
 // document no record names (and the agent still active, to hand off again).
 describe("a shift handoff killed between its document and its record", () => {
-  it("leaves a document (or its temporary file) behind, which the agent's next handoff removes; the new one stays", async () => {
-    const first = await startHttpDoor();
-    const post = (origin: string, route: string, body: unknown) =>
-      fetch(`${origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const agent = (await (await post(first.origin, "/api/agents", { personaSlug: "killed-mid-handoff" })).json()) as { id: number; shortId: string };
-    const folder = path.join(dataDir(), "personas", "killed-mid-handoff", "handoffs");
-    const documents = () => (fs.existsSync(folder) ? fs.readdirSync(folder).sort() : []);
+  const post = (origin: string, route: string, body: unknown) =>
+    fetch(`${origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const folderOf = (persona: string) => path.join(dataDir(), "personas", persona, "handoffs");
+  const documentsIn = (folder: string) => (fs.existsSync(folder) ? fs.readdirSync(folder).sort() : []);
+  /** The name's `YYYYMMDDTHHmmss`: the second its handoff wrote it in. */
+  const secondOf = (name: string) => name.slice(0, 15);
 
+  /** Registers an agent of `persona` on `origin`, starts its handoff there with the database locked, and SIGKILLs `door` once the document is written. */
+  async function killMidHandoff(origin: string, door: ChildProcess, persona: string) {
+    const agent = (await (await post(origin, "/api/agents", { personaSlug: persona })).json()) as { id: number; shortId: string };
+    const folder = folderOf(persona);
     // Another connection holds SQLite's write lock: the handoff writes its document, then waits for the lock.
     const holder = new Database(databaseFile());
     holder.exec("BEGIN IMMEDIATE");
-    const killed = post(first.origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe first try.\n" }).catch(() => "no answer");
+    // Early in a second: what follows the kill happens in the second the document is named after.
+    while (Date.now() % 1_000 > 100) await new Promise((resolve) => setTimeout(resolve, 5));
+    const killed = post(origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe first try.\n" }).catch(() => "no answer");
     const deadline = Date.now() + 8_000;
-    while (!documents().some((name) => name.endsWith(".md"))) {
+    while (!documentsIn(folder).some((name) => name.endsWith(".md"))) {
       if (Date.now() > deadline) throw new Error("the handoff wrote no document");
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    process.kill(-first.door.pid!, "SIGKILL");
+    process.kill(-door.pid!, "SIGKILL");
     expect(await killed).toBe("no answer");
     holder.exec("ROLLBACK");
     holder.close();
     // The document, and its temporary file when the kill came before that was removed.
-    const leftOver = documents().filter((name) => name.endsWith(".md"));
-    expect(leftOver).toHaveLength(1);
+    const document = documentsIn(folder).filter((name) => name.endsWith(".md"));
+    expect(document).toHaveLength(1);
     // Killed a moment earlier, it leaves its temporary file alone (written, not yet linked): as one would be.
-    fs.writeFileSync(path.join(folder, `.${leftOver[0]}.0123456789ab.tmp`), "## Goal\nThe first try.\n");
+    const temporary = `.${document[0]}.0123456789ab.tmp`;
+    fs.writeFileSync(path.join(folder, temporary), "## Goal\nThe first try.\n");
+    return { agent, folder, leftOver: [document[0], temporary].sort() };
+  }
 
+  it("a retry in the same second succeeds (the leftover is no handoff under way) and removes what the killed one left", async () => {
+    // Started first, so the retry follows the kill at once.
     const second = await startHttpDoor();
-    // A document is named to the second: one written in the second the first was would take its
-    // name (a Conflict, as for a handoff being written). Past it, as a restarted server's retry is.
-    await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 10));
+    const first = await startHttpDoor();
     try {
+      const { agent, folder, leftOver } = await killMidHandoff(first.origin, first.door, "killed-mid-handoff");
       const handed = await post(second.origin, `/api/agents/${agent.id}/handoff`, { reason: "context_limit", document: "## Goal\nThe second try.\n" });
-      expect(handed.status).toBe(201);
+      expect(handed.status, await handed.clone().text()).toBe(201);
       const { record } = (await handed.json()) as { record: { filePath: string } };
-      expect(documents()).toEqual([path.basename(record.filePath)]);
-      expect(leftOver[0]).not.toBe(path.basename(record.filePath));
+      const written = path.basename(record.filePath);
+      // The case that was refused: named in the second the killed handoff named its document in.
+      expect(secondOf(written)).toBe(secondOf(leftOver.find((name) => name.endsWith(".md"))!));
+      expect(documentsIn(folder)).toEqual([written]);
     } finally {
-      process.kill(-second.door.pid!, "SIGKILL");
+      await stopHttpDoor(first.door, "SIGKILL");
+      await stopHttpDoor(second.door, "SIGKILL");
     }
   }, 60_000);
 });

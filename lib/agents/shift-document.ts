@@ -1,4 +1,5 @@
 import "server-only";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -95,8 +96,12 @@ function fileTimestamp(at: Date): string {
   return at.toISOString().replace(/[-:]/g, "").slice(0, 15);
 }
 
-/** The name shiftDocumentLocation gives a document of `shortId` at any time (`20261129T101500-1a2b3c4d.md`), as a pattern's source. */
-export const documentNamePattern = (shortId: string) => `\\d{8}T\\d{6}-${shortId}\\.md`;
+/**
+ * The name shiftDocumentLocation gives a document of `shortId` at any time
+ * (`20261129T101500-1a2b3c4d-9f8e7d6c.md`), as a pattern's source. Names made before the random
+ * part was added (`20261129T101500-1a2b3c4d.md`) match too: their leftovers are cleaned alike.
+ */
+export const documentNamePattern = (shortId: string) => `\\d{8}T\\d{6}-${shortId}(?:-[0-9a-f]{8})?\\.md`;
 
 export type DocumentLocation = {
   /** Relative to the data folder, forward slashes: what the record stores and the prompt shows. */
@@ -111,8 +116,10 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 /**
- * Where an agent's shift document goes: `personas/<slug>/handoffs/<YYYYMMDDTHHmmss>-<8hex>.md`
+ * Where an agent's shift document goes: `personas/<slug>/handoffs/<YYYYMMDDTHHmmss>-<8hex>-<8 random hex>.md`
  * under the data folder. Built from validated parts only, and checked to stay inside the folder.
+ * The random part keeps each attempt's name its own: a retry in the second a killed attempt wrote
+ * its document in would otherwise take that leftover's name and be refused as a handoff under way.
  */
 export function shiftDocumentLocation(personaSlug: string, shortId: string, at: Date): DocumentLocation {
   if (!PERSONA_SLUG_PATTERN.test(personaSlug) || !SESSION_PREFIX_PATTERN.test(shortId)) {
@@ -120,7 +127,7 @@ export function shiftDocumentLocation(personaSlug: string, shortId: string, at: 
       personaSlug: ["persona must be a slug such as developer-con-1"],
     });
   }
-  const relative = ["personas", personaSlug, "handoffs", `${fileTimestamp(at)}-${shortId}.md`].join("/");
+  const relative = ["personas", personaSlug, "handoffs", `${fileTimestamp(at)}-${shortId}-${randomBytes(4).toString("hex")}.md`].join("/");
   const root = dataDir();
   const absolute = path.resolve(root, relative);
   if (!isInside(root, absolute)) throw new Invalid(`handoff path ${relative} would leave the data folder`);

@@ -57,7 +57,8 @@ export async function writeShiftDocument(options: WriteShiftDocumentOptions): Pr
   } catch (error) {
     const { code, path: on } = error as NodeJS.ErrnoException;
     if (code === "EEXIST") {
-      throw new Conflict(`a shift document for agent ${options.shortId} is already being written (${location.relative})`);
+      // Each attempt's name has a random part (shiftDocumentLocation): taken only by a rare chance, and free again for a retry.
+      throw new Conflict(`the name ${location.relative} was taken; nothing was handed off: hand off again`);
     }
     // Only removeLeftoverDocuments removes another's temporary file: after a handoff of this agent committed.
     if (code === "ENOENT" && on === temporary) throw alreadyHandedOffConflict(options.shortId);
