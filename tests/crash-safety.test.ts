@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { databaseFile, dataDir } from "../lib/config";
+import { LEFTOVER_AGE_MS } from "../lib/agents/write-shift-document";
 import { checkCrashRun, crashViolations, describeCrashReport, runCrashScenario, startHttpDoor, stopHttpDoor, type CrashRun } from "./support/crash-rig";
 
 // Issue 8, point 7: real writer processes (3 stdio MCP servers, 2 MCP HTTP doors each in its own
@@ -156,6 +157,32 @@ describe("a shift handoff killed between its document and its record", () => {
       expect(documentsIn(folder)).toEqual([written]);
     } finally {
       await stopHttpDoor(first.door, "SIGKILL");
+      await stopHttpDoor(second.door, "SIGKILL");
+    }
+  }, 60_000);
+
+  it("what it left is removed when a server starts, though the agent never hands off again; an attempt under way and another database's documents stay", async () => {
+    const first = await startHttpDoor();
+    const { agent, folder, leftOver } = await killMidHandoff(first.origin, first.door, "killed-never-retried");
+    // Left long enough ago to be no attempt under way.
+    const longAgo = new Date(Date.now() - LEFTOVER_AGE_MS - 60_000);
+    for (const name of leftOver) fs.utimesSync(path.join(folder, name), longAgo, longAgo);
+    // A document just written, its record not yet committed: an attempt under way, whatever its agent.
+    const underWay = `20990101T000000-${agent.shortId}-0a0b0c0d.md`;
+    fs.writeFileSync(path.join(folder, underWay), "## Goal\nUnder way.\n");
+    // An old document of an agent this database does not know: not its to remove.
+    const unknown = "20200101T000000-ffffffff-0a0b0c0d.md";
+    fs.writeFileSync(path.join(folder, unknown), "## Goal\nAnother database's.\n");
+    fs.utimesSync(path.join(folder, unknown), longAgo, longAgo);
+
+    const second = await startHttpDoor();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (documentsIn(folder).some((name) => leftOver.includes(name)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(documentsIn(folder)).toEqual([underWay, unknown].sort());
+      const stillActive = (await (await fetch(`${second.origin}/api/agents/${agent.id}`)).json()) as { status: string; handoff: unknown };
+      expect(stillActive).toMatchObject({ status: "active", handoff: null });
+    } finally {
       await stopHttpDoor(second.door, "SIGKILL");
     }
   }, 60_000);

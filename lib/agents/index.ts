@@ -33,5 +33,6 @@ export {
 } from "./schemas";
 export { injectionPromptFor, triggerHandoff, type TriggeredHandoff, type TriggerHandoffOptions } from "./trigger-handoff";
 export { updateAgent, type UpdateAgentOptions } from "./update-agent";
+export { startLeftoverSweeps } from "./write-shift-document";
 export type { AgentDetail, AgentView, ChainNode, DeliveryOutcome, HandoffRecordView } from "./views";
 export { agentFiltersFrom, agentSearch, type AgentFilters } from "./agent-filters";

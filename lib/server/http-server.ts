@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
+import { startLeftoverSweeps } from "../agents";
 import { hasTokens } from "../auth";
 import { closeDatabase } from "../database";
 import { markServing } from "../caller";
@@ -122,6 +123,11 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
   server.on("clientError", answerClientError);
   boundConnections(server, options.policy);
   inFlightOf.set(server, inFlight);
+  // What handoffs killed midway left goes once the server serves, not at the agent's next handoff.
+  server.once("listening", () => {
+    const sweeps = startLeftoverSweeps();
+    server.once("close", sweeps.stop);
+  });
   return server;
 }
 
