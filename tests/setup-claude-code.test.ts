@@ -239,8 +239,8 @@ describe("baton setup claude-code", () => {
     ]);
     expect(fs.existsSync(path.join(repo, ".mcp.json"))).toBe(false);
     expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
-    // Without an ignore rule, git would offer the local file for a commit: setup says so.
-    expect(moved.stdout).toContain(".claude/settings.local.json is not ignored by git here: add it to .gitignore (or .git/info/exclude) so it is never committed\n");
+    // Without an ignore rule, git would offer the local file for a commit: setup adds one.
+    expect(moved.stdout).toContain(".git/info/exclude: added **/.claude/settings.local.json, so git never offers .claude/settings.local.json for a commit");
 
     // --remove alone also takes them out of the shared files, and the local ones.
     const again = repository();
@@ -268,8 +268,45 @@ describe("baton setup claude-code", () => {
     expect(localServers(worktree)).toBeUndefined();
     expect(Object.keys(readJson(path.join(repo, ".claude", "settings.local.json")).hooks as object)).toEqual(["SessionStart", "Stop", "PreCompact"]);
     expect(fs.existsSync(path.join(worktree, ".claude"))).toBe(false);
+    // The rule went where git reads it for the main worktree, whose folder holds the file.
+    expect(execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: repo, encoding: "utf8" })).toBe("");
     expect(claude(path.join(worktree, "src"), home, "mcp", "list")).toMatch(/baton: node .*bin\/baton\.mjs mcp --as code - .*Connected/);
   }, 120_000);
+
+  it("keeps .claude/settings.local.json out of git as Claude Code does: its rule goes into .git/info/exclude once, every line there and .gitignore kept; a committed file is named instead", () => {
+    const repo = repository();
+    fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules/\n");
+    execFileSync("git", ["add", ".gitignore"], { cwd: repo });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore"], { cwd: repo });
+    const exclude = path.join(repo, ".git", "info", "exclude");
+    fs.writeFileSync(exclude, "# the user's own\n*.swp"); // no newline at its end
+
+    const setup = baton(repo, ["setup", "claude-code"]);
+    expect(setup.status, setup.stderr).toBe(0);
+    expect(setup.stdout).toContain(
+      ".git/info/exclude: added **/.claude/settings.local.json, so git never offers .claude/settings.local.json for a commit (git's own list for this repository: no committed file changed)\n",
+    );
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.local.json"))).toBe(true);
+    expect(execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: repo, encoding: "utf8" })).toBe("");
+    expect(fs.readFileSync(exclude, "utf8")).toBe("# the user's own\n*.swp\n**/.claude/settings.local.json\n");
+    expect(fs.readFileSync(path.join(repo, ".gitignore"), "utf8")).toBe("node_modules/\n");
+
+    // Idempotent: a second run adds nothing.
+    const second = baton(repo, ["setup", "claude-code"]);
+    expect(second.stdout).not.toContain("info/exclude");
+    expect(fs.readFileSync(exclude, "utf8")).toBe("# the user's own\n*.swp\n**/.claude/settings.local.json\n");
+
+    // A settings file committed earlier is beyond any ignore rule: setup says how to untrack it and adds no rule.
+    const committed = repository();
+    write(path.join(committed, ".claude", "settings.local.json"), {});
+    execFileSync("git", ["add", "-A"], { cwd: committed });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "settings"], { cwd: committed });
+    const before = fs.readFileSync(path.join(committed, ".git", "info", "exclude"), "utf8");
+    const tracked = baton(committed, ["setup", "claude-code"]);
+    expect(tracked.status, tracked.stderr).toBe(0);
+    expect(tracked.stdout).toContain(".claude/settings.local.json is committed in this repository, so no ignore rule applies to it: `git rm --cached .claude/settings.local.json`");
+    expect(fs.readFileSync(path.join(committed, ".git", "info", "exclude"), "utf8")).toBe(before);
+  });
 
   it("Claude Code runs the SessionStart hook setup wrote and starts its server, in a subfolder and in a linked worktree: the waiting handoff comes into the session", async () => {
     const repo = repository();

@@ -483,7 +483,7 @@ function refuseReadOnly(file: string, remove: boolean): void {
  * What setup (or `remove`) would write; reads the files, writes nothing. An earlier setup's
  * entries in the shared files are taken out on every run, setup's and --remove's alike.
  */
-export async function planSetup(options: { scope: SetupScope; folder: string; remove?: boolean }): Promise<{ files: PlannedFile[]; committable: string | null }> {
+export async function planSetup(options: { scope: SetupScope; folder: string; remove?: boolean }): Promise<{ files: PlannedFile[]; ignoreRule: IgnoreRulePlan | null }> {
   const targets = await setupTargets(options.scope, options.folder);
   const remove = options.remove ?? false;
   const servers = writtenFile(targets.servers, null);
@@ -504,16 +504,72 @@ export async function planSetup(options: { scope: SetupScope; folder: string; re
   const twice = files.find((planned, index) => files.findIndex((other) => other.file === planned.file) !== index);
   if (twice) throw new Invalid(`${twice.file} is both where setup writes and a shared file it takes Baton out of (a link joins them); undo the link, then run setup again: nothing was written`);
   for (const planned of files) if (planned.changes.length > 0) refuseReadOnly(planned.file, remove || planned.shared === true);
-  return { files, committable: targets.root !== null && !(await ignoredByGit(targets.root, targets.settings)) ? targets.settings : null };
+  const ignoreRule = targets.root !== null && !remove ? await planIgnoreRule(targets.root, targets.settings) : null;
+  return { files, ignoreRule };
 }
 
 /**
- * Whether git ignores `file` in the repository at `root`. Claude Code adds
- * `**\/.claude/settings.local.json` to the user's global ignore file only once it writes local
- * settings itself, so on a new machine nothing may keep the file setup writes from a commit yet.
+ * The line Claude Code adds to the user's global git ignore file when it first writes local
+ * settings itself (seen in Claude Code 2.1's CLI): setup adds the same one.
  */
-async function ignoredByGit(root: string, file: string): Promise<boolean> {
-  return (await runGit(root, ["check-ignore", "-q", "--", path.relative(root, file)])) !== null;
+export const LOCAL_SETTINGS_RULE = "**/.claude/settings.local.json";
+
+/** Where the rule keeping the local settings file out of commits goes, when git does not ignore that file yet. */
+export type IgnoreRulePlan = {
+  settings: string;
+  /** The repository's `info/exclude` (the main worktree's for a linked one). */
+  excludeFile: string;
+  /** Committed already: no ignore rule applies to it. */
+  tracked: boolean;
+};
+
+const ignoredByGit = async (root: string, file: string) => (await runGit(root, ["check-ignore", "-q", "--", path.relative(root, file)])) !== null;
+
+/**
+ * The rule the project needs so that git never offers the local settings file (this machine's
+ * paths) for a commit, or null when git ignores it already. Claude Code only adds its rule once
+ * it writes local settings itself, so on a new machine nothing may keep out the file setup writes.
+ * The rule goes into the repository's `.git/info/exclude`, not Claude Code's global ignore file:
+ * setup (local scope) is about this repository, git always reads that file whatever
+ * `core.excludesFile` says, and nothing there is ever committed. Claude Code checks with git
+ * before adding its own rule, so it adds none after this one.
+ */
+async function planIgnoreRule(root: string, settings: string): Promise<IgnoreRulePlan | null> {
+  if (await ignoredByGit(root, settings)) return null;
+  const excludeFile = await runGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"]);
+  if (excludeFile === null) return null;
+  const tracked = (await runGit(root, ["ls-files", "--error-unmatch", "--", path.relative(root, settings)])) !== null;
+  return { settings, excludeFile, tracked };
+}
+
+/**
+ * Appends LOCAL_SETTINGS_RULE to the repository's exclude file unless a line holds it already
+ * (nothing else in the file changes), and says in one line what it did, or why git still does not
+ * ignore the file (committed earlier, or a rule of the repository brings it back).
+ */
+export async function applyIgnoreRule(plan: IgnoreRulePlan, shown: (file: string) => string): Promise<string> {
+  const settings = shown(plan.settings);
+  if (plan.tracked) {
+    return `${settings} is committed in this repository, so no ignore rule applies to it: \`git rm --cached ${settings}\` keeps it (this machine's paths) out of the next commit`;
+  }
+  let text = "";
+  try {
+    text = fs.readFileSync(plan.excludeFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const present = text.split(/\r?\n/).some((line) => line.trim() === LOCAL_SETTINGS_RULE);
+  if (!present) {
+    fs.mkdirSync(path.dirname(plan.excludeFile), { recursive: true });
+    fs.appendFileSync(plan.excludeFile, `${text === "" || text.endsWith("\n") ? "" : "\n"}${LOCAL_SETTINGS_RULE}\n`);
+  }
+  const root = path.dirname(path.dirname(plan.settings));
+  if (!(await ignoredByGit(root, plan.settings))) {
+    return `${settings} is still not ignored by git: a rule of the repository (a "!" line in a .gitignore) brings it back; keep it out of commits yourself`;
+  }
+  return present
+    ? `${shown(plan.excludeFile)}: already holds ${LOCAL_SETTINGS_RULE}, nothing to change`
+    : `${shown(plan.excludeFile)}: added ${LOCAL_SETTINGS_RULE}, so git never offers ${settings} for a commit (git's own list for this repository: no committed file changed)`;
 }
 
 /**

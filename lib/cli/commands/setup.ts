@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { isDomainError } from "../../errors";
 import { prepareBatonCommand } from "../../hooks/baton-command";
-import { applySetup, planSetup, SERVER_NAME, type SetupScope } from "../../hooks/setup-claude-code";
+import { applyIgnoreRule, applySetup, LOCAL_SETTINGS_RULE, planSetup, SERVER_NAME, type SetupScope } from "../../hooks/setup-claude-code";
 import { isCheckout } from "../../paths.mjs";
 import { parseCommandArgs, usageError } from "../args";
 
@@ -18,7 +18,8 @@ privately (Claude Code's local scope: the commands name this machine's paths):
                                one-time reminder of an unanswered question from chat), PreCompact
                                (baton checkpoint --hook --push)
 Every setting and entry already in those files stays; a second run changes nothing. What an earlier
-setup wrote into the shared .mcp.json and .claude/settings.json is taken out of them.
+setup wrote into the shared .mcp.json and .claude/settings.json is taken out of them. When git does
+not ignore .claude/settings.local.json yet, ${LOCAL_SETTINGS_RULE} is added to .git/info/exclude.
   --user    write ~/.claude.json (mcpServers) and ~/.claude/settings.json instead, for every folder
   --print   show Baton's entries as setup would leave them (nothing else of the files), write nothing
   --remove  take out what setup added (turns automatic pickup off), nothing else`;
@@ -53,6 +54,9 @@ export async function run(args: string[]): Promise<number> {
       if (file.shared && file.changes.length === 0) continue;
       const after = file.after === null ? "(removed: nothing else is left in it)" : file.shown;
       process.stdout.write(`# ${file.file}${file.changes.length ? "" : " (unchanged)"}\n${after}\n\n`);
+    }
+    if (plan.ignoreRule !== null && !plan.ignoreRule.tracked) {
+      process.stdout.write(`# ${plan.ignoreRule.excludeFile} (git does not ignore ${relative(plan.ignoreRule.settings)} yet: a line appended)\n${LOCAL_SETTINGS_RULE}\n`);
     }
     return 0;
   }
@@ -90,8 +94,13 @@ export async function run(args: string[]): Promise<number> {
         `${emptied.length > 0 ? `; removed ${emptied.join(" and ")}, nothing else was left in ${emptied.length > 1 ? "them" : "it"}` : ""}\n`,
     );
   }
-  if (plan.committable !== null) {
-    process.stdout.write(`${relative(plan.committable)} is not ignored by git here: add it to .gitignore (or .git/info/exclude) so it is never committed\n`);
+  if (plan.ignoreRule !== null) {
+    try {
+      process.stdout.write(`${await applyIgnoreRule(plan.ignoreRule, relative)}\n`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      process.stdout.write(`${relative(plan.ignoreRule.settings)} is not ignored by git, and ${relative(plan.ignoreRule.excludeFile)} could not be written (${code}): add ${LOCAL_SETTINGS_RULE} to it so the file is never committed\n`);
+    }
   }
   process.stdout.write(
     `\nCheck: \`claude mcp list\` in this folder lists "${SERVER_NAME}" as connected; /hooks inside Claude Code lists the hooks.\n` +
