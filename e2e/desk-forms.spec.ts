@@ -393,6 +393,15 @@ test("tokens and webhooks highlight the fields they refuse, and webhooks keep th
   await expect(firstEvent).toBeFocused();
   await expect(url).not.toHaveAttribute("aria-invalid");
   await expect(page.getByRole("checkbox", { name: "decision", exact: true })).toBeChecked();
+
+  // A type ticked with no entry.created among the events: refused beside the types (it was stored without them).
+  await question.check();
+  await add.click();
+  const types = page.getByRole("group", { name: /entry\.created only for these types/ });
+  await expect(types.getByRole("checkbox").first()).toHaveAttribute("aria-invalid", "true");
+  await expect(types.getByRole("checkbox").first()).toBeFocused();
+  await expect(types).toContainText("types only narrow entry.created, which events does not include");
+  await expect(page.getByTestId("webhook").filter({ hasText: "e2e-forms-hook" })).toHaveCount(0);
 });
 
 test("Try an example asks before replacing a document of your own", async ({ page }) => {

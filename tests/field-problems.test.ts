@@ -40,3 +40,20 @@ describe("refusals name each field once", () => {
     expect(await listWebhooks()).toEqual([]);
   });
 });
+
+describe("webhook types without entry.created", () => {
+  it("CLI: --types with events that leave out entry.created is refused, nothing stored (the types were dropped without a word)", async () => {
+    const added = await runBaton(["webhook", "add", "http://127.0.0.1:9/hook", "--events", "question.asked", "--types", "decision"]);
+    expect(added.code).toBe(1);
+    expect(added.stdout).toBe("");
+    expect(added.stderr).toBe("baton webhook: types only narrow entry.created, which events does not include: add entry.created to the events, or choose no types\n");
+    expect(await listWebhooks()).toEqual([]);
+  });
+
+  it("CLI: with entry.created among the events the types are kept", async () => {
+    const added = await runBaton(["webhook", "add", "http://127.0.0.1:9/hook", "--events", "question.asked,entry.created", "--types", "decision"]);
+    expect(added.code, added.stderr).toBe(0);
+    const listed = await runBaton(["webhook", "list"]);
+    expect(listed.stdout).toMatch(/\tquestion\.asked,entry\.created \(types decision\)\n$/);
+  });
+});

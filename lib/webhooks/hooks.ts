@@ -28,13 +28,26 @@ const urlSchema = z
   // which stored as typed would show (and split a `webhook list` row) as another address.
   .transform((value) => new URL(value).href);
 
-const createSchema = z.object({
-  url: urlSchema,
-  events: z
-    .array(z.enum(WEBHOOK_EVENTS, { error: `events must be among ${WEBHOOK_EVENTS.join(", ")}` }), { error: "events must be a list" })
-    .min(1, { error: `events must name at least one of ${WEBHOOK_EVENTS.join(", ")}` }),
-  types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
-});
+const createSchema = z
+  .object({
+    url: urlSchema,
+    events: z
+      .array(z.enum(WEBHOOK_EVENTS, { error: `events must be among ${WEBHOOK_EVENTS.join(", ")}` }), { error: "events must be a list" })
+      .min(1, { error: `events must name at least one of ${WEBHOOK_EVENTS.join(", ")}` }),
+    types: z.array(z.enum(ENTRY_TYPES, { error: `types must be among ${ENTRY_TYPES.join(", ")}` })).default([]),
+  })
+  // Types filter entry.created alone. Without it they used to be dropped without a word, and a
+  // script asking for `--events question.asked --types decision` got a hook that ignored half of
+  // what it asked: refused, nothing stored, so the caller sees the mistake where it is made.
+  .superRefine((data, context) => {
+    if (data.types.length > 0 && !data.events.includes("entry.created")) {
+      context.addIssue({
+        code: "custom",
+        path: ["types"],
+        message: "types only narrow entry.created, which events does not include: add entry.created to the events, or choose no types",
+      });
+    }
+  });
 
 /** Ids are 32-bit integers on PostgreSQL: a larger one names nothing, and must not reach a query. */
 const MAX_ID = MAX_INT4;
@@ -68,7 +81,7 @@ const viewOf = (row: HookRow): WebhookView => ({
 export async function createWebhook(input: { url?: unknown; events?: unknown; types?: unknown }): Promise<{ webhook: WebhookView; secret: string }> {
   const data = parseInput(createSchema, input);
   const events = [...new Set(data.events)];
-  const types = events.includes("entry.created") ? [...new Set(data.types)] : [];
+  const types = [...new Set(data.types)];
   const secret = `whsec_${randomBytes(24).toString("base64url")}`;
   const row = await write(
     async (tx) =>

@@ -8,7 +8,8 @@ const USAGE = `usage: baton webhook add <url> --events a,b [--types question,dec
        baton webhook remove <id>
 
 Registers URLs that Baton POSTs signed JSON to when something happens. Events:
-${WEBHOOK_EVENTS.join(", ")}. --types limits entry.created to those entry types.
+${WEBHOOK_EVENTS.join(", ")}. --types limits entry.created to those entry types (with
+any other events alone it is refused: it would narrow nothing).
 add prints the hook's signing secret alone on standard output, once: it is not shown again.
 Deliveries are sent by the running server (npm start), retried for a day, and listed with
 Redeliver, Pause and Resume at /settings/webhooks.`;
