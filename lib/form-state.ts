@@ -22,6 +22,20 @@ export type FormState = {
 
 export const idleFormState: FormState = { status: "idle" };
 
+/** A form's action as useActionState calls it. */
+export type FormAction = (previous: FormState, formData: FormData) => Promise<FormState>;
+
+/**
+ * `action` for useActionState, handed the idle state instead of the form's previous one. React
+ * passes the previous state to the action, and a server action posts every argument it is given:
+ * after a refusal, whose state holds everything typed (`values`), each post carried the text twice
+ * and a long one crossed the page's body limit. No action reads the previous state. Every form
+ * whose state can hold what was typed goes through this (keepingUnsent does).
+ */
+export function withoutPreviousState(action: FormAction): FormAction {
+  return (_previous, formData) => action(idleFormState, formData);
+}
+
 /**
  * A field's text as the person typed it. A form sends a text area's line breaks as CRLF (HTML's
  * form encoding): entries posted from the desk were stored with CRLF where every other door

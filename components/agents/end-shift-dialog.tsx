@@ -40,9 +40,9 @@ function tooLarge(formData: FormData): FormState | null {
   };
 }
 
-/** The previous state is not passed on: a server action is sent its arguments, and a refused state holds the whole document again. */
-async function endShift(_previous: FormState, formData: FormData): Promise<FormState> {
-  return tooLarge(formData) ?? sendEndShift(idleFormState, formData);
+/** keepingUnsent sends the action no previous state: a refused state holds the whole document again. */
+async function endShift(previous: FormState, formData: FormData): Promise<FormState> {
+  return tooLarge(formData) ?? sendEndShift(previous, formData);
 }
 
 /**

@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import { importArtifactAction } from "@/app/import/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { MAX_TITLE_LENGTH } from "@/lib/handoffs/schemas";
 
 /** The title a continuation starts with: the closed thread's, marked as its continuation (the operator may change it). */
@@ -15,7 +15,7 @@ function continuationTitle(title: string): string {
 
 /** Imports a stored bundle as a new child thread, with a title and project tag the operator can edit, and opens it. */
 export function ContinueFromBundle({ artifactId, parentId, title, project }: { artifactId: string; parentId: string; title: string; project: string | null }) {
-  const [state, formAction, pending] = useActionState(importArtifactAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(importArtifactAction), idleFormState);
   const errors = state.fieldErrors ?? {};
   // What is not about a field (a missing or damaged bundle) is said under the fields.
   const otherErrors = Object.entries(errors)

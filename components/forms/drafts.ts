@@ -2,7 +2,7 @@
 
 import { unstable_rethrow } from "next/navigation";
 import { useCallback, useEffect, useSyncExternalStore } from "react";
-import { formValues, type FormState } from "@/lib/form-state";
+import { formValues, withoutPreviousState, type FormAction, type FormState } from "@/lib/form-state";
 import { actionRefusalOf } from "@/lib/guard/action-refusal";
 
 /**
@@ -90,19 +90,20 @@ export function useDraft(key: string): [string, (text: string) => void] {
   return [text, update];
 }
 
-type Action = (previous: FormState, formData: FormData) => Promise<FormState>;
 
 /**
  * `action` for useActionState, where a request that got no answer (the server stopped, the
  * network gone, a 5xx before the action ran) becomes an `unsent` state that keeps the values,
  * instead of the error page, and one the guard refused says why (a body over its limit: too
- * large), keeping them too; `onSuccess` runs once the server accepted it.
+ * large), keeping them too; `onSuccess` runs once the server accepted it. The action is not sent
+ * the previous state (withoutPreviousState).
  */
-export function keepingUnsent(action: Action, onSuccess?: () => void): Action {
+export function keepingUnsent(action: FormAction, onSuccess?: () => void): FormAction {
+  const send = withoutPreviousState(action);
   return async (previous, formData) => {
     let next: FormState;
     try {
-      next = await action(previous, formData);
+      next = await send(previous, formData);
     } catch (error) {
       // Next's own signals (a redirect after success) are not failures.
       unstable_rethrow(error);

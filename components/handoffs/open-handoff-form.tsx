@@ -5,7 +5,7 @@ import { useActionState, useEffect, useRef, type FormEvent } from "react";
 import { openHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
-import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
+import { focusFirstInvalid, idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { HANDOFF_ID_PATTERN } from "@/lib/handoffs/schemas";
 
 /** What of a thread link says how to read it: the side (`as`) and where to open it (`entry`, the `#entry-N` anchor). */
@@ -33,7 +33,7 @@ function threadLinkOnThisDesk(pasted: string): string | null {
  * this desk opens as it was (side and entry kept); the thread page says if it does not exist.
  */
 export function OpenHandoffForm() {
-  const [state, formAction, pending] = useActionState(openHandoffAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(openHandoffAction), idleFormState);
   const router = useRouter();
   const form = useRef<HTMLFormElement>(null);
   const errors = state.fieldErrors?.ref;

@@ -6,7 +6,7 @@ import { buttonClass } from "@/components/ui/button";
 import { CONFIRM_DIALOG_CLASS } from "@/components/ui/confirm-action";
 import { Field, inputClass } from "@/components/ui/field";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { EXAMPLE_DOCUMENTS } from "@/lib/formats/examples";
 import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
 import { FORMAT_LABELS } from "@/lib/formats/types";
@@ -19,7 +19,7 @@ type SourceFormat = (typeof SOURCE_FORMATS)[number];
 
 /** Paste, drop or choose a document (or name a stored bundle); the preview follows as you type. */
 export function ImportForm() {
-  const [state, formAction, pending] = useActionState(importAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(importAction), idleFormState);
   const [text, setText] = useState(state.values?.text ?? "");
   const [fileName, setFileName] = useState(state.values?.fileName ?? "");
   const [format, setFormat] = useState(state.values?.format ?? "");
