@@ -6,7 +6,7 @@ import { clientSideSchema, type ClientSide } from "../handoffs/schemas";
 import { Invalid } from "../errors";
 import { lockRows, storedDate, write } from "../database";
 import { parseInput, visibleControls } from "../validation";
-import { findClient, type OAuthClient } from "./clients";
+import { findClient, registeredRedirectUri, type OAuthClient } from "./clients";
 import { CODE_PREFIX, CODE_TTL_MS } from "./secrets";
 
 /** What an authorization request carries (the query of GET /oauth/authorize, or the consent form's hidden fields). */
@@ -71,7 +71,7 @@ export async function checkAuthorizationRequest(params: AuthorizationParams, exp
   let redirectUri = params.redirect_uri;
   if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
   if (redirectUri === undefined) return fail(`${client.name} registered several redirect URIs; the request must name one (redirect_uri)`);
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!registeredRedirectUri(client.redirectUris, redirectUri)) {
     return fail(`the redirect_uri "${visibleControls(redirectUri.slice(0, 300))}" is not one ${client.name} registered; nothing was sent to it`);
   }
   const state = params.state;

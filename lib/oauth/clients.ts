@@ -33,7 +33,36 @@ export const MAX_UNUSED_CLIENTS = 1000;
  */
 export const REGISTRATIONS_PER_ADDRESS_PER_MINUTE = 10;
 
+/**
+ * The hosts a redirect URI may name over plain http (RFC 8252 §7.3), whose port the client picks
+ * when it signs in (registeredRedirectUri). `localhost` is one of them although RFC 8252 §8.3
+ * prefers the IP literals: the MCP clients that sign in this way (mcp-remote, Claude Code) register
+ * `http://localhost:<port>/callback`, and a name that resolved elsewhere would already be a risk
+ * of registering it at all, not of choosing its port.
+ */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+/** `http://<host>[:<port>]<rest>`, spelled out so everything but the port is compared as sent (no URL normalization). */
+const LOOPBACK_HTTP_URI = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?([/?].*)?$/;
+/**
+ * Whether `requested` is one of the client's registered redirect URIs: exactly, or a loopback
+ * http URI that differs only in its port (RFC 8252 §7.3: "The authorization server MUST allow any
+ * port to be specified at the time of the request for loopback IP redirect URIs"), since a native
+ * client listens on whatever port is free when it signs in. Scheme, host, path and query stay
+ * exact; so does every https URI. The code remembers the URI as requested, port included, and the
+ * token endpoint wants that one.
+ */
+export function registeredRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  const asked = LOOPBACK_HTTP_URI.exec(requested);
+  if (!asked || !URL.canParse(requested)) return false;
+  const [, host, port, rest = ""] = asked;
+  if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65535)) return false;
+  return registered.some((uri) => {
+    const match = LOOPBACK_HTTP_URI.exec(uri);
+    return match !== null && match[1] === host && (match[3] ?? "") === rest;
+  });
+}
+
 /** A client nobody approved: no grant (codes and tokens hang off grants, so none of those either). */
 const UNUSED = "NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.client_id = oauth_clients.client_id)";
 
