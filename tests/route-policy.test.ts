@@ -10,8 +10,8 @@ import { apiRoutePolicy, apiRouter, declaredApiRoutes } from "../lib/server/api"
 describe("the API's routes and their policies", () => {
   it("every route the router serves is a declared one, with a policy the guard finds", () => {
     const declared = new Set(declaredApiRoutes().map((route) => `${route.method} ${route.path}`));
-    // The router's own fallbacks: unknown API paths (404/405/OPTIONS), not routes of their own.
-    const fallbacks = new Set(["ALL /api/*"]);
+    // The router's own fallbacks (unknown API paths: 404/405/OPTIONS) and its middleware on every answer (no-store), not routes of their own.
+    const fallbacks = new Set(["ALL /api/*", "ALL /*"]);
     const served = apiRouter()
       .routes.map((route) => `${route.method} ${route.path}`)
       .filter((route) => !fallbacks.has(route));

@@ -391,6 +391,21 @@ export function apiRoutePolicy(method: string, path: string): RoutePolicy | null
 }
 
 /**
+ * What every API answer tells caches: it depends on who asked (a thread, the agents, a token) or
+ * says nothing worth keeping (an error, the metadata a connector reads once), so no cache may
+ * store it (RFC 9111 §5.2.2.5): neither a shared proxy in front, which would hand it to the next
+ * caller of the URL, nor the browser's disk. `no-store` joins whatever an answer says already
+ * (an event stream's `no-cache`), unless the route lets the caller's browser alone keep it
+ * (`private`: an artifact's immutable bytes). Next's pages and static assets are Next's to mark.
+ */
+const noStore: MiddlewareHandler<BatonEnv> = async (c, next) => {
+  await next();
+  const directives = c.res.headers.get("cache-control");
+  if (directives === null) c.header("cache-control", "no-store");
+  else if (!/\b(?:no-store|private)\b/i.test(directives)) c.header("cache-control", `${directives}, no-store`);
+};
+
+/**
  * Every API route on one router, where a thrown error is answered once: Baton's JSON error with
  * its status (lib/http.ts; anything unknown is logged and answered 500). OAuth's endpoints sit in
  * a group that answers in OAuth's shape (RFC 6749) and hands on anything else. Unknown paths under
@@ -399,6 +414,7 @@ export function apiRoutePolicy(method: string, path: string): RoutePolicy | null
 export function apiRouter(): Hono<BatonEnv> {
   const api = new Hono<BatonEnv>();
   api.onError((error) => errorResponse(error));
+  api.use(noStore);
   const oauth = new Hono<BatonEnv>();
   oauth.onError((error) => oauthErrorResponse(error));
   for (const route of API_ROUTES) {
