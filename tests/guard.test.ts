@@ -65,21 +65,25 @@ describe("screenFacts (pure)", () => {
     expect(screenFacts(open, facts({ method: "GET", origin: "https://evil.example", secFetchSite: "cross-site", secFetchMode: "navigate", secFetchDest: "document" }))).toMatchObject({ ok: true });
   });
 
-  it("refuses what another site's page loads from Baton (image, script, fetch, event stream, object, frame), not a link followed from it", () => {
+  it("refuses what another origin's page (another site, or another port: same-site) loads from Baton (image, script, fetch, event stream, object, frame), not a link followed from it", () => {
     const read = (overrides: Partial<RequestFacts>) => screenFacts(open, facts({ method: "GET", contentType: null, contentLength: null, ...overrides }));
     // A frame too: no answer of Baton's may be framed, and a cross-site frame's load time would still say whether a search found something.
     const loads = [["no-cors", "image"], ["no-cors", "script"], ["cors", "empty"], ["navigate", "object"], ["navigate", "embed"], ["navigate", "iframe"], ["navigate", "frame"], [null, null]] as const;
     for (const [mode, dest] of loads) {
       for (const path of ["/api/search", "/api/events", "/handoffs", "/_next/static/chunks/app.js"]) {
-        expect(read({ path, secFetchSite: "cross-site", secFetchMode: mode, secFetchDest: dest }), `${mode} ${dest} ${path}`).toMatchObject({
-          ok: false,
-          status: 403,
-          reason: expect.stringContaining("may link to Baton but not load from it"),
-        });
+        for (const site of ["cross-site", "same-site"]) {
+          expect(read({ path, secFetchSite: site, secFetchMode: mode, secFetchDest: dest }), `${site} ${mode} ${dest} ${path}`).toMatchObject({
+            ok: false,
+            status: 403,
+            reason: expect.stringContaining(`may link to Baton but not load from it (Sec-Fetch-Site: ${site}`),
+          });
+        }
       }
     }
-    for (const path of ["/handoffs", "/api/handoffs?q=secret"]) expect(read({ path, secFetchSite: "cross-site", secFetchMode: "navigate", secFetchDest: "document" })).toMatchObject({ ok: true });
-    for (const site of ["same-origin", "same-site", "none", null]) {
+    for (const site of ["cross-site", "same-site"]) {
+      for (const path of ["/handoffs", "/api/handoffs?q=secret"]) expect(read({ path, secFetchSite: site, secFetchMode: "navigate", secFetchDest: "document" })).toMatchObject({ ok: true });
+    }
+    for (const site of ["same-origin", "none", null]) {
       expect(read({ path: "/api/search", secFetchSite: site, secFetchMode: "cors", secFetchDest: "empty" }), String(site)).toMatchObject({ ok: true });
     }
     // A write keeps its own refusal, whatever its mode.

@@ -239,16 +239,26 @@ export { mediaType } from "./media-type";
 const EMBEDDING_DESTINATIONS = ["object", "embed", "iframe", "frame", "fencedframe"];
 
 /**
- * A browser loading something of Baton's inside another site's page: an image, script, fetch,
- * event stream, frame or frame's subresource, anything but following a link (Fetch Metadata's
- * resource isolation policy, with frames refused too). No Baton answer is meant for that: none
- * carries CORS headers and none may be framed, so such a page cannot read or show them, but it
- * could still time them (how long a search takes says whether it found something) or hold event
- * streams open. Links from elsewhere (a chat, an OAuth redirect) are top-level navigations and
- * pass; clients other than browsers send no Sec-Fetch headers.
+ * What Sec-Fetch-Site calls a page of another origin: another site, or `same-site`, which is
+ * another origin too (a site is scheme and host, the port is no part of it): a page served on
+ * another port of this machine (a dev server at http://localhost:5173, any local tool's page) is
+ * same-site to the desk at http://localhost:3000, as a sibling subdomain is to a public name.
+ * Baton's own pages are same-origin, and `none` is the operator typing the address.
  */
-function crossSiteLoad(facts: Pick<RequestFacts, "secFetchSite" | "secFetchMode" | "secFetchDest">): boolean {
-  if (facts.secFetchSite?.toLowerCase() !== "cross-site") return false;
+const OTHER_ORIGIN_SITES = new Set(["cross-site", "same-site"]);
+
+/**
+ * A browser loading something of Baton's inside another origin's page: an image, script, fetch,
+ * event stream, frame or frame's subresource, anything but following a link (Fetch Metadata's
+ * resource isolation policy, with frames refused too, and same-site pages held to it as
+ * cross-site ones: on loopback every other port is same-site). No Baton answer is meant for that:
+ * none carries CORS headers and none may be framed, so such a page cannot read or show them, but
+ * it could still time them (how long a search takes says whether it found something) or hold
+ * event streams open. Links from elsewhere (a chat, an OAuth redirect) are top-level navigations
+ * and pass; clients other than browsers send no Sec-Fetch headers.
+ */
+function otherOriginLoad(facts: Pick<RequestFacts, "secFetchSite" | "secFetchMode" | "secFetchDest">): boolean {
+  if (!OTHER_ORIGIN_SITES.has(facts.secFetchSite?.toLowerCase() ?? "")) return false;
   const embedded = EMBEDDING_DESTINATIONS.includes(facts.secFetchDest?.toLowerCase() ?? "");
   return facts.secFetchMode?.toLowerCase() !== "navigate" || embedded;
 }
@@ -268,11 +278,11 @@ export function screenFacts(policy: GuardPolicy, facts: RequestFacts): Screened 
     };
   }
   const method = facts.method.toUpperCase();
-  if (SAFE_METHODS.has(method) && crossSiteLoad(facts)) {
+  if (SAFE_METHODS.has(method) && otherOriginLoad(facts)) {
     return {
       ok: false,
       status: 403,
-      reason: `a cross-site page may link to Baton but not load from it (Sec-Fetch-Site: cross-site, Sec-Fetch-Mode: ${facts.secFetchMode ?? "none"}); open the link instead`,
+      reason: `a page from another site or another port may link to Baton but not load from it (Sec-Fetch-Site: ${facts.secFetchSite}, Sec-Fetch-Mode: ${facts.secFetchMode ?? "none"}); open the link instead`,
     };
   }
   if (!SAFE_METHODS.has(method)) {
