@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { projectRoot } from "../lib/paths.mjs";
 import { connectStdioClient } from "./support/mcp-clients";
 import { temporaryFolders } from "./support/temp-folders";
 
@@ -63,16 +64,108 @@ describe("what Baton makes for its data is readable by its owner alone", () => {
     expect(modeOf(folder)).toBe("700");
     for (const file of databaseFiles(database)) expect([file, modeOf(file)]).toEqual([file, "600"]);
   });
+});
 
-  it("an existing data folder and database keep the modes their owner gave them", () => {
-    const folder = tempFolder();
-    fs.chmodSync(folder, 0o750);
+/**
+ * A data folder an older Baton made (before the modes above) under umask 022: 755, its database
+ * and SQLite's files beside it 644, and an artifacts folder.
+ */
+function olderDataFolder(): string {
+  const folder = tempFolder();
+  const made = baton(["token", "list"], { BATON_DATA_DIR: folder });
+  expect(made.status, made.stderr).toBe(0);
+  fs.mkdirSync(path.join(folder, "artifacts", "blobs"), { recursive: true });
+  const wal = path.join(folder, "baton.db-wal");
+  if (!fs.existsSync(wal)) fs.writeFileSync(wal, "");
+  fs.chmodSync(folder, 0o755);
+  for (const file of databaseFiles(path.join(folder, "baton.db"))) fs.chmodSync(file, 0o644);
+  return folder;
+}
+
+const narrowedLine = (folder: string) =>
+  `baton: made the data folder ${folder} (was 755) and the database ${folder}/baton.db (was 644) private to this user (other users of this machine could read every handoff)\n`;
+
+function expectNarrowed(folder: string) {
+  expect(modeOf(folder)).toBe("700");
+  for (const file of databaseFiles(path.join(folder, "baton.db"))) expect([file, modeOf(file)]).toEqual([file, "600"]);
+}
+
+describe("a data folder an older Baton left readable by others is made private once, at start", () => {
+  it("the CLI narrows the folder and the database files (700, 600) and says so once", () => {
+    const folder = olderDataFolder();
     const first = baton(["token", "list"], { BATON_DATA_DIR: folder });
     expect(first.status, first.stderr).toBe(0);
-    fs.chmodSync(path.join(folder, "baton.db"), 0o640);
+    expect(first.stderr).toBe(`${narrowedLine(folder)}no tokens; create one with \`baton token create --name NAME --role operator\`\n`);
+    expectNarrowed(folder);
     const again = baton(["token", "list"], { BATON_DATA_DIR: folder });
-    expect(again.status, again.stderr).toBe(0);
-    expect(modeOf(folder)).toBe("750");
-    expect(modeOf(path.join(folder, "baton.db"))).toBe("640");
+    expect(again.stderr).not.toContain("private");
+  });
+
+  it("baton mcp narrows them as it starts, before any call", async () => {
+    const folder = olderDataFolder();
+    const { client, stderr } = await connectStdioClient({ command: { command: "sh", args: [...UNDER_UMASK_022, "mcp"] }, cwd: tempFolder(), env: userEnv({ BATON_DATA_DIR: folder }), inheritEnv: false });
+    try {
+      expectNarrowed(folder);
+      expect(stderr()).toContain(narrowedLine(folder));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the server npm start runs narrows them before it serves", async () => {
+    const folder = olderDataFolder();
+    const server: ChildProcess = spawn(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+      cwd: projectRoot,
+      env: userEnv({ BATON_DATA_DIR: folder, HOST: "127.0.0.1", PORT: "0" }) as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    server.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await expect.poll(() => stdout, { timeout: 60_000 }).toContain("baton: data in");
+      expect(stderr).toBe(narrowedLine(folder));
+      expectNarrowed(folder);
+    } finally {
+      process.kill(-server.pid!, "SIGKILL");
+    }
+  });
+
+  it("a folder holding more than Baton's files (BATON_DATA_DIR at the user's own folder) keeps its mode; the database in it is narrowed", () => {
+    const folder = olderDataFolder();
+    fs.writeFileSync(path.join(folder, "notes.txt"), "mine");
+    const ran = baton(["token", "list"], { BATON_DATA_DIR: folder });
+    expect(ran.stderr).toContain(`baton: made the database ${folder}/baton.db (was 644) private to this user`);
+    expect(modeOf(folder)).toBe("755");
+    expect(modeOf(path.join(folder, "baton.db"))).toBe("600");
+  });
+
+  it("a shared folder (sticky, writable by all, as /tmp) keeps its mode", () => {
+    const folder = olderDataFolder();
+    fs.chmodSync(folder, 0o1777);
+    const ran = baton(["token", "list"], { BATON_DATA_DIR: folder });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect((fs.statSync(folder).mode & 0o7777).toString(8)).toBe("1777");
+  });
+
+  it("a database named by DATABASE_URL is narrowed, never the folder it is in", () => {
+    const folder = olderDataFolder();
+    const ran = baton(["token", "list"], { BATON_DATA_DIR: tempFolder(), DATABASE_URL: `file:${folder}/baton.db` });
+    expect(ran.stderr).toContain(`baton: made the database ${folder}/baton.db (was 644) private to this user`);
+    expect(modeOf(folder)).toBe("755");
+    expect(modeOf(path.join(folder, "baton.db"))).toBe("600");
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("what another user owns is never changed (run as root, which may write it)", () => {
+    const folder = olderDataFolder();
+    const nobody = 65_534;
+    for (const entry of [folder, ...databaseFiles(path.join(folder, "baton.db"))]) fs.chownSync(entry, nobody, nobody);
+    const ran = baton(["token", "list"], { BATON_DATA_DIR: folder });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain("private");
+    expect(modeOf(folder)).toBe("755");
+    expect(modeOf(path.join(folder, "baton.db"))).toBe("644");
   });
 });

@@ -9,6 +9,7 @@ import { databaseFile, databaseUrl } from "../config";
 import { Conflict, Unavailable } from "../errors";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
+import { narrowOlderModes } from "./private-modes";
 import { createSqliteFile, refuseUnlessPlainFile } from "./sqlite";
 import type { Engine } from "./types";
 
@@ -89,14 +90,19 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
     applied = await withConnection(url, appliedInPostgres);
   } else {
     const file = databaseFile(url);
-    if (!fs.existsSync(file)) return committedMigrations(engine);
-    refuseUnlessPlainFile(file);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) return committedMigrations(engine);
+    refuseUnlessPlainFile(file, stat);
     const sqlite = new Database(file, { readonly: true, fileMustExist: true });
     try {
       applied = appliedInSqlite(sqlite);
     } finally {
       sqlite.close();
     }
+    // Every process starts here (the server, the CLI, baton mcp). Modes an older Baton left
+    // loose are narrowed once the file is known to be Baton's database: one DATABASE_URL names
+    // may be another application's, which is refused and left as it was.
+    if (committedMigrations(engine).some((name) => applied.has(name))) narrowOlderModes(file, stat);
   }
   return committedMigrations(engine).filter((name) => !applied.has(name));
 }

@@ -30,8 +30,7 @@ const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError &&
  * device such as /dev/null, beside which SQLite made a journal) refused in one line: SQLite said
  * only "disk I/O error".
  */
-export function refuseUnlessPlainFile(file: string): void {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
+export function refuseUnlessPlainFile(file: string, stat = fs.statSync(file, { throwIfNoEntry: false })): void {
   if (stat && !stat.isFile()) {
     throw new Unavailable(`the database ${oneLine(file)} is ${stat.isDirectory() ? "a folder" : "not a plain file"}; point DATABASE_URL (file:…) or BATON_DATA_DIR at a SQLite file, or where one may be made`);
   }
