@@ -43,11 +43,13 @@ function useItems(query: string, open: boolean): Item[] {
     placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
+  // The server matches: every agent's record would weigh megabytes (and /api/agents pages 50 at most).
   const agents = useQuery({
-    queryKey: ["palette", "agents"],
-    queryFn: () => getJson<AgentPage>("/api/agents?perPage=200"),
-    enabled: open,
-    staleTime: 30_000,
+    queryKey: ["palette", "agents", text],
+    queryFn: () => getJson<AgentPage>(`/api/agents?${new URLSearchParams({ q: text, perPage: "5" })}`),
+    enabled: open && text.length >= 1,
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
   });
   const lower = text.toLowerCase();
   const items: Item[] = [];
@@ -66,10 +68,7 @@ function useItems(query: string, open: boolean): Item[] {
       });
     }
   }
-  const agentMatches = (agents.data?.items ?? []).filter(
-    (agent) => lower && [agent.name, agent.personaSlug, agent.shortId].some((field) => field.toLowerCase().includes(lower)),
-  );
-  for (const agent of agentMatches.slice(0, 5)) {
+  for (const agent of text ? (agents.data?.items ?? []) : []) {
     items.push({ key: `agent-${agent.id}`, group: "Agents", label: agent.name, detail: `${agent.shortId} · ${agent.status}`, href: `/agents/${agent.id}` });
   }
   if (text) items.push({ key: "search", group: "Search", label: `Search every handoff for “${text}”`, href: `/?${new URLSearchParams({ q: text })}` });

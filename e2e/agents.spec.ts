@@ -552,3 +552,26 @@ test("an agent's page in a chain of 10,000 shows the 20 nearest on each side and
     await stopAndWait(server);
   }
 });
+
+test("the command palette finds an agent among more than a page of them, by name or short id, asking the server for the few it matches", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-palette", name: "Palette Wombat", project: "e2e" } });
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  // More agents than a page holds, all newer: the palette used to filter the newest 200 in the browser.
+  for (let index = 0; index < 60; index++) await page.request.post("/api/agents", { data: { personaSlug: "e2e-palette-crowd", name: `Crowd ${index}` } });
+  const asked: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === "/api/agents") asked.push(new URL(request.url()).search);
+  });
+  await page.goto("/agents");
+  await page.keyboard.press("ControlOrMeta+k");
+  const palette = page.getByRole("combobox", { name: "Jump to a handoff, an agent or a page" });
+  await expect(palette).toBeFocused();
+  await palette.fill("wombat");
+  await expect(page.getByTestId("palette-results").getByRole("option", { name: /Palette Wombat/ })).toBeVisible();
+  await palette.fill(agent.shortId);
+  await expect(page.getByTestId("palette-results").getByRole("option", { name: /Palette Wombat/ })).toBeVisible();
+  await palette.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/agents/${agent.id}$`));
+  expect(asked.length).toBeGreaterThan(0);
+  for (const search of asked) expect(new URLSearchParams(search).get("perPage")).toBe("5");
+});

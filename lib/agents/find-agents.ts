@@ -9,19 +9,37 @@ import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, toAgentDetail, ty
 import type { AgentDetail } from "./views";
 
 export const AGENTS_PAGE_SIZE = 50;
+/**
+ * The most agents one page may be asked for. An agent weighs up to about 2.5 KB of JSON (its name,
+ * persona, project and target at their longest, its handoff record's injection prompt, whose
+ * document path includes the data folder's, and a failed delivery's reason, said twice):
+ * 200 a page was 507 KB, past the 256 KiB an answer keeps to; 50 is 127 KB.
+ */
+export const MAX_AGENTS_PER_PAGE = 50;
+const MAX_QUERY_LENGTH = 100;
 
 const findAgentsInput = z.object({
   status: z.preprocess(blankToUndefined, agentStatusSchema.optional()),
   persona: z.preprocess(blankToUndefined, personaSlugSchema.optional()),
   project: optionalProjectSchema,
+  q: z.preprocess(
+    blankToUndefined,
+    z
+      .string({ error: "q must be text" })
+      .trim()
+      .max(MAX_QUERY_LENGTH, { error: `q must be at most ${MAX_QUERY_LENGTH} characters` })
+      .optional(),
+  ),
   page: wholeNumberParam("page", 1, MAX_PAGE).transform((page) => page ?? 1),
-  perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? AGENTS_PAGE_SIZE),
+  perPage: wholeNumberParam("perPage", 1, MAX_AGENTS_PER_PAGE).transform((perPage) => perPage ?? AGENTS_PAGE_SIZE),
 });
 
 export type FindAgentsOptions = {
   status?: string | null;
   persona?: string | null;
   project?: string | null;
+  /** Text the agent's name, persona or session id holds (ASCII letters in any case). */
+  q?: string | null;
   page?: number | string;
   perPage?: number | string;
 };
@@ -39,12 +57,23 @@ export type AgentPage = {
   perPage: number;
 };
 
-/** Agents, active first, newest first; filters: status, persona, project. */
+/** `%text%` for LIKE … ESCAPE '!', its own % and _ matched as themselves. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[!%_]/g, (mark) => `!${mark}`)}%`;
+
+/**
+ * Agents, active first, newest first; filters: status, persona, project, and `q` (the command
+ * palette asks for the few agents it matches rather than every agent).
+ */
 export async function findAgents(options: FindAgentsOptions = {}): Promise<AgentPage> {
   const input = parseInput(findAgentsInput, options);
   const filter = agentFilterSql("a", input);
-  const where = filter ? ` WHERE ${filter.sql}` : "";
+  const conditions = filter ? [filter.sql] : [];
   const values = filter?.values ?? [];
+  if (input.q) {
+    conditions.push("(LOWER(a.name) LIKE ? ESCAPE '!' OR a.persona_slug LIKE ? ESCAPE '!' OR a.session_id LIKE ? ESCAPE '!')");
+    values.push(...Array(3).fill(containing(input.q)));
+  }
+  const where = conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "";
   return read(async (tx) => {
     const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total FROM agents a${where}`, values);
     const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD}${where} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`, [
