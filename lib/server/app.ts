@@ -33,6 +33,13 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
     console.error(`baton: ${c.req.method} ${c.req.path} failed`, error);
     return c.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, 500);
   });
+  // A handler whose request was answered under it (a 408 for a body too slow, written by the
+  // server: lib/server/connection-bounds.ts) ends when its read of the body fails; what it answers
+  // then has nowhere to go.
+  app.use(async (c, next) => {
+    await next();
+    if (c.env.outgoing.headersSent) c.res = RESPONSE_ALREADY_SENT;
+  });
   // First, so the guard's refusals carry them too.
   app.use(apiSecurityHeaders);
   app.use(guard(options.policy));

@@ -2,7 +2,8 @@ import "server-only";
 import fs from "node:fs";
 import type http from "node:http";
 import type { Socket } from "node:net";
-import { isLoopbackAddress, type GuardPolicy } from "../guard";
+import { bodyClassOf, isLoopbackAddress, KiB, type GuardPolicy } from "../guard";
+import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
 
 /**
  * Bounds on the connections themselves, before any request: a LAN peer once held 20,200 idle TCP
@@ -128,4 +129,66 @@ export function boundUnreadBody(incoming: http.IncomingMessage, outgoing: http.S
     incoming.once("error", stop);
     incoming.resume();
   });
+}
+
+/** Every body may take this long from its headers, whatever its size: a small one must be whole by then. */
+export const BODY_HEAD_START_MS = 10_000;
+/**
+ * After the head start, a body of a large class (an import, an MCP message, a shift document) must
+ * have come at this average rate since its headers: 128 kbit/s, a poor mobile uplink. The largest
+ * body, an import's 4 MiB, then has 266 s, under Node's own 300 s request timeout.
+ */
+export const MIN_BODY_BYTES_PER_SECOND = 16 * KiB;
+const BODY_CHECK_MS = 1_000;
+
+/**
+ * Bounds how long a request's body may take to arrive, by its route's body class (lib/guard's
+ * BODY_LIMITS): a small one (sign-in, OAuth's endpoints, every ordinary write) whole within
+ * BODY_HEAD_START_MS of its headers; a large one must keep MIN_BODY_BYTES_PER_SECOND after that.
+ * Node bounds a request only by its requestTimeout, one value for every route (300 s), so a peer
+ * trickling a byte a second held a connection and its handler for five minutes; this checks each
+ * second, counting what the socket read. Time Baton itself spends not reading (its own handler
+ * busy while the body waits in Node's buffer) is not held against the client. A body too slow is
+ * answered 408 and its connection closed, with a log line; a body that fails while its answer is
+ * already being written (none of Baton's routes answers before reading) only closes, logged too.
+ * Hand-written: Node's options apply per server, not per request, and no maintained library
+ * bounds a node:http request body's pace.
+ */
+export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
+  const declared = Number(incoming.headers["content-length"] ?? 0);
+  if (!(declared > 0) || incoming.complete) return;
+  const socket = incoming.socket;
+  const startedAt = Date.now();
+  const readAtStart = socket.bytesRead;
+  let notReadingMs = 0;
+  let timer: NodeJS.Timeout;
+  const check = () => {
+    if (incoming.complete || outgoing.writableFinished || socket.destroyed) return;
+    // The body waits in Node's buffer, unread by Baton: the socket is paused, the client is not slow.
+    if (incoming.readableLength >= incoming.readableHighWaterMark) notReadingMs += BODY_CHECK_MS;
+    const clientMs = Date.now() - startedAt - notReadingMs;
+    // Looked up here, not for every request: most bodies are whole long before the first check.
+    const path = (incoming.url ?? "/").split("?")[0];
+    const small = bodyClassOf(path) === "default";
+    const received = socket.bytesRead - readAtStart;
+    const due = small ? Infinity : (MIN_BODY_BYTES_PER_SECOND * (clientMs - BODY_HEAD_START_MS)) / 1000;
+    if (clientMs < BODY_HEAD_START_MS || received >= due) {
+      timer = setTimeout(check, BODY_CHECK_MS).unref();
+      return;
+    }
+    const pace = small ? `whole within ${BODY_HEAD_START_MS / 1000} s` : `at least ${MIN_BODY_BYTES_PER_SECOND / KiB} KiB/s after its first ${BODY_HEAD_START_MS / 1000} s`;
+    const reason = `the request body came too slowly: ${received} of ${declared} bytes in ${Math.round((Date.now() - startedAt) / 1000)} s; a body to ${path} must arrive ${pace}`;
+    console.error(`baton: closed ${incoming.method} ${path} from ${socket.remoteAddress}: ${reason}`);
+    // Destroying the request fails the handler's read of its body (a socket closed under it leaves
+    // that read waiting for good); once the 408 is written, so that it reaches the client.
+    if (outgoing.headersSent) {
+      incoming.destroy();
+      return;
+    }
+    const body = JSON.stringify({ error: { code: "REQUEST_TIMEOUT", message: `${reason}; nothing was done` } });
+    outgoing.writeHead(408, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body), connection: "close" });
+    outgoing.end(body, () => incoming.destroy());
+  };
+  timer = setTimeout(check, BODY_CHECK_MS).unref();
+  outgoing.once("close", () => clearTimeout(timer));
 }

@@ -12,7 +12,7 @@ import { guardPolicy, holdContinue, isLoopbackAddress, noteReentry, repeatedFiel
 import { batonCommand } from "../paths.mjs";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
-import { boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
+import { boundBodyTime, boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
 import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
 
 /**
@@ -91,6 +91,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     noteReentry(incoming);
     dropBatonHeaders(incoming);
     boundUnreadBody(incoming, outgoing);
+    boundBodyTime(incoming, outgoing);
     const badLine =
       repeatedFieldRefusal(incoming.headersDistinct) ??
       requestTargetRefusal(incoming.url ?? "/") ??
