@@ -212,3 +212,39 @@ test("a document just under the import's 1 MiB imports from the page", async ({ 
   await expect(page).toHaveURL(/\/handoffs\/hof_[A-Za-z0-9_-]{21}$/);
   await expect(page.getByTestId("provenance")).toContainText("Imported from handoff.yaml");
 });
+
+test("an export is cut at entry #N with cutAtEntry (cut stays a seq); #N given as cut is refused saying which to give", async ({ request }) => {
+  // Another thread written in between: entry #3 of this one has another seq than 3.
+  const created = await request.post("/api/handoffs", { data: { title: "Cut where people see it", content: "We decided on JWT.", project: "e2e" } });
+  const id = (await created.json()).handoff.id as string;
+  await nativeThread(request, "Written in between");
+  for (const [type, content, asClient] of [
+    ["task", "Add the refresh endpoint", "chat"],
+    ["question", "7d or 30d for refresh tokens?", "code"],
+    ["decision", "30 days.", "chat"],
+    ["progress", "Refresh endpoint merged.", "code"],
+  ]) {
+    expect((await request.post(`/api/handoffs/${id}/entries`, { data: { type, content, asClient } })).status()).toBe(201);
+  }
+  const third = ((await (await request.get(`/api/handoffs/${id}`)).json()) as { entries: { number: number; seq: number }[] }).entries.find((entry) => entry.number === 3)!;
+  expect(third.seq).not.toBe(3);
+
+  const byNumber = await request.get(`/handoffs/${id}/export?format=bundle&cutAtEntry=3`);
+  expect(byNumber.status()).toBe(200);
+  const bundle = (await byNumber.json()) as { summary_markdown: string; refs: { threads: { seq: number }[] } };
+  expect(bundle.refs.threads[0].seq).toBe(third.seq);
+  expect(bundle.summary_markdown).toContain("7d or 30d for refresh tokens?");
+  expect(bundle.summary_markdown).not.toContain("Refresh endpoint merged.");
+  // The same cut named by its seq: the same bytes.
+  expect(await (await request.get(`/handoffs/${id}/export?format=bundle&cut=${third.seq}`)).text()).toBe(await byNumber.text());
+
+  const numberAsSeq = await request.get(`/handoffs/${id}/export?format=bundle&cut=${encodeURIComponent("#3")}`);
+  expect(numberAsSeq.status()).toBe(400);
+  expect((await numberAsSeq.json()).error.message).toBe("cut is an entry's seq, not its #number; for entry #3 give cutAtEntry=3");
+  const both = await request.get(`/handoffs/${id}/export?format=bundle&cut=${third.seq}&cutAtEntry=3`);
+  expect(both.status()).toBe(400);
+  expect((await both.json()).error.message).toBe("cutAtEntry: give cut (an entry's seq) or cutAtEntry (its #number), not both");
+  const missing = await request.get(`/handoffs/${id}/export?format=bundle&cutAtEntry=9`);
+  expect(missing.status()).toBe(400);
+  expect((await missing.json()).error.message).toBe(`handoff ${id} has no entry #9; its entries are #1–#5`);
+});

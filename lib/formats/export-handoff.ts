@@ -5,20 +5,35 @@ import { handoffIdSchema } from "../handoffs/schemas";
 import { MAX_INT4, read, write, type Tx } from "../database";
 import { parseInput, wholeNumberParam } from "../validation";
 import { artifactIdOf, mirrorBlob } from "./blobs";
-import { loadSnapshot } from "./load-snapshot";
+import { loadSnapshot, seqOfEntryNumber } from "./load-snapshot";
 import { FORMATS } from "./registry";
 import { MAX_IMPORT_BYTES, refuseLargeEntries } from "./schema-helpers";
 import { recordArtifact } from "./sources";
 import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types";
 
-export const exportHandoffInput = z.object({
-  id: handoffIdSchema,
-  format: z.string({ error: "format is required: bundle, json or yaml" }),
-  // An entry's seq, plain digits as every door's numbers (a coerced `?cut=0x10` cut at seq 16).
-  cut: wholeNumberParam("cut", 1, MAX_INT4),
-});
+export const exportHandoffInput = z
+  .object({
+    id: handoffIdSchema,
+    format: z.string({ error: "format is required: bundle, json or yaml" }),
+    // An entry's seq, plain digits as every door's numbers (a coerced `?cut=0x10` cut at seq 16).
+    cut: wholeNumberParam("cut", 1, MAX_INT4),
+    // The same cut named by the entry's number, #1 first: what the desk, get_handoff and people show.
+    cutAtEntry: wholeNumberParam("cutAtEntry", 1, MAX_INT4),
+  })
+  .refine((input) => input.cut === undefined || input.cutAtEntry === undefined, {
+    error: "give cut (an entry's seq) or cutAtEntry (its #number), not both",
+    path: ["cutAtEntry"],
+  });
 
-export type ExportHandoffOptions = { id: string; format: string; cut?: number | string | null };
+export type ExportHandoffOptions = { id: string; format: string; cut?: number | string | null; cutAtEntry?: number | string | null };
+
+/** `#42` given as the cut: the number people see, which `cut` (a seq) would read as another entry or refuse without saying why. */
+function refuseNumberAsCut(cut: ExportHandoffOptions["cut"]): void {
+  const number = typeof cut === "string" ? /^\s*#(\d+)\s*$/.exec(cut)?.[1] : undefined;
+  if (number === undefined) return;
+  const problem = `is an entry's seq, not its #number; for entry #${number} give cutAtEntry=${number}`;
+  throw new Invalid(`cut ${problem}`, { cut: [problem] });
+}
 
 export type ExportedDocument = {
   format: SourceFormat;
@@ -74,14 +89,18 @@ export async function recordBundleIn(tx: Tx, handoffId: string, rendered: Render
 }
 
 async function renderExport(options: ExportHandoffOptions): Promise<{ id: string; rendered: RenderedDocument }> {
+  refuseNumberAsCut(options.cut);
   const input = parseInput(exportHandoffInput, options);
-  const snapshot = await read((tx) => loadSnapshot(tx, input.id, input.cut ?? null, input.format));
+  const snapshot = await read(async (tx) => {
+    const cut = input.cutAtEntry === undefined ? (input.cut ?? null) : await seqOfEntryNumber(tx, input.id, input.cutAtEntry);
+    return loadSnapshot(tx, input.id, cut, input.format);
+  });
   return { id: input.id, rendered: renderSnapshot(snapshot) };
 }
 
 /**
- * A thread cut at `cut` (default: its last entry) as a rip context bundle, handoff.json or
- * handoff.yaml, for a download: it only reads (a GET may come from any page the operator visits,
+ * A thread cut at `cut` (a seq) or `cutAtEntry` (an entry's #number; default: its last entry)
+ * as a rip context bundle, handoff.json or handoff.yaml, for a download: it only reads (a GET may come from any page the operator visits,
  * and each cut would otherwise store a blob). exportHandoff keeps a bundle.
  */
 export async function downloadHandoff(options: ExportHandoffOptions): Promise<ExportedDocument> {

@@ -61,6 +61,16 @@ export function trimmedSpaces(): string {
 
 type Text = { content: string; trimmedBytes?: number };
 
+/** The seq of the thread's entry #`number`, where an export asked by number is cut; Invalid naming the numbers it has. */
+export async function seqOfEntryNumber(tx: Tx, id: string, number: number): Promise<number> {
+  await loadHandoff(tx, id);
+  const row = await tx.get<{ seq: number }>("SELECT seq FROM handoff_entries WHERE handoff_id = ? AND number = ?", [id, number]);
+  if (row) return row.seq;
+  const { first, last } = (await tx.get<{ first: number | null; last: number | null }>("SELECT MIN(number) AS first, MAX(number) AS last FROM handoff_entries WHERE handoff_id = ?", [id]))!;
+  const range = first !== null ? `its entries are #${first}–#${last}` : "it has no entries";
+  throw new Invalid(`handoff ${id} has no entry #${number}; ${range}`, { cutAtEntry: [`must be the number of one of the thread's entries; ${range}`] });
+}
+
 /**
  * The thread cut at `cut` (default: its last entry) with its source, holding what an export as
  * `formatName` uses of its entries. A cut must be the seq of one of the thread's entries, so

@@ -6,11 +6,11 @@ import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
 import { errorLines, exportHandoff } from "../../formats";
 
-const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut N] [--out FILE]
+const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut-at-entry N | --cut SEQ] [--out FILE]
 
-Writes the thread (cut at the entry whose seq is N, as the API and a bundle's refs.threads name
-it, not its #number; default its last entry) as a rip context bundle, a handoff.json or a
-handoff.yaml to standard output or FILE. A bundle is also stored under
+Writes the thread (cut at entry #N, as the desk and get_handoff number entries, or at the entry
+whose seq is SEQ, as a bundle's refs.threads names it; default its last entry) as a rip context
+bundle, a handoff.json or a handoff.yaml to standard output or FILE. A bundle is also stored under
 <data folder>/artifacts/blobs/<sha256>; its artifact id is printed on standard error.`;
 
 export async function run(args: string[]): Promise<number> {
@@ -19,6 +19,7 @@ export async function run(args: string[]): Promise<number> {
     options: {
       format: { type: "string", short: "f" },
       cut: { type: "string" },
+      "cut-at-entry": { type: "string" },
       out: { type: "string", short: "o" },
     },
   });
@@ -27,11 +28,18 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length !== 1 || !values.format) {
     return usageError("export", "give one handoff ID and --format", USAGE);
   }
+  if (values.cut !== undefined && values["cut-at-entry"] !== undefined) {
+    return usageError("export", "give --cut-at-entry (an entry's #number) or --cut (its seq), not both", USAGE);
+  }
+  const numberAsSeq = values.cut === undefined ? undefined : /^\s*#(\d+)\s*$/.exec(values.cut)?.[1];
+  if (numberAsSeq !== undefined) return usageError("export", `--cut takes an entry's seq, not its #number; for entry #${numberAsSeq} give --cut-at-entry ${numberAsSeq}`, USAGE);
   const cut = values.cut === undefined ? undefined : wholeNumberArgument("--cut", values.cut);
   if (cut && "refused" in cut) return usageError("export", cut.refused, USAGE);
+  const cutAtEntry = values["cut-at-entry"] === undefined ? undefined : wholeNumberArgument("--cut-at-entry", values["cut-at-entry"]);
+  if (cutAtEntry && "refused" in cutAtEntry) return usageError("export", cutAtEntry.refused, USAGE);
   try {
     await ensureMigrated();
-    const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: cut?.value });
+    const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: cut?.value, cutAtEntry: cutAtEntry?.value });
     if (values.out) {
       try {
         fs.writeFileSync(values.out, exported.text);

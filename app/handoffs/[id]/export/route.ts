@@ -4,7 +4,8 @@ import { errorResponse } from "@/lib/http";
 type Context = { params: Promise<{ id: string }> };
 
 /**
- * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at the entry whose seq is N). GET only reads:
+ * Download a thread as `?format=bundle|json|yaml` (`&cut=N`: cut at the entry whose seq is N;
+ * `&cutAtEntry=N`: at entry #N). GET only reads:
  * any page the operator visits can send one.
  */
 export async function GET(request: Request, context: Context) {
@@ -23,7 +24,7 @@ async function answer(request: Request, { params }: Context, render: typeof down
   const { id } = await params;
   const search = new URL(request.url).searchParams;
   try {
-    const exported: ExportedDocument = await render({ id, format: search.get("format") ?? "", cut: search.get("cut") });
+    const exported: ExportedDocument = await render({ id, format: search.get("format") ?? "", cut: search.get("cut"), cutAtEntry: search.get("cutAtEntry") });
     return new Response(exported.text, {
       headers: {
         "content-type": exported.contentType,
