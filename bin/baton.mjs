@@ -9,9 +9,9 @@ import { endOnUnwritableOutput } from "../lib/closed-output.mjs";
 import { exitUnlessSupportedNode } from "../lib/supported-node.mjs";
 
 exitUnlessSupportedNode();
-endOnUnwritableOutput();
 
 const [command, ...args] = process.argv.slice(2);
+endOnUnwritableOutput({ stdout: command !== "mcp" });
 
 if (command === "mcp") {
   const { launch } = await import("../lib/mcp/launch.mjs");

@@ -6,14 +6,22 @@
  * quietly there (SIGPIPE, which Node ignores), and so does every entry point of Baton: nothing it
  * writes can reach that reader any more. Any other failure (a full disk under `> file`) ends the
  * command in one line. Logs on a closed standard error are dropped and the command goes on.
+ *
+ * `baton mcp` answers its client on standard output, and a client that leaves must not end it in
+ * the middle of the calls it sent: its transport handles standard output itself
+ * (lib/mcp/stdio-transport.ts finishes the calls in flight first), so its entry passes
+ * `{ stdout: false }`.
+ * @param {{ stdout?: boolean }} [options]
  */
-export function endOnUnwritableOutput() {
-  process.stdout.on("error", (error) => {
-    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
-    if (code === "EPIPE") process.exit(process.exitCode ?? 0);
-    process.stderr.write(`baton: cannot write to standard output: ${error.message.split("\n")[0]}${code && !error.message.includes(code) ? ` (${code})` : ""}\n`);
-    process.exit(1);
-  });
+export function endOnUnwritableOutput({ stdout = true } = {}) {
+  if (stdout) {
+    process.stdout.on("error", (error) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+      if (code === "EPIPE") process.exit(process.exitCode ?? 0);
+      process.stderr.write(`baton: cannot write to standard output: ${error.message.split("\n")[0]}${code && !error.message.includes(code) ? ` (${code})` : ""}\n`);
+      process.exit(1);
+    });
+  }
   process.stderr.on("error", (error) => {
     if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EPIPE") throw error;
   });

@@ -8,6 +8,7 @@
 // prebuilds the server for the next start a few seconds later.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { launchPrebuilt } from "../prebuilt/prebuilt.mjs";
 
 /** After this long the functions the server has compiled (start-up, first calls) go into the cache. */
@@ -39,5 +40,6 @@ export function launch(args) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  endOnUnwritableOutput({ stdout: false });
   process.exitCode = await launch(process.argv.slice(2));
 }

@@ -8,6 +8,7 @@ import { StdioTransport } from "./stdio-transport";
 import { createMcpServer } from "./create-server";
 import { setProcessSide } from "../caller";
 import { loadHandoffs } from "./domain";
+import { oneLine } from "../one-line";
 
 export type ServeStdioOptions = { defaultClient: ClientSide };
 
@@ -29,12 +30,16 @@ async function warmUp(workingFolder: string): Promise<void> {
   void gitStateForWrite(workingFolder);
 }
 
+/** Output errors that mean the client closed its end, not that writing failed. */
+const CLIENT_GONE = new Set(["EPIPE", "ECONNRESET"]);
+
 /**
- * Serves the MCP tools on stdin/stdout until stdin ends (the client went away). stdout carries
- * only MCP messages; everything else goes to stderr. Applies pending migrations first, so a
- * fresh data folder works.
+ * Serves the MCP tools on stdin/stdout until the client goes away (stdin ends, its end of stdout
+ * closes, SIGHUP), and resolves to the exit code: 0 then, 1 when stdout failed otherwise. stdout
+ * carries only MCP messages; everything else goes to stderr. Applies pending migrations first,
+ * so a fresh data folder works.
  */
-export async function serveStdio(options: ServeStdioOptions): Promise<void> {
+export async function serveStdio(options: ServeStdioOptions): Promise<number> {
   try {
     await ensureMigrated();
   } catch (error) {
@@ -56,9 +61,35 @@ export async function serveStdio(options: ServeStdioOptions): Promise<void> {
   });
   server.server.oninitialized = () => void warmUp(workingFolder);
   const transport = new StdioTransport(log);
+  let exitCode = 0;
+  let stopping = false;
+  /**
+   * The one way the server ends: the calls read so far run to their end (a write they make
+   * commits; answered while the client still reads), then the server closes, in one line on
+   * stderr. Process.exit would cut them off midway, and a half-sent answer line with them.
+   */
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    const running = transport.inFlight;
+    log(`${why}; ${running === 0 ? "stopping" : `finishing ${running === 1 ? "the call" : `the ${running} calls`} in flight, then stopping`}`);
+    void transport.settled().then(() => server.close());
+  };
+  transport.onoutputfailure = (error) => {
+    if (CLIENT_GONE.has(error.code ?? "")) return stop(`the client closed its end of stdout (${error.code}): no answer can reach it, no new call starts`);
+    exitCode = 1;
+    stop(`cannot write to stdout (${oneLine(error.message)}): no new call starts`);
+  };
   await server.connect(transport);
   // The client went away: answer what it asked before it did, then stop.
-  process.stdin.once("end", () => void transport.settled().then(() => server.close()));
+  process.stdin.once("end", () => stop("stdin ended: the client is done"));
+  process.stdin.once("error", (error: NodeJS.ErrnoException) => stop(`stdin failed (${error.code ?? oneLine(error.message)}): the client is gone`));
+  // The terminal or session the client ran in ended (a second SIGHUP ends the process at once).
+  process.once("SIGHUP", () => {
+    transport.stopReading();
+    stop("SIGHUP: the client's terminal or session ended; no new call starts");
+  });
   log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${describeDatabase()}`);
   await closed;
+  return exitCode;
 }

@@ -56,12 +56,18 @@ function idOfInvalidRequest(line: string): RequestId | null {
  * JSON-RPC message gets -32700 or -32600 with id null, as JSON-RPC 2.0 says; the SDK's only
  * reports it, which leaves a client waiting.
  *
- * Writing: each message in the pieces messagePieces makes, in one writev.
+ * Writing: each message in the pieces messagePieces makes, in one writev. When standard output
+ * fails (the client closed its end: EPIPE), reading stops, the calls already read run to their
+ * end (a write they make commits), their answers are dropped, and `onoutputfailure` says so.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Called once when standard output fails: no answer can reach the client any more. */
+  onoutputfailure?: (error: NodeJS.ErrnoException) => void;
+  /** Set when standard output failed: from then on answers go nowhere. */
+  private outputFailure: NodeJS.ErrnoException | null = null;
 
   /** The current line's pieces while it is within MAX_LINE_BYTES. */
   private pieces: Buffer[] = [];
@@ -76,6 +82,7 @@ export class StdioTransport implements Transport {
    */
   private readonly unanswered = new Map<RequestId, number>();
   private onSettled: (() => void) | null = null;
+  private nextDrain: Promise<void> | null = null;
 
   constructor(
     private readonly log: (line: string) => void,
@@ -96,6 +103,14 @@ export class StdioTransport implements Transport {
   };
 
   private readonly onError = (error: Error) => this.onerror?.(error);
+
+  private readonly onOutputError = (error: NodeJS.ErrnoException) => {
+    if (this.outputFailure) return;
+    this.outputFailure = error;
+    // A request read from now on could run, but never be answered.
+    this.stopReading();
+    this.onoutputfailure?.(error);
+  };
 
   /** A last line the client sent without its newline before ending stdin is still a message read. */
   private readonly onEnd = () => {
@@ -148,6 +163,13 @@ export class StdioTransport implements Transport {
     this.onmessage?.(message);
   }
 
+  /** How many requests read so far have not been answered yet. */
+  get inFlight(): number {
+    let count = 0;
+    for (const waiting of this.unanswered.values()) count += waiting;
+    return count;
+  }
+
   /**
    * Resolves once every request read so far has been answered: the client may end stdin right
    * after its last request (a piped batch, a half-closed pipe) and still reads the answers, and a
@@ -184,20 +206,29 @@ export class StdioTransport implements Transport {
     this.stdin.on("data", this.onData);
     this.stdin.on("end", this.onEnd);
     this.stdin.on("error", this.onError);
+    // Kept after close: a write still under way may fail after it.
+    this.stdout.on("error", this.onOutputError);
+  }
+
+  /** Reads no more lines; a line begun is dropped. Errors of stdin are still reported, never left unhandled. */
+  stopReading(): void {
+    this.stdin.off("data", this.onData);
+    this.stdin.off("end", this.onEnd);
+    if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
+    this.pieces = [];
+    this.lineBytes = 0;
+    this.head = this.tail = null;
   }
 
   async close(): Promise<void> {
-    this.stdin.off("data", this.onData);
-    this.stdin.off("end", this.onEnd);
+    this.stopReading();
     this.stdin.off("error", this.onError);
-    if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
-    this.pieces = [];
-    this.head = this.tail = null;
     this.onclose?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     this.answered(message);
+    if (this.outputFailure) return Promise.resolve();
     const pieces = messagePieces(message);
     let flushed = true;
     // Corked, the pieces leave in one writev instead of a system call each: a 300-entry
@@ -205,10 +236,26 @@ export class StdioTransport implements Transport {
     this.stdout.cork();
     for (const piece of pieces) flushed = this.stdout.write(piece);
     this.stdout.uncork();
-    return new Promise((resolve) => {
-      if (flushed) resolve();
-      else this.stdout.once("drain", resolve);
+    return flushed ? Promise.resolve() : this.drained();
+  }
+
+  /**
+   * Resolves at stdout's next drain, or when it closes (a failed stdout never drains). Shared by
+   * every answer waiting for it: a listener each gave Node's leak warning on stderr once eleven
+   * answers waited for a client that reads slowly.
+   */
+  private drained(): Promise<void> {
+    this.nextDrain ??= new Promise((resolve) => {
+      const done = () => {
+        this.stdout.off("drain", done);
+        this.stdout.off("close", done);
+        this.nextDrain = null;
+        resolve();
+      };
+      this.stdout.on("drain", done);
+      this.stdout.on("close", done);
     });
+    return this.nextDrain;
   }
 }
 

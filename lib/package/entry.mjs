@@ -15,7 +15,7 @@ import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { exitUnlessSupportedNode } from "../supported-node.mjs";
 
 exitUnlessSupportedNode();
-endOnUnwritableOutput();
+endOnUnwritableOutput({ stdout: process.argv[2] !== "mcp" });
 
 /** After this long the MCP server's compiled functions (start-up, first calls) go into the code cache. */
 const MCP_CODE_CACHE_DELAY_MS = 2_000;

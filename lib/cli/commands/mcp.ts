@@ -19,7 +19,7 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   }
   try {
-    await serveStdio({ defaultClient: options.defaultClient });
+    return await serveStdio({ defaultClient: options.defaultClient });
   } catch (error) {
     process.stderr.write(`baton mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -28,5 +28,4 @@ export async function run(args: string[]): Promise<number> {
     // after the client went away.
     await closeDatabase();
   }
-  return 0;
 }
