@@ -33,3 +33,21 @@ describe("a shift handoff whose leftovers cannot be removed", () => {
     expect(record).toMatchObject({ deliveryState: "failed", deliveryAttempts: 1 });
   });
 });
+
+describe("what earlier attempts left, on either engine", () => {
+  it("a handoff removes its agent's unnamed documents and temporary files, old names too, and keeps a document a record names", async () => {
+    // Two agents whose ids start alike: the first's document is named as the second's would be, and its record keeps it.
+    const first = (await (await post("/api/agents", { personaSlug: "leftover-engines", sessionId: "abcdef01-0000-4000-8000-000000000001" })).json()) as { id: number };
+    const handed = await post(`/api/agents/${first.id}/handoff`, { reason: "shift_end", document: "## Goal\nKept.\n", successor: { sessionId: "abcdef01-0000-4000-8000-000000000002" } });
+    const { record, successor } = (await handed.json()) as { record: { filePath: string }; successor: { id: number; shortId: string } };
+    const kept = path.basename(record.filePath);
+    const folder = path.join(dataDir(), "personas", "leftover-engines", "handoffs");
+    const leftOver = [`20260101T000000-${successor.shortId}.md`, `20260101T000001-${successor.shortId}-0a0b0c0d.md`, `.20260101T000001-${successor.shortId}-0a0b0c0d.md.0123456789ab.tmp`];
+    for (const name of leftOver) fs.writeFileSync(path.join(folder, name), "## Goal\nKilled.\n");
+
+    const again = await post(`/api/agents/${successor.id}/handoff`, { reason: "shift_end", document: "## Goal\nOn.\n" });
+    expect(again.status).toBe(201);
+    const written = path.basename(((await again.json()) as { record: { filePath: string } }).record.filePath);
+    expect(fs.readdirSync(folder).sort()).toEqual([kept, written].sort());
+  });
+});

@@ -108,6 +108,11 @@ export function idListSql(tx: Tx): string {
   return tx.engine === "postgres" ? "(SELECT CAST(value AS INTEGER) FROM json_array_elements_text(CAST(? AS json)))" : "(SELECT value FROM json_each(?))";
 }
 
+/** `IN <this>` with one parameter, a JSON array of strings (as idListSql does for ids). */
+export function textListSql(tx: Tx): string {
+  return tx.engine === "postgres" ? "(SELECT value FROM json_array_elements_text(CAST(? AS json)))" : "(SELECT value FROM json_each(?))";
+}
+
 /**
  * The agent list's filters as conditions on an alias (`a`, or `s` for a successor), joined with
  * AND; null when no filter is set.

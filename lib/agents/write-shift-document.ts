@@ -7,6 +7,7 @@ import { read, type Tx } from "../database";
 import { Conflict, Invalid } from "../errors";
 import { alreadyHandedOffConflict } from "./conflicts";
 import { makePrivateFolder } from "../paths.mjs";
+import { textListSql } from "./rows";
 import { PERSONA_SLUG_PATTERN } from "./schemas";
 import { documentNamePattern, shiftDocumentLocation, isInside, type DocumentLocation } from "./shift-document";
 
@@ -81,14 +82,14 @@ const leftoverNamePattern = (shortId: string) => {
   return new RegExp(`^(?:${documentName}|\\.${documentName}\\.[0-9a-f]{12}\\.tmp)$`);
 };
 
-/** Of these files (relative to the data folder), those no handoff record names: a temporary file never is. */
+/**
+ * Of these files (relative to the data folder), those no handoff record names: a temporary file
+ * never is. One statement however many: a sweep looks at every old document, most of them named.
+ */
 async function unnamedByRecords(tx: Tx, relatives: string[]): Promise<string[]> {
-  const found: string[] = [];
-  // Few, if any: one lookup each.
-  for (const relative of relatives) {
-    if (!(await tx.get("SELECT 1 AS named FROM handoff_records WHERE file_path = ?", [relative]))) found.push(relative);
-  }
-  return found;
+  const named = await tx.rows<[string]>(`SELECT file_path FROM handoff_records WHERE file_path IN ${textListSql(tx)}`, [JSON.stringify(relatives)]);
+  const namedSet = new Set(named.map(([relative]) => relative));
+  return relatives.filter((relative) => !namedSet.has(relative));
 }
 
 /**
