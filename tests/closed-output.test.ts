@@ -118,7 +118,11 @@ describe("a reader that leaves", () => {
     expect(lines).toEqual([expect.stringMatching(/^baton mcp: the client closed its end of stdout \(EPIPE\): no answer can reach it, no new call starts; finishing the \d+ calls in flight, then stopping$/), ""]);
   });
 
-  it("baton mcp sent SIGHUP with calls in flight answers each one it read in whole lines, stores it, and exits 0 with one line", { timeout: 120_000 }, async () => {
+  it.each([
+    ["SIGHUP", "the client's terminal or session ended"],
+    ["SIGTERM", "asked to stop"],
+    ["SIGINT", "interrupted"],
+  ] as const)("baton mcp sent %s with calls in flight answers each one it read in whole lines, stores it, and exits 0 with one line", { timeout: 120_000 }, async (signal, reason) => {
     const server = await mcpServer();
     const sent: number[] = [];
     await whileStopped(server.child, async () => {
@@ -129,18 +133,25 @@ describe("a reader that leaves", () => {
       }
       await flushed(server.child);
       // Delivered when the server goes on, after the requests waiting in its stdin.
-      server.child.kill("SIGHUP");
+      server.child.kill(signal);
     });
     expect(await server.exited).toBe(0);
     expect(server.child.signalCode).toBeNull();
     const [, ...lines] = server.stderr().split("\n");
-    expect(lines).toEqual([expect.stringMatching(/^baton mcp: SIGHUP: the client's terminal or session ended; no new call starts; (stopping|finishing .* in flight, then stopping)$/), ""]);
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^baton mcp: ${signal}: ${reason}; no new call starts; (stopping|finishing .* in flight, then stopping)$`)), ""]);
     // Every line whole (messages() parses each), each answer a success, and each append answered is stored: none cut off midway.
     const answered = server.messages().filter((message) => sent.includes(message.id!));
     for (const message of answered) expect(message.result && !message.result.isError, JSON.stringify(message).slice(0, 200)).toBe(true);
     const appendsAnswered = answered.filter((message) => sent.indexOf(message.id!) % 2 === 0).length;
     expect(storedEntries(server.database, "in flight ")).toBe(appendsAnswered);
     expect(storedEntries(server.database, "acknowledged ")).toBe(10);
+  });
+
+  it("baton mcp whose stdin ends with nothing in flight exits 0 with one line", { timeout: 60_000 }, async () => {
+    const server = await mcpServer();
+    server.child.stdin!.end();
+    expect(await server.exited).toBe(0);
+    expect(server.stderr().split("\n").slice(1)).toEqual(["baton mcp: stdin ended: the client is done; stopping", ""]);
   });
 
   it.skipIf(!fs.existsSync("/dev/full"))("standard output on a full disk (baton --help > /dev/full) is one line and exit 1", async () => {

@@ -30,12 +30,18 @@ async function warmUp(workingFolder: string): Promise<void> {
   void gitStateForWrite(workingFolder);
 }
 
+/** The signals that stop the server in order, and what each says. */
+const SIGNALS = { SIGHUP: "the client's terminal or session ended", SIGTERM: "asked to stop", SIGINT: "interrupted" } as const;
+
 /** Output errors that mean the client closed its end, not that writing failed. */
 const CLIENT_GONE = new Set(["EPIPE", "ECONNRESET"]);
 
 /**
  * Serves the MCP tools on stdin/stdout until the client goes away (stdin ends, its end of stdout
- * closes, SIGHUP), and resolves to the exit code: 0 then, 1 when stdout failed otherwise. stdout
+ * closes) or a signal stops it (SIGHUP, SIGTERM, SIGINT), and resolves to the exit code: 0 then,
+ * 1 when stdout failed otherwise. The calls in flight need no deadline of their own: each waits
+ * at most the database's limits (10 s for SQLite's write lock; PostgreSQL's statement, query and
+ * pool timeouts). stdout
  * carries only MCP messages; everything else goes to stderr. Applies pending migrations first,
  * so a fresh data folder works.
  */
@@ -84,11 +90,14 @@ export async function serveStdio(options: ServeStdioOptions): Promise<number> {
   // The client went away: answer what it asked before it did, then stop.
   process.stdin.once("end", () => stop("stdin ended: the client is done"));
   process.stdin.once("error", (error: NodeJS.ErrnoException) => stop(`stdin failed (${error.code ?? oneLine(error.message)}): the client is gone`));
-  // The terminal or session the client ran in ended (a second SIGHUP ends the process at once).
-  process.once("SIGHUP", () => {
+  // Told to stop (the client's terminal or session ended: SIGHUP): as when the client leaves, but
+  // reading stops at once. A second signal ends the process at once, as Node's default does.
+  const onSignal = (signal: NodeJS.Signals) => {
+    for (const other of Object.keys(SIGNALS) as NodeJS.Signals[]) process.off(other, onSignal);
     transport.stopReading();
-    stop("SIGHUP: the client's terminal or session ended; no new call starts");
-  });
+    stop(`${signal}: ${SIGNALS[signal as keyof typeof SIGNALS]}; no new call starts`);
+  };
+  for (const signal of Object.keys(SIGNALS)) process.once(signal, onSignal);
   log(`serving over stdio as ${options.defaultClient} (calls without as_client); database ${describeDatabase()}`);
   await closed;
   return exitCode;
