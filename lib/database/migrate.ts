@@ -85,13 +85,14 @@ async function appliedInPostgres(client: pg.Client): Promise<Set<string>> {
 /** Names of committed migrations the database has not applied yet (all of them for a new one). */
 export async function pendingMigrations(url: string = databaseUrl()): Promise<string[]> {
   const engine = engineOf(url);
+  const committed = committedMigrations(engine);
   let applied: Set<string>;
   if (engine === "postgres") {
     applied = await withConnection(url, appliedInPostgres);
   } else {
     const file = databaseFile(url);
     const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (!stat) return committedMigrations(engine);
+    if (!stat) return committed;
     refuseUnlessPlainFile(file, stat);
     const sqlite = new Database(file, { readonly: true, fileMustExist: true });
     try {
@@ -102,9 +103,9 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
     // Every process starts here (the server, the CLI, baton mcp). Modes an older Baton left
     // loose are narrowed once the file is known to be Baton's database: one DATABASE_URL names
     // may be another application's, which is refused and left as it was.
-    if (committedMigrations(engine).some((name) => applied.has(name))) narrowOlderModes(file, stat);
+    if (committed.some((name) => applied.has(name))) narrowOlderModes(file, stat);
   }
-  return committedMigrations(engine).filter((name) => !applied.has(name));
+  return committed.filter((name) => !applied.has(name));
 }
 
 /** Prisma's timestamp form in `_prisma_migrations`: `2026-11-22T06:54:51.471+00:00`. */
