@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import type http from "node:http";
 import type { Socket } from "node:net";
+import { Invalid } from "../errors";
 import { bodyClassOf, isLoopbackAddress, KiB, type GuardPolicy } from "../guard";
 import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
 
@@ -179,15 +180,18 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
     const pace = small ? `whole within ${BODY_HEAD_START_MS / 1000} s` : `at least ${MIN_BODY_BYTES_PER_SECOND / KiB} KiB/s after its first ${BODY_HEAD_START_MS / 1000} s`;
     const reason = `the request body came too slowly: ${received} of ${declared} bytes in ${Math.round((Date.now() - startedAt) / 1000)} s; a body to ${path} must arrive ${pace}`;
     console.error(`baton: closed ${incoming.method} ${path} from ${socket.remoteAddress}: ${reason}`);
-    // Destroying the request fails the handler's read of its body (a socket closed under it leaves
-    // that read waiting for good); once the 408 is written, so that it reaches the client.
+    // Destroying the request fails the handler's read of its body with this reason, a client's
+    // fault the handler answers without logging it as Baton's (a socket closed under the read
+    // leaves it waiting for good); once the 408 is written, so that it reaches the client. Node
+    // emits no 'error' on a request nothing listens to.
+    const tooSlow = new Invalid(`${reason}; nothing was done`);
     if (outgoing.headersSent) {
-      incoming.destroy();
+      incoming.destroy(tooSlow);
       return;
     }
-    const body = JSON.stringify({ error: { code: "REQUEST_TIMEOUT", message: `${reason}; nothing was done` } });
+    const body = JSON.stringify({ error: { code: "REQUEST_TIMEOUT", message: tooSlow.message } });
     outgoing.writeHead(408, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body), connection: "close" });
-    outgoing.end(body, () => incoming.destroy());
+    outgoing.end(body, () => incoming.destroy(tooSlow));
   };
   timer = setTimeout(check, BODY_CHECK_MS).unref();
   outgoing.once("close", () => clearTimeout(timer));
