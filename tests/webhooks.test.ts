@@ -161,6 +161,13 @@ describe("webhook registration", () => {
     expect(listed.stdout.trimEnd().split("\n")).toEqual([expect.stringMatching(/^\d+\tactive\thttp:\/\/localhost:9\/abc%20d\tentry\.created$/)]);
   });
 
+  it("refuses --events given twice (the last one was kept without a word) and stores nothing", async () => {
+    const added = await runBaton(["webhook", "add", "http://127.0.0.1:9/hook", "--events", "question.asked", "--events", "entry.created"]);
+    expect(added.code).toBe(2);
+    expect(added.stderr).toMatch(/^baton webhook: --events is given more than once; give it once\n/);
+    expect(await listWebhooks()).toEqual([]);
+  });
+
   it("shows the secret once: the list never carries it", async () => {
     const { webhook, secret } = await createWebhook({ url: "https://example.com/hook", events: ["question.asked"] });
     expect(secret).toMatch(/^whsec_/);

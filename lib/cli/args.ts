@@ -13,7 +13,9 @@ export function usageError(command: string, message: string, usage: string): num
 
 /**
  * A command's arguments (with --help/-h added), or the exit code when the command ends here:
- * 0 after printing the usage for --help, 2 after an unknown option or a missing value.
+ * 0 after printing the usage for --help, 2 after an unknown option, a missing value, or a value
+ * option given twice (parseArgs keeps the last: `--events question.asked --events entry.created`
+ * registered a hook for entry.created alone, without a word).
  */
 export function parseCommandArgs<const Options extends OptionsConfig, const Positionals extends boolean = false>(
   command: string,
@@ -23,9 +25,15 @@ export function parseCommandArgs<const Options extends OptionsConfig, const Posi
 ) {
   let parsed;
   try {
-    parsed = parseArgs({ args, strict: true, allowPositionals: config.allowPositionals, options: { ...config.options, ...HELP_OPTION } });
+    parsed = parseArgs({ args, strict: true, tokens: true, allowPositionals: config.allowPositionals, options: { ...config.options, ...HELP_OPTION } });
   } catch (error) {
     return usageError(command, (error as Error).message, usage);
+  }
+  const given = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option" || token.value === undefined || config.options[token.name]?.multiple) continue;
+    if (given.has(token.name)) return usageError(command, `--${token.name} is given more than once; give it once`, usage);
+    given.add(token.name);
   }
   if ("help" in parsed.values && parsed.values.help) {
     process.stdout.write(`${usage}\n`);
