@@ -48,3 +48,92 @@ test("a form refused once sends only what it holds the second time, not the refu
   // Once the context, not twice (was about 80 KiB: the context again inside the previous state).
   expect(bytes(againThread)).toBeLessThan(bytes(refusedThread) + 200);
 });
+
+// The same for the forms whose success shows a secret once: after it, the next post carried the
+// new token (or the webhook's signing secret) back to the server inside the previous state.
+test("create a token: refused then sent again, and after a success the next post does not carry the token shown", async ({ page }) => {
+  const posts = actionPosts(page);
+  await page.goto("/settings/tokens");
+  const create = await whenHydrated(page.getByRole("button", { name: "Create token" }));
+  await page.getByLabel("Name").fill("Not A Token Name");
+  await create.click();
+  await expect(page.getByLabel("Name")).toHaveAttribute("aria-invalid", "true");
+  await create.click();
+  await expect.poll(() => posts.length).toBe(2);
+  const [refused, again] = posts.splice(0);
+  expect(refused).toContain("Not A Token Name");
+  expect(again).not.toContain("Please correct the highlighted fields.");
+  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+
+  const suffix = Date.now().toString(36);
+  await page.getByLabel("Name").fill(`posts-first-${suffix}`);
+  await create.click();
+  const token = ((await page.getByTestId("new-token").textContent()) ?? "").trim();
+  expect(token).toMatch(/^baton_/);
+  await page.getByLabel("Name").fill(`posts-second-${suffix}`);
+  await create.click();
+  await expect.poll(() => posts.length).toBe(2);
+  expect(posts[1]).toContain(`posts-second-${suffix}`);
+  expect(posts[1]).not.toContain(token);
+});
+
+test("add a webhook: refused then sent again, and after a success the next post does not carry the signing secret shown", async ({ page }) => {
+  const posts = actionPosts(page);
+  await page.goto("/settings/webhooks");
+  const add = await whenHydrated(page.getByRole("button", { name: "Add webhook" }));
+  const refusedUrl = "ftp://posts.example/refused-hook";
+  await page.getByLabel("URL").fill(refusedUrl);
+  await page.getByRole("checkbox", { name: /^question\.asked/ }).check();
+  await add.click();
+  await expect(page.getByLabel("URL")).toHaveAttribute("aria-invalid", "true");
+  await add.click();
+  await expect.poll(() => posts.length).toBe(2);
+  const [refused, again] = posts.splice(0);
+  expect(refused).toContain(refusedUrl);
+  expect(again).not.toContain("Please correct the highlighted fields.");
+  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+
+  const suffix = Date.now().toString(36);
+  await page.getByLabel("URL").fill(`http://127.0.0.1:9/first-${suffix}`);
+  await page.getByRole("checkbox", { name: /^question\.asked/ }).check();
+  await add.click();
+  const secret = ((await page.getByTestId("webhook-secret").textContent()) ?? "").trim();
+  expect(secret.length).toBeGreaterThan(20);
+  await page.getByLabel("URL").fill(`http://127.0.0.1:9/second-${suffix}`);
+  await page.getByRole("checkbox", { name: /^question\.asked/ }).check();
+  await add.click();
+  await expect.poll(() => posts.length).toBe(2);
+  expect(posts[1]).toContain(`second-${suffix}`);
+  expect(posts[1]).not.toContain(secret);
+});
+
+test("the OAuth consent page: a refused decision, then another, the second without the first's parameters and refusal again", async ({ page }) => {
+  const base = process.env.BATON_E2E_BASE_URL!;
+  const registration = await page.request.post(`${base}/oauth/register`, { data: { client_name: "Posts", redirect_uris: ["http://127.0.0.1:5598/callback"] } });
+  expect(registration.status()).toBe(201);
+  const clientId = ((await registration.json()) as { client_id: string }).client_id;
+  // A long state, carried by a hidden field: in the refused state's values too, so a second post holding that state weighs it twice.
+  const state = "s".repeat(2000);
+  const query = new URLSearchParams({ client_id: clientId, redirect_uri: "http://127.0.0.1:5598/callback", response_type: "code", code_challenge: "c".repeat(43), code_challenge_method: "S256", resource: `${base}/api/mcp`, state });
+  let callback: URL | undefined;
+  await page.route((url) => url.origin === "http://127.0.0.1:5598", (route) => {
+    callback = new URL(route.request().url());
+    return route.fulfill({ status: 200, contentType: "text/plain", body: "client callback" });
+  });
+  const posts = actionPosts(page);
+  await page.goto(`/oauth/authorize?${query}`);
+  const approve = await whenHydrated(page.getByRole("button", { name: "Approve" }));
+  // A side the form does not offer (as a tampered page would send): refused on the page.
+  await page.locator('input[name="act_as"][value="chat"]').evaluate((radio: HTMLInputElement) => (radio.value = "neither"));
+  await approve.click();
+  await expect(page.getByText("Please correct the highlighted fields.")).toBeVisible();
+  await page.getByRole("button", { name: "Deny" }).click();
+  await expect.poll(() => callback?.searchParams.get("error")).toBe("access_denied");
+  expect(posts).toHaveLength(2);
+  const [refused, again] = posts;
+  expect(refused).toContain("neither");
+  expect(again).not.toContain("Please correct the highlighted fields.");
+  // The state once, as its hidden field (was twice: the refused state's values held it too).
+  expect(again.split(state).length - 1).toBe(1);
+  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+});

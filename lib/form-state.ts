@@ -30,9 +30,10 @@ export type FormAction = (previous: FormState, formData: FormData) => Promise<Fo
  * passes the previous state to the action, and a server action posts every argument it is given:
  * after a refusal, whose state holds everything typed (`values`), each post carried the text twice
  * and a long one crossed the page's body limit. No action reads the previous state. Every form
- * whose state can hold what was typed goes through this (keepingUnsent does).
+ * with useActionState goes through this (keepingUnsent does): a state can hold what was typed, or a
+ * secret shown once (a new token's, a webhook's), which the next post would carry back.
  */
-export function withoutPreviousState(action: FormAction): FormAction {
+export function withoutPreviousState<State extends FormState>(action: (previous: FormState, formData: FormData) => Promise<State>): (previous: State, formData: FormData) => Promise<State> {
   return (_previous, formData) => action(idleFormState, formData);
 }
 

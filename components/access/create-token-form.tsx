@@ -6,12 +6,12 @@ import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { ShownOnce } from "@/components/ui/shown-once";
 import { ROLE_LABELS, ROLES } from "@/lib/auth/schemas";
-import { focusFirstInvalid } from "@/lib/form-state";
+import { focusFirstInvalid, withoutPreviousState } from "@/lib/form-state";
 
 const initial: CreateTokenState = { status: "idle" };
 
 export function CreateTokenForm() {
-  const [state, formAction, pending] = useActionState(createTokenAction, initial);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(createTokenAction), initial);
   const errors = state.fieldErrors ?? {};
   const invalid = (field: string) => (errors[field] ? true : undefined);
   const form = useRef<HTMLFormElement>(null);

@@ -9,7 +9,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { AttentionGroup } from "./attention-group";
 import { useDismissableDetails } from "@/components/ui/use-dismissable-details";
 import type { SideAttention, ThreadAttention } from "@/lib/dashboard/find-attention";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 
 /** "Needs you now" (components/dashboard/attention-view.tsx): where focus goes when the last row leaves; it stays when the group goes. */
 const ATTENTION_HEADING_ID = "attention-heading";
@@ -181,8 +181,8 @@ function useFocusOutlivesRows(list: RefObject<HTMLUListElement | null>, shownIds
  * the time the server answers.
  */
 export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
-  const [state, mark] = useActionState(markAttentionAction, idleFormState);
-  const [undoState, undo, undoing] = useActionState(unmarkAttentionAction, idleFormState);
+  const [state, mark] = useActionState(withoutPreviousState(markAttentionAction), idleFormState);
+  const [undoState, undo, undoing] = useActionState(withoutPreviousState(unmarkAttentionAction), idleFormState);
   const [marked, setMarked] = useState<ThreadAttention | null>(null);
   // Hidden from the list the mark was made on, until the server's next list (which leaves it out) arrives.
   const [markedIn, setMarkedIn] = useState<ThreadAttention[] | null>(null);

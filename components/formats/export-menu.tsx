@@ -4,7 +4,7 @@ import { useActionState } from "react";
 import { exportBundleAction, type ExportBundleState } from "@/app/handoffs/[id]/export/actions";
 import { buttonClass } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 
 const DOWNLOADS = [
   { format: "bundle", label: "Context bundle (.json)" },
@@ -14,7 +14,7 @@ const DOWNLOADS = [
 
 /** Download the thread in any format, or store its bundle and see the artifact id (inside the thread's source menu). */
 export function ExportMenu({ handoffId, canExportBundle }: { handoffId: string; canExportBundle: boolean }) {
-  const [state, formAction, pending] = useActionState<ExportBundleState, FormData>(exportBundleAction, idleFormState);
+  const [state, formAction, pending] = useActionState<ExportBundleState, FormData>(withoutPreviousState(exportBundleAction), idleFormState);
   return (
     <div className="flex flex-col gap-2 border-t border-slate-200 pt-3">
       <p className="font-medium text-slate-800">Export</p>

@@ -4,7 +4,7 @@ import { useActionState, useState } from "react";
 import { decideAuthorizationAction } from "@/app/oauth/authorize/actions";
 import { buttonClass } from "@/components/ui/button";
 import { CLIENT_SIDES } from "@/lib/handoffs/schemas";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 
 const SIDE_HINTS = { chat: "decisions: creates handoffs for code to implement", code: "implementation: picks up and reports on handoffs" } as const;
 
@@ -14,7 +14,7 @@ const SIDE_HINTS = { chat: "decisions: creates handoffs for code to implement", 
  * Approve or Deny.
  */
 export function ConsentForm({ clientName, redirectUri, params }: { clientName: string; redirectUri: string; params: Record<string, string | undefined> }) {
-  const [state, formAction, pending] = useActionState(decideAuthorizationAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(decideAuthorizationAction), idleFormState);
   const [side, setSide] = useState(state.values?.act_as === "code" ? "code" : "chat");
   return (
     <form action={formAction} className="flex max-w-xl flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm sm:p-6">

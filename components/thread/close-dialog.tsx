@@ -4,13 +4,13 @@ import { useActionState } from "react";
 import { closeHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
 /** Close asks first, saying plainly that the entries will be deleted. */
 export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
   const modal = useModalDialog();
-  const [state, formAction, pending] = useActionState(closeHandoffAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(closeHandoffAction), idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <>

@@ -3,12 +3,12 @@
 import { useActionState } from "react";
 import { markReadAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
-import { idleFormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import type { ClientSide } from "@/lib/handoffs/schemas";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
 function MarkReadButton({ handoffId, side }: { handoffId: string; side: ClientSide }) {
-  const [state, formAction, pending] = useActionState(markReadAction, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(markReadAction), idleFormState);
   useRefreshAfterSuccess(state, handoffId);
   return (
     <form action={formAction} className="flex flex-col gap-1">

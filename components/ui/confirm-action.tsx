@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useId, type ReactNode } from "react";
-import { idleFormState, type FormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState, type FormState } from "@/lib/form-state";
 import { buttonClass } from "./button";
 import { useModalDialog } from "./use-modal-dialog";
 
@@ -29,7 +29,7 @@ type Props = {
 export function ConfirmAction({ action, fields, label, describe, title, children, confirmLabel, busyLabel }: Props) {
   const modal = useModalDialog();
   const headingId = useId();
-  const [state, formAction, pending] = useActionState(action, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(action), idleFormState);
   return (
     <>
       <button type="button" {...modal.openProps} aria-label={describe} className={buttonClass("danger")}>

@@ -5,7 +5,7 @@ import { createWebhookAction, type CreateWebhookState } from "@/app/settings/web
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { ShownOnce } from "@/components/ui/shown-once";
-import { focusFirstInvalid } from "@/lib/form-state";
+import { focusFirstInvalid, withoutPreviousState } from "@/lib/form-state";
 import { ENTRY_TYPES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS } from "@/lib/webhooks/schemas";
 
 /** A checkbox marked invalid is outlined red, as a text field's border turns red (inputClass). */
@@ -32,7 +32,7 @@ function ChoiceBox({ name, value, checked, errors, errorId, className, children 
 const initial: CreateWebhookState = { status: "idle" };
 
 export function CreateWebhookForm() {
-  const [state, formAction, pending] = useActionState(createWebhookAction, initial);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(createWebhookAction), initial);
   const errors = state.fieldErrors ?? {};
   const eventErrors = Object.entries(errors).filter(([field]) => field.startsWith("events")).flatMap(([, messages]) => messages);
   const typeErrors = Object.entries(errors).filter(([field]) => field.startsWith("types")).flatMap(([, messages]) => messages);

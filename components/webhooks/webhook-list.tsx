@@ -5,13 +5,13 @@ import { pauseWebhookAction, redeliverAction, removeWebhookAction, resumeWebhook
 import { buttonClass } from "@/components/ui/button";
 import { ConfirmAction } from "@/components/ui/confirm-action";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { idleFormState, type FormState } from "@/lib/form-state";
+import { idleFormState, withoutPreviousState, type FormState } from "@/lib/form-state";
 import type { DeliveryView, WebhookView } from "@/lib/webhooks/schemas";
 
 type Action = (previous: FormState, formData: FormData) => Promise<FormState>;
 
 function ActionButton({ action, id, label, busy, describe }: { action: Action; id: number; label: string; busy: string; describe: string }) {
-  const [state, formAction, pending] = useActionState(action, idleFormState);
+  const [state, formAction, pending] = useActionState(withoutPreviousState(action), idleFormState);
   return (
     <form action={formAction} className="inline-flex items-center gap-2">
       <input type="hidden" name="id" value={id} />
