@@ -77,15 +77,18 @@ export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, option
 }
 
 /**
- * One problem as a person reads it: `field: message`, or, when the message already starts by
- * naming its field ("url must be …", "as_client must be …"), the message with that name spelt as
- * the field's path (`types[0] must be among …`). Joined blindly, such a message read "url: url
- * must be …". The one place a field and its message are joined (REST, CLI, forms' summaries).
+ * One problem as a person reads it: `field: message`, or, when the message already starts with
+ * its field's name ("url must be …"), the message alone with that name spelt as the field's path
+ * (`types[0] must be among …`). Joined blindly, such a message read "url: url must be …". A
+ * message that names its field in another spelling keeps both: it names the field as a door
+ * takes it (REST's `?after_seq=`, MCP's `as_client`), the path as the domain does (`afterSeq`),
+ * and the caller may have sent either. The one place a field and its message are joined (REST,
+ * CLI, forms' summaries).
  */
 export function fieldProblem(field: string, message: string): string {
   const name = /([^.[\]]+)(?:\[\d+\])*$/.exec(field)?.[1];
   const first = /^[\w-]+/.exec(message)?.[0];
-  if (name && first && spellingOf(first) === spellingOf(name)) return `${field}${message.slice(first.length)}`;
+  if (name !== undefined && first === name) return `${field}${message.slice(first.length)}`;
   return `${field}: ${message}`;
 }
 

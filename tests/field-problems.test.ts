@@ -24,7 +24,7 @@ describe("refusals name each field once", () => {
     const side = await refusal(
       await api.fetch("/api/handoffs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "t", content: "c", asClient: "robot" }) }),
     );
-    expect(side).toMatch(/^asClient must be "chat" or "code"/);
+    expect(side).toMatch(/^asClient: as_client must be "chat" or "code"/);
   });
 
   it("CLI: `baton webhook add` says each problem once, with its list position, and stores nothing", async () => {

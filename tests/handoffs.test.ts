@@ -109,7 +109,7 @@ describe("createHandoff", () => {
     [{ title: "t", content: "c", project: "Has Caps" }, /^project must be 1–40 characters/],
     [{ title: "t", content: "c", project: "-lead" }, /^project must be/],
     [{ title: "t", content: "c", project: "x".repeat(41) }, /^project must be/],
-    [{ title: "t", content: "c", asClient: "desktop" }, /^asClient must be "chat" or "code"/],
+    [{ title: "t", content: "c", asClient: "desktop" }, /^asClient: as_client must be "chat" or "code"/],
     [{ content: "c" }, /^title is required$/],
   ])("refuses invalid input %j and stores nothing", async (input, message) => {
     const before = await rowCounts();
@@ -201,7 +201,7 @@ describe("addEntry", () => {
     [{ type: "note", content: "x" }, /^type must be one of context, task, progress, question, decision, done/],
     [{ type: "task", content: "" }, /content must not be empty/],
     [{ type: "task", content: "x".repeat(MAX_CONTENT_BYTES + 1) }, /content must be at most 64 KiB/],
-    [{ type: "task", content: "x", asClient: "robot" }, /^asClient must be "chat" or "code"/],
+    [{ type: "task", content: "x", asClient: "robot" }, /^asClient: as_client must be "chat" or "code"/],
   ])("refuses %j and stores nothing", async (input, message) => {
     const { handoff } = await createHandoff({ title: "t", content: "c" });
     const before = await rowCounts();
