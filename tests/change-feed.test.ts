@@ -287,7 +287,7 @@ describe("GET /api/events", () => {
     const response = await GET(new Request(`http://localhost/api/events?after=${after}&handoff=${handoff.id}&subject=entry`, { signal: aborted.signal }));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform, no-store");
     const live = addEntry({ id: handoff.id, type: "decision", content: "live" });
     const frames = await readFrames(response, (all) => all.filter((frame) => frame.startsWith("id: ") && frame.includes("data: {")).length >= 3);
     await live;
