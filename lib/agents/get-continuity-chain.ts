@@ -110,6 +110,54 @@ export async function getContinuityChainIn(tx: Tx, id: number): Promise<Continui
   };
 }
 
+/**
+ * `chain` keeping as many of its listed members as fit `budget` bytes, each weighed by `sizeOf` (a
+ * door's own measure: its JSON as that door sends it). The agent and the chain's two ends always
+ * stay (they are where to ask next); then the nearest predecessor and successor in turn, a side
+ * stopping at its first member that does not fit, so each side stays unbroken. Those left out count
+ * in earlier and later and an end not listed becomes first or last, as the window's cut does.
+ */
+export function chainWithinBudget(chain: ContinuityChain, sizeOf: (node: ChainNode) => number, budget: number): ContinuityChain {
+  const { predecessors, successors } = chain;
+  const oldest = chain.first ?? predecessors[0] ?? null;
+  const newest = chain.last ?? successors.at(-1) ?? null;
+  let used = [chain.agent, oldest, newest].reduce((sum, node) => sum + (node ? sizeOf(node) : 0), 0);
+  // An end is weighed above already, whether it ends up listed or as first/last.
+  const fits = (node: ChainNode) => {
+    const cost = node === oldest || node === newest ? 0 : sizeOf(node);
+    if (used + cost > budget) return false;
+    used += cost;
+    return true;
+  };
+  let before = 0;
+  let after = 0;
+  let beforeOpen = predecessors.length > 0;
+  let afterOpen = successors.length > 0;
+  while (beforeOpen || afterOpen) {
+    if (beforeOpen) {
+      if (fits(predecessors[predecessors.length - 1 - before])) before++;
+      else beforeOpen = false;
+      if (before === predecessors.length) beforeOpen = false;
+    }
+    if (afterOpen) {
+      if (fits(successors[after])) after++;
+      else afterOpen = false;
+      if (after === successors.length) afterOpen = false;
+    }
+  }
+  const earlier = chain.earlier + predecessors.length - before;
+  const later = chain.later + successors.length - after;
+  return {
+    ...chain,
+    predecessors: predecessors.slice(predecessors.length - before),
+    successors: successors.slice(0, after),
+    earlier,
+    first: earlier > 0 ? oldest : null,
+    later,
+    last: later > 0 ? newest : null,
+  };
+}
+
 /** An agent's chain around it, each member listed with its handoff record; safe against cycles and gaps. */
 export async function getContinuityChain(options: GetContinuityChainOptions): Promise<ContinuityChain> {
   const input = parseInput(getContinuityChainInput, options);
