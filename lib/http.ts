@@ -1,7 +1,7 @@
 /**
  * The REST door's plumbing (lib/server/api.ts, and Next's route handlers such as a thread's
  * export): reading a JSON body within its nesting limit and turning the domain's typed errors
- * into `{error: {code, message, fieldErrors?}}` with 400/403/404/409.
+ * into `{error: {code, message, fieldErrors?}}` with 400/403/404/409, and 503 with Retry-After.
  */
 import "server-only";
 import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";
@@ -11,6 +11,9 @@ import { quotedField } from "./validation";
 
 /** The JSON body of an API error. */
 export type ApiError = { error: { code: string; message: string; fieldErrors?: Record<string, string[]> } };
+
+/** How long a client waits before sending again a request refused as Unavailable (a busy database's lock is usually let go by then). */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 /** Maps a thrown error to a JSON response: typed domain errors keep their status and message. */
 export function errorResponse(error: unknown): Response {
@@ -22,7 +25,9 @@ export function errorResponse(error: unknown): Response {
         ...(error instanceof FieldsError && { fieldErrors: error.fieldErrors }),
       },
     };
-    return Response.json(body, { status: httpStatusOf[error.code] });
+    // Unavailable: nothing was stored and the same request may be sent again, after this pause.
+    const headers = error.code === "UNAVAILABLE" ? { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) } : undefined;
+    return Response.json(body, { status: httpStatusOf[error.code], headers });
   }
   console.error(error);
   return Response.json({ error: { code: "INTERNAL", message: "internal error; see the server log" } } satisfies ApiError, {

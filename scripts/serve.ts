@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { databaseFile, databaseUrl, dataDir, describeDatabase } from "../lib/config";
+import { refuseBadBusyTimeout } from "../lib/database/busy";
 import { engineOf } from "../lib/database/engine";
 import type { Engine } from "../lib/database/types";
 import { ensureMigrated } from "../lib/database/migrate";
@@ -34,14 +35,15 @@ process.env.CHECKPOINT_DISABLE = "1";
  * What stops the server before it migrates or serves, as its one line; null when nothing does: a
  * DATABASE_URL naming neither engine; on SQLite, a database it cannot write (a read-only file,
  * folder or disk would answer every change with a 500, and SQLite opens such a file read-only
- * without a word, so the file system is asked, as this user); on PostgreSQL, a pool size that
- * would refuse every request.
+ * without a word, so the file system is asked, as this user) or a BATON_BUSY_TIMEOUT_MS out of
+ * range; on PostgreSQL, a pool size that would refuse every request.
  */
 function startRefusal(): string | null {
   let engine: Engine;
   try {
     engine = engineOf(databaseUrl());
     if (engine === "postgres") poolSize();
+    else refuseBadBusyTimeout();
   } catch (error) {
     return `baton: ${(error as Error).message}`;
   }

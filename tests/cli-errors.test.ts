@@ -81,24 +81,46 @@ describe("the command line's failures are one line", () => {
     desk = await dataFolder();
   }, 120_000);
 
-  it("a database another process holds locked: every command says it is busy, in one line, and exits 1", async () => {
+  it("a database another process holds locked past the wait (BATON_BUSY_TIMEOUT_MS): every command says it is busy and may be run again, with no stack, and exits 1", async () => {
     const holder = new Database(path.join(desk.folder, "baton.db"));
     holder.pragma("locking_mode = EXCLUSIVE");
     holder.exec("BEGIN EXCLUSIVE");
     try {
+      const env = { ...desk.env, BATON_BUSY_TIMEOUT_MS: "300" };
       const runs = await Promise.all([
-        baton(["export", desk.hof, "--format", "json"], { env: desk.env }),
-        baton(["token", "list"], { env: desk.env }),
-        baton(["close", desk.hof], { env: desk.env }),
+        baton(["export", desk.hof, "--format", "json"], { env }),
+        baton(["token", "list"], { env }),
+        baton(["close", desk.hof], { env }),
       ]);
       for (const [ran, command] of runs.map((ran, index) => [ran, ["export", "token", "close"][index]] as const)) {
         expect(ran.code, command).toBe(1);
-        expectOneLine(ran, new RegExp(`^baton ${command}: the database .*baton\\.db is busy: another process holds its lock .*; try again when it is done`));
+        // Each command's own form for a refusal (export and close say it under "refused"), the database layer's message.
+        expect(ran.stderr).toMatch(
+          new RegExp(`^baton ${command}: (refused(; nothing was changed)?:\\n  )?the database is busy: another process kept it locked for the 300 ms Baton waits .*; send the same request again in a moment\\n$`),
+        );
+        expect(ran.stderr).not.toMatch(/^\s+at /m);
+        expect(ran.seconds, command).toBeLessThan(8);
       }
     } finally {
       holder.exec("ROLLBACK");
       holder.close();
     }
+  }, 60_000);
+
+  it("a BATON_BUSY_TIMEOUT_MS that is not a whole number of milliseconds stops a command, and npm start's server, in one line naming it", async () => {
+    const message = 'BATON_BUSY_TIMEOUT_MS must be a whole number of milliseconds from 0 to 600,000 (it is "ten"); fix it or leave it unset for 10,000\n';
+    const ran = await baton(["token", "list"], { env: { ...desk.env, BATON_BUSY_TIMEOUT_MS: "ten" } });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toBe(`baton token: ${message}`);
+    const projectRoot = path.resolve(import.meta.dirname, "..");
+    const served = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+      cwd: projectRoot,
+      env: { ...process.env, ...desk.env, BATON_BUSY_TIMEOUT_MS: "ten", PORT: "0" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(served.status).toBe(1);
+    expect(served.stderr).toBe(`baton: ${message}`);
   }, 60_000);
 
   it("a database file that is not SQLite's is one line naming it and what to do", async () => {

@@ -104,7 +104,7 @@ describe("waiting on PostgreSQL", () => {
       const started = performance.now();
       const waited = await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "late" });
       expect(waited.status).toBe(503);
-      expect(((await waited.json()) as { error: { message: string } }).error.message).toMatch(/^the database did not finish this within 25 s .*nothing of it was stored/);
+      expect(((await waited.json()) as { error: { message: string } }).error.message).toMatch(/^the database is busy: it did not finish within 25 s .*nothing of this request was stored/);
       expect((performance.now() - started) / 1000).toBeLessThan(29);
       await holder.query("COMMIT");
     } finally {
@@ -115,6 +115,35 @@ describe("waiting on PostgreSQL", () => {
     const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
     expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
   }, 60_000);
+
+  it("a table another session holds locked past lock_timeout: a write and a read-only transaction are answered 503 'busy' with Retry-After, and nothing is stored", async () => {
+    const id = await threadTitled("Lock timeout");
+    const real = process.env.DATABASE_URL!;
+    const holder = new pg.Client({ connectionString: real });
+    await holder.connect();
+    // lock_timeout is the server's setting (a role's, or DATABASE_URL's options) that Baton leaves as it is.
+    const shortLockWait = new URL(real);
+    shortLockWait.searchParams.set("options", "-c lock_timeout=300");
+    process.env.DATABASE_URL = shortLockWait.toString();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE handoffs IN ACCESS EXCLUSIVE MODE");
+      const busy = /^the database is busy: another transaction held a lock this needed past the server's lock_timeout; nothing of this request was stored; send the same request again in a moment$/;
+      for (const response of [await post(`/api/handoffs/${id}/entries`, { type: "progress", content: "refused" }), await api.fetch(`/api/handoffs/${id}`)]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("2");
+        const { error } = (await response.json()) as { error: { code: string; message: string } };
+        expect(error).toMatchObject({ code: "UNAVAILABLE" });
+        expect(error.message).toMatch(busy);
+      }
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
+      process.env.DATABASE_URL = real;
+    }
+    const thread = (await (await api.fetch(`/api/handoffs/${id}`)).json()) as { entries: { content: string }[] };
+    expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
+  }, 30_000);
 
   it("a server that stops answering on connections already open: 503 after 30 s, not a request held until it answers again", async () => {
     const relay = await freezableRelay(new URL(process.env.DATABASE_URL!));

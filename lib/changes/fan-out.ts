@@ -1,6 +1,7 @@
 import "server-only";
 import { databaseUrl } from "../config";
 import { database, read } from "../database";
+import { Unavailable } from "../errors";
 import { pruneChanges } from "./prune";
 import { allocatedIn, rowsAfter, SNAPSHOT, snapshotOf, stillRunning, type Snapshot } from "./rows";
 import { matches, type Change, type ChangeFilter } from "./types";
@@ -236,11 +237,11 @@ export function requestDrain(state: FeedState, onHeld?: () => void): void {
 export async function pruneSoon(state: FeedState): Promise<void> {
   state.lastPruneAt = Date.now();
   // Pruning is housekeeping: if other processes keep SQLite's write lock, skip it rather than
-  // hold up this feed for the whole busy timeout.
+  // hold up this feed for the whole busy timeout (refused as Unavailable; so is a database away).
   try {
     state.stats.pruned += await pruneChanges({ waitMs: 50 });
   } catch (error) {
-    if ((error as { code?: string }).code !== "SQLITE_BUSY") console.error("baton: could not prune the change feed; trying again later", error);
+    if (!(error instanceof Unavailable)) console.error("baton: could not prune the change feed; trying again later", error);
   }
 }
 

@@ -10,7 +10,7 @@ export const KEEP_MS = 24 * 60 * 60 * 1000;
  * Deletes changes beyond the last `keepRows` or older than `keepMs`, in short write transactions
  * with the event loop's turn between them.
  * The feed calls it when it starts and every ten minutes while it runs, waiting at most `waitMs`
- * for SQLite's write lock (then SQLITE_BUSY); returns how many went.
+ * for SQLite's write lock (then Unavailable, busy); returns how many went.
  */
 export async function pruneChanges({ keepRows = KEEP_ROWS, keepMs = KEEP_MS, now = Date.now(), waitMs = BUSY_TIMEOUT_MS } = {}): Promise<number> {
   const cutoff = await read(async (tx) => {

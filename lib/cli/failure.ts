@@ -5,7 +5,7 @@ import { isDomainError } from "../errors";
 import { oneLine } from "../one-line";
 
 /**
- * A failure no command answered itself (the database busy, unreadable or away; a file that cannot
+ * A failure no command answered itself (the database unreadable or away; a file that cannot
  * be written; a bug), as the one line a person reads: what happened and what to do. Commands
  * answer refusals (domain errors) themselves; this is the CLI's last word, never a stack trace.
  */
@@ -14,9 +14,6 @@ export function failureLine(error: unknown): string {
   const code = typeof (error as { code?: unknown } | null)?.code === "string" ? (error as { code: string }).code : "";
   const reason = oneLine(error instanceof Error ? error.message.split("\n")[0] : String(error));
   const database = databaseNamed();
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return `the database ${database} is busy: another process holds its lock and did not let go while Baton waited; try again when it is done`;
-  }
   if (code.startsWith("SQLITE_READONLY") || code === "SQLITE_PERM" || code === "SQLITE_AUTH") {
     return `cannot write the database ${database}: ${reason} (${code}); make it and its data folder writable, or choose another with BATON_DATA_DIR`;
   }

@@ -15,7 +15,7 @@ import { openSqlite } from "./sqlite";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
 export type { Database, Engine, Params, Tx, WriteOptions } from "./types";
-export { BUSY_TIMEOUT_MS } from "./sqlite";
+export { BUSY_TIMEOUT_MS } from "./busy";
 export { listen, type Listening } from "./listen";
 export { vacuum } from "./vacuum";
 export { engineOf } from "./engine";

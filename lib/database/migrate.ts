@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import type pg from "pg";
 import { databaseFile, databaseUrl } from "../config";
 import { Conflict, Unavailable } from "../errors";
+import { BUSY_TIMEOUT_MS, unavailableWhenBusy } from "./busy";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
 import { narrowOlderModes } from "./private-modes";
@@ -94,9 +95,11 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
     const stat = fs.statSync(file, { throwIfNoEntry: false });
     if (!stat) return committed;
     refuseUnlessPlainFile(file, stat);
-    const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    const sqlite = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
     try {
       applied = appliedInSqlite(sqlite);
+    } catch (error) {
+      throw unavailableWhenBusy(error, "sqlite", BUSY_TIMEOUT_MS);
     } finally {
       sqlite.close();
     }
@@ -143,6 +146,8 @@ export async function ensureMigrated(url: string = databaseUrl()): Promise<void>
       }
     });
     apply.immediate();
+  } catch (error) {
+    throw unavailableWhenBusy(error, "sqlite", MIGRATION_LOCK_TIMEOUT_MS);
   } finally {
     sqlite.close();
   }

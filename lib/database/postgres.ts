@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { Unavailable } from "../errors";
 import { wholeNumberParam } from "../validation";
+import { unavailableWhenBusy } from "./busy";
 import { checkedParams, numberedParameters } from "./params";
 import { pgDriver } from "./pg-driver";
 import type { Database, Params, Tx } from "./types";
@@ -43,8 +44,6 @@ function toPostgres(text: string): Prepared {
   return found;
 }
 
-/** query_canceled: statement_timeout ran out (or an administrator cancelled the statement). */
-const STATEMENT_CANCELLED = "57014";
 /** SQLSTATEs after which the whole transaction may run again: nothing of it was kept. */
 const RETRYABLE = new Set(["40001", "40P01"]);
 /** Connection-level failures: the server went away or refused (a restart, a full pool). */
@@ -161,7 +160,7 @@ const RECONNECT_WINDOW_MS = 10_000;
 const POOL_WAIT_MS = 10_000;
 /**
  * How long the server runs one statement of a pooled connection, waiting for locks included,
- * before it cancels it (57014): Baton's statements take milliseconds, waiting behind another
+ * before it cancels it (57014, refused as busy: lib/database/busy.ts): Baton's statements take milliseconds, waiting behind another
  * writer's row lock about as long. The server cancelling first keeps a refused write unstored: a
  * lone statement the client stopped waiting for would still commit once it got its lock (an
  * append answered 503, then stored, then sent again).
@@ -259,10 +258,7 @@ export function openPostgres(url: string): Database {
         // A BEGIN unanswered for QUERY_TIMEOUT_MS is not tried again: the server is there and silent.
         if ((broken && !started && !isQueryTimeout(error) && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
         if (broken) throw unavailable(error);
-        if (code === STATEMENT_CANCELLED) {
-          throw new Unavailable(`the database did not finish this within ${STATEMENT_TIMEOUT_MS / 1000} s (waiting for another transaction's lock, or busy); nothing of it was stored; try again in a moment`);
-        }
-        throw error;
+        throw unavailableWhenBusy(error, "postgres", STATEMENT_TIMEOUT_MS);
       } finally {
         client.off("error", onLost);
         client.release(broken || lost);

@@ -7,6 +7,7 @@ import { databaseFile } from "../config";
 import { Unavailable } from "../errors";
 import { oneLine } from "../one-line";
 import { makePrivateFolder } from "../paths.mjs";
+import { BUSY_TIMEOUT_MS, refuseBadBusyTimeout, unavailableWhenBusy } from "./busy";
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
@@ -15,9 +16,8 @@ import type { Database, Params, Tx, WriteOptions } from "./types";
  * SQLite's own cost (~0.006 ms each). Transactions run one at a time per process (a queue):
  * `work` awaits only `tx`, whose promises are already settled, so a transaction holds the write
  * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
- * `write`) instead of failing.
+ * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
  */
-export const BUSY_TIMEOUT_MS = 10_000;
 
 /** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
 const WRITE_RETRY_MAX_PAUSE_MS = 2;
@@ -51,12 +51,19 @@ export function createSqliteFile(file: string): void {
 }
 
 export function openSqlite(url: string): Database {
+  refuseBadBusyTimeout();
   const file = databaseFile(url);
   createSqliteFile(file);
   const connection = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
-  connection.pragma("journal_mode = WAL");
-  connection.pragma("synchronous = NORMAL");
-  connection.pragma("foreign_keys = ON");
+  try {
+    // The first statements read the file: another process holding it locked (locking_mode EXCLUSIVE) stops them.
+    connection.pragma("journal_mode = WAL");
+    connection.pragma("synchronous = NORMAL");
+    connection.pragma("foreign_keys = ON");
+  } catch (error) {
+    connection.close();
+    throw unavailableWhenBusy(error, "sqlite", BUSY_TIMEOUT_MS);
+  }
   const statements = new Map<string, BetterSqlite3.Statement>();
   const rawStatements = new Map<string, BetterSqlite3.Statement>();
   const statement = (text: string) => {
@@ -129,18 +136,19 @@ export function openSqlite(url: string): Database {
     }
   };
 
-  const transaction = <T>(open: () => void, work: (tx: Tx) => Promise<T>): Promise<T> => {
+  /** `waitMs`: how long `open` and the statements wait for another process's lock, for the refusal's message. */
+  const transaction = <T>(open: () => void, work: (tx: Tx) => Promise<T>, waitMs = BUSY_TIMEOUT_MS): Promise<T> => {
     if (inside.getStore()) return work(tx);
     return queued(() =>
       inside.run(true, async () => {
-        open();
         try {
+          open();
           const result = await work(tx);
           statement("COMMIT").run();
           return result;
         } catch (error) {
           if (connection.inTransaction) statement("ROLLBACK").run();
-          throw error;
+          throw unavailableWhenBusy(error, "sqlite", waitMs);
         }
       }),
     );
@@ -212,7 +220,7 @@ export function openSqlite(url: string): Database {
 
   return {
     engine: "sqlite",
-    write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work),
+    write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work, waitMs),
     writeGrouped,
     read: (work) => transaction(() => statement("BEGIN").run(), work),
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).

@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "./engine";
 import { withConnection } from "./postgres";
-import { BUSY_TIMEOUT_MS } from "./sqlite";
+import { BUSY_TIMEOUT_MS, unavailableWhenBusy } from "./busy";
 
 /**
  * Rebuilds the database's files so rewritten rows leave no old text behind, outside any
@@ -19,6 +19,8 @@ export async function vacuum(tables: readonly string[]): Promise<void> {
     try {
       connection.exec("VACUUM");
       connection.pragma("wal_checkpoint(TRUNCATE)");
+    } catch (error) {
+      throw unavailableWhenBusy(error, "sqlite", BUSY_TIMEOUT_MS);
     } finally {
       connection.close();
     }

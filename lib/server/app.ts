@@ -2,7 +2,9 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
+import { isDomainError } from "../errors";
 import { guard, issueReentryTicket, type BatonEnv, type GuardPolicy } from "../guard";
+import { errorResponse } from "../http";
 import { screenedActionRequest } from "./action-body";
 import { apiRouter } from "./api";
 import { servingPage } from "./page-status";
@@ -30,6 +32,8 @@ export type BatonAppOptions = {
 export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   const app = new Hono<BatonEnv>();
   app.onError((error, c) => {
+    // A domain error from before the API's router (the guard's look-up of a token on a busy database) is answered as the router answers it.
+    if (isDomainError(error)) return errorResponse(error);
     console.error(`baton: ${c.req.method} ${c.req.path} failed`, error);
     return c.json({ error: { code: "INTERNAL", message: "Baton could not answer this request; see the server log" } }, 500);
   });

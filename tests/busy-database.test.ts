@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { databaseFile } from "../lib/config";
+import { closeDatabase } from "../lib/database";
+import { createHandoff, getHandoff } from "../lib/handoffs";
+import { runBaton } from "./support/baton-command";
+import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
+import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
+
+/**
+ * A SQLite database another process keeps locked past Baton's wait, at every door: the REST API
+ * and MCP over HTTP (the HTTP door as its own process), `baton mcp` over stdio, and the CLI. Each
+ * refuses as Unavailable (503 with Retry-After, a tool error, exit 1 in one line), logs no stack,
+ * and stores nothing. The wait is shortened with BATON_BUSY_TIMEOUT_MS.
+ */
+const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
+const SHORT_WAIT = { BATON_BUSY_TIMEOUT_MS: "300" };
+const BUSY_MESSAGE = String.raw`the database is busy: another process kept it locked for the 300 ms Baton waits \(.*\); nothing of this request was stored; send the same request again in a moment`;
+const BUSY = new RegExp(`^${BUSY_MESSAGE}$`);
+
+/**
+ * Another process holding the database's lock until released: `write` takes the write lock (BEGIN
+ * IMMEDIATE: readers go on), `everything` the whole file (locking_mode EXCLUSIVE, as a sqlite3
+ * shell can: readers wait too; it can be taken only while no other connection is open).
+ */
+async function lockHolder(mode: "write" | "everything"): Promise<{ release: () => Promise<void> }> {
+  const lock = mode === "write" ? `db.exec("BEGIN IMMEDIATE")` : `db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE")`;
+  const holder: ChildProcess = spawn(
+    process.execPath,
+    ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); ${lock}; process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const exited = new Promise((resolve) => holder.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout!.once("data", () => resolve());
+    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+  });
+  return {
+    release: async () => {
+      holder.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+const toolText = (result: Awaited<ReturnType<Awaited<ReturnType<typeof connectStdioClient>>["client"]["callTool"]>>) =>
+  (result.content as { type: string; text: string }[]).map((part) => part.text).join("");
+
+describe.runIf(onSqlite)("a database busy past the wait", () => {
+  let id: string;
+  let door: Awaited<ReturnType<typeof startHttpDoor>>;
+  beforeAll(async () => {
+    id = (await createHandoff({ title: "Busy", content: "first" })).handoff.id;
+    door = await startHttpDoor(SHORT_WAIT);
+  }, 60_000);
+  afterAll(async () => {
+    if (door) await stopHttpDoor(door.door, "SIGTERM");
+  });
+
+  it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's refusal (exit 1); nothing stored, no stack logged", async () => {
+    const stdio = await connectStdioClient({ env: SHORT_WAIT });
+    const http = await connectHttpClient(`${door.origin}/api/mcp`);
+    const holder = await lockHolder("write");
+    try {
+      const rest = await fetch(`${door.origin}/api/handoffs/${id}/entries`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "progress", content: "over REST" }) });
+      expect(rest.status).toBe(503);
+      expect(rest.headers.get("retry-after")).toBe("2");
+      const { error } = (await rest.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("UNAVAILABLE");
+      expect(error.message).toMatch(BUSY);
+
+      for (const client of [http, stdio.client]) {
+        const result = await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: "over MCP" } });
+        expect(result.isError).toBe(true);
+        expect(toolText(result)).toMatch(BUSY);
+      }
+
+      const cli = await runBaton(["close", id], { env: SHORT_WAIT });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(new RegExp(`^baton close: refused; nothing was changed:\n  ${BUSY_MESSAGE}\n$`));
+    } finally {
+      await holder.release();
+      await http.close();
+      await stdio.client.close();
+    }
+    expect(stdio.stderr()).not.toMatch(/failed|^\s+at /m);
+    expect(door.stderr()).not.toMatch(/failed|^\s+at /m);
+    const thread = await getHandoff({ id });
+    expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
+    expect(thread.handoff.status).not.toBe("completed");
+  }, 60_000);
+
+  it("a read that meets a database locked whole is refused alike: REST 503 with Retry-After, an MCP tool error", async () => {
+    // The lock on the whole file can be taken only while no connection is open: the door and this process close theirs.
+    await stopHttpDoor(door.door, "SIGTERM");
+    await closeDatabase();
+    const holder = await lockHolder("everything");
+    try {
+      door = await startHttpDoor(SHORT_WAIT);
+      const http = await connectHttpClient(`${door.origin}/api/mcp`);
+      try {
+        const rest = await fetch(`${door.origin}/api/handoffs/${id}`);
+        expect(rest.status).toBe(503);
+        expect(rest.headers.get("retry-after")).toBe("2");
+        expect(((await rest.json()) as { error: { message: string } }).error.message).toMatch(BUSY);
+        const result = await http.callTool({ name: "get_handoff", arguments: { id } });
+        expect(result.isError).toBe(true);
+        expect(toolText(result)).toMatch(BUSY);
+      } finally {
+        await http.close();
+      }
+    } finally {
+      await holder.release();
+    }
+    expect(door.stderr()).not.toMatch(/failed|^\s+at /m);
+    // Let go, the same request is answered.
+    expect((await fetch(`${door.origin}/api/handoffs/${id}`)).status).toBe(200);
+  }, 60_000);
+});
