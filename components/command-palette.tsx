@@ -10,6 +10,7 @@ import { inputClass } from "@/components/ui/field";
 import type { AgentPage } from "@/lib/agents";
 import type { HandoffPage } from "@/lib/handoffs";
 import { extractHandoffId } from "@/lib/handoffs/handoff-ref";
+import { visibleBidiControls } from "@/lib/validation";
 
 /** The overlay's id: the navigation's search button opens it too. */
 export const PALETTE_DIALOG_ID = "command-palette";
@@ -62,7 +63,7 @@ function useItems(query: string, open: boolean): Item[] {
       items.push({
         key: `handoff-${item.id}`,
         group: "Handoffs",
-        label: item.title,
+        label: visibleBidiControls(item.title),
         detail: excerpt?.in === "entry" ? `#${excerpt.number}` : item.project ?? undefined,
         href: resultHref(item.id, excerpt),
       });

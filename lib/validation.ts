@@ -21,7 +21,23 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * around it ("…wants to act as chat" read backwards on a consent page).
  */
 export function visibleControls(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(CONTROLS, escapeOf);
+}
+
+/** Marks that reorder text (ALM, LRM, RLM, embeddings, overrides, isolates), as a character class's inside. */
+const BIDI_CONTROLS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
+const CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, "g");
+const ONLY_BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROLS}]`, "g");
+const escapeOf = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/**
+ * Only the bidirectional formatting characters of visibleControls shown as escapes: how the desk
+ * shows titles, names and entries that anyone with a token wrote. A right-to-left override in a
+ * title ("Invoice \u202efdp.exe") would otherwise read "Invoice exe.pdf"; the desk shows the
+ * spoofing as it is. Line breaks and tabs stay (an entry's text keeps its lines).
+ */
+export function visibleBidiControls(text: string): string {
+  return text.replace(ONLY_BIDI_CONTROLS, escapeOf);
 }
 
 /** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */

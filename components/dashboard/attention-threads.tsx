@@ -10,6 +10,7 @@ import { AttentionGroup } from "./attention-group";
 import { useDismissableDetails } from "@/components/ui/use-dismissable-details";
 import type { SideAttention, ThreadAttention } from "@/lib/dashboard/find-attention";
 import { idleFormState, withoutPreviousState } from "@/lib/form-state";
+import { visibleBidiControls } from "@/lib/validation";
 
 /** "Needs you now" (components/dashboard/attention-view.tsx): where focus goes when the last row leaves; it stays when the group goes. */
 const ATTENTION_HEADING_ID = "attention-heading";
@@ -100,12 +101,12 @@ function ThreadRow({ thread, marking }: { thread: ThreadAttention; marking: Mark
       data-handoff-id={thread.handoffId}
       tabIndex={0}
       onKeyDown={onKeyDown}
-      aria-label={`${thread.title}: ${thread.sides.map((side) => `${countsOf(side)} for ${side.side}`).join("; ")}. Press e for Done.`}
+      aria-label={`${visibleBidiControls(thread.title)}: ${thread.sides.map((side) => `${countsOf(side)} for ${side.side}`).join("; ")}. Press e for Done.`}
       className="flex min-w-0 flex-col gap-2 py-3 first:pt-0 last:pb-0 focus:outline-2 focus:outline-offset-2 focus:outline-indigo-500 sm:flex-row sm:items-start sm:justify-between"
     >
       <div className="flex min-w-0 flex-col gap-1">
         <Link href={`/handoffs/${thread.handoffId}?as=${first.side}&entry=${first.openAt}#entry-${first.openAt}`} className="font-medium break-words text-indigo-700 hover:underline">
-          {thread.title}
+          {visibleBidiControls(thread.title)}
         </Link>
         <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600">
           {thread.sides.map((side) => (
@@ -121,7 +122,7 @@ function ThreadRow({ thread, marking }: { thread: ThreadAttention; marking: Mark
         {latestQuestion && (
           <p className="text-sm break-words text-slate-700">
             <span className="mr-1.5 font-mono text-xs text-slate-600">question #{latestQuestion.number}</span>
-            <span data-testid="question-excerpt">{latestQuestion.excerpt}</span>
+            <span data-testid="question-excerpt">{visibleBidiControls(latestQuestion.excerpt)}</span>
           </p>
         )}
       </div>
@@ -204,12 +205,12 @@ export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
       {marked && (
         <div role="status" className={`mb-2 flex flex-wrap items-center gap-2 rounded-md px-3 py-2 text-sm ${failed ? "bg-red-50 text-red-800" : "bg-slate-100 text-slate-800"}`}>
           {failed ? (
-            <span className="min-w-0 break-words">Could not mark “{marked.title}”: {state.message}</span>
+            <span className="min-w-0 break-words">Could not mark “{visibleBidiControls(marked.title)}”: {state.message}</span>
           ) : undoState.values?.handoffId === marked.handoffId ? (
-            <span className="min-w-0 break-words">“{marked.title}” is back in the list.</span>
+            <span className="min-w-0 break-words">“{visibleBidiControls(marked.title)}” is back in the list.</span>
           ) : (
             <>
-              <span className="min-w-0 break-words">“{marked.title}” is off the list.</span>
+              <span className="min-w-0 break-words">“{visibleBidiControls(marked.title)}” is off the list.</span>
               <form action={undo}>
                 <input type="hidden" name="handoffId" value={marked.handoffId} />
                 <button type="submit" disabled={undoing} className="font-semibold text-indigo-700 underline">

@@ -4,6 +4,7 @@ import { buttonClass } from "@/components/ui/button";
 import { DismissableDetails } from "@/components/ui/dismissable-details";
 import type { Provenance } from "@/lib/formats/get-provenance";
 import { FORMAT_LABELS } from "@/lib/formats/types";
+import { visibleBidiControls } from "@/lib/validation";
 import { ExportMenu } from "./export-menu";
 import { MetadataList } from "./metadata-list";
 import { WarningList } from "./warning-list";
@@ -11,7 +12,7 @@ import { WarningList } from "./warning-list";
 function ThreadLink({ id, title }: { id: string; title: string }) {
   return (
     <Link href={`/handoffs/${id}`} className="font-medium text-indigo-700 underline wrap-anywhere">
-      {title}
+      {visibleBidiControls(title)}
     </Link>
   );
 }

@@ -7,6 +7,7 @@ import type { HandoffSummary } from "@/lib/handoffs";
 import { historyQuery, historySearch } from "@/lib/queries";
 import { SEARCH_MATCH_LIMIT } from "@/lib/search/query";
 import type { HighlightedText, SearchExcerpt } from "@/lib/search/types";
+import { visibleBidiControls } from "@/lib/validation";
 import { SourceBadge, StatusBadge, UnreadBadge } from "./handoff-badges";
 import { useHistoryFilters } from "./history-filters";
 
@@ -15,10 +16,10 @@ function Highlighted({ text }: { text: HighlightedText }) {
   return text.map((segment, index) =>
     segment.match ? (
       <mark key={index} className="rounded-sm bg-amber-100 px-0.5 font-semibold text-slate-900">
-        {segment.text}
+        {visibleBidiControls(segment.text)}
       </mark>
     ) : (
-      <span key={index}>{segment.text}</span>
+      <span key={index}>{visibleBidiControls(segment.text)}</span>
     ),
   );
 }
@@ -53,7 +54,7 @@ function HistoryItem({ item }: { item: HandoffSummary }) {
           href={resultHref(item.id, item.match?.excerpt)}
           className="font-semibold text-slate-900 break-words hover:text-indigo-700 hover:underline"
         >
-          {item.match ? <Highlighted text={item.match.title} /> : item.title}
+          {item.match ? <Highlighted text={item.match.title} /> : visibleBidiControls(item.title)}
         </Link>
         {inTitle && !item.match?.excerpt && (
           <span data-testid="search-where" className="ml-2 text-xs text-slate-600">

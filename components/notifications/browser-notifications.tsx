@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "
 import { useLiveChanges, type LiveUpdate } from "@/components/live/use-live-changes";
 import type { EntryView, HandoffView } from "@/lib/handoffs/views";
 import { plainTextOf } from "@/lib/plain-text";
+import { visibleBidiControls } from "@/lib/validation";
 
 /**
  * Opt-in browser notifications (Notification API): a question waiting for a side that has not
@@ -57,8 +58,8 @@ async function notifyQuestion(handoffId: string, entrySeq: number): Promise<void
   const waitingFor = entry.fromClient === "chat" ? "code" : "chat";
   const seen = waitingFor === "chat" ? thread.handoff.chatLastSeen : thread.handoff.codeLastSeen;
   if (seen >= entry.seq) return;
-  const text = plainTextOf(entry.content, 160);
-  notify(`Question for ${waitingFor}: ${thread.handoff.title}`, text, `baton-entry-${entry.seq}`, `/handoffs/${thread.handoff.id}`);
+  const text = visibleBidiControls(plainTextOf(entry.content, 160));
+  notify(`Question for ${waitingFor}: ${visibleBidiControls(thread.handoff.title)}`, text, `baton-entry-${entry.seq}`, `/handoffs/${thread.handoff.id}`);
 }
 
 function Watcher({ start }: { start: Start }) {

@@ -1,7 +1,9 @@
 import ReactMarkdown, { defaultUrlTransform } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { isValidElement, type ReactNode } from "react";
+import type { Nodes, Root } from "mdast";
 import { markdownTooDeep } from "@/lib/nesting";
+import { visibleBidiControls } from "@/lib/validation";
 import { CodeBlock } from "./code-block";
 
 /** The text of a fenced block: react-markdown hands `pre` one `code` element holding it. */
@@ -19,6 +21,14 @@ function safeUrl(url: string): string {
   return SAFE_PROTOCOL.test(cleaned) ? cleaned : "";
 }
 
+function showBidiControlsIn(node: Nodes): void {
+  if (node.type === "text" || node.type === "inlineCode" || node.type === "code") node.value = visibleBidiControls(node.value);
+  if ("children" in node) node.children.forEach(showBidiControlsIn);
+}
+
+/** A right-to-left override in an entry reorders the words after it: the entry shows it as an escape (as titles do). */
+const remarkShowBidiControls = () => (tree: Root) => showBidiControlsIn(tree);
+
 /**
  * Markdown from agents and documents. Raw HTML is never interpreted (react-markdown escapes
  * it), so `<script>` or `onerror=` payloads show as text; links open safely in a new tab. Text
@@ -30,7 +40,7 @@ export function Markdown({ children }: { children: string }) {
     return (
       <div className="prose-baton">
         <p className="whitespace-pre-wrap break-words" data-plain-text="too-deep">
-          {children}
+          {visibleBidiControls(children)}
         </p>
       </div>
     );
@@ -38,7 +48,7 @@ export function Markdown({ children }: { children: string }) {
   return (
     <div className="prose-baton">
       <ReactMarkdown
-        remarkPlugins={[remarkGfm]}
+        remarkPlugins={[remarkGfm, remarkShowBidiControls]}
         skipHtml={false}
         urlTransform={safeUrl}
         components={{

@@ -25,6 +25,7 @@ import {
 } from "@/lib/handoffs";
 import { cursorOf } from "@/lib/handoffs/views";
 import { threadStateOf } from "@/lib/queries";
+import { visibleBidiControls } from "@/lib/validation";
 
 export const dynamic = "force-dynamic";
 
@@ -67,7 +68,7 @@ const loadThreadPage = cache(async (id: string, asClient: "chat" | "code", entry
 /** The tab names the thread. */
 export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
   const [{ id }, search] = await Promise.all([params, searchParams]);
-  return { title: (await loadThreadPage(id, sideOf(search.as), entryParam(search.entry))).run.handoff.title };
+  return { title: visibleBidiControls((await loadThreadPage(id, sideOf(search.as), entryParam(search.entry))).run.handoff.title) };
 }
 
 /** Where the thread stands in git: runs git on this machine, so it streams in after the entries. */

@@ -1,0 +1,36 @@
+import { expect, test } from "@playwright/test";
+
+/**
+ * A right-to-left override (U+202E) in a title or an entry reorders what follows it: a title
+ * written "Invoice \u202efdp.exe" read "Invoice exe.pdf" everywhere the desk showed it. The desk
+ * shows such marks as escapes (lib/validation.ts's visibleBidiControls), as refusal messages and
+ * the consent page do, so the spoofing reads as what it is.
+ */
+const RLO = "\u202e";
+const TITLE = `E2E bidi invoice ${RLO}fdp.exe`;
+const SHOWN_TITLE = "E2E bidi invoice \\u202efdp.exe";
+
+test("titles, entries, previews and the tab show a right-to-left override as an escape, not reordered text", async ({ page, request }) => {
+  const created = await request.post("/api/handoffs", { data: { title: TITLE, content: `Pay it: ${RLO}gnp.tab`, asClient: "chat" } });
+  expect(created.status()).toBe(201);
+  const { handoff } = (await created.json()) as { handoff: { id: string } };
+  expect((await request.post(`/api/handoffs/${handoff.id}/entries`, { data: { type: "question", content: `Run ${RLO}hs.llatsni?`, asClient: "code" } })).status()).toBe(201);
+
+  await page.goto(`/handoffs/${handoff.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(SHOWN_TITLE);
+  // The tab leads with the attention count: "(1) E2E bidi invoice \u202efdp.exe · Baton".
+  expect(await page.title()).toContain(`${SHOWN_TITLE} · Baton`);
+  await expect(page.locator("li[data-seq]").first()).toContainText("Pay it: \\u202egnp.tab");
+  await expect(page.locator("li[data-seq]").last()).toContainText("Run \\u202ehs.llatsni?");
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+
+  await page.goto("/");
+  const row = page.locator(`[data-testid="attention-thread"][data-handoff-id="${handoff.id}"]`);
+  await expect(row.getByRole("link").first()).toHaveText(SHOWN_TITLE);
+  await expect(row.getByTestId("question-excerpt")).toHaveText("Run \\u202ehs.llatsni?");
+  await expect(page.locator(`li[data-handoff-id="${handoff.id}"]`).getByRole("link").first()).toHaveText(SHOWN_TITLE);
+
+  await page.goto("/?q=invoice");
+  await expect(page.locator(`li[data-handoff-id="${handoff.id}"]`).getByRole("link").first()).toHaveText(SHOWN_TITLE);
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+});
