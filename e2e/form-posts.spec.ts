@@ -1,5 +1,6 @@
+import fs from "node:fs";
 import { expect, test, type Page, type Request } from "@playwright/test";
-import { whenHydrated } from "./support/extra-server";
+import { prepareDataDir, signInWith, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
 
 /** The bodies of the server-action posts `page` sends (React marks each with a Next-Action header), in order. */
 function actionPosts(page: Page): string[] {
@@ -60,6 +61,8 @@ test("create a token: refused then sent again, and after a success the next post
   await expect(page.getByLabel("Name")).toHaveAttribute("aria-invalid", "true");
   await create.click();
   await expect.poll(() => posts.length).toBe(2);
+  // The second answer in before typing on: React resets the form to its state's values once it lands.
+  await expect(page.getByRole("button", { name: "Create token" })).toBeEnabled();
   const [refused, again] = posts.splice(0);
   expect(refused).toContain("Not A Token Name");
   expect(again).not.toContain("Please correct the highlighted fields.");
@@ -88,6 +91,7 @@ test("add a webhook: refused then sent again, and after a success the next post 
   await expect(page.getByLabel("URL")).toHaveAttribute("aria-invalid", "true");
   await add.click();
   await expect.poll(() => posts.length).toBe(2);
+  await expect(page.getByRole("button", { name: "Add webhook" })).toBeEnabled();
   const [refused, again] = posts.splice(0);
   expect(refused).toContain(refusedUrl);
   expect(again).not.toContain("Please correct the highlighted fields.");
@@ -107,33 +111,55 @@ test("add a webhook: refused then sent again, and after a success the next post 
   expect(posts[1]).not.toContain(secret);
 });
 
-test("the OAuth consent page: a refused decision, then another, the second without the first's parameters and refusal again", async ({ page }) => {
-  const base = process.env.BATON_E2E_BASE_URL!;
-  const registration = await page.request.post(`${base}/oauth/register`, { data: { client_name: "Posts", redirect_uris: ["http://127.0.0.1:5598/callback"] } });
-  expect(registration.status()).toBe(201);
-  const clientId = ((await registration.json()) as { client_id: string }).client_id;
-  // A long state, carried by a hidden field: in the refused state's values too, so a second post holding that state weighs it twice.
-  const state = "s".repeat(2000);
-  const query = new URLSearchParams({ client_id: clientId, redirect_uri: "http://127.0.0.1:5598/callback", response_type: "code", code_challenge: "c".repeat(43), code_challenge_method: "S256", resource: `${base}/api/mcp`, state });
-  let callback: URL | undefined;
-  await page.route((url) => url.origin === "http://127.0.0.1:5598", (route) => {
-    callback = new URL(route.request().url());
-    return route.fulfill({ status: 200, contentType: "text/plain", body: "client callback" });
+// The consent page as an operator sees it on a BATON_AUTH=required server: signed in with an operator token.
+test.describe("the OAuth consent page", () => {
+  const port = Number(process.env.BATON_E2E_PORT || 3100) + 41;
+  const origin = `http://127.0.0.1:${port}`;
+  // Nothing listens here: Chromium's navigation to it is answered by the test, as the client's listener would.
+  const redirectUri = `http://127.0.0.1:${port + 1}/callback`;
+  let server: ExtraServer | undefined;
+  let operatorToken = "";
+
+  test.beforeAll(async () => {
+    const prepared = prepareDataDir([{ name: "desk", role: "operator" }]);
+    operatorToken = prepared.tokens.desk;
+    server = await startAndWait({ dataDir: prepared.dataDir, port, env: { BATON_AUTH: "required" } }, async () => (await fetch(`${origin}/.well-known/oauth-authorization-server`)).status === 200, "the BATON_AUTH=required server");
   });
-  const posts = actionPosts(page);
-  await page.goto(`/oauth/authorize?${query}`);
-  const approve = await whenHydrated(page.getByRole("button", { name: "Approve" }));
-  // A side the form does not offer (as a tampered page would send): refused on the page.
-  await page.locator('input[name="act_as"][value="chat"]').evaluate((radio: HTMLInputElement) => (radio.value = "neither"));
-  await approve.click();
-  await expect(page.getByText("Please correct the highlighted fields.")).toBeVisible();
-  await page.getByRole("button", { name: "Deny" }).click();
-  await expect.poll(() => callback?.searchParams.get("error")).toBe("access_denied");
-  expect(posts).toHaveLength(2);
-  const [refused, again] = posts;
-  expect(refused).toContain("neither");
-  expect(again).not.toContain("Please correct the highlighted fields.");
-  // The state once, as its hidden field (was twice: the refused state's values held it too).
-  expect(again.split(state).length - 1).toBe(1);
-  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+
+  test.afterAll(async () => {
+    if (!server) return;
+    await stopAndWait(server);
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  test("a refused decision, then another: the second post without the first's parameters and refusal again", async ({ page }) => {
+    const registration = await fetch(`${origin}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Posts", redirect_uris: [redirectUri] }) });
+    expect(registration.status).toBe(201);
+    const clientId = ((await registration.json()) as { client_id: string }).client_id;
+    // A long state, carried by a hidden field: in the refused state's values too, so a second post holding that state weighs it twice.
+    const state = "s".repeat(2000);
+    const query = new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: "code", code_challenge: "c".repeat(43), code_challenge_method: "S256", resource: `${origin}/api/mcp`, state });
+    let callback: URL | undefined;
+    await page.route(`http://127.0.0.1:${port + 1}/**`, (route) => {
+      callback = new URL(route.request().url());
+      return route.fulfill({ status: 200, contentType: "text/plain", body: "client callback" });
+    });
+    await page.goto(`${origin}/oauth/authorize?${query}`);
+    await signInWith(page, operatorToken);
+    const posts = actionPosts(page);
+    const approve = await whenHydrated(page.getByRole("button", { name: "Approve" }));
+    // A side the form does not offer (as a tampered page would send): refused on the page.
+    await page.locator('input[name="act_as"][value="chat"]').evaluate((radio: HTMLInputElement) => (radio.value = "neither"));
+    await approve.click();
+    await expect(page.getByText("Please correct the highlighted fields.")).toBeVisible();
+    await page.getByRole("button", { name: "Deny" }).click();
+    await expect.poll(() => callback?.searchParams.get("error")).toBe("access_denied");
+    expect(posts).toHaveLength(2);
+    const [refused, again] = posts;
+    expect(refused).toContain("neither");
+    expect(again).not.toContain("Please correct the highlighted fields.");
+    // The state once, as its hidden field (was twice: the refused state's values held it too).
+    expect(again.split(state).length - 1).toBe(1);
+    expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+  });
 });
