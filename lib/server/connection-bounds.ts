@@ -162,7 +162,9 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
   const startedAt = Date.now();
   const readAtStart = socket.bytesRead;
   let notReadingMs = 0;
-  let timer: NodeJS.Timeout;
+  // No 'close' listener to stop the checks: each check ends them once the body is whole, the answer
+  // sent or the socket gone. A server action's answer already carries ten from Next, Hono and
+  // Baton, and an eleventh made Node warn of a leak (MaxListenersExceededWarning) on every post.
   const check = () => {
     if (incoming.complete || outgoing.writableFinished || socket.destroyed) return;
     // The body waits in Node's buffer, unread by Baton: the socket is paused, the client is not slow.
@@ -174,7 +176,7 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
     const received = socket.bytesRead - readAtStart;
     const due = small ? Infinity : (MIN_BODY_BYTES_PER_SECOND * (clientMs - BODY_HEAD_START_MS)) / 1000;
     if (clientMs < BODY_HEAD_START_MS || received >= due) {
-      timer = setTimeout(check, BODY_CHECK_MS).unref();
+      setTimeout(check, BODY_CHECK_MS).unref();
       return;
     }
     const pace = small ? `whole within ${BODY_HEAD_START_MS / 1000} s` : `at least ${MIN_BODY_BYTES_PER_SECOND / KiB} KiB/s after its first ${BODY_HEAD_START_MS / 1000} s`;
@@ -193,6 +195,5 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
     outgoing.writeHead(408, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body), connection: "close" });
     outgoing.end(body, () => incoming.destroy(tooSlow));
   };
-  timer = setTimeout(check, BODY_CHECK_MS).unref();
-  outgoing.once("close", () => clearTimeout(timer));
+  setTimeout(check, BODY_CHECK_MS).unref();
 }
