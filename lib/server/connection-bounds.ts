@@ -152,6 +152,8 @@ const BODY_CHECK_MS = 1_000;
  * busy while the body waits in Node's buffer) is not held against the client. A body too slow is
  * answered 408 and its connection closed, with a log line; a body that fails while its answer is
  * already being written (none of Baton's routes answers before reading) only closes, logged too.
+ * A body its client stops sending by closing the connection fails the handler's read as the
+ * client's doing (Invalid), logged nowhere: nothing is done and nothing went wrong in Baton.
  * Hand-written: Node's options apply per server, not per request, and no maintained library
  * bounds a node:http request body's pace.
  */
@@ -162,6 +164,18 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
   const startedAt = Date.now();
   const readAtStart = socket.bytesRead;
   let notReadingMs = 0;
+  // A client that closes its connection before its body is whole (gone, not slow) left Node's own
+  // 'aborted' (ECONNRESET) under the handler's read, which the API answered as Baton's failure,
+  // logged with its stack. The request fails first, with why: the client's doing, which the
+  // handler answers (to nobody) without a log line. Prepended: Node's own listeners on the socket
+  // end the request at once; removed when the request ends, as a kept-alive socket serves many.
+  const left = () => {
+    unhook();
+    if (!incoming.complete && !incoming.destroyed) incoming.destroy(new Invalid(`the client closed its connection before its body was whole (${declared} bytes declared); nothing was done`));
+  };
+  const unhook = () => socket.off("end", left).off("close", left);
+  socket.prependOnceListener("end", left).prependOnceListener("close", left);
+  incoming.once("close", unhook);
   // No 'close' listener to stop the checks: each check ends them once the body is whole, the answer
   // sent or the socket gone. A server action's answer already carries ten from Next, Hono and
   // Baton, and an eleventh made Node warn of a leak (MaxListenersExceededWarning) on every post.
