@@ -1,11 +1,11 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isDomainError } from "../../errors";
 import { extractHandoffId } from "../../handoffs/handoff-ref";
 import { CLIENT_SIDES, type ClientSide } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
 import { threadMarkdown } from "../resources/thread-markdown";
+import { answeringRequestErrors } from "../request-errors";
 import type { ToolContext } from "../tool-kit";
 import { currentCaller, defaultSideOf } from "../../caller";
 
@@ -20,16 +20,14 @@ const userMessage = (text: string, description: string): GetPromptResult => ({
   messages: [{ role: "user", content: { type: "text", text } }],
 });
 
-/** A domain refusal (unknown handoff, bad ID) as a JSON-RPC error whose message says what to do. */
-async function refusingBadInput<T>(work: () => Promise<T>, context: ToolContext, prompt: string): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof McpError) throw error;
-    if (isDomainError(error)) throw new McpError(ErrorCode.InvalidParams, error.message);
-    context.log(`prompt ${prompt} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    throw new McpError(ErrorCode.InternalError, `Baton could not build the ${prompt} prompt; check the Baton server's log`);
-  }
+/** A prompt's failure as its JSON-RPC error (lib/mcp/request-errors.ts): an argument naming nothing is invalid params. */
+function refusingBadInput<T>(work: () => Promise<T>, context: ToolContext, prompt: string): Promise<T> {
+  return answeringRequestErrors(work, {
+    notFound: (message) => new McpError(ErrorCode.InvalidParams, message),
+    log: context.log,
+    request: `prompt ${prompt}`,
+    unexpected: `Baton could not build the ${prompt} prompt; check the Baton server's log`,
+  });
 }
 
 const sideOf = (raw: string | undefined): ClientSide => {

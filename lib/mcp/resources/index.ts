@@ -11,9 +11,9 @@ import {
   type ReadResourceResult,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Invalid, isDomainError, NotFound } from "../../errors";
 import { HANDOFF_ID_PATTERN } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
+import { answeringRequestErrors } from "../request-errors";
 import type { ToolContext } from "../tool-kit";
 import { threadMarkdown } from "./thread-markdown";
 import { currentCaller, defaultSideOf } from "../../caller";
@@ -112,20 +112,15 @@ async function listPage(cursor: Cursor): Promise<ListResourcesResult> {
   };
 }
 
-/**
- * Domain errors as MCP errors: NotFound, and Invalid (the URI is the read's only input, so an
- * id no record can have), mean the URI names nothing; anything else is a bug, logged.
- */
-async function asResourceError<T>(work: () => Promise<T>, context: ToolContext, uri: string): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof McpError) throw error;
-    if (error instanceof NotFound || error instanceof Invalid) throw resourceNotFound(uri, error.message);
-    if (isDomainError(error)) throw new McpError(ErrorCode.InvalidParams, error.message, { uri });
-    context.log(`resource ${uri} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    throw new McpError(ErrorCode.InternalError, `Baton could not read ${uri}; check the Baton server's log`);
-  }
+/** A resource request's failure as its JSON-RPC error (lib/mcp/request-errors.ts): a URI that names nothing is "Resource not found". */
+function asResourceError<T>(work: () => Promise<T>, context: ToolContext, uri: string): Promise<T> {
+  return answeringRequestErrors(work, {
+    notFound: (message) => resourceNotFound(uri, message),
+    data: { uri },
+    log: context.log,
+    request: `resource ${uri}`,
+    unexpected: `Baton could not read ${uri}; check the Baton server's log`,
+  });
 }
 
 async function readHandoff(uri: string, id: string, context: ToolContext): Promise<ReadResourceResult> {
@@ -190,7 +185,14 @@ export type ResourceOptions = {
 
 export function registerResources(server: McpServer, context: ToolContext, options: ResourceOptions): void {
   server.server.registerCapabilities({ resources: {} });
-  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => listPage(decodeCursor(request.params?.cursor)));
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+    answeringRequestErrors(() => listPage(decodeCursor(request.params?.cursor)), {
+      notFound: (message) => new McpError(ErrorCode.InvalidParams, message),
+      log: context.log,
+      request: "resources/list",
+      unexpected: "Baton could not list its resources; check the Baton server's log",
+    }),
+  );
   server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: TEMPLATES }));
   server.server.setRequestHandler(ReadResourceRequestSchema, async (request) => readResource(request.params.uri, context));
   if (options.subscriptions) registerSubscriptions(server, context);
