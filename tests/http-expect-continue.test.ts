@@ -1,6 +1,11 @@
+import { spawn } from "node:child_process";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createToken } from "../lib/auth";
+import { databaseFile, databaseUrl } from "../lib/config";
+import { engineOf } from "../lib/database/engine";
 import { BODY_LIMITS } from "../lib/guard";
+import { BODY_HEAD_START_MS } from "../lib/server/connection-bounds";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { countRows } from "./support/rows";
 
@@ -19,9 +24,9 @@ afterAll(async () => {
   await closed?.close();
 });
 
-type Exchange = { text: string; write: (bytes: string) => void; next: (pattern: RegExp) => Promise<string>; end: () => void };
+type Exchange = { text: string; write: (bytes: string) => void; next: (pattern: RegExp, timeoutMs?: number) => Promise<string>; end: () => void };
 
-/** One connection: `next` waits until what the server sent matches `pattern` (or 3 s pass) and returns all of it. */
+/** One connection: `next` waits until what the server sent matches `pattern` (or `timeoutMs`, 3 s, pass) and returns all of it. */
 function connect(origin: string): Promise<Exchange> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
@@ -29,7 +34,7 @@ function connect(origin: string): Promise<Exchange> {
       const exchange: Exchange = {
         text: "",
         write: (bytes) => void socket.write(bytes),
-        next: (pattern) =>
+        next: (pattern, timeoutMs = 3_000) =>
           new Promise((done) => {
             const check = () => {
               if (!pattern.test(exchange.text)) return;
@@ -40,7 +45,7 @@ function connect(origin: string): Promise<Exchange> {
             const timer = setTimeout(() => {
               socket.off("data", check);
               done(exchange.text);
-            }, 3_000);
+            }, timeoutMs);
             socket.on("data", check);
             check();
           }),
@@ -88,4 +93,42 @@ describe("Expect: 100-continue", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     expect(await countRows("handoffs")).toBe(before + 1);
   });
+
+  /**
+   * The guard decides before asking for the body, and a bearer token's first use writes (its
+   * last use): with another process holding SQLite's write lock, the guard waits for it, and the
+   * event loop with it. The body's 10 s counted from the headers, so a client whose body takes a
+   * few seconds after 100 Continue, as a small one may, was cut with 408 for Baton's own delay.
+   */
+  it.skipIf(engineOf(databaseUrl()) !== "sqlite")(
+    "a body asked for late (the guard waited for a busy database) has its whole time from 100 Continue",
+    async () => {
+      const { token } = await createToken({ name: "continue-late", role: "agent" });
+      const lockedMs = BODY_HEAD_START_MS - 2_000;
+      // Another process holds the write lock, then lets it go by itself: this process waits, blocked.
+      const holder = spawn(
+        process.execPath,
+        ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n"); setTimeout(() => { db.exec("ROLLBACK"); db.close(); }, ${lockedMs});`, databaseFile()],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      await new Promise((resolve) => holder.stdout.once("data", resolve));
+      const before = await countRows("handoffs");
+      const body = JSON.stringify({ title: "asked for late", content: "x".repeat(24 * 1024) });
+      const connection = await connect(closed.origin);
+      const sentAt = Date.now();
+      connection.write(head(closed.origin, "/api/handoffs", Buffer.byteLength(body), `authorization: Bearer ${token}\r\n`));
+      expect(await connection.next(/^HTTP\/1\.1 100 Continue\r\n\r\n/, 20_000)).toBe("HTTP/1.1 100 Continue\r\n\r\n");
+      expect(Date.now() - sentAt).toBeGreaterThanOrEqual(lockedMs - 500);
+      // 24 KiB in 6 parts over 4 s: a slow link, well within the 10 s a small body has.
+      for (let at = 0; at < body.length; at += 4096) {
+        connection.write(body.slice(at, at + 4096));
+        await new Promise((resolve) => setTimeout(resolve, 800));
+      }
+      const answer = await connection.next(/HTTP\/1\.1 (?!100)\d{3} [^]*\r\n\r\n[^]*\}/, 5_000);
+      connection.end();
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+      expect(await countRows("handoffs")).toBe(before + 1);
+    },
+    40_000,
+  );
 });

@@ -55,21 +55,26 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
   return new Response(JSON.stringify(body), { status: verdict.status, headers });
 }
 
-/** Requests whose client waits for 100 Continue before sending its body (Node's `checkContinue`). */
-const awaitingContinue = new WeakSet<IncomingMessage>();
+/** Requests whose client waits for 100 Continue before sending its body (Node's `checkContinue`), with what to do once it is sent. */
+const awaitingContinue = new WeakMap<IncomingMessage, () => void>();
 
 /**
  * For the server's `checkContinue`: Node would have answered `Expect: 100-continue` with 100
  * Continue before any check, and the client would have sent a body the guard then refused. The
  * guard sends it once it has admitted the request (askForBody), so a refusal (413, 401, 403 …)
- * goes out before a byte of the body is sent.
+ * goes out before a byte of the body is sent; `sent` runs then (the body's clock starts: the
+ * client could not send before).
  */
-export function holdContinue(incoming: IncomingMessage): void {
-  awaitingContinue.add(incoming);
+export function holdContinue(incoming: IncomingMessage, sent: () => void): void {
+  awaitingContinue.set(incoming, sent);
 }
 
 function askForBody(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  if (awaitingContinue.delete(incoming)) outgoing.writeContinue();
+  const sent = awaitingContinue.get(incoming);
+  if (!sent) return;
+  awaitingContinue.delete(incoming);
+  outgoing.writeContinue();
+  sent();
 }
 
 /**

@@ -154,15 +154,18 @@ const BODY_CHECK_MS = 1_000;
  * already being written (none of Baton's routes answers before reading) only closes, logged too.
  * A body its client stops sending by closing the connection fails the handler's read as the
  * client's doing (Invalid), logged nowhere: nothing is done and nothing went wrong in Baton.
+ * Returns what starts the body's clock: the server starts it at once, or, for a client that
+ * waits for 100 Continue, when that is sent (the guard's decision before it, a busy database's
+ * wait included, is Baton's time, not the client's).
  * Hand-written: Node's options apply per server, not per request, and no maintained library
  * bounds a node:http request body's pace.
  */
-export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.ServerResponse): void {
+export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.ServerResponse): () => void {
   const declared = Number(incoming.headers["content-length"] ?? 0);
-  if (!(declared > 0) || incoming.complete) return;
+  if (!(declared > 0) || incoming.complete) return () => {};
   const socket = incoming.socket;
-  const startedAt = Date.now();
-  const readAtStart = socket.bytesRead;
+  let startedAt = 0;
+  let readAtStart = 0;
   let notReadingMs = 0;
   // A client that closes its connection before its body is whole (gone, not slow) left Node's own
   // 'aborted' (ECONNRESET) under the handler's read, which the API answered as Baton's failure,
@@ -209,5 +212,10 @@ export function boundBodyTime(incoming: http.IncomingMessage, outgoing: http.Ser
     outgoing.writeHead(408, { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body), connection: "close" });
     outgoing.end(body, () => incoming.destroy(tooSlow));
   };
-  setTimeout(check, BODY_CHECK_MS).unref();
+  return () => {
+    if (startedAt !== 0) return;
+    startedAt = Date.now();
+    readAtStart = socket.bytesRead;
+    setTimeout(check, BODY_CHECK_MS).unref();
+  };
 }

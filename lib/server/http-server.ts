@@ -87,11 +87,15 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     errorHandler: () => Response.json({ error: { code: "BAD_REQUEST", message: "the request's Host and path do not make a URL" } }, { status: 400 }),
   });
   const inFlight = new Set<http.ServerResponse>();
+  const continueHeld = new WeakSet<http.IncomingMessage>();
   const server = http.createServer(BOUNDED_SERVER_OPTIONS, (incoming, outgoing) => {
     noteReentry(incoming);
     dropBatonHeaders(incoming);
     boundUnreadBody(incoming, outgoing);
-    boundBodyTime(incoming, outgoing);
+    const startBodyClock = boundBodyTime(incoming, outgoing);
+    // A client waiting for 100 Continue sends nothing before it: its body's time starts there, not while the guard decides.
+    if (continueHeld.has(incoming)) holdContinue(incoming, startBodyClock);
+    else startBodyClock();
     const badLine =
       repeatedFieldRefusal(incoming.headersDistinct) ??
       requestTargetRefusal(incoming.url ?? "/") ??
@@ -118,7 +122,7 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
   });
   // `Expect: 100-continue`: the guard, not Node, asks for the body, once it has admitted the request.
   server.on("checkContinue", (incoming: http.IncomingMessage, outgoing: http.ServerResponse) => {
-    holdContinue(incoming);
+    continueHeld.add(incoming);
     server.emit("request", incoming, outgoing);
   });
   server.on("clientError", answerClientError);
