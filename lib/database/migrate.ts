@@ -10,7 +10,7 @@ import { Conflict, Unavailable } from "../errors";
 import { BUSY_TIMEOUT_MS, unavailableWhenBusy } from "./busy";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
-import { narrowOlderModes } from "./private-modes";
+import { narrowOlderDataFolder, narrowOlderModes } from "./private-modes";
 import { createSqliteFile, refuseUnlessPlainFile } from "./sqlite";
 import type { Engine } from "./types";
 
@@ -90,6 +90,8 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
   let applied: Set<string>;
   if (engine === "postgres") {
     applied = await withConnection(url, appliedInPostgres);
+    // As below for SQLite's folder: the data folder still holds documents and artifacts.
+    if (committed.some((name) => applied.has(name))) narrowOlderDataFolder();
   } else {
     const file = databaseFile(url);
     const stat = fs.statSync(file, { throwIfNoEntry: false });

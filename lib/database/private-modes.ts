@@ -20,6 +20,9 @@ import { oneLine } from "../one-line";
 /** What Baton keeps in a data folder beside its database files (`baton.db`, `-wal`, `-shm`, `-journal`). */
 const DATA_FOLDER_ENTRIES = new Set(["artifacts", "personas", "hooks", "runtime"]);
 
+/** The data folder's own SQLite database (lib/config.ts's default DATABASE_URL). */
+const DEFAULT_DATABASE_NAME = "baton.db";
+
 const modeText = (stat: fs.Stats) => (stat.mode & 0o777).toString(8);
 
 /** Readable, writable or searchable by anyone but the owner, and the owner is this user (never on Windows, where modes mean nothing). */
@@ -60,13 +63,27 @@ function narrowDatabase(file: string, stat: fs.Stats): string | null {
   return `the database ${oneLine(file)} (was ${modeText(stat)})`;
 }
 
+function sayNarrowed(narrowed: (string | null)[], exposed: string): void {
+  const said = narrowed.filter((what) => what !== null);
+  if (said.length === 0) return;
+  process.stderr.write(`baton: made ${said.join(" and ")} private to this user (other users of this machine could read ${exposed})\n`);
+}
+
 /**
  * Narrows what others could read (see above) and says so on stderr, in one line. `stat` is the
  * database file's, taken by the caller.
  */
 export function narrowOlderModes(file: string, stat: fs.Stats): void {
   const folder = path.dirname(file);
-  const narrowed = [folder === dataDir() ? narrowFolder(folder, path.basename(file)) : null, narrowDatabase(file, stat)].filter((what) => what !== null);
-  if (narrowed.length === 0) return;
-  process.stderr.write(`baton: made ${narrowed.join(" and ")} private to this user (other users of this machine could read every handoff)\n`);
+  sayNarrowed([folder === dataDir() ? narrowFolder(folder, path.basename(file)) : null, narrowDatabase(file, stat)], "every handoff");
+}
+
+/**
+ * The same for a process on PostgreSQL, once it has read that the database is Baton's: the data
+ * folder still holds the artifacts, shift documents and hooks' state, and an older Baton's (755)
+ * kept them readable by every user of the machine. By the same rules; a start costs the folder's
+ * stat. A `baton.db` left in it from before the team moved to PostgreSQL is Baton's too.
+ */
+export function narrowOlderDataFolder(): void {
+  sayNarrowed([narrowFolder(dataDir(), DEFAULT_DATABASE_NAME)], "its shift documents and artifacts");
 }
