@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import type http from "node:http";
 import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { Invalid } from "../errors";
 import { bodyClassOf, isLoopbackAddress, KiB, type GuardPolicy } from "../guard";
 import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
@@ -49,17 +50,46 @@ const plain = (address: string) => address.toLowerCase().replace(/^::ffff:(?=\d+
 export const BOUNDED_SERVER_OPTIONS: http.ServerOptions = { headersTimeout: HEADERS_DEADLINE_MS, connectionsCheckingInterval: 1_000 };
 
 /**
- * Applies the bounds to `server` (made with BOUNDED_SERVER_OPTIONS): every connection gets HEADERS_DEADLINE_MS for its headers (the
- * first request by a timer of its own, later ones by Node's headersTimeout; idle keep-alive by
- * keepAliveTimeout), and a connection from beyond loopback past its peer's cap or the total cap is
- * closed at once. Loopback peers and trusted proxies (BATON_TRUSTED_PROXIES, whose clients are
- * many) are not counted.
+ * A whole answer written straight to a socket Node's parser no longer serves (or never will):
+ * Baton's JSON error shape and security headers, and Connection: close.
+ */
+export function rawAnswer(socket: Duplex, status: number, statusText: string, body: unknown): void {
+  const text = JSON.stringify(body);
+  const headers = { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), connection: "close" };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(`HTTP/1.1 ${status} ${statusText}\r\n${head}\r\n${text}`);
+}
+
+/**
+ * Applies the bounds to `server` (made with BOUNDED_SERVER_OPTIONS): a connection must complete
+ * each request's headers within HEADERS_DEADLINE_MS of being ready for it, the first from its
+ * opening, a later one from the end of the answer before it (Node's headersTimeout counts from
+ * the headers' first byte, after up to keepAliveTimeout of waiting, so a kept-alive client could
+ * idle 5 s, then trickle for 10 more); past it the connection is answered 408 and closed, or
+ * closed silently when nothing of a request came. A connection from beyond loopback past its
+ * peer's cap or the total cap is closed at once. Loopback peers and trusted proxies
+ * (BATON_TRUSTED_PROXIES, whose clients are many) are not counted.
  */
 export function boundConnections(server: http.Server, policy: Pick<GuardPolicy, "trustProxy">): void {
   const cap = remoteConnectionCap();
   const perPeer = new Map<string, number>();
   let remote = 0;
+  /** The headers' deadline of a connection waiting for a request. */
   const waiting = new WeakMap<Socket, NodeJS.Timeout>();
+  /** Requests of a connection not answered yet (a client may send the next before the answer). */
+  const unanswered = new WeakMap<Socket, number>();
+
+  const awaitHeaders = (socket: Socket) => {
+    const readBefore = socket.bytesRead;
+    const expire = () => {
+      if (socket.destroyed) return;
+      if (socket.bytesRead === readBefore) return void socket.destroy();
+      const message = `the request's headers did not arrive within ${HEADERS_DEADLINE_MS / 1000} s; send them at once`;
+      rawAnswer(socket, 408, "Request Timeout", { error: { code: "REQUEST_TIMEOUT", message } });
+      socket.destroySoon();
+    };
+    waiting.set(socket, setTimeout(expire, HEADERS_DEADLINE_MS).unref());
+  };
 
   server.on("connection", (socket: Socket) => {
     const address = plain(socket.remoteAddress ?? "");
@@ -79,16 +109,20 @@ export function boundConnections(server: http.Server, policy: Pick<GuardPolicy, 
         else perPeer.set(address, left);
       });
     }
-    const timer = setTimeout(() => socket.destroy(), HEADERS_DEADLINE_MS);
-    timer.unref();
-    waiting.set(socket, timer);
-    socket.once("close", () => clearTimeout(timer));
+    awaitHeaders(socket);
+    // One listener for the connection's life: it clears whichever deadline is current.
+    socket.once("close", () => clearTimeout(waiting.get(socket)));
   });
-  server.on("request", (request: http.IncomingMessage) => {
-    const timer = waiting.get(request.socket);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    waiting.delete(request.socket);
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const socket = request.socket;
+    clearTimeout(waiting.get(socket));
+    waiting.delete(socket);
+    unanswered.set(socket, (unanswered.get(socket) ?? 0) + 1);
+    response.once("finish", () => {
+      const left = (unanswered.get(socket) ?? 1) - 1;
+      unanswered.set(socket, left);
+      if (left === 0 && !socket.destroyed) awaitHeaders(socket);
+    });
   });
 }
 

@@ -12,7 +12,7 @@ import { guardPolicy, holdContinue, isLoopbackAddress, noteReentry, repeatedFiel
 import { batonCommand } from "../paths.mjs";
 import { startWebhookDispatcher } from "../webhooks";
 import { createBatonApp, type PagesHandler } from "./app";
-import { boundBodyTime, boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS } from "./connection-bounds";
+import { boundBodyTime, boundConnections, boundUnreadBody, BOUNDED_SERVER_OPTIONS, rawAnswer } from "./connection-bounds";
 import { RAW_ANSWER_SECURITY_HEADERS } from "./security-headers";
 
 /**
@@ -159,11 +159,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const [status, text, message] =
     error.code === "HPE_HEADER_OVERFLOW"
       ? [431, "Request Header Fields Too Large", "the request line and headers are over 16 KiB; send a shorter URL (IDs and filters are short)"]
-      : [400, "Bad Request", "the request could not be parsed as HTTP/1.1"];
-  const body = JSON.stringify({ error: { code: "REFUSED", message } });
-  const headers = { ...RAW_ANSWER_SECURITY_HEADERS, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), connection: "close" };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(`HTTP/1.1 ${status} ${text}\r\n${head}\r\n${body}`);
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "the request did not arrive in time; send it at once"]
+        : [400, "Bad Request", "the request could not be parsed as HTTP/1.1"];
+  rawAnswer(socket, status, text, { error: { code: status === 408 ? "REQUEST_TIMEOUT" : "REFUSED", message } });
 }
 
 export async function startBatonServer(options: BatonServerOptions): Promise<BatonServer> {
