@@ -183,3 +183,21 @@ test("j after a deep link goes on from the linked entry", async ({ page, request
     await expect.poll(() => focusedNumber(page)).toBe("1501");
   }
 });
+
+test("a link naming a folded entry by #entry-N alone focuses that entry once the page loads from it", async ({ page, request }) => {
+  const id = await seedThread(request, "E2E thread page: #entry-N to a folded entry", 1600);
+  // Pasted into the address bar: the page loads again from #1200 (?entry=1200), which then has focus.
+  await page.goto(`/handoffs/${id}#entry-1200`);
+  await waitForHydration(page);
+  await expect(page).toHaveURL(/\?entry=1200#entry-1200$/);
+  await expect.poll(() => focusedNumber(page)).toBe("1200");
+  await page.keyboard.press("j");
+  await expect.poll(() => focusedNumber(page)).toBe("1201");
+
+  // Followed within the page (an "answers #300" or a link in an entry): the same.
+  await page.evaluate(() => (window.location.hash = "#entry-300"));
+  await expect(page).toHaveURL(/\?entry=300#entry-300$/);
+  await expect.poll(() => focusedNumber(page)).toBe("300");
+  await page.keyboard.press("j");
+  await expect.poll(() => focusedNumber(page)).toBe("301");
+});

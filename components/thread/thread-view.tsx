@@ -47,10 +47,12 @@ function useOpenAt(firstNewNumber: number | null, lastNumber: number, openedAt: 
     }
     return true;
   };
-  const opened = useRef(false);
+  // The `?entry=` the page last opened at: an address naming a folded entry loads the page again
+  // from it (namedEntry's replace), and that entry then takes focus as one the page held would.
+  const opened = useRef<number | null | undefined>(undefined);
   useEffect(() => {
-    if (!opened.current) {
-      opened.current = true;
+    if (opened.current !== openedAt) {
+      opened.current = openedAt;
       if (!namedEntry()) {
         const openedEntry = openedAt === null ? null : document.getElementById(`entry-${openedAt}`);
         if (openedEntry) showEntry(openedEntry);
