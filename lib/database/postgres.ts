@@ -86,17 +86,33 @@ function withSessionSettings(url: string, settings: string): string {
   return parsed.toString();
 }
 
-const unavailable = (error: unknown) =>
-  new Unavailable(`the database is not answering (${error instanceof Error ? error.message : String(error)}); try again in a moment`);
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const unavailable = (error: unknown) => new Unavailable(`the database is not answering (${reasonOf(error)}); try again in a moment`);
+
+/**
+ * SQLSTATE too_many_connections: the server's max_connections (less its superuser reserve) are
+ * all taken, or the role's CONNECTION LIMIT. The server is up and answered: "not answering, check
+ * that the server is up" sent a team to the wrong place when its instances' pools together asked
+ * for more connections than PostgreSQL allows.
+ */
+const TOO_MANY_CONNECTIONS = "53300";
+
+const noConnectionLeft = (error: unknown) =>
+  new Unavailable(
+    `the database has no connection left for Baton (${reasonOf(error)}): PostgreSQL's max_connections, or the role's connection limit, is taken by its other clients and every Baton process (each instance keeps up to BATON_DB_POOL_SIZE); nothing of this request was stored; try again in a moment, and if it lasts raise max_connections or lower BATON_DB_POOL_SIZE`,
+  );
 
 /**
  * A connection that could not be set up as one line that says what to do (Unavailable), where
  * pg's own reads like a bug ("unexpected error" in the CLI): no password for the server's SCRAM
  * ("SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string"; a DATABASE_URL without its
  * password is what `baton setup claude-code` writes, so it comes from PGPASSWORD or ~/.pgpass,
- * which pg reads), or TLS asked of a server without it. Any other error is returned as it is.
+ * which pg reads), TLS asked of a server without it, or no connection left (TOO_MANY_CONNECTIONS).
+ * Any other error is returned as it is.
  */
 function connectionSetupExplained(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code === TOO_MANY_CONNECTIONS) return noConnectionLeft(error);
   const message = error instanceof Error ? error.message : "";
   if (/client password must be a string/.test(message)) {
     return new Unavailable("the database asks for a password and none was given: set PGPASSWORD or add the password to ~/.pgpass (Baton leaves DATABASE_URL's password out of the files it writes)");
@@ -218,7 +234,10 @@ export function openPostgres(url: string): Database {
           throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; try again in a moment`);
         }
         const pause = RECONNECT_PAUSES_MS[attempt];
-        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) throw isConnectionFailure(error) ? unavailable(error) : connectionSetupExplained(error);
+        if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) {
+          const explained = connectionSetupExplained(error);
+          throw explained === error && isConnectionFailure(error) ? unavailable(error) : explained;
+        }
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }

@@ -1,0 +1,99 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBaton } from "./support/baton-command";
+import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
+
+/**
+ * PostgreSQL with no connection left for Baton (SQLSTATE 53300: max_connections taken by several
+ * instances' pools, or the role's CONNECTION LIMIT, which this test uses so as not to starve the
+ * run's other files): every door refuses in one line that says so, that nothing was stored and
+ * what to change, never "not answering, check that the server is up" (it is up, and answered);
+ * once connections come free, the next request succeeds without restarting anything.
+ */
+const onPostgres = process.env.BATON_TEST_ENGINE === "postgres";
+const NO_CONNECTION_LEFT =
+  /the database has no connection left for Baton \(too many connections for role "[^"]+"\): PostgreSQL's max_connections, or the role's connection limit, is taken by its other clients and every Baton process \(each instance keeps up to BATON_DB_POOL_SIZE\); nothing of this request was stored; try again in a moment, and if it lasts raise max_connections or lower BATON_DB_POOL_SIZE/;
+const LIMIT = 2;
+
+async function asAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.runIf(onPostgres)("PostgreSQL with no connection left for Baton", () => {
+  const role = `baton_few_${randomBytes(4).toString("hex")}`;
+  let url = "";
+  let door: Awaited<ReturnType<typeof startHttpDoor>>;
+  beforeAll(async () => {
+    await asAdmin(async (client) => {
+      await client.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT ${LIMIT}`);
+      await client.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+      await client.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await client.query(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    });
+    const limited = new URL(process.env.DATABASE_URL!);
+    limited.username = role;
+    url = limited.toString();
+    door = await startHttpDoor({ DATABASE_URL: url });
+  }, 60_000);
+  afterAll(async () => {
+    if (door) await stopHttpDoor(door.door, "SIGTERM");
+    await asAdmin(async (client) => {
+      await client.query(`DROP OWNED BY ${role}`);
+      await client.query(`DROP ROLE ${role}`);
+    });
+  });
+
+  /** Takes every connection the role may open, until let go. */
+  async function takeEveryConnection(): Promise<() => Promise<void>> {
+    const held: pg.Client[] = [];
+    for (let index = 0; index < LIMIT; index++) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      held.push(client);
+    }
+    return async () => {
+      for (const client of held) await client.end();
+    };
+  }
+
+  it("REST answers 503 saying so, the CLI and baton mcp refuse in one line; nothing stored, and the next request once one is free succeeds", async () => {
+    const append = () =>
+      fetch(`${door.origin}/api/handoffs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "No connection left", content: "first" }) });
+    const letGo = await takeEveryConnection();
+    try {
+      const started = performance.now();
+      const refused = await append();
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("2");
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("UNAVAILABLE");
+      expect(error.message).toMatch(new RegExp(`^${NO_CONNECTION_LEFT.source}$`));
+      // A few seconds of tries while connections may come free, not a request held for minutes.
+      expect(performance.now() - started).toBeLessThan(12_000);
+
+      const cli = await runBaton(["token", "list"], { env: { DATABASE_URL: url } });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(new RegExp(`^baton token: ${NO_CONNECTION_LEFT.source}\n$`));
+
+      const mcp = await runBaton(["mcp"], { env: { DATABASE_URL: url } });
+      expect(mcp.code).toBe(1);
+      expect(mcp.stderr.trim().split("\n")).toHaveLength(1);
+      expect(mcp.stderr).toMatch(NO_CONNECTION_LEFT);
+    } finally {
+      await letGo();
+    }
+    const count = async () => asAdmin(async (client) => Number((await client.query("SELECT count(*) AS n FROM handoffs WHERE title = 'No connection left'")).rows[0].n));
+    expect(await count()).toBe(0);
+    expect(door.stderr()).not.toMatch(/^\s+at /m);
+    // Connections free again: the same request goes through on the same server.
+    expect((await append()).status).toBe(201);
+    expect(await count()).toBe(1);
+  }, 60_000);
+});
