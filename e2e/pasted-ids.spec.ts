@@ -24,3 +24,29 @@ test("an ID pasted with invisible characters inside opens from the palette and f
     await page.keyboard.press("Escape");
   }
 });
+
+/**
+ * The search box is the first box on the desk (`/` focuses it), and an ID pasted there found
+ * nothing: titles and entries do not hold it, so the desk said "No handoff matches these filters"
+ * for a thread that exists. It now offers the thread first.
+ */
+test("an ID or a link to a thread pasted into the search box offers that thread", async ({ page, request, baseURL }) => {
+  const created = await request.post("/api/handoffs", { data: { title: "E2E pasted into search", content: "context", asClient: "chat" } });
+  expect(created.status()).toBe(201);
+  const { handoff } = (await created.json()) as { handoff: { id: string } };
+
+  for (const pasted of [` ${handoff.id} `, `${baseURL}/handoffs/${handoff.id}?as=code`]) {
+    await page.goto("/");
+    await page.getByRole("searchbox", { name: /Search titles and entries/ }).fill(pasted);
+    const offer = page.getByTestId("pasted-id");
+    await expect(offer).toHaveText(`That is a handoff ID: open ${handoff.id}`);
+    await offer.getByRole("link").click();
+    await expect(page).toHaveURL(new RegExp(`/handoffs/${handoff.id}$`));
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E pasted into search");
+  }
+
+  // Words that hold no ID offer none.
+  await page.goto("/?q=pasted");
+  await expect(page.locator(`li[data-handoff-id="${handoff.id}"]`)).toBeVisible();
+  await expect(page.getByTestId("pasted-id")).toHaveCount(0);
+});

@@ -4,6 +4,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { HandoffSummary } from "@/lib/handoffs";
+import { extractHandoffId } from "@/lib/handoffs/handoff-ref";
 import { historyQuery, historySearch } from "@/lib/queries";
 import { SEARCH_MATCH_LIMIT } from "@/lib/search/query";
 import type { HighlightedText, SearchExcerpt } from "@/lib/search/types";
@@ -84,6 +85,24 @@ function HistoryItem({ item }: { item: HandoffSummary }) {
 }
 
 /**
+ * A handoff ID (or a link to one) pasted into the search box, the first box on the desk: titles and
+ * entries do not hold it, so the search alone answered "No handoff matches" for a thread that
+ * exists. The thread is offered first, as the palette and Open a handoff read a pasted ID.
+ */
+function PastedId({ q }: { q: string }) {
+  const id = extractHandoffId(q);
+  if (!id) return null;
+  return (
+    <p data-testid="pasted-id" className="mb-3 rounded-lg border border-indigo-200 bg-indigo-50 p-3 text-sm text-slate-800">
+      That is a handoff ID:{" "}
+      <Link href={`/handoffs/${id}`} className="font-mono font-medium text-indigo-700 underline break-all">
+        open {id}
+      </Link>
+    </p>
+  );
+}
+
+/**
  * Every handoff (or a search's matches, best first), for the filters in the address: it follows
  * the search box as it changes, keeping the last results on screen until the next arrive, and
  * refreshes while the page is open.
@@ -127,6 +146,7 @@ export function HistoryList() {
           )}
         </p>
       </div>
+      {filters.q && <PastedId q={filters.q} />}
       {data.items.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
           {data.capped ? (
