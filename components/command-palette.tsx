@@ -70,7 +70,7 @@ function useItems(query: string, open: boolean): Item[] {
     }
   }
   for (const agent of text ? (agents.data?.items ?? []) : []) {
-    items.push({ key: `agent-${agent.id}`, group: "Agents", label: agent.name, detail: `${agent.shortId} · ${agent.status}`, href: `/agents/${agent.id}` });
+    items.push({ key: `agent-${agent.id}`, group: "Agents", label: visibleBidiControls(agent.name), detail: `${agent.shortId} · ${agent.status}`, href: `/agents/${agent.id}` });
   }
   if (text) items.push({ key: "search", group: "Search", label: `Search every handoff for “${text}”`, href: `/?${new URLSearchParams({ q: text })}` });
   return items;

@@ -34,3 +34,23 @@ test("titles, entries, previews and the tab show a right-to-left override as an 
   await expect(page.locator(`li[data-handoff-id="${handoff.id}"]`).getByRole("link").first()).toHaveText(SHOWN_TITLE);
   expect(await page.locator("main").innerText()).not.toContain(RLO);
 });
+
+test("an agent's name shows a right-to-left override as an escape on its page, in the list and in the palette", async ({ page, request }) => {
+  const registered = await request.post("/api/agents", { data: { personaSlug: "builder", name: `E2E bidi ${RLO}tnega` } });
+  expect(registered.status()).toBe(201);
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  const shown = "E2E bidi \\u202etnega";
+
+  await page.goto(`/agents/${agent.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(shown);
+  expect(await page.title()).toContain(`${shown} ${agent.shortId}`);
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+
+  await page.goto("/agents");
+  await expect(page.getByRole("link", { name: shown })).toBeVisible();
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+
+  await page.keyboard.press("Control+k");
+  await page.locator("#command-palette input").fill("E2E bidi");
+  await expect(page.locator("#command-palette [role=option]").filter({ hasText: agent.shortId })).toContainText(shown);
+});

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ChainNode } from "@/lib/agents";
+import { visibleBidiControls } from "@/lib/validation";
 
 /** One-time notices after registering an agent or ending its shift (from the URL). */
 export function AgentBanners({ registered, handedOff, successor }: { registered: boolean; handedOff: boolean; successor: ChainNode | undefined }) {
@@ -14,7 +15,7 @@ export function AgentBanners({ registered, handedOff, successor }: { registered:
             <>
               The successor{" "}
               <Link href={`/agents/${successor.id}`} className="font-semibold underline">
-                {successor.name} {successor.shortId}
+                {visibleBidiControls(successor.name)} {successor.shortId}
               </Link>{" "}
               continues from the shift document.
             </>

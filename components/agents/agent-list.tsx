@@ -4,6 +4,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { agentSearch, type AgentFilters } from "@/lib/agents/agent-filters";
 import type { AgentChain, AgentChainPage, ListedAgent } from "@/lib/dashboard/find-agent-chains";
 import { ContextMeter, ReasonBadge, StatusBadge } from "./agent-badges";
+import { visibleBidiControls } from "@/lib/validation";
 
 /**
  * A shift prompt that did not arrive, said where the agent appears: on the one that handed off and
@@ -71,7 +72,7 @@ function AgentLine({ agent }: { agent: ListedAgent }) {
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
       <Link href={`/agents/${agent.id}`} className="min-w-0 break-words font-semibold text-indigo-700 hover:underline">
-        {agent.name}
+        {visibleBidiControls(agent.name)}
       </Link>
       <code className="font-mono text-xs text-slate-600">{agent.shortId}</code>
       <StatusBadge status={agent.status} />
@@ -96,7 +97,7 @@ function ChainItem({ chain }: { chain: AgentChain }) {
           <summary className="cursor-pointer text-sm text-slate-700">
             {predecessors.length} earlier agent{predecessors.length === 1 ? "" : "s"} in this chain
           </summary>
-          <ol aria-label={`Earlier agents of ${latest.name} ${latest.shortId}, newest first`} className="mt-2 flex flex-col gap-2 border-l-2 border-slate-200 pl-3">
+          <ol aria-label={`Earlier agents of ${visibleBidiControls(latest.name)} ${latest.shortId}, newest first`} className="mt-2 flex flex-col gap-2 border-l-2 border-slate-200 pl-3">
             {predecessors.map((agent) => (
               <li key={agent.id} data-agent-id={agent.id} data-predecessor="true" className="text-sm">
                 <AgentLine agent={agent} />

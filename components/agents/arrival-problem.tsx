@@ -4,6 +4,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import type { ChainNode, HandoffRecordView } from "@/lib/agents";
 import type { DeliveryProblem } from "@/lib/agents/delivery-states";
 import { RetryDeliveryButton } from "./retry-delivery-button";
+import { visibleBidiControls } from "@/lib/validation";
 
 /**
  * On a successor's page: the shift prompt meant for it did not reach its pane (failed, or not
@@ -15,7 +16,7 @@ export function ArrivalProblem({ predecessor, record, problem, target }: { prede
     return (
       <p data-testid="arrival-not-delivered" className="mb-6 break-words rounded-lg border border-slate-300 bg-slate-50 p-4 text-sm text-slate-800">
         <Link href={`/agents/${predecessor.id}`} className="font-semibold underline">
-          {predecessor.name} {predecessor.shortId}
+          {visibleBidiControls(predecessor.name)} {predecessor.shortId}
         </Link>
         &apos;s shift prompt: {problem.message}
       </p>
@@ -32,7 +33,7 @@ export function ArrivalProblem({ predecessor, record, problem, target }: { prede
       </h2>
       <p className="break-words">
         <Link href={`/agents/${predecessor.id}`} className="font-semibold underline">
-          {predecessor.name} {predecessor.shortId}
+          {visibleBidiControls(predecessor.name)} {predecessor.shortId}
         </Link>{" "}
         handed off to it <RelativeTime iso={record.createdAt} />.{" "}
         <span data-testid="delivery-problem">{problem.message}</span> Retry the delivery (to another pane if this one is

@@ -3,12 +3,13 @@ import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ChainNode, ContinuityChain, DeliveryProblem } from "@/lib/agents";
 import { reasonLabel, StatusBadge } from "./agent-badges";
+import { visibleBidiControls } from "@/lib/validation";
 
 function Node({ node, current, arrival }: { node: ChainNode; current: boolean; arrival: DeliveryProblem | null }) {
   const own = node.handoff?.deliveryProblem ?? null;
   const label = (
     <>
-      <span className="font-semibold">{node.name}</span> <code className="font-mono text-xs">{node.shortId}</code>
+      <span className="font-semibold">{visibleBidiControls(node.name)}</span> <code className="font-mono text-xs">{node.shortId}</code>
     </>
   );
   return (
@@ -77,7 +78,7 @@ function Node({ node, current, arrival }: { node: ChainNode; current: boolean; a
 function ChainEnd({ node }: { node: ChainNode }) {
   return (
     <Link href={`/agents/${node.id}`} className="text-indigo-700 underline">
-      {node.name} <code className="font-mono text-xs">{node.shortId}</code>
+      {visibleBidiControls(node.name)} <code className="font-mono text-xs">{node.shortId}</code>
     </Link>
   );
 }

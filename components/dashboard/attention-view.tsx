@@ -7,6 +7,7 @@ import { AttentionGroup } from "./attention-group";
 import { AttentionThreads } from "./attention-threads";
 import type { Attention } from "@/lib/dashboard/find-attention";
 import { awayFromTheEntries } from "@/lib/git/types";
+import { visibleBidiControls } from "@/lib/validation";
 
 function Group({ id, title, count, children }: { id: string; title: string; count: number; children: ReactNode }) {
   if (count === 0) return null;
@@ -50,7 +51,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
               <li key={record.id} className={itemClass}>
                 <p className="text-sm text-slate-800">
                   <Link href={`/agents/${agent.id}`} className={linkClass}>
-                    {agent.name} {agent.shortId}
+                    {visibleBidiControls(agent.name)} {agent.shortId}
                   </Link>{" "}
                   handed off
                   {successor && (
@@ -58,7 +59,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
                       {" "}
                       to{" "}
                       <Link href={`/agents/${successor.id}`} className={linkClass}>
-                        {successor.name} {successor.shortId}
+                        {visibleBidiControls(successor.name)} {successor.shortId}
                       </Link>
                     </>
                   )}{" "}
@@ -90,7 +91,7 @@ export function AttentionView({ attention }: { attention: Attention }) {
               <li key={agent.id} className={`${itemClass} sm:flex-row sm:items-center sm:justify-between`}>
                 <span className="min-w-0">
                   <Link href={`/agents/${agent.id}`} className={linkClass}>
-                    {agent.name}
+                    {visibleBidiControls(agent.name)}
                   </Link>{" "}
                   <code className="font-mono text-xs text-slate-600">{agent.shortId}</code>
                 </span>

@@ -20,6 +20,7 @@ import { shiftGitReport } from "@/lib/agents/shift-git-report";
 import { latestChangeSeq } from "@/lib/changes";
 import { Invalid, NotFound } from "@/lib/errors";
 import { lastCheckpointOf } from "@/lib/formats";
+import { visibleBidiControls } from "@/lib/validation";
 
 export const dynamic = "force-dynamic";
 
@@ -53,7 +54,7 @@ const chainOf = cache(async (ref: string) => getContinuityChain({ agentId: await
 /** The tab names the agent: its name and short id. */
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { agent } = await chainOf((await params).id);
-  return { title: `${agent.name} ${agent.shortId}` };
+  return { title: `${visibleBidiControls(agent.name)} ${agent.shortId}` };
 }
 
 /** The agent's handoff record and document; the document is read from disk while the rest shows. */
@@ -99,7 +100,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
     <>
       <AgentBanners registered={search.registered === "1"} handedOff={search.handedOff === "1"} successor={chain.successors[0]} />
       <PageHeader
-        title={agent.name}
+        title={visibleBidiControls(agent.name)}
         description={
           <span className="flex flex-wrap items-center gap-2">
             Agent <code className="font-mono">{agent.shortId}</code> · <span className="font-mono">{agent.personaSlug}</span>
