@@ -1,5 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
@@ -22,7 +23,6 @@ import type { Database, Params, Tx, WriteOptions } from "./types";
 /** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
 const WRITE_RETRY_MAX_PAUSE_MS = 2;
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
 const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError && error.code.startsWith("SQLITE_BUSY");
 
 /**
@@ -110,39 +110,60 @@ export function openSqlite(url: string): Database {
 
   /**
    * BEGIN IMMEDIATE, tried again while another process holds the write lock after a pause of at
-   * most WRITE_RETRY_MAX_PAUSE_MS (with jitter), for up to `waitMs`. SQLite's own busy handler
-   * backs off to 100 ms sleeps, so a writer that lost a few times slept while newcomers took the
-   * lock: with 32 writer processes its slowest appends waited over a second. The pause blocks
-   * the thread, as SQLite's sleep did. The pragmas are prepared once (better-sqlite3's pragma()
-   * prepares a statement per call, twice per write).
+   * most WRITE_RETRY_MAX_PAUSE_MS (with jitter), until `deadline` (performance.now()). SQLite's own
+   * busy handler backs off to 100 ms sleeps, so a writer that lost a few times slept while
+   * newcomers took the lock: with 32 writer processes its slowest appends waited over a second.
+   * The first try is synchronous and returns nothing when it takes the lock (an uncontended write
+   * costs no promise, timer or await); only a busy answer returns the promise of the wait, whose
+   * pauses are timers, so the event loop serves everything else meanwhile (a blocking pause froze
+   * the whole server, pages and event streams included, for up to BUSY_TIMEOUT_MS). Node's timers
+   * round a pause under 1 ms up to 1 ms. This process's other transactions still queue behind the
+   * waiting one (one connection holds one transaction at a time); each counts its wait from when
+   * it was asked for, so one queued behind a waiting write is answered or refused within the same
+   * bound. busy_timeout is 0 only for a try: a statement outside the queue (ping) waits as before.
+   * The pragmas are prepared once (better-sqlite3's pragma() prepares a statement per call).
    */
   const noBusyWait = connection.prepare("PRAGMA busy_timeout = 0");
   const busyWait = connection.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  const begin = (waitMs: number) => {
-    const deadline = performance.now() + waitMs;
+  /** The busy error of a try that found the lock taken, else undefined (the transaction is open). */
+  const tryBegin = (): unknown => {
     noBusyWait.get();
     try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          statement("BEGIN IMMEDIATE").run();
-          return;
-        } catch (error) {
-          if (!isBusy(error) || performance.now() > deadline) throw error;
-          Atomics.wait(pause, 0, 0, Math.min(WRITE_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
-        }
-      }
+      statement("BEGIN IMMEDIATE").run();
+      return undefined;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      return error;
     } finally {
       busyWait.get();
     }
   };
+  const waitToBegin = async (busy: unknown, deadline: number): Promise<void> => {
+    for (let attempt = 0; busy; attempt++) {
+      if (performance.now() > deadline) throw busy;
+      await sleep(Math.min(WRITE_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
+      busy = tryBegin();
+    }
+  };
+  const begin = (deadline: number): Promise<void> | undefined => {
+    const busy = tryBegin();
+    return busy ? waitToBegin(busy, deadline) : undefined;
+  };
+  const beginRead = () => void statement("BEGIN").run();
 
-  /** `waitMs`: how long `open` and the statements wait for another process's lock, for the refusal's message. */
-  const transaction = <T>(open: () => void, work: (tx: Tx) => Promise<T>, waitMs = BUSY_TIMEOUT_MS): Promise<T> => {
+  /**
+   * `open` starts the transaction, given the deadline for another process's lock (`waitMs` from
+   * this call, not from its turn in the queue); a promise from it is a wait for that lock.
+   * `waitMs` is also the wait the refusal's message names.
+   */
+  const transaction = <T>(open: (deadline: number) => Promise<void> | undefined, work: (tx: Tx) => Promise<T>, waitMs = BUSY_TIMEOUT_MS): Promise<T> => {
     if (inside.getStore()) return work(tx);
+    const deadline = performance.now() + waitMs;
     return queued(() =>
       inside.run(true, async () => {
         try {
-          open();
+          const waiting = open(deadline);
+          if (waiting) await waiting;
           const result = await work(tx);
           statement("COMMIT").run();
           return result;
@@ -176,7 +197,7 @@ export function openSqlite(url: string): Database {
   /** Thrown inside a group's transaction when a member threw: roll back, then run each alone. */
   const memberFailed = Symbol("a member of the group threw");
   const alone = (member: Member) =>
-    transaction(() => begin(BUSY_TIMEOUT_MS), member.work).then(
+    transaction(begin, member.work).then(
       (value) => member.settle({ value }),
       (error: unknown) => member.settle({ error }),
     );
@@ -188,7 +209,7 @@ export function openSqlite(url: string): Database {
     const values: unknown[] = [];
     try {
       await transaction(
-        () => begin(BUSY_TIMEOUT_MS),
+        begin,
         async (tx) => {
           for (const member of members) values.push(await member.work(tx).catch(() => Promise.reject(memberFailed)));
         },
@@ -206,7 +227,7 @@ export function openSqlite(url: string): Database {
     if (!together && !ranThisTurn) {
       ranThisTurn = true;
       setImmediate(() => (ranThisTurn = false));
-      return transaction(() => begin(BUSY_TIMEOUT_MS), work);
+      return transaction(begin, work);
     }
     together = true;
     return new Promise<T>((resolve, reject) => {
@@ -220,12 +241,12 @@ export function openSqlite(url: string): Database {
 
   return {
     engine: "sqlite",
-    write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(() => begin(waitMs), work, waitMs),
+    write: (work, { waitMs = BUSY_TIMEOUT_MS }: WriteOptions = {}) => transaction(begin, work, waitMs),
     writeGrouped,
-    read: (work) => transaction(() => statement("BEGIN").run(), work),
+    read: (work) => transaction(beginRead, work),
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
     writeStatement: <Row>(text: string, params: Params = []) =>
-      transaction(() => begin(BUSY_TIMEOUT_MS), async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
+      transaction(begin, async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
     ping: async () => {
       statement("SELECT 1").get();
     },
