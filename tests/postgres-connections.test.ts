@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBaton } from "./support/baton-command";
 import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
+import { freePort } from "./support/free-port";
 
 /**
  * PostgreSQL with no connection left for Baton (SQLSTATE 53300: max_connections taken by several
@@ -95,5 +97,72 @@ describe.runIf(onPostgres)("PostgreSQL with no connection left for Baton", () =>
     // Connections free again: the same request goes through on the same server.
     expect((await append()).status).toBe(201);
     expect(await count()).toBe(1);
+  }, 60_000);
+});
+
+/**
+ * The run's PostgreSQL behind a port that can stop taking connections and come back, as a
+ * server stopped and started again does for its clients (the run's own server is shared by the
+ * files running beside this one). Stopping ends the connections it carried.
+ */
+async function stoppableServer(target: URL) {
+  const port = await freePort();
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const keep = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+    return socket;
+  };
+  const start = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = keep(net.connect(Number(target.port), target.hostname));
+        keep(client).pipe(upstream).pipe(client);
+        client.on("close", () => upstream.destroy());
+        upstream.on("close", () => client.destroy());
+      });
+      server.listen(port, "127.0.0.1", resolve);
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      if (server) server.close(() => resolve());
+      else resolve();
+      server = null;
+    });
+  const url = new URL(target);
+  url.port = String(port);
+  return { url: url.toString(), start, stop };
+}
+
+describe.runIf(onPostgres)("PostgreSQL stopped while Baton runs", () => {
+  it("a request meanwhile is answered 503 saying nothing was stored, a command refuses in one line; once it is back, the same server answers the next request", async () => {
+    const database = await stoppableServer(new URL(process.env.DATABASE_URL!));
+    await database.start();
+    const door = await startHttpDoor({ DATABASE_URL: database.url });
+    const create = () =>
+      fetch(`${door.origin}/api/handoffs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "While stopped", content: "first" }) });
+    try {
+      expect((await create()).status).toBe(201);
+      await database.stop();
+      const refused = await create();
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /^the database is not answering \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); nothing of this request was stored; send the same request again in a moment$/,
+      );
+      const cli = await runBaton(["token", "list"], { env: { DATABASE_URL: database.url } });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toMatch(/^baton token: the database postgresql:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is not answering \(connect ECONNREFUSED [^)]+\); check that the server is up and DATABASE_URL names it, then try again\n$/);
+      await database.start();
+      expect((await create()).status).toBe(201);
+      expect(door.stderr()).not.toMatch(/^\s+at /m);
+    } finally {
+      await stopHttpDoor(door.door, "SIGTERM");
+      await database.stop();
+    }
+    const stored = await asAdmin(async (client) => Number((await client.query("SELECT count(*) AS n FROM handoffs WHERE title = 'While stopped'")).rows[0].n));
+    expect(stored).toBe(2);
   }, 60_000);
 });

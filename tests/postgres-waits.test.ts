@@ -87,7 +87,7 @@ describe("waiting on PostgreSQL", () => {
       expect(waited.status).toBe(503);
       const { error } = (await waited.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe("UNAVAILABLE");
-      expect(error.message).toMatch(/^the database is busy: all 2 of this process's connections \(BATON_DB_POOL_SIZE\) stayed in use for 10 s; try again in a moment$/);
+      expect(error.message).toMatch(/^the database is busy: all 2 of this process's connections \(BATON_DB_POOL_SIZE\) stayed in use for 10 s; nothing of this request was stored; send the same request again in a moment$/);
       await holder.query("COMMIT");
       expect((await Promise.all(holding)).map((response) => response.status)).toEqual([201, 201]);
     } finally {
@@ -177,7 +177,7 @@ describe("waiting on PostgreSQL", () => {
       const seconds = (performance.now() - started) / 1000;
       expect(response.status).toBe(503);
       const text = await response.text();
-      expect(text).toMatch(/the database is not answering \(Connection terminated due to connection timeout\)/);
+      expect(text).toMatch(/the database is not answering \(Connection terminated due to connection timeout\); nothing of this request was stored; send the same request again in a moment/);
       expect(text).not.toContain("hunter2");
       expect(seconds).toBeLessThan(15);
     } finally {

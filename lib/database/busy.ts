@@ -34,7 +34,8 @@ const isSqliteBusy = (code: string) => code.startsWith("SQLITE_BUSY") || code.st
 /** PostgreSQL: query_canceled (statement_timeout ran out, or an administrator cancelled it) and lock_not_available (lock_timeout, NOWAIT). */
 const POSTGRES_BUSY = new Set(["57014", "55P03"]);
 
-const AGAIN = "nothing of this request was stored; send the same request again in a moment";
+/** How a refusal of a request that stored nothing ends, on either engine and every door. */
+export const AGAIN = "nothing of this request was stored; send the same request again in a moment";
 
 /**
  * `error` as Unavailable when it says the database stayed busy past `waitedMs`; any other error as

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { Unavailable } from "../errors";
 import { wholeNumberParam } from "../validation";
-import { unavailableWhenBusy } from "./busy";
+import { AGAIN, unavailableWhenBusy } from "./busy";
 import { checkedParams, numberedParameters } from "./params";
 import { pgDriver } from "./pg-driver";
 import type { Database, Params, Tx } from "./types";
@@ -89,6 +89,9 @@ function withSessionSettings(url: string, settings: string): string {
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const unavailable = (error: unknown) => new Unavailable(`the database is not answering (${reasonOf(error)}); try again in a moment`);
+
+/** As unavailable, before the request's transaction began: then nothing of it can have been stored, and the refusal says so. */
+const unavailableBeforeStart = (error: unknown) => new Unavailable(`the database is not answering (${reasonOf(error)}); ${AGAIN}`);
 
 /**
  * SQLSTATE too_many_connections: the server's max_connections (less its superuser reserve) are
@@ -231,12 +234,12 @@ export function openPostgres(url: string): Database {
       } catch (error) {
         // Every connection stayed in use (requests waiting on a thread's row lock): a 503, not a crash; trying again would queue longer.
         if (isPoolWaitTimeout(error)) {
-          throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; try again in a moment`);
+          throw new Unavailable(`the database is busy: all ${max} of this process's connections (BATON_DB_POOL_SIZE) stayed in use for ${POOL_WAIT_MS / 1000} s; ${AGAIN}`);
         }
         const pause = RECONNECT_PAUSES_MS[attempt];
         if (!isConnectionFailure(error) || pause === undefined || Date.now() + pause >= giveUpAt) {
           const explained = connectionSetupExplained(error);
-          throw explained === error && isConnectionFailure(error) ? unavailable(error) : explained;
+          throw explained === error && isConnectionFailure(error) ? unavailableBeforeStart(error) : explained;
         }
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
