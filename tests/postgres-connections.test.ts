@@ -152,11 +152,19 @@ describe.runIf(onPostgres)("PostgreSQL stopped while Baton runs", () => {
       expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
         /^the database is not answering \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); nothing of this request was stored; send the same request again in a moment$/,
       );
+      const health = () => fetch(`${door.origin}/api/health`).then((response) => response.status);
+      expect([await health(), await health(), await health()]).toEqual([503, 503, 503]);
       const cli = await runBaton(["token", "list"], { env: { DATABASE_URL: database.url } });
       expect(cli.code).toBe(1);
       expect(cli.stderr).toMatch(/^baton token: the database postgresql:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is not answering \(connect ECONNREFUSED [^)]+\); check that the server is up and DATABASE_URL names it, then try again\n$/);
       await database.start();
       expect((await create()).status).toBe(201);
+      expect(await health()).toBe(200);
+      // A load balancer's checks while it was down: one line then, one when it is back, no stack.
+      expect(door.stderr().match(/^baton: health check: .*$/gm)).toEqual([
+        expect.stringMatching(/^baton: health check: the database does not answer \(.*ECONNREFUSED.*\); said once until it answers again$/),
+        "baton: health check: the database answers again",
+      ]);
       expect(door.stderr()).not.toMatch(/^\s+at /m);
     } finally {
       await stopHttpDoor(door.door, "SIGTERM");

@@ -136,6 +136,18 @@ const registrationLimit = rateLimiter<BatonEnv>({
 const protectedResource: Handler = (c) => oauthJson(protectedResourceMetadata(publicBaseUrl(host(c))));
 const notPublished: Handler = (c) => c.json({ error: { code: "NOT_FOUND", message: `nothing is published at ${c.req.path}` } }, 404);
 
+/**
+ * The health check's log: a line when the database stops answering and one when it answers
+ * again, not a stack at every check: a load balancer asks every few seconds, and a database down
+ * for an hour filled the log with the same thirty lines each time.
+ */
+let databaseDown = false;
+function reportHealth(state: { up: true } | { up: false; reason: string }): void {
+  if (state.up === !databaseDown) return;
+  databaseDown = !state.up;
+  console.error(state.up ? "baton: health check: the database answers again" : `baton: health check: the database does not answer (${state.reason}); said once until it answers again`);
+}
+
 /** Every API route, with its policy. A route added any other way fails tests/route-policy.test.ts. */
 const API_ROUTES: readonly ApiRoute[] = [
   // Threads.
@@ -314,8 +326,9 @@ const API_ROUTES: readonly ApiRoute[] = [
         .ping()
         .then(
           () => true,
-          (error: unknown) => (console.error("baton: health check: the database does not answer", error), false),
+          (error: unknown) => (reportHealth({ up: false, reason: error instanceof Error ? error.message.split("\n")[0] : String(error) }), false),
         );
+      if (up) reportHealth({ up: true });
       return c.json({ ok: up, database: up ? "up" : "down" }, up ? 200 : 503, { "cache-control": "no-store" });
     },
   },
