@@ -90,6 +90,27 @@ test("a completed thread opened with a draft of its reply shows it until it is d
   expect(await page.evaluate((key) => localStorage.getItem(key), `baton.draft.reply.${id}`)).toBeNull();
 });
 
+test("the longest project tag (40 characters) fits a 360 px thread page, desk and agent page without sideways scrolling", async ({ page, request }) => {
+  await page.setViewportSize({ width: 360, height: 800 });
+  // No hyphen: nothing in it lets a line break.
+  const project = `e2e${"p".repeat(37)}`;
+  const created = await request.post("/api/handoffs", { data: { title: "E2E thread page: longest project", project, content: "start", asClient: "chat" } });
+  expect(created.status()).toBe(201);
+  const { handoff } = (await created.json()) as { handoff: { id: string } };
+  expect((await request.post(`/api/handoffs/${handoff.id}/entries`, { data: { type: "question", content: "which way?", asClient: "code" } })).status()).toBe(201);
+  const registered = await request.post("/api/agents", { data: { personaSlug: "builder", name: "E2E longest project", project } });
+  expect(registered.status()).toBe(201);
+  const agent = (await registered.json()) as { id: number };
+
+  for (const address of [`/handoffs/${handoff.id}`, "/", "/?q=longest", `/agents/${agent.id}`, "/agents"]) {
+    await page.goto(address);
+    // The agents' pages show absolute times, which waitForHydration waits to see go.
+    if (!address.startsWith("/agents")) await waitForHydration(page);
+    await expect(page.locator("main").getByText(project).filter({ visible: true }).first()).toBeVisible();
+    expect(await sidewaysScroll(page), address).toBe(0);
+  }
+});
+
 test("long unbroken titles, text and code fit a 390 px thread page without sideways scrolling; Copy sits above the code", async ({ page, request }) => {
   await page.setViewportSize(PHONE);
   const content = [

@@ -47,9 +47,9 @@ function AgentFacts({ agent }: { agent: ListedAgent }) {
         <dd className="font-mono">{agent.personaSlug}</dd>
       </div>
       {agent.project && (
-        <div className="flex gap-1">
+        <div className="flex min-w-0 gap-1">
           <dt className="text-slate-600">Project</dt>
-          <dd className="font-mono">{agent.project}</dd>
+          <dd className="min-w-0 font-mono wrap-anywhere">{agent.project}</dd>
         </div>
       )}
       <div className="flex gap-1">

@@ -12,9 +12,9 @@ export function AgentOverview({ agent }: { agent: AgentView }) {
       </h2>
       <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[auto_1fr]">
         <dt className="text-slate-600">Persona</dt>
-        <dd className="font-mono">{agent.personaSlug}</dd>
+        <dd className="font-mono wrap-anywhere">{agent.personaSlug}</dd>
         <dt className="text-slate-600">Project</dt>
-        <dd className="font-mono">{agent.project ?? "none"}</dd>
+        <dd className="font-mono wrap-anywhere">{agent.project ?? "none"}</dd>
         <dt className="text-slate-600">Session</dt>
         <dd className="flex flex-wrap items-center gap-2">
           <code data-testid="session-id" className="break-all font-mono text-xs">
@@ -23,7 +23,7 @@ export function AgentOverview({ agent }: { agent: AgentView }) {
           <CopyButton text={agent.sessionId} label="Copy session id" />
         </dd>
         <dt className="text-slate-600">tmux target</dt>
-        <dd className="font-mono">{agent.tmuxTarget ?? "none"}</dd>
+        <dd className="font-mono wrap-anywhere">{agent.tmuxTarget ?? "none"}</dd>
         <dt className="text-slate-600">Context</dt>
         <dd>
           <ContextMeter percent={agent.contextPercent} />

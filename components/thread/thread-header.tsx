@@ -17,7 +17,7 @@ export function ThreadHeader({ handoff, sourceFormat, menu }: { handoff: Handoff
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2 text-sm">
         <StatusBadge status={handoff.status} />
         <SourceBadge format={sourceFormat ?? null} />
-        {handoff.project && <span className="text-slate-600">project {handoff.project}</span>}
+        {handoff.project && <span className="min-w-0 text-slate-600 wrap-anywhere">project {handoff.project}</span>}
         <span className="flex min-w-0 items-center gap-2">
           <code data-testid="handoff-id" className="rounded bg-slate-100 px-2 py-1 font-mono text-slate-800 break-all">
             {handoff.id}
