@@ -1,6 +1,6 @@
 "use client";
 
-import { unstable_rethrow } from "next/navigation";
+import { unstable_isUnrecognizedActionError, unstable_rethrow } from "next/navigation";
 import { useCallback, useEffect, useSyncExternalStore } from "react";
 import { formValues, withoutPreviousState, type FormAction, type FormState } from "@/lib/form-state";
 import { actionRefusalOf } from "@/lib/guard/action-refusal";
@@ -91,11 +91,15 @@ export function useDraft(key: string): [string, (text: string) => void] {
 }
 
 
+/** What a form says when the server no longer knows this page's actions (keepingUnsent). */
+const UPDATED_SINCE_LOADED = "Not sent: Baton was updated after this page was loaded. Reload the page and send again; what you wrote is kept here.";
+
 /**
  * `action` for useActionState, where a request that got no answer (the server stopped, the
  * network gone, a 5xx before the action ran) becomes an `unsent` state that keeps the values,
  * instead of the error page, and one the guard refused says why (a body over its limit: too
- * large), keeping them too; `onSuccess` runs once the server accepted it. The action is not sent
+ * large), keeping them too, and one a newer build of the server does not know asks for a reload;
+ * `onSuccess` runs once the server accepted it. The action is not sent
  * the previous state (withoutPreviousState).
  */
 export function keepingUnsent(action: FormAction, onSuccess?: () => void): FormAction {
@@ -107,6 +111,9 @@ export function keepingUnsent(action: FormAction, onSuccess?: () => void): FormA
     } catch (error) {
       // Next's own signals (a redirect after success) are not failures.
       unstable_rethrow(error);
+      // The server answered, but runs a newer build than this page (Baton upgraded or rebuilt
+      // while the tab was open): the action this page names is gone, so Retry could never work.
+      if (unstable_isUnrecognizedActionError(error)) return { status: "error", message: UPDATED_SINCE_LOADED, values: formValues(formData) };
       const refused = error instanceof Error ? actionRefusalOf(error.message) : null;
       if (refused?.status === 413) {
         return { status: "error", message: `Not sent: too large for the server (${refused.reason}). Shorten it and send again; what you wrote is kept here.`, values: formValues(formData) };
