@@ -54,3 +54,18 @@ test("an agent's name shows a right-to-left override as an escape on its page, i
   await page.locator("#command-palette input").fill("E2E bidi");
   await expect(page.locator("#command-palette [role=option]").filter({ hasText: agent.shortId })).toContainText(shown);
 });
+
+test("a document previewed on /import shows overrides in its title and file names as escapes", async ({ page }) => {
+  await page.goto("/import");
+  await page.getByRole("button", { name: "handoff.json", exact: true }).click();
+  const box = page.getByRole("textbox", { name: "Document" });
+  await expect(page.getByTestId("detected-format")).toContainText("Detected handoff.json");
+  const document = JSON.parse(await box.inputValue());
+  document.current_story.title = `Priority ${RLO}fdp.exe`;
+  document.work_in_progress.files_modified = [`src/invoice${RLO}st.exe`];
+  await box.fill(JSON.stringify(document, null, 2));
+
+  await expect(page.getByRole("heading", { name: /Priority \\u202efdp\.exe/ })).toBeVisible();
+  await expect(page.getByTestId("source-metadata")).toContainText("src/invoice\\u202est.exe");
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+});

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import type { SourceMetadata } from "@/lib/formats/types";
+import { visibleBidiControls } from "@/lib/validation";
 
 /** The imported document's facts that have no entry: branch, files, session id, timestamps … */
 export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
@@ -8,7 +9,7 @@ export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
   if (metadata.reason) rows.push(["Reason", metadata.reason]);
   if (metadata.storyId) rows.push(["Story", metadata.storyId]);
   if (metadata.progressPercent != null) rows.push(["Progress", `${metadata.progressPercent}%`]);
-  if (metadata.branch) rows.push(["Branch", <code key="branch" className="font-mono break-all">{metadata.branch}</code>]);
+  if (metadata.branch) rows.push(["Branch", <code key="branch" className="font-mono break-all">{visibleBidiControls(metadata.branch)}</code>]);
   if (metadata.sessionId) rows.push(["Session", <code key="session" className="font-mono break-all">{metadata.sessionId}</code>]);
   if (metadata.documentTimestamp) rows.push(["Written", <time key="time" dateTime={metadata.documentTimestamp}>{metadata.documentTimestamp}</time>]);
   if (metadata.checkpoints) rows.push(["Checkpoints", String(metadata.checkpoints)]);
@@ -18,7 +19,7 @@ export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
       <ul key="files" className="flex flex-col">
         {metadata.files.map((file) => (
           <li key={file}>
-            <code className="font-mono break-all">{file}</code>
+            <code className="font-mono break-all">{visibleBidiControls(file)}</code>
           </li>
         ))}
       </ul>,
@@ -31,7 +32,7 @@ export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
         {metadata.artifacts.map((artifact) => (
           <li key={artifact.artifactId}>
             <code className="font-mono break-all">{artifact.artifactId}</code>
-            {artifact.note ? ` (${artifact.note})` : ""}
+            {artifact.note ? ` (${visibleBidiControls(artifact.note)})` : ""}
           </li>
         ))}
       </ul>,
@@ -43,7 +44,7 @@ export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
       {rows.map(([label, value]) => (
         <div key={label} className="contents">
           <dt className="font-medium text-slate-600">{label}</dt>
-          <dd className="min-w-0 text-slate-900">{value}</dd>
+          <dd className="min-w-0 text-slate-900">{typeof value === "string" ? visibleBidiControls(value) : value}</dd>
         </div>
       ))}
     </dl>

@@ -5,6 +5,7 @@ import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
 import { FORMAT_LABELS } from "@/lib/formats/types";
 import { MetadataList } from "@/components/formats/metadata-list";
 import { WarningList } from "@/components/formats/warning-list";
+import { visibleBidiControls } from "@/lib/validation";
 
 /** Every validation error by field path, e.g. `current_story.progress_percent: must be 0–100`. */
 export function FieldErrorList({ fieldErrors, title }: { fieldErrors: Record<string, string[]>; title: string }) {
@@ -38,13 +39,13 @@ export function ImportPreview({ preview }: { preview: Preview }) {
         </span>
       </div>
       <h2 id="preview-heading" className="text-lg font-semibold text-slate-900 break-words">
-        {preview.title}
+        {visibleBidiControls(preview.title)}
       </h2>
       {preview.parent && (
         <p className="text-sm text-slate-700">
           Child of <code className="font-mono break-all">{preview.parent.threadId}</code> cut at{" "}
           {preview.parent.number === null ? `seq ${preview.parent.seq}` : `#${preview.parent.number}`}
-          {preview.parent.title ? ` (“${preview.parent.title}” in this Baton)` : " (not a thread of this Baton)"}. The parent&apos;s
+          {preview.parent.title ? ` (“${visibleBidiControls(preview.parent.title)}” in this Baton)` : " (not a thread of this Baton)"}. The parent&apos;s
           entries are not copied; the summary is the new thread&apos;s base context.
         </p>
       )}
