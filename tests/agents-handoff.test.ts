@@ -16,17 +16,11 @@ import { dataDir } from "../lib/config";
 import { read, storedDate, write } from "../lib/database";
 import { Conflict, Invalid } from "../lib/errors";
 import { countRows } from "./support/rows";
+import { rejectionOf } from "./support/rejection";
 
 const DOCUMENT = `${SHIFT_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nFinish the exporter.\n")}`;
 
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
-}
+const caught = (promise: Promise<unknown>) => rejectionOf(promise, Error);
 
 /** Every file (not folder) under the data folder's personas/, relative to it. */
 function personaFiles(): string[] {

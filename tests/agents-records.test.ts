@@ -15,17 +15,11 @@ import {
   updateAgent,
 } from "../lib/agents";
 import { countRows } from "./support/rows";
+import { rejectionOf } from "./support/rejection";
 
 const DOCUMENT = "# Handoff\n\n## Goal\nShip the importer.\n\n## Next steps\n- wire the CLI\n";
 
-async function caught(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
-}
+const caught = (promise: Promise<unknown>) => rejectionOf(promise, Error);
 
 describe("FR1–FR8: the handoff record", () => {
   it("FR1, FR2, FR4–FR7: a record has an integer id, belongs to its agent and keeps path, prompt and time", async () => {

@@ -8,6 +8,7 @@ import { read, write } from "../lib/database";
 import { Invalid } from "../lib/errors";
 import { blobPath, canonicalJson, closeHandoff, detectFormat, EXAMPLE_DOCUMENTS, exportHandoff, getProvenance, importDocument, lastCheckpointOf, mergeHandoffYaml, previewImport, pushCheckpoint, readBlob, validateHandoffYaml } from "../lib/formats";
 import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
+import { rejectionOf } from "./support/rejection";
 
 async function nativeThread(title = "Implement auth") {
   const { handoff } = await createHandoff({ title, content: "We decided on **JWT** with refresh tokens.", project: "hlg" });
@@ -31,14 +32,7 @@ type StoredArtifact = { handoff_id: string | null; cut_seq: number | null; purpo
 const storedArtifact = (artifactId: string) =>
   read((tx) => tx.get<StoredArtifact>("SELECT handoff_id, cut_seq, purpose, content FROM artifacts WHERE id = ?", [artifactId]));
 
-async function invalidOf(promise: Promise<unknown>): Promise<Invalid> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(Invalid);
-  return error as Invalid;
-}
+const invalidOf = (promise: Promise<unknown>) => rejectionOf(promise, Invalid);
 
 describe("the seeds' example documents", () => {
   it("seed 001's bundle imports as a child and exports back to the same bundle", async () => {

@@ -9,6 +9,7 @@ import { read } from "../lib/database";
 import { createHandoff } from "../lib/handoffs";
 import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { connectStdioClient } from "./support/mcp-clients";
+import { rejectionOf } from "./support/rejection";
 
 /**
  * resources/* and prompts/get over a real `baton mcp` (stdio) when the database is busy past its
@@ -30,14 +31,7 @@ beforeAll(async () => {
   agentId = (await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "# Handoff\n\n## Goal\nShip it.\n" })).record.agentId;
 });
 
-async function refusal(request: Promise<unknown>): Promise<McpError> {
-  const error = await request.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+const refusal = (request: Promise<unknown>) => rejectionOf(request, McpError);
 
 /** Another process holding SQLite's write lock (BEGIN IMMEDIATE) until released, as tests/busy-database.test.ts does. */
 async function sqliteWriteLock(): Promise<() => Promise<void>> {

@@ -8,6 +8,7 @@ import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { MAX_SUBSCRIPTIONS, RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { connectHttpClient, connectStdioClient, rawStdioServer } from "./support/mcp-clients";
+import { rejectionOf } from "./support/rejection";
 
 /**
  * What the MCP spec (2025-11-25) and JSON-RPC 2.0 ask of the server, checked with the SDK's real
@@ -38,14 +39,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function refusal(work: Promise<unknown>): Promise<McpError> {
-  const error = await work.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+const refusal = (work: Promise<unknown>) => rejectionOf(work, McpError);
 
 describe.each(["stdio", "HTTP"] as const)("unknown resources over %s", (transport) => {
   const reader = () => (transport === "stdio" ? client : http);
