@@ -57,7 +57,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     if (door) await stopHttpDoor(door.door, "SIGTERM");
   });
 
-  it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's refusal (exit 1); nothing stored, no stack logged", async () => {
+  it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's one line (exit 1); nothing stored, no stack logged", async () => {
     const stdio = await connectStdioClient({ env: SHORT_WAIT });
     const http = await connectHttpClient(`${door.origin}/api/mcp`);
     const holder = await lockHolder("write");
@@ -77,7 +77,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
 
       const cli = await runBaton(["close", id], { env: SHORT_WAIT });
       expect(cli.code).toBe(1);
-      expect(cli.stderr).toMatch(new RegExp(`^baton close: refused; nothing was changed:\n  ${BUSY_MESSAGE}\n$`));
+      expect(cli.stderr).toMatch(new RegExp(`^baton close: ${BUSY_MESSAGE}\n$`));
     } finally {
       await holder.release();
       await http.close();
@@ -87,6 +87,35 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     expect(door.stderr()).not.toMatch(/failed|^\s+at /m);
     const thread = await getHandoff({ id });
     expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
+    expect(thread.handoff.status).not.toBe("completed");
+  }, 60_000);
+
+  it("the CLI says a busy database is busy, not that the input was refused (close, export, import); a bad input is still refused", async () => {
+    const document = await runBaton(["export", id, "--format", "json"]);
+    expect(document.code, document.stderr).toBe(0);
+    const badInput = await runBaton(["close", "hof_nosuchhandoffxxxxxxx"], { env: SHORT_WAIT });
+    expect(badInput.code).toBe(1);
+    expect(badInput.stderr).toMatch(/^baton close: refused; nothing was changed:\n {2}.+\n$/);
+    const badFormat = await runBaton(["export", id, "--format", "pdf"], { env: SHORT_WAIT });
+    expect(badFormat.code).toBe(1);
+    expect(badFormat.stderr).toMatch(/^baton export: refused:\n {2}.+\n$/);
+    const holder = await lockHolder("write");
+    try {
+      const busy = [
+        await runBaton(["close", id, "--archive"], { env: SHORT_WAIT }),
+        // A bundle is recorded as an artifact: a write, which the lock holds back.
+        await runBaton(["export", id, "--format", "bundle"], { env: SHORT_WAIT }),
+        await runBaton(["import", "-"], { env: SHORT_WAIT, input: document.stdout }),
+      ];
+      for (const [ran, command] of busy.map((ran, at) => [ran, ["close", "export", "import"][at]] as const)) {
+        expect(ran.code, ran.stderr).toBe(1);
+        expect(ran.stderr).toMatch(new RegExp(`^baton ${command}: ${BUSY_MESSAGE}\n$`));
+        expect(ran.stderr).not.toMatch(/refused/);
+      }
+    } finally {
+      await holder.release();
+    }
+    const thread = await getHandoff({ id });
     expect(thread.handoff.status).not.toBe("completed");
   }, 60_000);
 

@@ -1,7 +1,8 @@
 import "server-only";
 import { databaseUrl, describeDatabase } from "../config";
 import { isConnectionFailure } from "../database/postgres";
-import { isDomainError } from "../errors";
+import { type DomainError, isDomainError, Unavailable } from "../errors";
+import { errorLines } from "../formats/error-lines";
 import { oneLine } from "../one-line";
 
 /**
@@ -29,6 +30,18 @@ export function failureLine(error: unknown): string {
   }
   if (code) return `${reason}${reason.includes(code) ? "" : ` (${code})`}`;
   return `unexpected error: ${reason}; BATON_DEBUG=1 shows where it happened`;
+}
+
+/**
+ * What a command writes on stderr for a domain error it answers itself. A refusal of what was
+ * asked (not found, invalid, a conflict) reads `baton <command>: <refused>:` with each problem
+ * below it. Unavailable refuses nothing the user gave: the database was busy or did not answer,
+ * and its message says so, that nothing was stored and to try again; it is that one line, as
+ * failureLine and the other doors say it, never filed under "refused".
+ */
+export function domainErrorText(command: string, refused: string, error: DomainError): string {
+  if (error instanceof Unavailable) return `baton ${command}: ${oneLine(error.message)}\n`;
+  return `baton ${command}: ${refused}:\n${errorLines(error).map((line) => `  ${line}\n`).join("")}`;
 }
 
 /** The configured database for a message, or a stand-in when DATABASE_URL itself is what is wrong. */

@@ -4,8 +4,9 @@ import path from "node:path";
 import { z } from "zod";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
+import { domainErrorText } from "../failure";
 import { parseCommandArgs } from "../args";
-import { checkpointProject, errorLines, type CheckpointFields } from "../../formats";
+import { checkpointProject, type CheckpointFields } from "../../formats";
 import { redactionLines } from "../../secrets";
 import { byDeadline, exitSoonAfterGivingUp, gaveUpOnDatabase, HOOK_DEADLINE_MS, hookDeadline, TIMED_OUT } from "../../hooks/deadline";
 import { visibleControls } from "../../validation";
@@ -107,8 +108,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
-    process.stderr.write("baton checkpoint: failed:\n");
-    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    process.stderr.write(domainErrorText("checkpoint", "failed", error));
     return 1;
   } finally {
     await closeDatabase();

@@ -2,7 +2,8 @@ import "server-only";
 import { isDomainError } from "../../errors";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
-import { closeHandoff, errorLines } from "../../formats";
+import { closeHandoff } from "../../formats";
+import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton close <hof id> [--archive]
@@ -23,8 +24,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
-    process.stderr.write("baton close: refused; nothing was changed:\n");
-    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    process.stderr.write(domainErrorText("close", "refused; nothing was changed", error));
     return 1;
   } finally {
     await closeDatabase();

@@ -3,8 +3,9 @@ import { isDomainError } from "../../errors";
 import fs from "node:fs";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
+import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
-import { errorLines, exportHandoff } from "../../formats";
+import { exportHandoff } from "../../formats";
 
 const USAGE = `usage: baton export <hof id> --format bundle|json|yaml [--cut-at-entry N | --cut SEQ] [--out FILE]
 
@@ -56,8 +57,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
-    process.stderr.write("baton export: refused:\n");
-    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    process.stderr.write(domainErrorText("export", "refused", error));
     return 1;
   } finally {
     await closeDatabase();

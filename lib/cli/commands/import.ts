@@ -4,8 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
+import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError } from "../args";
-import { errorLines, FORMAT_LABELS, importDocument, MAX_IMPORT_BYTES } from "../../formats";
+import { FORMAT_LABELS, importDocument, MAX_IMPORT_BYTES } from "../../formats";
 import { redactionLines } from "../../secrets";
 import { readBounded } from "../read-bounded";
 
@@ -62,8 +63,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
-    process.stderr.write(`baton import: refused${file ? ` ${file}` : ""}; nothing was stored:\n`);
-    for (const line of errorLines(error)) process.stderr.write(`  ${line}\n`);
+    process.stderr.write(domainErrorText("import", `refused${file ? ` ${file}` : ""}; nothing was stored`, error));
     return 1;
   } finally {
     await closeDatabase();
