@@ -10,6 +10,7 @@ import { inputClass } from "@/components/ui/field";
 import type { AgentPage } from "@/lib/agents";
 import type { HandoffPage } from "@/lib/handoffs";
 import { extractHandoffId } from "@/lib/handoffs/handoff-ref";
+import { MAX_SEARCH_LENGTH } from "@/lib/search/query";
 import { visibleBidiControls } from "@/lib/validation";
 
 /** The overlay's id: the navigation's search button opens it too. */
@@ -34,13 +35,18 @@ async function getJson<T>(url: string): Promise<T | null> {
   return response.ok ? ((await response.json()) as T) : null;
 }
 
-/** What the palette offers for `query`: an ID it holds, matching handoffs, agents and pages, and a full search. */
-function useItems(query: string, open: boolean): Item[] {
+/**
+ * What the palette offers for `query`: an ID it holds, matching handoffs, agents and pages, and a
+ * full search; `note` says why a query longer than the search takes offers no search (choosing it
+ * led to the search's refusal).
+ */
+function useItems(query: string, open: boolean): { items: Item[]; note: string | null } {
   const text = useDeferredValue(query.trim());
+  const searchable = text.length <= MAX_SEARCH_LENGTH;
   const handoffs = useQuery({
     queryKey: ["palette", "handoffs", text],
     queryFn: () => getJson<HandoffPage>(`/api/handoffs?${new URLSearchParams({ q: text, perPage: "6" })}`),
-    enabled: open && text.length >= 2,
+    enabled: open && text.length >= 2 && searchable,
     placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
@@ -57,7 +63,7 @@ function useItems(query: string, open: boolean): Item[] {
   const id = extractHandoffId(text);
   if (id) items.push({ key: `id-${id}`, group: "Open", label: `Open ${id}`, href: `/handoffs/${id}` });
   for (const page of PAGES.filter((page) => !lower || page.label.toLowerCase().includes(lower))) items.push({ key: `page-${page.href}`, group: "Pages", ...page });
-  if (text.length >= 2) {
+  if (text.length >= 2 && searchable) {
     for (const item of handoffs.data?.items ?? []) {
       const excerpt = item.match?.excerpt;
       items.push({
@@ -72,8 +78,9 @@ function useItems(query: string, open: boolean): Item[] {
   for (const agent of text ? (agents.data?.items ?? []) : []) {
     items.push({ key: `agent-${agent.id}`, group: "Agents", label: visibleBidiControls(agent.name), detail: `${agent.shortId} · ${agent.status}`, href: `/agents/${agent.id}` });
   }
-  if (text) items.push({ key: "search", group: "Search", label: `Search every handoff for “${text}”`, href: `/?${new URLSearchParams({ q: text })}` });
-  return items;
+  if (text && searchable) items.push({ key: "search", group: "Search", label: `Search every handoff for “${text}”`, href: `/?${new URLSearchParams({ q: text })}` });
+  const note = searchable ? null : `A search takes at most ${MAX_SEARCH_LENGTH} characters (this is ${text.length}): shorten it to search every handoff.`;
+  return { items, note };
 }
 
 /**
@@ -88,7 +95,7 @@ export function CommandPalette() {
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
   const listId = useId();
-  const items = useItems(query, open);
+  const { items, note } = useItems(query, open);
   const chosen = Math.min(active, Math.max(0, items.length - 1));
 
   useHotkeys(
@@ -174,6 +181,11 @@ export function CommandPalette() {
         })}
         {items.length === 0 && <li className="px-3 py-2 text-sm text-slate-600">Nothing matches.</li>}
       </ul>
+      {note && (
+        <p role="status" data-testid="palette-note" className="border-t border-slate-200 px-3 py-1.5 text-sm text-slate-700">
+          {note}
+        </p>
+      )}
       <p className="border-t border-slate-200 px-3 py-1.5 text-xs text-slate-600">↑ ↓ to choose · Enter to open · Esc to close</p>
     </dialog>
   );

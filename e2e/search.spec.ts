@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext } from "@playwright/test";
+import { MAX_SEARCH_LENGTH } from "../lib/search/query";
 import { expectNoAxeViolations } from "./support/axe";
 
 /** Issue 17, point 4: search over titles and entries, from the home page and the API. */
@@ -99,4 +100,30 @@ test("a word in more than the newest 1,000 entries answers capped: '+' on the de
   // One long thread holds the newest 1,000 matches: the page says older matches exist, not "1+ handoffs match".
   await expect(page.getByText("1 handoff among the newest matches; older matches exist. A word more finds them.")).toBeVisible();
   await expectNoAxeViolations(page);
+});
+
+/**
+ * The palette offered "Search every handoff for …" for a query longer than the search takes, and
+ * choosing it led to the search's refusal. Past the limit it offers no search and says why; at
+ * the limit it still offers it, and the search answers.
+ */
+test("the palette offers a search only for a query the search takes", async ({ page }) => {
+  await page.goto("/");
+  await page.getByRole("searchbox", { name: /Search titles and entries/ }).waitFor();
+  await page.keyboard.press("Control+k");
+  const palette = page.getByRole("dialog", { name: "Jump to" });
+  const box = palette.getByRole("combobox");
+  const searchOption = palette.getByRole("option", { name: /^Search every handoff for/ });
+
+  await box.fill("q".repeat(MAX_SEARCH_LENGTH + 1));
+  await expect(palette.getByTestId("palette-note")).toHaveText(`A search takes at most ${MAX_SEARCH_LENGTH} characters (this is ${MAX_SEARCH_LENGTH + 1}): shorten it to search every handoff.`);
+  await expect(searchOption).toHaveCount(0);
+
+  await box.fill("q".repeat(MAX_SEARCH_LENGTH));
+  await expect(searchOption).toBeVisible();
+  await expect(palette.getByTestId("palette-note")).toHaveCount(0);
+  await searchOption.click();
+  await expect(page).toHaveURL(/\/\?q=q{10}/);
+  await expect(page.getByRole("searchbox", { name: /Search titles and entries/ })).toHaveValue("q".repeat(MAX_SEARCH_LENGTH));
+  await expect(page.getByText(/at most \d+ characters/)).toHaveCount(0);
 });
