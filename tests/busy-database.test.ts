@@ -1,4 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseFile } from "../lib/config";
 import { closeDatabase } from "../lib/database";
@@ -117,6 +120,26 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     }
     const thread = await getHandoff({ id });
     expect(thread.handoff.status).not.toBe("completed");
+  }, 60_000);
+
+  it("baton checkpoint --push says the checkpoint was saved though its push met a busy database", async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), "baton-busy-checkpoint-"));
+    try {
+      execFileSync("git", ["init", "-q", repo]);
+      const holder = await lockHolder("write");
+      let ran;
+      try {
+        ran = await runBaton(["checkpoint", "--goal", "Ship auth", "--now", "Writing auth.py", "--push"], { cwd: repo, env: SHORT_WAIT });
+      } finally {
+        await holder.release();
+      }
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toMatch(new RegExp(`^baton checkpoint: the checkpoint was saved to \\.flow-guardian/handoff\\.yaml, but not pushed to Baton: ${BUSY_MESSAGE}\n$`));
+      expect(fs.readFileSync(path.join(repo, ".flow-guardian", "handoff.yaml"), "utf8")).toContain("Writing auth.py");
+      expect(fs.existsSync(path.join(repo, ".flow-guardian", "baton.json"))).toBe(false);
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("a read that meets a database locked whole is refused alike: REST 503 with Retry-After, an MCP tool error", async () => {

@@ -1,7 +1,8 @@
 import "server-only";
 import path from "node:path";
 import { z } from "zod";
-import { Invalid } from "../errors";
+import { Invalid, isDomainError, type DomainError } from "../errors";
+import { describeFieldErrors } from "../validation";
 import { findProjectRoot, gitState, handoffYamlPath, loadHandoffFile, mirrorStatePath, readProjectFile, writeProjectFile } from "./flow-guardian";
 import { mergeHandoffYaml, serializeHandoffYaml, validateHandoffYaml, type HandoffYaml } from "./handoff-yaml";
 import { pushCheckpoint, type PushedCheckpoint } from "./push-checkpoint";
@@ -97,8 +98,24 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
   writeProjectFile(file, text);
   let pushed: PushedCheckpoint | null = null;
   if (options.push) {
-    pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirrored, fileName: ".flow-guardian/handoff.yaml", project: options.project });
+    try {
+      pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirrored, fileName: ".flow-guardian/handoff.yaml", project: options.project });
+    } catch (error) {
+      throw savedButNotPushed(error, path.relative(options.cwd, file) || file);
+    }
     writeProjectFile(mirrorStatePath(root), `${JSON.stringify({ handoffId: pushed.handoff.id }, null, 2)}\n`);
   }
   return { root, file, mode: loaded.state === "missing" ? "saved" : "updated", doc, pushed };
+}
+
+/**
+ * A push's refusal that first says the checkpoint itself was saved: the file is written before
+ * the push, and a refusal alone ("the database is busy …; nothing of this request was stored")
+ * read as if the checkpoint were lost. The same kind of error, so every door words it as before.
+ */
+function savedButNotPushed(error: unknown, shown: string): unknown {
+  if (!isDomainError(error)) return error;
+  const reason = error instanceof Invalid && Object.keys(error.fieldErrors).length > 0 ? describeFieldErrors(error.fieldErrors) : error.message;
+  const Kind = error.constructor as new (message: string) => DomainError;
+  return new Kind(`the checkpoint was saved to ${shown}, but not pushed to Baton: ${reason}`);
 }
