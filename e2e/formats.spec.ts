@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { waitForHydration } from "./hydration";
+import { whenHydrated } from "./support/extra-server";
 import { expectNoAxeViolations } from "./support/axe";
 
 async function nativeThread(request: APIRequestContext, title: string): Promise<string> {
@@ -54,7 +55,8 @@ test("imports each format through /import with a preview first, and shows every 
 
   // handoff.yaml from a chosen file, with its quality warnings carried onto the thread page.
   await page.goto("/import");
-  await page.getByLabel("Or choose a file").setInputFiles({
+  // A file chosen before React attaches the input's handler is dropped unread.
+  await (await whenHydrated(page.getByLabel("Or choose a file"))).setInputFiles({
     name: "handoff.yaml",
     mimeType: "application/yaml",
     buffer: Buffer.from("goal: Ship auth\nstatus: blocked\nnow: Working on project\nbranch: fix/jwt-expiry\n"),
@@ -206,7 +208,7 @@ test("a document just under the import's 1 MiB imports from the page", async ({ 
   const document = header + comment.repeat(Math.floor((1024 * 1024 - header.length - 1) / comment.length));
   expect(Buffer.byteLength(document)).toBeLessThan(1024 * 1024);
   await page.goto("/import");
-  await page.getByLabel("Or choose a file").setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: Buffer.from(document) });
+  await (await whenHydrated(page.getByLabel("Or choose a file"))).setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: Buffer.from(document) });
   await expect(page.getByRole("heading", { name: "Import a file near the limit" })).toBeVisible();
   await page.getByRole("button", { name: "Import as a new handoff" }).click();
   await expect(page).toHaveURL(/\/handoffs\/hof_[A-Za-z0-9_-]{21}$/);
