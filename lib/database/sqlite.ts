@@ -12,14 +12,6 @@ import { BUSY_TIMEOUT_MS, refuseBadBusyTimeout, unavailableWhenBusy } from "./bu
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
-/**
- * The embedded engine: one better-sqlite3 connection per process, prepared statements at
- * SQLite's own cost (~0.006 ms each). Transactions run one at a time per process (a queue):
- * `work` awaits only `tx`, whose promises are already settled, so a transaction holds the write
- * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
- * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
- */
-
 /** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
 const WRITE_RETRY_MAX_PAUSE_MS = 2;
 
@@ -50,6 +42,13 @@ export function createSqliteFile(file: string): void {
   }
 }
 
+/**
+ * The embedded engine: one better-sqlite3 connection per process, prepared statements at
+ * SQLite's own cost (~0.006 ms each). Transactions run one at a time per process (a queue):
+ * `work` awaits only `tx`, whose promises are already settled, so a transaction holds the write
+ * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
+ * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
+ */
 export function openSqlite(url: string): Database {
   refuseBadBusyTimeout();
   const file = databaseFile(url);
