@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test, type Page, type Request } from "@playwright/test";
+import { expect, test, type Locator, type Page, type Request } from "@playwright/test";
 import { prepareDataDir, signInWith, startAndWait, stopAndWait, whenHydrated, type ExtraServer } from "./support/extra-server";
 
 /** The bodies of the server-action posts `page` sends (React marks each with a Next-Action header), in order. */
@@ -12,6 +12,23 @@ function actionPosts(page: Page): string[] {
 }
 
 const bytes = (body: string) => Buffer.byteLength(body, "utf8");
+
+/**
+ * Posts a form `button` refuses twice (`invalid` is the field it marks), and checks the second
+ * post: it carries `typed` as the first did, and neither the refusal nor the first post's size.
+ */
+async function refusedThenSentAgain(posts: string[], button: Locator, invalid: Locator, typed: string): Promise<void> {
+  await button.click();
+  await expect(invalid).toHaveAttribute("aria-invalid", "true");
+  await button.click();
+  await expect.poll(() => posts.length).toBe(2);
+  // The second answer in before typing on: React resets the form to its state's values once it lands.
+  await expect(button).toBeEnabled();
+  const [refused, again] = posts.splice(0);
+  expect(refused).toContain(typed);
+  expect(again).not.toContain("Please correct the highlighted fields.");
+  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+}
 
 // useActionState hands a form's action its previous state, and a server action posts every
 // argument: after a refusal, whose state holds what was typed, each post carried it twice.
@@ -57,16 +74,7 @@ test("create a token: refused then sent again, and after a success the next post
   await page.goto("/settings/tokens");
   const create = await whenHydrated(page.getByRole("button", { name: "Create token" }));
   await page.getByLabel("Name").fill("Not A Token Name");
-  await create.click();
-  await expect(page.getByLabel("Name")).toHaveAttribute("aria-invalid", "true");
-  await create.click();
-  await expect.poll(() => posts.length).toBe(2);
-  // The second answer in before typing on: React resets the form to its state's values once it lands.
-  await expect(page.getByRole("button", { name: "Create token" })).toBeEnabled();
-  const [refused, again] = posts.splice(0);
-  expect(refused).toContain("Not A Token Name");
-  expect(again).not.toContain("Please correct the highlighted fields.");
-  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+  await refusedThenSentAgain(posts, create, page.getByLabel("Name"), "Not A Token Name");
 
   const suffix = Date.now().toString(36);
   await page.getByLabel("Name").fill(`posts-first-${suffix}`);
@@ -87,15 +95,7 @@ test("add a webhook: refused then sent again, and after a success the next post 
   const refusedUrl = "ftp://posts.example/refused-hook";
   await page.getByLabel("URL").fill(refusedUrl);
   await page.getByRole("checkbox", { name: /^question\.asked/ }).check();
-  await add.click();
-  await expect(page.getByLabel("URL")).toHaveAttribute("aria-invalid", "true");
-  await add.click();
-  await expect.poll(() => posts.length).toBe(2);
-  await expect(page.getByRole("button", { name: "Add webhook" })).toBeEnabled();
-  const [refused, again] = posts.splice(0);
-  expect(refused).toContain(refusedUrl);
-  expect(again).not.toContain("Please correct the highlighted fields.");
-  expect(bytes(again)).toBeLessThan(bytes(refused) + 100);
+  await refusedThenSentAgain(posts, add, page.getByLabel("URL"), refusedUrl);
 
   const suffix = Date.now().toString(36);
   await page.getByLabel("URL").fill(`http://127.0.0.1:9/first-${suffix}`);
