@@ -20,10 +20,12 @@ describe("answer lines", () => {
 
   it("say what JSON.stringify says, for any structure, remembered or not", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), (structure, remembered, withContent) => {
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), fc.option(fc.string()), (structure, remembered, withContent, lead) => {
         const text = JSON.stringify(structure);
         if (remembered) rememberSerialized(text);
-        const result = withContent ? { content: [{ type: "text", text }], structuredContent: structure } : { structuredContent: structure };
+        // A lead (a staleness warning) goes before the JSON's text block; the text is spliced in escaped.
+        const blocks = [...(lead === null ? [] : [{ type: "text", text: lead }]), { type: "text", text }];
+        const result = withContent ? { content: blocks, structuredContent: structure } : { structuredContent: structure };
         // The SDK builds a response as { result, jsonrpc, id }: the result comes first.
         const message = { result, jsonrpc: "2.0", id: 7 } as unknown as JSONRPCMessage;
         const line = lineOf(message);

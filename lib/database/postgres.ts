@@ -220,6 +220,8 @@ export function openPostgres(url: string): Database {
       all: async <Row>(text: string, params: Params = []) => (await query(text, params)).rows as Row[],
       rows: async <Tuple>(text: string, params: Params = []) => (await query(text, params, "array")).rows as Tuple[],
       run: async (text: string, params: Params = []) => (await query(text, params)).rowCount ?? 0,
+      // No cheap signal that nothing changed (a query per read would cost what it saves).
+      changeStamp: async () => null,
     };
   };
 

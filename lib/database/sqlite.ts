@@ -49,8 +49,12 @@ export function createSqliteFile(file: string): void {
  * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
  * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
  */
+/** Connections this process opened: a stamp (Tx.changeStamp) names its connection, whose counters start afresh. */
+let connectionsOpened = 0;
+
 export function openSqlite(url: string): Database {
   refuseBadBusyTimeout();
+  const connectionNumber = ++connectionsOpened;
   const file = databaseFile(url);
   createSqliteFile(file);
   const connection = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
@@ -81,6 +85,13 @@ export function openSqlite(url: string): Database {
     }
     return prepared;
   };
+  /**
+   * data_version changes when another connection (any process) commits; total_changes() counts
+   * this connection's own row changes, triggers' included. Both unchanged: the database is as it was.
+   */
+  const stampStatement = connection.prepare("SELECT data_version, total_changes() FROM pragma_data_version").raw(true);
+  /** In a write transaction: its changes are counted before they are committed or rolled back. */
+  let writing = false;
   const tx: Tx = {
     engine: "sqlite",
     get: async <Row>(text: string, params: Params = []) => statement(text).get(...checkedParams(params)) as Row | undefined,
@@ -95,6 +106,11 @@ export function openSqlite(url: string): Database {
         return 0;
       }
       return prepared.run(...params).changes;
+    },
+    changeStamp: async () => {
+      if (writing) return null;
+      const [dataVersion, changes] = stampStatement.get() as [number, number];
+      return `${connectionNumber}.${dataVersion}.${changes}`;
     },
   };
 
@@ -163,12 +179,15 @@ export function openSqlite(url: string): Database {
         try {
           const waiting = open(deadline);
           if (waiting) await waiting;
+          writing = open !== beginRead;
           const result = await work(tx);
           statement("COMMIT").run();
           return result;
         } catch (error) {
           if (connection.inTransaction) statement("ROLLBACK").run();
           throw unavailableWhenBusy(error, "sqlite", waitMs);
+        } finally {
+          writing = false;
         }
       }),
     );

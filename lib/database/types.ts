@@ -18,6 +18,13 @@ export type Tx = {
   rows<Tuple extends unknown[] = unknown[]>(text: string, params?: Params): Promise<Tuple[]>;
   /** Runs a statement; answers how many rows it changed. */
   run(text: string, params?: Params): Promise<number>;
+  /**
+   * A value two reads get alike only when nothing changed the database between them, from any
+   * process: what lets a reader answer again what it read before (lib/handoffs' whole-thread
+   * reads). null when the engine cannot tell cheaply (PostgreSQL), or inside a write transaction,
+   * whose changes may yet be rolled back.
+   */
+  changeStamp(): Promise<string | null>;
 };
 
 export type WriteOptions = {

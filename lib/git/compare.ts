@@ -44,8 +44,24 @@ type Remembered = { fingerprint: string; files: string[]; result: Staleness | nu
 const remembered = new Map<string, Remembered>();
 
 /** One hash of the joined text: a 300-entry thread's 600 separate updates cost three times as much. */
-function keyOf(folder: string, recorded: GitState, texts: string[]): string {
-  return hash("sha1", [folder, JSON.stringify(recorded), ...texts].join("\0"), "base64");
+function digestOf(texts: readonly string[]): string {
+  return hash("sha1", texts.join("\0"), "base64");
+}
+
+/**
+ * Digests of frozen text lists, which cannot change: a thread read again unchanged hands over the
+ * same frozen list (lib/handoffs' remembered reads), and hashing its 70 KB again was most of
+ * what comparing an unmoved repository cost.
+ */
+const frozenDigests = new WeakMap<readonly string[], string>();
+
+function keyOf(folder: string, recorded: GitState, texts: readonly string[]): string {
+  let digest = frozenDigests.get(texts);
+  if (digest === undefined) {
+    digest = digestOf(texts);
+    if (Object.isFrozen(texts)) frozenDigests.set(texts, digest);
+  }
+  return `${folder}\0${JSON.stringify(recorded)}\0${digest}`;
 }
 
 /** Work-tree files the handoff names by a path inside the repository, to notice an edit before `git add`. */
@@ -68,7 +84,7 @@ function watchedFiles(top: string, named: Set<string>): string[] {
 export async function compareWithRepository(recorded: GitState, folder: string, texts: Iterable<string> = []): Promise<Staleness | null> {
   const dirs = locateRepository(folder);
   if (dirs === null) return null;
-  const textList = Array.from(texts);
+  const textList = Array.isArray(texts) ? (texts as readonly string[]) : Array.from(texts);
   const named = () => new Set([...(recorded.files ?? []), ...mentionedPaths(textList)]);
   if (dirs === undefined) return (await computeStaleness(recorded, folder, named())).result;
   const branches = recorded.branch ? [recorded.branch] : [];

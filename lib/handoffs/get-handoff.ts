@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { MAX_INT4, read, type Tx } from "../database";
+import { deepFreeze } from "../deep-freeze";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
@@ -147,6 +148,62 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
   return sentences.join(" ");
 }
 
+/** What a read of the thread gives before its staleness is compared with the reader's repository. */
+type ThreadRead = {
+  thread: Omit<HandoffThread, "staleness">;
+  recorded: GitState | null;
+  /** The texts whose named paths staleness watches (textsOf). */
+  texts: readonly string[];
+};
+
+async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budget: number): Promise<ThreadRead> {
+  const handoff = toHandoffView(await loadHandoff(tx, input.id));
+  const cursor = cursorOf(handoff, input.asClient);
+  const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
+  let entries: EntryView[];
+  let scope: SeqBounds;
+  const afterSeq = input.fromNumber === undefined ? input.afterSeq : (await seqOfNumber(tx, input.id, input.fromNumber)) - 1;
+  if (afterSeq !== undefined) {
+    scope = { gt: afterSeq, lt: input.beforeSeq };
+    entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
+  } else if (input.beforeSeq !== undefined) {
+    scope = { lt: input.beforeSeq };
+    entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
+  } else {
+    scope = {};
+    const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
+    const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
+    entries = [...older.reverse(), ...fresh.entries];
+  }
+  const { count: entryCount, newCount } = await entryCounts(tx, input.id, cursor);
+  const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }, "before", entries[0]) : null;
+  const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }, "after", entries[entries.length - 1]) : null;
+  const omitted = { earlier, later };
+  const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
+  const thread = {
+    handoff,
+    entries,
+    newEntries: entries.filter((entry) => entry.seq > cursor),
+    newCount,
+    entryCount,
+    truncated: earlier !== null || later !== null,
+    omitted,
+    hint: hintOf({ entries, omitted }, reason, scope, cursor),
+  };
+  return { thread, recorded: await recordedStateOf(tx, input.id), texts: textsOf(thread) };
+}
+
+/**
+ * Whole-thread reads (no paging parameters: what an agent and the desk ask again and again)
+ * remembered with the database's change stamp (Tx.changeStamp): while nothing changed the
+ * database, from any process, the same read is answered with the same objects, frozen, instead
+ * of reading and building the thread again; the doors then reuse what they made of them (the MCP
+ * answer's JSON). Any write anywhere makes the next read read afresh. Most recently used last.
+ */
+const MAX_REMEMBERED_READS = 16;
+type RememberedRead = { stamp: string; read: ThreadRead; answered: HandoffThread | null };
+const rememberedReads = new Map<string, RememberedRead>();
+
 /**
  * The thread as one side sees it, within a byte budget (`THREAD_ANSWER_BUDGET_BYTES`, or a
  * smaller `maxBytes`) and at most `limit` entries:
@@ -155,50 +212,31 @@ function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: stri
  * - with neither: the entries new to the side first (oldest first), then as many of the entries
  *   before them as still fit, latest first. Without a budget problem that is the whole thread.
  * What was left out is reported as seq ranges with a sentence on how to fetch it. Reading never
- * moves a cursor.
+ * moves a cursor. A whole-thread read may answer the frozen objects of an earlier one (see
+ * rememberedReads): callers never change what they get.
  */
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
-  const thread = await read(async (tx) => {
-    const handoff = toHandoffView(await loadHandoff(tx, input.id));
-    const cursor = cursorOf(handoff, input.asClient);
-    const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
-    let entries: EntryView[];
-    let scope: SeqBounds;
-    const afterSeq = input.fromNumber === undefined ? input.afterSeq : (await seqOfNumber(tx, input.id, input.fromNumber)) - 1;
-    if (afterSeq !== undefined) {
-      scope = { gt: afterSeq, lt: input.beforeSeq };
-      entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
-    } else if (input.beforeSeq !== undefined) {
-      scope = { lt: input.beforeSeq };
-      entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
-    } else {
-      scope = {};
-      const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
-      const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
-      entries = [...older.reverse(), ...fresh.entries];
-    }
-    const { count: entryCount, newCount } = await entryCounts(tx, input.id, cursor);
-    const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }, "before", entries[0]) : null;
-    const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }, "after", entries[entries.length - 1]) : null;
-    const omitted = { earlier, later };
-    const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
-    return {
-      handoff,
-      entries,
-      newEntries: entries.filter((entry) => entry.seq > cursor),
-      newCount,
-      entryCount,
-      truncated: earlier !== null || later !== null,
-      omitted,
-      hint: hintOf({ entries, omitted }, reason, scope, cursor),
-      recorded: await recordedStateOf(tx, input.id),
-    };
+  const whole = input.afterSeq === undefined && input.beforeSeq === undefined && input.fromNumber === undefined;
+  const key = whole ? `${input.id}\0${input.asClient}\0${budget}\0${input.limit ?? ""}` : null;
+  const { threadRead, memo } = await read(async (tx) => {
+    const stamp = key === null ? null : await tx.changeStamp();
+    if (key === null || stamp === null) return { threadRead: await readThread(tx, input, budget), memo: null };
+    const known = rememberedReads.get(key);
+    rememberedReads.delete(key);
+    const fresh = known?.stamp === stamp ? known : { stamp, read: deepFreeze(await readThread(tx, input, budget)), answered: null };
+    rememberedReads.set(key, fresh);
+    if (rememberedReads.size > MAX_REMEMBERED_READS) rememberedReads.delete(rememberedReads.keys().next().value as string);
+    return { threadRead: fresh.read, memo: fresh };
   });
-  const { recorded, ...rest } = thread;
-  const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, textsOf(rest)) : null;
-  return { ...rest, staleness };
+  const { thread, recorded, texts } = threadRead;
+  const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, texts) : null;
+  // compareWithRepository answers the same object while the repository has not moved.
+  if (memo?.answered && memo.answered.staleness === staleness) return memo.answered;
+  const answered: HandoffThread = { ...thread, staleness };
+  if (memo) memo.answered = Object.freeze(answered);
+  return answered;
 }
 
 /**

@@ -1,4 +1,5 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -47,7 +48,30 @@ export function messagePieces(message: JSONRPCMessage): string[] {
   unsent.delete(json);
   const { structuredContent: _spliced, ...rest } = result!;
   const { result: _result, ...envelope } = message as { result: unknown };
+  // The text block's JSON string is spliced in as well, escaped once per answer (escapedText).
+  const around = JSON.stringify(rest, (_key, value: unknown) => (value === json ? TEXT_MARK : value)).split(MARKED_TEXT);
+  if (around.length !== 2) return [`${JSON.stringify(message)}\n`];
   // The envelope has `jsonrpc` and `id`, the rest of the result its `content`: neither is `{}`.
-  const head = `${JSON.stringify(envelope).slice(0, -1)},"result":${JSON.stringify(rest).slice(0, -1)},"structuredContent":`;
-  return [head, json, "}}\n"];
+  return [`${JSON.stringify(envelope).slice(0, -1)},"result":${around[0]}`, escapedText(json), `${around[1].slice(0, -1)},"structuredContent":`, json, "}}\n"];
+}
+
+/** Stands for the text block while the rest of the result is serialized; no answer holds it (random per process). */
+const TEXT_MARK = `baton-answer-text-${randomUUID()}`;
+const MARKED_TEXT = JSON.stringify(TEXT_MARK);
+
+/**
+ * An answer's JSON as a JSON string: escaping a 300-entry thread's 70 KB took longer than the
+ * rest of the line. A thread read again unchanged is the same answer (lib/handoffs' remembered
+ * reads), so the last few are kept, most recently used last.
+ */
+const MAX_ESCAPED = 8;
+const escaped = new Map<string, string>();
+
+function escapedText(json: string): string {
+  let text = escaped.get(json);
+  if (text === undefined) text = JSON.stringify(json);
+  else escaped.delete(json);
+  escaped.set(json, text);
+  if (escaped.size > MAX_ESCAPED) escaped.delete(escaped.keys().next().value as string);
+  return text;
 }

@@ -36,6 +36,24 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
 }
 
 /**
+ * The JSON of frozen answers, made once: a tool that answers again what it answered before (get_handoff
+ * of an unchanged thread, lib/handoffs' remembered reads) hands over the same frozen object.
+ */
+const frozenJson = new WeakMap<object, string>();
+
+function jsonOf(result: Record<string, unknown>): string {
+  let text = frozenJson.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    if (Object.isFrozen(result)) frozenJson.set(result, text);
+  }
+  return text;
+}
+
+/** Frozen answers already found to fit their tool's output schema (a frozen answer cannot change). */
+const fitting = new WeakMap<object, unknown>();
+
+/**
  * Registers a tool whose result goes out twice: as `structuredContent` (checked against the
  * tool's `outputSchema`) and as the same JSON in a text block, for clients that read only text.
  * Failures become tool errors (`isError: true`) with a message the model can act on.
@@ -50,7 +68,7 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const output = await tool.run(args, context);
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
-      const text = JSON.stringify(result);
+      const text = jsonOf(result);
       rememberSerialized(text);
       const json = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
@@ -88,10 +106,13 @@ export function checkOutputsSynchronously(server: McpServer): void {
     if (!result.structuredContent) {
       throw new McpError(ErrorCode.InvalidParams, `Output validation error: Tool ${toolName} has an output schema but no structured content was provided`);
     }
-    const parsed = tool.outputSchema.safeParse(result.structuredContent);
+    const content = result.structuredContent;
+    if (fitting.get(content) === tool.outputSchema) return;
+    const parsed = tool.outputSchema.safeParse(content);
     if (!parsed.success) {
       throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${toolName}: ${z.prettifyError(parsed.error)}`);
     }
+    if (Object.isFrozen(content)) fitting.set(content, tool.outputSchema);
   };
   (server as unknown as { validateToolOutput: OutputCheck }).validateToolOutput = check;
 }

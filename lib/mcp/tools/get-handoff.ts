@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { deepFreeze } from "../../deep-freeze";
+import type { HandoffThread } from "../../handoffs/get-handoff";
 import { operationInput } from "../../validation";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
@@ -7,6 +9,28 @@ import { defineTool } from "../tool-kit";
 import { afterSeqArg, asClientArg, beforeSeqArg, handoffIdArg, handoffIdOf, limitArg } from "../tool-inputs";
 import { mcpStalenessSchema, toMcpStaleness } from "../staleness-view";
 import { mcpEntrySchema, mcpHandoffSchema, mcpOmittedRangeSchema, toMcpEntry, toMcpHandoff, toMcpOmittedRange } from "../views";
+
+const threadAnswerSchema = z.object({
+  handoff: mcpHandoffSchema,
+  entries: z.array(mcpEntrySchema).describe("The entries in this answer, oldest first: the whole thread unless truncated"),
+  new_entries: z.array(mcpEntrySchema).describe("Those of entries with seq above your side's last_seen cursor"),
+  new_count: z.number().int().describe("All entries above your cursor, including any this answer left out"),
+  entry_count: z.number().int().describe("All entries of the thread"),
+  truncated: z.boolean().describe("True when entries you asked for were left out (size budget or limit)"),
+  omitted: z.object({
+    earlier: mcpOmittedRangeSchema.describe("Entries before the first one in this answer that were left out"),
+    later: mcpOmittedRangeSchema.describe("Entries after the last one in this answer that were left out"),
+  }),
+  hint: z.string().nullable().describe("How to fetch what was left out; null when nothing was"),
+  staleness: mcpStalenessSchema,
+});
+
+/**
+ * Answers made of frozen threads: getHandoff hands over the same frozen thread while nothing
+ * changed (lib/handoffs' remembered reads), and its answer is then the same frozen object, whose
+ * JSON and output check the tool kit makes only once.
+ */
+const answers = new WeakMap<HandoffThread, z.output<typeof threadAnswerSchema>>();
 
 export const getHandoffTool = defineTool({
   name: "get_handoff",
@@ -20,20 +44,7 @@ export const getHandoffTool = defineTool({
     "new entries in. A completed handoff has no entries left. When the code has moved on since the handoff was " +
     "written (commits, another branch, files it names changed), staleness says so; read it before the entries.",
   input: operationInput({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg, repo_path: repoPathArg }),
-  output: z.object({
-    handoff: mcpHandoffSchema,
-    entries: z.array(mcpEntrySchema).describe("The entries in this answer, oldest first: the whole thread unless truncated"),
-    new_entries: z.array(mcpEntrySchema).describe("Those of entries with seq above your side's last_seen cursor"),
-    new_count: z.number().int().describe("All entries above your cursor, including any this answer left out"),
-    entry_count: z.number().int().describe("All entries of the thread"),
-    truncated: z.boolean().describe("True when entries you asked for were left out (size budget or limit)"),
-    omitted: z.object({
-      earlier: mcpOmittedRangeSchema.describe("Entries before the first one in this answer that were left out"),
-      later: mcpOmittedRangeSchema.describe("Entries after the last one in this answer that were left out"),
-    }),
-    hint: z.string().nullable().describe("How to fetch what was left out; null when nothing was"),
-    staleness: mcpStalenessSchema,
-  }),
+  output: threadAnswerSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, context) {
     const { getHandoff } = await loadHandoffs();
@@ -45,7 +56,9 @@ export const getHandoffTool = defineTool({
       limit: args.limit,
       repoPath: repoPathOf(args.repo_path, context),
     });
-    return {
+    let answer = answers.get(thread);
+    if (answer) return answer;
+    answer = {
       handoff: toMcpHandoff(thread.handoff),
       entries: thread.entries.map(toMcpEntry),
       new_entries: thread.newEntries.map(toMcpEntry),
@@ -56,6 +69,8 @@ export const getHandoffTool = defineTool({
       hint: thread.hint,
       staleness: toMcpStaleness(thread.staleness),
     };
+    if (Object.isFrozen(thread)) answers.set(thread, deepFreeze(answer));
+    return answer;
   },
   lead: (result) => result.staleness?.block ?? null,
 });

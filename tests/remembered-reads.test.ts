@@ -1,0 +1,108 @@
+import path from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { write } from "../lib/database";
+import { closeHandoff } from "../lib/formats";
+import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
+import { connectStdioClient } from "./support/mcp-clients";
+import { runBaton } from "./support/baton-command";
+import { SECRET_SAMPLES, secretPartOf } from "./fixtures/secrets/corpus";
+
+const run = promisify(execFile);
+const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
+const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
+
+/**
+ * lib/handoffs/get-handoff.ts: a whole-thread read is answered again from what the last one made
+ * while nothing changed the database (SQLite's change stamp; PostgreSQL reads afresh each time),
+ * and any change, from this process or another, is in the very next read.
+ */
+describe("remembered whole-thread reads", () => {
+  it("answer an unchanged thread with the same frozen objects, which no caller can change", async () => {
+    const { handoff } = await createHandoff({ title: "read twice", content: "first" });
+    await addEntry({ id: handoff.id, type: "progress", content: "second", asClient: "code" });
+    const first = await getHandoff({ id: handoff.id });
+    const again = await getHandoff({ id: handoff.id });
+    expect(again).toEqual(first);
+    if (!onSqlite) return;
+    expect(again).toBe(first);
+    expect(() => (first.entries as unknown[]).push("more")).toThrow(TypeError);
+    expect(() => Object.assign(first.entries[0], { content: "changed" })).toThrow(TypeError);
+    // Each side, and a paged read, is its own answer.
+    expect(await getHandoff({ id: handoff.id, asClient: "code" })).not.toBe(first);
+    expect((await getHandoff({ id: handoff.id, afterSeq: 0 })).entries).toEqual(first.entries);
+  });
+
+  it("see this process's append, mark-read and close in the next read", async () => {
+    const { handoff } = await createHandoff({ title: "changes here", content: "first" });
+    expect((await getHandoff({ id: handoff.id })).entries).toHaveLength(1);
+    await addEntry({ id: handoff.id, type: "question", content: "new from code", asClient: "code" });
+    const afterAppend = await getHandoff({ id: handoff.id });
+    expect(afterAppend.entries.map((entry) => entry.content)).toEqual(["first", "new from code"]);
+    expect(afterAppend.newCount).toBe(1);
+    await markRead({ id: handoff.id, asClient: "chat" });
+    expect((await getHandoff({ id: handoff.id })).newCount).toBe(0);
+    await closeHandoff({ id: handoff.id });
+    const closed = await getHandoff({ id: handoff.id });
+    expect([closed.handoff.status, closed.entries.length]).toEqual(["completed", 0]);
+  });
+
+  it("see an append committed by another process in the next read", async () => {
+    const { handoff } = await createHandoff({ title: "changes elsewhere", content: "first" });
+    const other = await createHandoff({ title: "other", content: "first" });
+    expect((await getHandoff({ id: handoff.id })).entries).toHaveLength(1);
+    const { stdout } = await run(process.execPath, ["--import", "tsx", worker, handoff.id, other.handoff.id, "1", "code"], { env: process.env, timeout: 60_000 });
+    expect(stdout.trim()).toMatch(/^ok /);
+    expect((await getHandoff({ id: handoff.id })).entries.map((entry) => entry.content)).toEqual(["first", "code 0"]);
+  });
+
+  it("do not keep what a write transaction read before it rolled back", async () => {
+    const { handoff } = await createHandoff({ title: "rolled back", content: "first" });
+    await expect(
+      write(async () => {
+        await addEntry({ id: handoff.id, type: "progress", content: "never committed", asClient: "code" });
+        expect((await getHandoff({ id: handoff.id })).entries).toHaveLength(2);
+        throw new Error("roll it back");
+      }),
+    ).rejects.toThrow("roll it back");
+    expect((await getHandoff({ id: handoff.id })).entries.map((entry) => entry.content)).toEqual(["first"]);
+  });
+
+  it("see the stored-secrets sweep's rewrite of an entry, run by another process", async () => {
+    const secret = secretPartOf(SECRET_SAMPLES[0]);
+    process.env.BATON_SECRETS = "off";
+    try {
+      const { handoff } = await createHandoff({ title: "swept", content: `the key is ${secret}` });
+      expect((await getHandoff({ id: handoff.id })).entries[0].content).toContain(secret);
+      const sweep = await runBaton(["secrets", "scan", "--redact"]);
+      expect(sweep.code, sweep.stderr).toBe(0);
+      const content = (await getHandoff({ id: handoff.id })).entries[0].content;
+      expect(content).not.toContain(secret);
+      expect(content).toContain("[redacted:");
+    } finally {
+      delete process.env.BATON_SECRETS;
+    }
+  });
+
+  it("over stdio: get_handoff answers the same again, and at once the entry another server appended", async () => {
+    const { handoff } = await createHandoff({ title: "two servers", content: "first" });
+    const reader = await connectStdioClient();
+    const writer = await connectStdioClient({ args: ["--as", "code"] });
+    try {
+      const get = async () => (await reader.client.callTool({ name: "get_handoff", arguments: { id: handoff.id } })) as unknown as { structuredContent: { entries: { content: string }[] }; content: { text: string }[] };
+      const first = await get();
+      const again = await get();
+      expect(again.content).toEqual(first.content);
+      expect(JSON.parse(again.content[0].text)).toEqual(again.structuredContent);
+      for (let index = 0; index < 5; index++) {
+        await writer.client.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "progress", content: `appended ${index}` } });
+        const read = await get();
+        expect(read.structuredContent.entries.map((entry) => entry.content).at(-1)).toBe(`appended ${index}`);
+        expect(JSON.parse(read.content[0].text)).toEqual(read.structuredContent);
+      }
+    } finally {
+      await Promise.all([reader.client.close(), writer.client.close()]);
+    }
+  });
+});
