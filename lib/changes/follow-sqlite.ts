@@ -21,16 +21,13 @@ export const CHECK_INTERVAL_MS = 100;
  */
 const RECHECKS_AFTER_EVENT_MS = [1, 2, 4, 8, 16];
 
-/** SQLite: one statement that reads no table: whether any connection (data_version) or this one (total_changes) wrote. */
-const probe = async () => {
-  const row = await read((tx) => tx.get<{ v: number; c: number }>("SELECT data_version AS v, total_changes() AS c FROM pragma_data_version"));
-  return `${row!.v}:${row!.c}`;
-};
+/** Whether any connection wrote, reading no table: the database's change stamp (never null in a read transaction on SQLite). */
+const probe = () => read((tx) => tx.changeStamp());
 
 export function followSqlite(state: FeedState): Follower {
   let timer: ReturnType<typeof setInterval> | null = null;
   let stopped = false;
-  let version = "";
+  let version: string | null = null;
   let watcher: fs.FSWatcher | null = null;
   let checking = false;
   let checkAgain = false;
