@@ -90,6 +90,30 @@ export function fileStamp(file: string): string {
 /** A ref name that stays inside refs/ (git refuses `..` in ref names anyway). */
 const safeRef = (ref: string) => ref.startsWith("refs/") && !ref.split("/").includes("..") && !ref.includes("\0");
 
+/** How many git folders' HEAD texts are kept (a process compares with few repositories). */
+const MAX_HEAD_TEXTS = 64;
+const headTexts = new Map<string, { stamp: string; text: string }>();
+
+/**
+ * HEAD's text, read again only when its stamp moved: git replaces HEAD by renaming a new file in,
+ * which gives it a new inode and times. The stamp is taken for the fingerprint anyway, and the
+ * read was five system calls of the dozen a fingerprint costs.
+ */
+function headTextOf(file: string, stamp: string): string {
+  const known = headTexts.get(file);
+  if (known && known.stamp === stamp && stamp !== "-") return known.text;
+  let text: string;
+  try {
+    text = readPointerFile(file).trim();
+  } catch {
+    text = "-";
+  }
+  headTexts.delete(file);
+  headTexts.set(file, { stamp, text });
+  if (headTexts.size > MAX_HEAD_TEXTS) headTexts.delete(headTexts.keys().next().value as string);
+  return text;
+}
+
 /**
  * The repository's fingerprint now: HEAD, the branch it points at, the index, packed-refs,
  * config and FETCH_HEAD, the branches named in `branches` (e.g. the one a handoff was written
@@ -97,23 +121,20 @@ const safeRef = (ref: string) => ref.startsWith("refs/") && !ref.split("/").incl
  * touches no git file).
  */
 export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] = [], files: string[] = []): string {
-  let head = "";
-  try {
-    head = readPointerFile(path.join(dirs.gitDir, "HEAD")).trim();
-  } catch {
-    head = "-";
-  }
-  const refs = branches.map((branch) => `refs/heads/${branch}`);
+  const headFile = path.join(dirs.gitDir, "HEAD");
+  const headStamp = fileStamp(headFile);
+  const head = headTextOf(headFile, headStamp);
   const current = /^ref: (.+)$/.exec(head)?.[1];
-  if (current) refs.unshift(current);
+  // The current branch first; a named branch that is the current one is stamped once.
+  const refs = new Set([...(current ? [current] : []), ...branches.map((branch) => `refs/heads/${branch}`)]);
   const parts = [
     head,
-    fileStamp(path.join(dirs.gitDir, "HEAD")),
+    headStamp,
     fileStamp(path.join(dirs.gitDir, "index")),
     fileStamp(path.join(dirs.gitDir, "FETCH_HEAD")),
     fileStamp(path.join(dirs.commonDir, "packed-refs")),
     fileStamp(path.join(dirs.commonDir, "config")),
-    ...refs.filter(safeRef).map((ref) => fileStamp(path.join(dirs.commonDir, ref))),
+    ...[...refs].filter(safeRef).map((ref) => fileStamp(path.join(dirs.commonDir, ref))),
     ...files.map(fileStamp),
   ];
   return parts.join("|");
