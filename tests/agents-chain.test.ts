@@ -124,7 +124,6 @@ function counting(tx: Tx, calls: string[]): Tx {
     all: <Row,>(text: string, params?: Params) => (calls.push("all"), tx.all<Row>(text, params)),
     rows: <Tuple extends unknown[]>(text: string, params?: Params) => (calls.push("rows"), tx.rows<Tuple>(text, params)),
     run: (text: string, params?: Params) => (calls.push("run"), tx.run(text, params)),
-    changeStamp: () => (calls.push("changeStamp"), tx.changeStamp()),
   };
 }
 

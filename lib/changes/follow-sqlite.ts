@@ -2,7 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { databaseFile } from "../config";
-import { read } from "../database";
+import { changeStamp, read } from "../database";
 import { inTurn, pruneSoon, PRUNE_EVERY_MS, requestDrain, type FeedState, type Follower } from "./fan-out";
 import { allocatedIn } from "./rows";
 
@@ -21,8 +21,8 @@ export const CHECK_INTERVAL_MS = 100;
  */
 const RECHECKS_AFTER_EVENT_MS = [1, 2, 4, 8, 16];
 
-/** Whether any connection wrote, reading no table: the database's change stamp (never null in a read transaction on SQLite). */
-const probe = () => read((tx) => tx.changeStamp());
+/** Whether any connection wrote, reading no table: the database's change stamp, taken in turn with this process's transactions (so never null on SQLite). */
+const probe = () => read(() => changeStamp());
 
 export function followSqlite(state: FeedState): Follower {
   let timer: ReturnType<typeof setInterval> | null = null;

@@ -72,6 +72,11 @@ export function database(): Database {
   return opened.database;
 }
 
+/** Equal between two calls only when nothing changed the database in between; null when that cannot be told (Database.changeStamp). */
+export function changeStamp(): Promise<string | null> {
+  return database().changeStamp();
+}
+
 /** Runs `work` in one write transaction; a throw rolls it back. */
 export function write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T> {
   return database().write(work, options);

@@ -220,8 +220,6 @@ export function openPostgres(url: string): Database {
       all: async <Row>(text: string, params: Params = []) => (await query(text, params)).rows as Row[],
       rows: async <Tuple>(text: string, params: Params = []) => (await query(text, params, "array")).rows as Tuple[],
       run: async (text: string, params: Params = []) => (await query(text, params)).rowCount ?? 0,
-      // No cheap signal that nothing changed (a query per read would cost what it saves).
-      changeStamp: async () => null,
     };
   };
 
@@ -296,6 +294,8 @@ export function openPostgres(url: string): Database {
     writeGrouped: (work) => transaction("BEGIN", work),
     writeStatement: <Row>(text: string, params: Params = []) => transaction(null, (tx) => tx.all<Row>(text, params)),
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
+    // No cheap signal that nothing changed (a query per read would cost what it saves).
+    changeStamp: async () => null,
     ping: async () => {
       await (await opening).query("SELECT 1");
     },

@@ -49,7 +49,7 @@ export function createSqliteFile(file: string): void {
  * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
  * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
  */
-/** Connections this process opened: a stamp (Tx.changeStamp) names its connection, whose counters start afresh. */
+/** Connections this process opened: a stamp (Database.changeStamp) names its connection, whose counters start afresh. */
 let connectionsOpened = 0;
 
 export function openSqlite(url: string): Database {
@@ -106,11 +106,6 @@ export function openSqlite(url: string): Database {
         return 0;
       }
       return prepared.run(...params).changes;
-    },
-    changeStamp: async () => {
-      if (writing) return null;
-      const [dataVersion, changes] = stampStatement.get() as [number, number];
-      return `${connectionNumber}.${dataVersion}.${changes}`;
     },
   };
 
@@ -265,6 +260,12 @@ export function openSqlite(url: string): Database {
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
     writeStatement: <Row>(text: string, params: Params = []) =>
       transaction(begin, async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
+    // Outside the queue: a statement of its own, or one more in the read transaction it is called in.
+    changeStamp: async () => {
+      if (writing) return null;
+      const [dataVersion, changes] = stampStatement.get() as [number, number];
+      return `${connectionNumber}.${dataVersion}.${changes}`;
+    },
     ping: async () => {
       statement("SELECT 1").get();
     },

@@ -18,13 +18,6 @@ export type Tx = {
   rows<Tuple extends unknown[] = unknown[]>(text: string, params?: Params): Promise<Tuple[]>;
   /** Runs a statement; answers how many rows it changed. */
   run(text: string, params?: Params): Promise<number>;
-  /**
-   * A value two reads get alike only when nothing changed the database between them, from any
-   * process: what lets a reader answer again what it read before (lib/handoffs' whole-thread
-   * reads). null when the engine cannot tell cheaply (PostgreSQL), or inside a write transaction,
-   * whose changes may yet be rolled back.
-   */
-  changeStamp(): Promise<string | null>;
 };
 
 export type WriteOptions = {
@@ -56,6 +49,13 @@ export type Database = {
    * on its own pooled connection, concurrently: there it is `write`.
    */
   writeGrouped<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A value two calls answer alike only when nothing changed the database between them, from any
+   * process: what lets a reader answer again what it read after the first (lib/handoffs'
+   * whole-thread reads). null when the engine cannot tell cheaply (PostgreSQL), and while this
+   * process is inside a write transaction, whose changes may yet be rolled back.
+   */
+  changeStamp(): Promise<string | null>;
   /** Whether the database answers (the health endpoint). */
   ping(): Promise<void>;
   close(): Promise<void>;

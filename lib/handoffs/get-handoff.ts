@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { MAX_INT4, read, type Tx } from "../database";
+import { changeStamp, MAX_INT4, read, type Tx } from "../database";
 import { deepFreeze } from "../deep-freeze";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
@@ -195,7 +195,7 @@ async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budge
 
 /**
  * Whole-thread reads (no paging parameters: what an agent and the desk ask again and again)
- * remembered with the database's change stamp (Tx.changeStamp): while nothing changed the
+ * remembered with the database's change stamp (Database.changeStamp): while nothing changed the
  * database, from any process, the same read is answered with the same objects, frozen, instead
  * of reading and building the thread again; the doors then reuse what they made of them (the MCP
  * answer's JSON). Any write anywhere makes the next read read afresh. Most recently used last.
@@ -218,25 +218,29 @@ const rememberedReads = new Map<string, RememberedRead>();
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
+  const readIt = () => read((tx) => readThread(tx, input, budget));
   const whole = input.afterSeq === undefined && input.beforeSeq === undefined && input.fromNumber === undefined;
-  const key = whole ? `${input.id}\0${input.asClient}\0${budget}\0${input.limit ?? ""}` : null;
-  const { threadRead, memo } = await read(async (tx) => {
-    const stamp = key === null ? null : await tx.changeStamp();
-    if (key === null || stamp === null) return { threadRead: await readThread(tx, input, budget), memo: null };
-    const known = rememberedReads.get(key);
-    rememberedReads.delete(key);
-    const fresh = known?.stamp === stamp ? known : { stamp, read: deepFreeze(await readThread(tx, input, budget)), answered: null };
-    rememberedReads.set(key, fresh);
-    if (rememberedReads.size > MAX_REMEMBERED_READS) rememberedReads.delete(rememberedReads.keys().next().value as string);
-    return { threadRead: fresh.read, memo: fresh };
-  });
-  const { thread, recorded, texts } = threadRead;
-  const staleness = recorded && input.repoPath ? await compareWithRepository(recorded, input.repoPath, texts) : null;
+  // Taken before reading: any change after it makes the next stamp differ, so nothing remembered is older than its stamp.
+  const stamp = whole ? await changeStamp() : null;
+  if (stamp === null) return withStaleness(await readIt(), input.repoPath);
+  const key = `${input.id}\0${input.asClient}\0${budget}\0${input.limit ?? ""}`;
+  let memo = rememberedReads.get(key);
+  if (memo?.stamp !== stamp) memo = { stamp, read: deepFreeze(await readIt()), answered: null };
+  rememberedReads.delete(key);
+  rememberedReads.set(key, memo);
+  if (rememberedReads.size > MAX_REMEMBERED_READS) rememberedReads.delete(rememberedReads.keys().next().value as string);
+  const staleness = await stalenessOf(memo.read, input.repoPath);
   // compareWithRepository answers the same object while the repository has not moved.
-  if (memo?.answered && memo.answered.staleness === staleness) return memo.answered;
-  const answered: HandoffThread = { ...thread, staleness };
-  if (memo) memo.answered = Object.freeze(answered);
-  return answered;
+  if (memo.answered?.staleness !== staleness) memo.answered = Object.freeze({ ...memo.read.thread, staleness });
+  return memo.answered;
+}
+
+async function withStaleness(threadRead: ThreadRead, repoPath: string | undefined): Promise<HandoffThread> {
+  return { ...threadRead.thread, staleness: await stalenessOf(threadRead, repoPath) };
+}
+
+function stalenessOf({ recorded, texts }: ThreadRead, repoPath: string | undefined): Promise<Staleness | null> | null {
+  return recorded && repoPath ? compareWithRepository(recorded, repoPath, texts) : null;
 }
 
 /**
