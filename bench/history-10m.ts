@@ -22,7 +22,7 @@
  * while nothing is written (lib/dashboard find-attention), so GET / measures the page as most
  * requests see it and the attention view is measured on its own: the uncached computation in
  * process, in blocks of five runs alternating between the folders. `get_handoff` is timed over stdio against the prebuilt `baton mcp`, one server per
- * folder, calls alternating; the hook from spawn to exit, alternating.
+ * folder, calls alternating, each read afresh (an untimed append to a scratch thread before it); the hook from spawn to exit, alternating.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -98,10 +98,17 @@ async function preparedCopy(label: string, source: string, workRoot: string): Pr
 }
 
 /** Per side, the timings of `work(side)`, rounds alternating between the sides (after two unmeasured rounds). */
-async function alternating(sides: Side[], runs: number, work: (side: Side, index: number) => Promise<unknown>): Promise<number[][]> {
+/** `work`'s times on each side, alternating; `before`, when given, runs first each time, untimed. */
+async function alternating(
+  sides: Side[],
+  runs: number,
+  work: (side: Side, index: number) => Promise<unknown>,
+  before?: (side: Side, index: number) => Promise<unknown>,
+): Promise<number[][]> {
   const samples = sides.map(() => [] as number[]);
   for (let round = -2; round < runs; round++) {
     for (const [index, side] of sides.entries()) {
+      await before?.(side, index);
       const start = performance.now();
       await work(side, index);
       if (round >= 0) samples[index].push(performance.now() - start);
@@ -190,8 +197,13 @@ export async function run() {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-history-cwd-"));
     removeAtExit(cwd);
     for (const side of sides) clients.push((await connectStdioClient({ env: side.env, cwd })).client);
-    const getLong = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: LONG_THREAD, as_client: "chat" }));
-    const getTypical = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: TYPICAL_THREAD, as_client: "chat" }));
+    // A thread read again unchanged is answered from what the last read made (lib/handoffs'
+    // remembered reads): an append to a scratch thread before each call makes every read a fresh one.
+    const scratch: string[] = [];
+    for (const client of clients) scratch.push(((await call(client, "create_handoff", { title: "bench scratch", content: "written to between reads" })).structuredContent as { handoff: { id: string } }).handoff.id);
+    const writeBetween = (_: Side, index: number) => call(clients[index], "add_to_handoff", { id: scratch[index], type: "progress", content: "bench write" });
+    const getLong = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: LONG_THREAD, as_client: "chat" }), writeBetween);
+    const getTypical = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: TYPICAL_THREAD, as_client: "chat" }), writeBetween);
     if (!freshEntry("mcp")) console.log("  WARNING: a source changed meanwhile: baton mcp may have run through tsx, not the prebuilt server");
     for (const client of clients.splice(0)) await client.close();
 

@@ -35,14 +35,29 @@ export async function interleaved(servers: Client[], name: string, argsOf: (serv
   return interleavedRequests(servers, (client, index) => call(client, name, argsOf(index)), calls);
 }
 
-/** Latencies of `calls` of any request (`send`) on each server, after 20 to warm up, in interleaved rounds of 30. */
-export async function interleavedRequests(servers: Client[], send: (client: Client, server: number) => Promise<unknown>, calls: number): Promise<number[][]> {
+/**
+ * Latencies of `calls` of any request (`send`) on each server, after 20 to warm up, in interleaved
+ * rounds of 30. `before`, when given, runs before each request, untimed (e.g. a write that leaves
+ * nothing a read remembered current).
+ */
+export async function interleavedRequests(
+  servers: Client[],
+  send: (client: Client, server: number) => Promise<unknown>,
+  calls: number,
+  before?: (client: Client, server: number) => Promise<unknown>,
+): Promise<number[][]> {
   const samples = servers.map(() => [] as number[]);
-  for (let warm = 0; warm < 20; warm++) for (let index = 0; index < servers.length; index++) await send(servers[index], index);
+  for (let warm = 0; warm < 20; warm++) {
+    for (let index = 0; index < servers.length; index++) {
+      await before?.(servers[index], index);
+      await send(servers[index], index);
+    }
+  }
   const round = 30;
   for (let done = 0; done < calls; done += round) {
     for (let index = 0; index < servers.length; index++) {
       for (let step = 0; step < round; step++) {
+        await before?.(servers[index], index);
         const start = performance.now();
         await send(servers[index], index);
         samples[index].push(performance.now() - start);

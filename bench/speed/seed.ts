@@ -2,7 +2,8 @@
  * Speed part `seed` (issue 29, point 1): Baton's stdio server against the seed's own
  * (project-brain, seed 000's reference server, built from its public repository), both started
  * in the same git repository, as Claude Code starts them: add_to_handoff and get_handoff (300
- * entries) p50 and p95 in interleaved rounds, and spawn → first tools/list.
+ * entries) p50 and p95 in interleaved rounds, get_handoff again with an append before each call
+ * (so Baton reads the thread afresh), and spawn → first tools/list.
  *
  * The reference is a built project-brain folder: BATON_BENCH_PROJECT_BRAIN (default
  * /tmp/project-brain), made by the machine's `peers/project-brain.sh <git copy>`, with a data
@@ -92,6 +93,14 @@ export async function againstSeed(): Promise<Figure[]> {
     if (answer.entries.length !== THREAD_SIZE || answer.truncated) throw new Error("Baton's get_handoff did not carry the whole thread");
     const [batonAdd, brainAdd] = await interleaved([baton.client, brain], "add_to_handoff", (index) => ({ id: index === 0 ? batonWrite : brainWrite, type: "progress", content: "bench entry" }), STDIO_CALLS);
     const [batonGet, brainGet] = await interleaved([baton.client, brain], "get_handoff", (index) => ({ id: index === 0 ? batonRead : brainRead }), STDIO_CALLS);
+    // Baton answers an unchanged thread with what its last read made (lib/handoffs' remembered
+    // reads); an append to the other thread before each call leaves nothing remembered current.
+    const [batonFresh, brainFresh] = await interleavedRequests(
+      [baton.client, brain],
+      (client, index) => call(client, "get_handoff", { id: index === 0 ? batonRead : brainRead }),
+      STDIO_CALLS,
+      (client, index) => call(client, "add_to_handoff", { id: index === 0 ? batonWrite : brainWrite, type: "progress", content: "bench entry" }),
+    );
     const figures: Figure[] = [];
     for (const [label, ours, seeds] of [["add_to_handoff", batonAdd, brainAdd], ["get_handoff 300 entries", batonGet, brainGet]] as const) {
       log(`  ${label.padEnd(24)} Baton p50 ${msOf(median(ours))} p95 ${msOf(percentile(ours, 0.95))} · seed p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))} · ×${f2(median(ours) / median(seeds))} / ×${f2(percentile(ours, 0.95) / percentile(seeds, 0.95))}`);
@@ -100,6 +109,14 @@ export async function againstSeed(): Promise<Figure[]> {
         { name: `stdio ${label} p95 vs the seed's server`, value: percentile(ours, 0.95), unit: "ms", reference: { value: percentile(seeds, 0.95), label: "project-brain" } },
       );
     }
+    log(
+      `  ${"get_handoff, fresh".padEnd(24)} Baton p50 ${msOf(median(batonFresh))} p95 ${msOf(percentile(batonFresh, 0.95))} · seed p50 ${msOf(median(brainFresh))} p95 ${msOf(percentile(brainFresh, 0.95))} · ` +
+        `×${f2(median(batonFresh) / median(brainFresh))} / ×${f2(percentile(batonFresh, 0.95) / percentile(brainFresh, 0.95))} (an append to the other thread before each call)`,
+    );
+    figures.push(
+      { name: "stdio get_handoff 300 entries p50, an append before each", value: median(batonFresh), unit: "ms", reference: { value: median(brainFresh), label: "project-brain" } },
+      { name: "stdio get_handoff 300 entries p95, an append before each", value: percentile(batonFresh, 0.95), unit: "ms", reference: { value: percentile(brainFresh, 0.95), label: "project-brain" } },
+    );
     figures.push(...(await protocolPath([baton.client, brain], { add: [median(batonAdd), median(brainAdd)] })));
     figures.push(...(await answerFloors(node, [baton.client, brain], { reads: [batonRead, brainRead], writes: [batonWrite, brainWrite] }, { add: median(brainAdd), get: median(brainGet) })));
     const starts = { baton: [] as number[], brain: [] as number[] };
