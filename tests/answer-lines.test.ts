@@ -4,7 +4,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { keepAnswersForLines, messagePieces, rememberSerialized } from "../lib/mcp/answer-lines";
 import { requestIdOfEdges } from "../lib/mcp/stdio-transport";
 
-const lineOf = (message: JSONRPCMessage) => messagePieces(message).join("");
+const lineOf = (message: JSONRPCMessage) => Buffer.concat(messagePieces(message).map((piece) => Buffer.from(piece))).toString();
 
 /** lib/mcp/answer-lines.ts: a tool answer's structure is sent as the JSON made for its text block, once. */
 describe("answer lines", () => {

@@ -40,7 +40,7 @@ const isText = (block: unknown): block is { type: "text"; text: string } =>
  * fresh pages, and a 300-entry thread's answer is 144 KB. Measured on the bench machine, a
  * 136 KB line cost its writer about 1 ms more before the first byte than its three pieces did.
  */
-export function messagePieces(message: JSONRPCMessage): string[] {
+export function messagePieces(message: JSONRPCMessage): (string | Buffer)[] {
   const result = "result" in message ? (message.result as ToolResult) : undefined;
   const blocks = result?.structuredContent !== undefined && Array.isArray(result.content) ? (result.content as unknown[]) : [];
   const json = blocks.find((block): block is { type: "text"; text: string } => isText(block) && unsent.has(block.text))?.text;
@@ -48,11 +48,12 @@ export function messagePieces(message: JSONRPCMessage): string[] {
   unsent.delete(json);
   const { structuredContent: _spliced, ...rest } = result!;
   const { result: _result, ...envelope } = message as { result: unknown };
-  // The text block's JSON string is spliced in as well, escaped once per answer (escapedText).
+  // The text block's JSON string is spliced in as well (encodedAnswer).
   const around = JSON.stringify(rest, (_key, value: unknown) => (value === json ? TEXT_MARK : value)).split(MARKED_TEXT);
   if (around.length !== 2) return [`${JSON.stringify(message)}\n`];
+  const encoded = encodedAnswer(json);
   // The envelope has `jsonrpc` and `id`, the rest of the result its `content`: neither is `{}`.
-  return [`${JSON.stringify(envelope).slice(0, -1)},"result":${around[0]}`, escapedText(json), `${around[1].slice(0, -1)},"structuredContent":`, json, "}}\n"];
+  return [`${JSON.stringify(envelope).slice(0, -1)},"result":${around[0]}`, encoded.text, `${around[1].slice(0, -1)},"structuredContent":`, encoded.json, "}}\n"];
 }
 
 /** Stands for the text block while the rest of the result is serialized; no answer holds it (random per process). */
@@ -60,18 +61,19 @@ const TEXT_MARK = `baton-answer-text-${randomUUID()}`;
 const MARKED_TEXT = JSON.stringify(TEXT_MARK);
 
 /**
- * An answer's JSON as a JSON string: escaping a 300-entry thread's 70 KB took longer than the
- * rest of the line. A thread read again unchanged is the same answer (lib/handoffs' remembered
- * reads), so the last few are kept, most recently used last.
+ * An answer's JSON as the bytes of its text block (a JSON string) and of its structure: escaping a
+ * 300-entry thread's 70 KB took longer than the rest of the line, and a string piece is encoded
+ * into a fresh buffer at every write. A thread read again unchanged is the same answer
+ * (lib/handoffs' remembered reads), so the last few are kept, most recently used last.
  */
-const MAX_ESCAPED = 8;
-const escaped = new Map<string, string>();
+const MAX_ENCODED = 8;
+const encodedAnswers = new Map<string, { text: Buffer; json: Buffer }>();
 
-function escapedText(json: string): string {
-  let text = escaped.get(json);
-  if (text === undefined) text = JSON.stringify(json);
-  else escaped.delete(json);
-  escaped.set(json, text);
-  if (escaped.size > MAX_ESCAPED) escaped.delete(escaped.keys().next().value as string);
-  return text;
+function encodedAnswer(json: string): { text: Buffer; json: Buffer } {
+  let encoded = encodedAnswers.get(json);
+  if (encoded === undefined) encoded = { text: Buffer.from(JSON.stringify(json)), json: Buffer.from(json) };
+  else encodedAnswers.delete(json);
+  encodedAnswers.set(json, encoded);
+  if (encodedAnswers.size > MAX_ENCODED) encodedAnswers.delete(encodedAnswers.keys().next().value as string);
+  return encoded;
 }
