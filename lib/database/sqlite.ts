@@ -1,4 +1,5 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import fs from "node:fs";
@@ -49,12 +50,10 @@ export function createSqliteFile(file: string): void {
  * lock for microseconds, never across I/O. Writers of other processes wait for the lock (see
  * `write`, BUSY_TIMEOUT_MS) instead of failing, and past that wait are refused as Unavailable.
  */
-/** Connections this process opened: a stamp (Database.changeStamp) names its connection, whose counters start afresh. */
-let connectionsOpened = 0;
-
 export function openSqlite(url: string): Database {
   refuseBadBusyTimeout();
-  const connectionNumber = ++connectionsOpened;
+  // A stamp (Database.changeStamp) names its connection, whose counters start afresh: unique across reopenings and bundles.
+  const connectionId = randomUUID();
   const file = databaseFile(url);
   createSqliteFile(file);
   const connection = new BetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
@@ -264,7 +263,7 @@ export function openSqlite(url: string): Database {
     changeStamp: async () => {
       if (writing) return null;
       const [dataVersion, changes] = stampStatement.get() as [number, number];
-      return `${connectionNumber}.${dataVersion}.${changes}`;
+      return `${connectionId}.${dataVersion}.${changes}`;
     },
     ping: async () => {
       statement("SELECT 1").get();
