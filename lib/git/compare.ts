@@ -2,6 +2,7 @@ import "server-only";
 import { hash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { locateRepository, repositoryFingerprint } from "./fingerprint";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
@@ -35,13 +36,13 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  * fingerprint (lib/git/fingerprint.ts) they were made at. A read of a repository that has not
  * moved since checks the fingerprint (a few stats) and runs no git at all; any commit, checkout,
  * `git add`, fetch, new remote or edit of a file the handoff names by its path changes the
- * fingerprint, and that read compares in full. Most recently used last; the oldest goes first.
+ * fingerprint, and that read compares in full. The least recently used goes first (lru-cache).
  */
 const MAX_REMEMBERED = 256;
 /** How many named files are watched for edits not yet added (each is one stat per read). */
 const MAX_WATCHED_FILES = 50;
 type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
-const remembered = new Map<string, Remembered>();
+const remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
 
 /** One hash of the joined text: a 300-entry thread's 600 separate updates cost three times as much. */
 function digestOf(texts: readonly string[]): string {
@@ -90,21 +91,13 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const branches = recorded.branch ? [recorded.branch] : [];
   const key = keyOf(folder, recorded, textList);
   const known = remembered.get(key);
-  if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) {
-    remembered.delete(key);
-    remembered.set(key, known);
-    return known.result;
-  }
+  if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) return known.result;
   const names = named();
   const files = watchedFiles(dirs.top, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
   const fingerprint = repositoryFingerprint(dirs, branches, files);
   const { result, complete } = await computeStaleness(recorded, folder, names);
-  if (complete) {
-    remembered.delete(key);
-    if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
-    remembered.set(key, { fingerprint, files, result });
-  }
+  if (complete) remembered.set(key, { fingerprint, files, result });
   return result;
 }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { readSmallFile } from "../small-file";
 
 /**
@@ -92,7 +93,7 @@ const safeRef = (ref: string) => ref.startsWith("refs/") && !ref.split("/").incl
 
 /** How many git folders' HEAD texts are kept (a process compares with few repositories). */
 const MAX_HEAD_TEXTS = 64;
-const headTexts = new Map<string, { stamp: string; text: string }>();
+const headTexts = new LRUCache<string, { stamp: string; text: string }>({ max: MAX_HEAD_TEXTS });
 
 /**
  * HEAD's text, read again only when its stamp moved: git replaces HEAD by renaming a new file in,
@@ -108,9 +109,7 @@ function headTextOf(file: string, stamp: string): string {
   } catch {
     text = "-";
   }
-  headTexts.delete(file);
   headTexts.set(file, { stamp, text });
-  if (headTexts.size > MAX_HEAD_TEXTS) headTexts.delete(headTexts.keys().next().value as string);
   return text;
 }
 

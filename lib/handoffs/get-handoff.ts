@@ -1,4 +1,5 @@
 import "server-only";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { changeStamp, MAX_INT4, read, type Tx } from "../database";
 import { deepFreeze } from "../deep-freeze";
@@ -198,11 +199,11 @@ async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budge
  * remembered with the database's change stamp (Database.changeStamp): while nothing changed the
  * database, from any process, the same read is answered with the same objects, frozen, instead
  * of reading and building the thread again; the doors then reuse what they made of them (the MCP
- * answer's JSON). Any write anywhere makes the next read read afresh. Most recently used last.
+ * answer's JSON). Any write anywhere makes the next read read afresh. The least recently used goes first.
  */
 const MAX_REMEMBERED_READS = 16;
 type RememberedRead = { stamp: string; read: ThreadRead; answered: HandoffThread | null };
-const rememberedReads = new Map<string, RememberedRead>();
+const rememberedReads = new LRUCache<string, RememberedRead>({ max: MAX_REMEMBERED_READS });
 
 /**
  * The thread as one side sees it, within a byte budget (`THREAD_ANSWER_BUDGET_BYTES`, or a
@@ -225,10 +226,10 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
   if (stamp === null) return withStaleness(await readIt(), input.repoPath);
   const key = `${input.id}\0${input.asClient}\0${budget}\0${input.limit ?? ""}`;
   let memo = rememberedReads.get(key);
-  if (memo?.stamp !== stamp) memo = { stamp, read: deepFreeze(await readIt()), answered: null };
-  rememberedReads.delete(key);
-  rememberedReads.set(key, memo);
-  if (rememberedReads.size > MAX_REMEMBERED_READS) rememberedReads.delete(rememberedReads.keys().next().value as string);
+  if (memo?.stamp !== stamp) {
+    memo = { stamp, read: deepFreeze(await readIt()), answered: null };
+    rememberedReads.set(key, memo);
+  }
   const staleness = await stalenessOf(memo.read, input.repoPath);
   // compareWithRepository answers the same object while the repository has not moved.
   if (memo.answered?.staleness !== staleness) memo.answered = Object.freeze({ ...memo.read.thread, staleness });

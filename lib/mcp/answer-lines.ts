@@ -1,5 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
@@ -64,16 +65,16 @@ const MARKED_TEXT = JSON.stringify(TEXT_MARK);
  * An answer's JSON as the bytes of its text block (a JSON string) and of its structure: escaping a
  * 300-entry thread's 70 KB took longer than the rest of the line, and a string piece is encoded
  * into a fresh buffer at every write. A thread read again unchanged is the same answer
- * (lib/handoffs' remembered reads), so the last few are kept, most recently used last.
+ * (lib/handoffs' remembered reads), so the last few are kept.
  */
 const MAX_ENCODED = 8;
-const encodedAnswers = new Map<string, { text: Buffer; json: Buffer }>();
+const encodedAnswers = new LRUCache<string, { text: Buffer; json: Buffer }>({ max: MAX_ENCODED });
 
 function encodedAnswer(json: string): { text: Buffer; json: Buffer } {
   let encoded = encodedAnswers.get(json);
-  if (encoded === undefined) encoded = { text: Buffer.from(JSON.stringify(json)), json: Buffer.from(json) };
-  else encodedAnswers.delete(json);
-  encodedAnswers.set(json, encoded);
-  if (encodedAnswers.size > MAX_ENCODED) encodedAnswers.delete(encodedAnswers.keys().next().value as string);
+  if (encoded === undefined) {
+    encoded = { text: Buffer.from(JSON.stringify(json)), json: Buffer.from(json) };
+    encodedAnswers.set(json, encoded);
+  }
   return encoded;
 }
