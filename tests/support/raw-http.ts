@@ -17,12 +17,18 @@ export function rawRequest(
 ): Promise<RawAnswer> {
   const base = new URL(baseUrl);
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = http.request({ host: base.hostname, port: base.port, path, method, headers, setHost: false, localAddress }, (response) => {
+      answered = true;
       let text = "";
       response.on("data", (chunk: Buffer) => (text += chunk.toString()));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
+      response.on("error", reject);
+      response.on("close", () => response.complete || reject(new Error("the answer was cut short")));
     });
-    request.on("error", reject);
+    // A server that answered, then stopped reading a body it refused (its bound on what it drops),
+    // makes the rest of the body's write fail (EPIPE): the client has its answer all the same.
+    request.on("error", (error) => answered || reject(error));
     request.end(body);
   });
 }
