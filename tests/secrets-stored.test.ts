@@ -8,7 +8,7 @@ import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { exportHandoff } from "../lib/formats/export-handoff";
 import { importDocument } from "../lib/formats/import-document";
 import { createHandoff } from "../lib/handoffs";
-import { database, read } from "../lib/database";
+import { closeDatabase, database, read } from "../lib/database";
 import { everyRowAsText } from "./support/rows";
 import { SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 
@@ -41,6 +41,10 @@ function dataFiles(): string[] {
 
 /** Where a secret is left: files of the data folder, and on PostgreSQL the database's rows. */
 async function secretsLeft(): Promise<string[]> {
+  // Closing a file this process read drops every POSIX lock it held on that file (SQLite's own
+  // caveat): its open connection would look unused, and another process's last close then
+  // deletes the write-ahead log under it. Closed here; the next call opens it afresh.
+  await closeDatabase();
   const places = dataFiles().map((file) => ({ place: path.relative(dataDir, file), text: fs.readFileSync(file).toString("latin1") }));
   if (database().engine === "postgres") places.push({ place: "the PostgreSQL database", text: await everyRowAsText() });
   return places.flatMap(({ place, text }) => needles.filter((needle) => text.includes(needle)).map(() => place));
@@ -51,8 +55,11 @@ describe("baton secrets scan", () => {
   let oldArtifact: string;
   let exportedHandoff: string;
   let exportedArtifact: string;
+  let entriesOnly: { id: string; updatedAt: string };
   beforeAll(async () => {
     process.env.BATON_SECRETS = "off";
+    const plain = await createHandoff({ title: "Deploy notes", content: textOf(SECRET_SAMPLES.slice(0, 2)) });
+    entriesOnly = { id: plain.handoff.id, updatedAt: plain.handoff.updatedAt };
     const created = await createHandoff({ title: `Keys ${SECRET_SAMPLES[7].value}`, content: textOf(SECRET_SAMPLES.slice(0, 18)) });
     exportedHandoff = created.handoff.id;
     exportedArtifact = (await exportHandoff({ id: exportedHandoff, format: "bundle" })).artifactId!;
@@ -79,9 +86,16 @@ describe("baton secrets scan", () => {
     expect(report.stderr).toMatch(/^\d+ secrets found \(.*github \d+.*\); run with --redact to clean them$/m);
     for (const needle of needles) expect(report.stdout + report.stderr).not.toContain(needle);
 
+    const feedBefore = (await read((tx) => tx.get<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM changes")))!.seq ?? 0;
     const cleaned = baton(["secrets", "scan", "--redact"]);
     expect(cleaned.status, cleaned.stderr).toBe(0);
     expect(cleaned.stderr).toMatch(/redacted in \d+ places/);
+    // Open pages and MCP subscriptions follow the change feed: a thread whose entries (or imported
+    // document) alone were rewritten is in it too, its activity time unchanged.
+    const told = await read((tx) => tx.all<{ handoff_id: string }>("SELECT handoff_id FROM changes WHERE seq > ? AND subject = 'handoff' AND action = 'updated'", [feedBefore]));
+    expect(told.map((change) => change.handoff_id)).toEqual(expect.arrayContaining([entriesOnly.id, bundleHandoff, exportedHandoff]));
+    const untouched = await read((tx) => tx.get<{ updated_at: string | Date }>("SELECT updated_at FROM handoffs WHERE id = ?", [entriesOnly.id]));
+    expect(new Date(untouched!.updated_at).toISOString()).toBe(entriesOnly.updatedAt);
 
     const again = baton(["secrets", "scan"]);
     expect(again.status).toBe(0);

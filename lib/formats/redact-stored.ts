@@ -20,11 +20,13 @@ function canonicalOrNull(json: string): string | null {
 /**
  * For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): imported documents and their file
  * names, rewritten where `redactor` says, in the caller's transaction. An imported bundle's
- * artifact is its document's canonical form, so it moves with it: the answer is the new blobs to
- * write once the transaction committed (writeRedactedBlobs).
+ * artifact is its document's canonical form, so it moves with it. Answers the new blobs to write
+ * once the transaction committed (writeRedactedBlobs), and the handoffs whose document or file
+ * name it rewrote.
  */
-export async function redactImportedDocumentsIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
+export async function redactImportedDocumentsIn(tx: Tx, redactor: StoredTextRedactor): Promise<{ newBlobs: string[]; rewritten: string[] }> {
   const newBlobs: string[] = [];
+  const rewritten: string[] = [];
   const sources = await tx.all<{ handoff_id: string; format: string; document: string; artifact_id: string | null; file_name: string | null }>(
     "SELECT handoff_id, format, document, artifact_id, file_name FROM handoff_sources",
   );
@@ -33,13 +35,14 @@ export async function redactImportedDocumentsIn(tx: Tx, redactor: StoredTextReda
     const fileName = file_name === null ? null : redactor(`file name of the imported document of ${handoff_id}`, file_name);
     if (fileName !== null) await tx.run("UPDATE handoff_sources SET file_name = ? WHERE handoff_id = ?", [fileName, handoff_id]);
     const redacted = redactor(`imported document of ${handoff_id}`, document, { document: format === "handoff_yaml" ? "yaml" : "json" });
+    if (fileName !== null || redacted !== null) rewritten.push(handoff_id);
     if (redacted === null) continue;
     const canonical = format === "bundle" && artifact_id !== null ? canonicalOrNull(redacted) : null;
     if (canonical !== null) newBlobs.push(canonical);
     const artifactId = canonical === null ? artifact_id : artifactIdOf(Buffer.from(canonical, "utf8"));
     await tx.run("UPDATE handoff_sources SET document = ?, artifact_id = ? WHERE handoff_id = ?", [redacted, artifactId, handoff_id]);
   }
-  return newBlobs;
+  return { newBlobs, rewritten };
 }
 
 /** The blobs redactImportedDocumentsIn answered, written once its transaction committed. */

@@ -303,13 +303,27 @@ export async function redactStoredHandoffTextsIn(tx: Tx, redactor: StoredTextRed
     const redacted = redactor(`title of ${id}`, title);
     if (redacted !== null) await tx.run("UPDATE handoffs SET title = ? WHERE id = ?", [redacted, id]);
   }
+  const rewritten = new Set<string>();
   for (let after = 0; ; ) {
     const page = await tx.rows<[number, string, string]>("SELECT seq, handoff_id, content FROM handoff_entries WHERE seq > ? ORDER BY seq LIMIT ?", [after, PAGE_ROWS]);
     for (const [seq, handoffId, content] of page) {
       const redacted = redactor(`entry #${seq} of ${handoffId}`, content);
-      if (redacted !== null) await tx.run("UPDATE handoff_entries SET content = ? WHERE seq = ?", [redacted, seq]);
+      if (redacted === null) continue;
+      await tx.run("UPDATE handoff_entries SET content = ? WHERE seq = ?", [redacted, seq]);
+      rewritten.add(handoffId);
     }
     if (page.length < PAGE_ROWS) break;
     after = page[page.length - 1][0];
   }
+  await noteThreadsRewrittenIn(tx, rewritten);
+}
+
+/**
+ * Tells whoever follows the change feed (open pages, MCP subscriptions) that what these threads
+ * show was rewritten in place (an entry, an imported document or a kept summary redacted): the
+ * feed's triggers see only the handoffs row, so it is updated without a change. Its activity time
+ * stays: a redaction is not activity.
+ */
+export async function noteThreadsRewrittenIn(tx: Tx, ids: Iterable<string>): Promise<void> {
+  for (const id of new Set(ids)) await tx.run("UPDATE handoffs SET updated_at = updated_at WHERE id = ?", [id]);
 }

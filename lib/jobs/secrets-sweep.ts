@@ -2,7 +2,7 @@ import "server-only";
 import { redactShiftDocumentFiles, redactStoredShiftDocumentsIn } from "../agents/redact-stored";
 import { read, vacuum, write, type Tx } from "../database";
 import { redactImportedDocumentsIn, redactStoredArtifacts, writeRedactedBlobs } from "../formats/redact-stored";
-import { redactStoredHandoffTextsIn } from "../handoffs/store";
+import { noteThreadsRewrittenIn, redactStoredHandoffTextsIn } from "../handoffs/store";
 import { compactSearchIndexIn, redactKeptSummariesIn } from "../search";
 import { storedTextRedactor, type StoredFinding, type StoredTextRedactor } from "../secrets/stored-redactor";
 
@@ -19,10 +19,12 @@ const REWRITTEN_TABLES = ["handoffs", "handoff_entries", "handoff_search_texts",
 
 async function rowsIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
   await redactStoredHandoffTextsIn(tx, redactor);
-  await redactKeptSummariesIn(tx, redactor);
-  const newBlobs = await redactImportedDocumentsIn(tx, redactor);
+  const summaries = await redactKeptSummariesIn(tx, redactor);
+  const documents = await redactImportedDocumentsIn(tx, redactor);
+  // Rows of other owners that a thread's page shows; a shift document's update is in the feed already.
+  await noteThreadsRewrittenIn(tx, [...summaries, ...documents.rewritten]);
   await redactStoredShiftDocumentsIn(tx, redactor);
-  return newBlobs;
+  return documents.newBlobs;
 }
 
 /**

@@ -25,13 +25,20 @@ export async function keepSummaryFindableIn(tx: Tx, handoffId: string, summary: 
   await tx.run("UPDATE handoff_search_texts SET kept_summary = ? WHERE handoff_id = ?", [summary, handoffId]);
 }
 
-/** For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): kept summaries, rewritten where `redactor` says, in the caller's transaction. */
-export async function redactKeptSummariesIn(tx: Tx, redactor: StoredTextRedactor): Promise<void> {
+/**
+ * For the sweep of stored secrets (lib/jobs/secrets-sweep.ts): kept summaries, rewritten where
+ * `redactor` says, in the caller's transaction. Answers the handoffs whose summary it rewrote.
+ */
+export async function redactKeptSummariesIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
   const rows = await tx.all<{ handoff_id: string; kept_summary: string }>("SELECT handoff_id, kept_summary FROM handoff_search_texts WHERE kept_summary IS NOT NULL");
+  const rewritten: string[] = [];
   for (const { handoff_id, kept_summary } of rows) {
     const redacted = redactor(`kept summary of ${handoff_id}`, kept_summary);
-    if (redacted !== null) await keepSummaryFindableIn(tx, handoff_id, redacted);
+    if (redacted === null) continue;
+    await keepSummaryFindableIn(tx, handoff_id, redacted);
+    rewritten.push(handoff_id);
   }
+  return rewritten;
 }
 
 /**
