@@ -22,7 +22,7 @@
  * while nothing is written (lib/dashboard find-attention), so GET / measures the page as most
  * requests see it and the attention view is measured on its own: the uncached computation in
  * process, in blocks of five runs alternating between the folders. `get_handoff` is timed over stdio against the prebuilt `baton mcp`, one server per
- * folder, calls alternating, each read afresh (an untimed append to a scratch thread before it); the hook from spawn to exit, alternating.
+ * folder, calls alternating, each read afresh (a paged read of the latest entries, which is never remembered); the hook from spawn to exit, alternating.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -33,6 +33,7 @@ import { pruneChanges } from "../lib/changes";
 import { closeDatabase } from "../lib/database";
 import { ensureMigrated } from "../lib/database/migrate";
 import { computeAttention } from "../lib/dashboard/find-attention";
+import { END_OF_THREAD } from "../lib/handoffs/limits";
 import { linkRepository } from "../lib/pickup/links";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
@@ -197,13 +198,12 @@ export async function run() {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-history-cwd-"));
     removeAtExit(cwd);
     for (const side of sides) clients.push((await connectStdioClient({ env: side.env, cwd })).client);
-    // A thread read again unchanged is answered from what the last read made (lib/handoffs'
-    // remembered reads): an append to a scratch thread before each call makes every read a fresh one.
-    const scratch: string[] = [];
-    for (const client of clients) scratch.push(((await call(client, "create_handoff", { title: "bench scratch", content: "written to between reads" })).structuredContent as { handoff: { id: string } }).handoff.id);
-    const writeBetween = (_: Side, index: number) => call(clients[index], "add_to_handoff", { id: scratch[index], type: "progress", content: "bench write" });
-    const getLong = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: LONG_THREAD, as_client: "chat" }), writeBetween);
-    const getTypical = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: TYPICAL_THREAD, as_client: "chat" }), writeBetween);
+    // A whole-thread read of an unchanged thread is answered from what the last one made (lib/handoffs'
+    // remembered reads), whatever else was written: each call here is a paged read (the latest
+    // entries within the budget), which is never remembered, so every one reads afresh.
+    const latest = { before_seq: END_OF_THREAD, as_client: "chat" };
+    const getLong = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: LONG_THREAD, ...latest }));
+    const getTypical = await alternating(sides, RUNS, (_, index) => call(clients[index], "get_handoff", { id: TYPICAL_THREAD, ...latest }));
     if (!freshEntry("mcp")) console.log("  WARNING: a source changed meanwhile: baton mcp may have run through tsx, not the prebuilt server");
     for (const client of clients.splice(0)) await client.close();
 

@@ -11,12 +11,11 @@ import { SECRET_SAMPLES, secretPartOf } from "./fixtures/secrets/corpus";
 
 const run = promisify(execFile);
 const worker = path.join(import.meta.dirname, "support", "append-worker.ts");
-const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
 
 /**
  * lib/handoffs/get-handoff.ts: a whole-thread read is answered again from what the last one made
- * while nothing changed the database (SQLite's change stamp; PostgreSQL reads afresh each time),
- * and any change, from this process or another, is in the very next read.
+ * while the thread is as it was (nothing changed the database, or the thread's row did not move),
+ * and any change to it, from this process or another, is in the very next read.
  */
 describe("remembered whole-thread reads", () => {
   it("answer an unchanged thread with the same frozen objects, which no caller can change", async () => {
@@ -24,8 +23,6 @@ describe("remembered whole-thread reads", () => {
     await addEntry({ id: handoff.id, type: "progress", content: "second", asClient: "code" });
     const first = await getHandoff({ id: handoff.id });
     const again = await getHandoff({ id: handoff.id });
-    expect(again).toEqual(first);
-    if (!onSqlite) return;
     expect(again).toBe(first);
     expect(() => (first.entries as unknown[]).push("more")).toThrow(TypeError);
     expect(() => Object.assign(first.entries[0], { content: "changed" })).toThrow(TypeError);
@@ -57,6 +54,23 @@ describe("remembered whole-thread reads", () => {
     expect((await getHandoff({ id: handoff.id })).entries.map((entry) => entry.content)).toEqual(["first", "code 0"]);
   });
 
+  it("stand through writes to other threads, from this process or another", async () => {
+    const { handoff } = await createHandoff({ title: "read while others write", content: "first" });
+    const other = await createHandoff({ title: "busy", content: "first" });
+    const first = await getHandoff({ id: handoff.id });
+    await addEntry({ id: other.handoff.id, type: "progress", content: "elsewhere", asClient: "code" });
+    await markRead({ id: other.handoff.id, asClient: "chat" });
+    expect(await getHandoff({ id: handoff.id })).toBe(first);
+    const { stdout } = await run(process.execPath, ["--import", "tsx", worker, other.handoff.id, other.handoff.id, "2", "code"], { env: process.env, timeout: 60_000 });
+    expect(stdout.trim()).toMatch(/^ok /);
+    expect(await getHandoff({ id: handoff.id })).toBe(first);
+    // The other side's read of this thread moves its row: read again, and an equal answer.
+    await markRead({ id: handoff.id, asClient: "code" });
+    const afterMark = await getHandoff({ id: handoff.id });
+    expect(afterMark).not.toBe(first);
+    expect(afterMark.entries).toEqual(first.entries);
+  });
+
   it("do not keep what a write transaction read before it rolled back", async () => {
     const { handoff } = await createHandoff({ title: "rolled back", content: "first" });
     await expect(
@@ -67,6 +81,17 @@ describe("remembered whole-thread reads", () => {
       }),
     ).rejects.toThrow("roll it back");
     expect((await getHandoff({ id: handoff.id })).entries.map((entry) => entry.content)).toEqual(["first"]);
+    // A read remembered before the write is answered again inside it only while the thread is unchanged there.
+    const before = await getHandoff({ id: handoff.id });
+    await expect(
+      write(async () => {
+        expect(await getHandoff({ id: handoff.id })).toBe(before);
+        await addEntry({ id: handoff.id, type: "progress", content: "never committed either", asClient: "code" });
+        expect((await getHandoff({ id: handoff.id })).entries).toHaveLength(2);
+        throw new Error("roll it back");
+      }),
+    ).rejects.toThrow("roll it back");
+    expect(await getHandoff({ id: handoff.id })).toBe(before);
   });
 
   it("see the stored-secrets sweep's rewrite of an entry, run by another process", async () => {

@@ -77,6 +77,11 @@ export function changeStamp(): Promise<string | null> {
   return database().changeStamp();
 }
 
+/** Whether the caller may be inside a write transaction that may yet roll back (Database.insideWrite). */
+export function insideWrite(): boolean {
+  return database().insideWrite();
+}
+
 /** Runs `work` in one write transaction; a throw rolls it back. */
 export function write<T>(work: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T> {
   return database().write(work, options);

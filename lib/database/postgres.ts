@@ -224,6 +224,9 @@ export function openPostgres(url: string): Database {
   };
 
   const inside = new AsyncLocalStorage<Tx>();
+  /** The transactions begun as writes (Database.insideWrite). */
+  const writes = new WeakSet<Tx>();
+  const BEGIN_WRITE = "BEGIN";
 
   /** A connection, waiting through a server restart; Unavailable when it stays away. */
   const connect = async (): Promise<pg.PoolClient> => {
@@ -269,6 +272,7 @@ export function openPostgres(url: string): Database {
         if (begin) await client.query(begin);
         started = true;
         const tx = txOf(client);
+        if (begin === BEGIN_WRITE) writes.add(tx);
         // A lone statement has nothing nested to join it, so it skips the context (a hot append's cost).
         const result = begin ? await inside.run(tx, () => work(tx)) : await work(tx);
         if (begin) await client.query("COMMIT");
@@ -290,12 +294,16 @@ export function openPostgres(url: string): Database {
 
   return {
     engine: "postgres",
-    write: (work) => transaction("BEGIN", work),
-    writeGrouped: (work) => transaction("BEGIN", work),
+    write: (work) => transaction(BEGIN_WRITE, work),
+    writeGrouped: (work) => transaction(BEGIN_WRITE, work),
     writeStatement: <Row>(text: string, params: Params = []) => transaction(null, (tx) => tx.all<Row>(text, params)),
     read: (work) => transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work),
     // No cheap signal that nothing changed (a query per read would cost what it saves).
     changeStamp: async () => null,
+    insideWrite: () => {
+      const joined = inside.getStore();
+      return joined !== undefined && writes.has(joined);
+    },
     ping: async () => {
       await (await opening).query("SELECT 1");
     },

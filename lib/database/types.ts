@@ -56,6 +56,12 @@ export type Database = {
    * process is inside a write transaction, whose changes may yet be rolled back.
    */
   changeStamp(): Promise<string | null>;
+  /**
+   * Whether the caller may be inside a write transaction of this process, whose changes may yet be
+   * rolled back: what it reads now must not be remembered past it. SQLite answers for the process
+   * (its transactions run one at a time), PostgreSQL for the caller's own async context.
+   */
+  insideWrite(): boolean;
   /** Whether the database answers (the health endpoint). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,14 +1,14 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
 import { z } from "zod";
-import { changeStamp, MAX_INT4, read, type Tx } from "../database";
+import { changeStamp, insideWrite, MAX_INT4, read, type Tx } from "../database";
 import { deepFreeze } from "../deep-freeze";
 import { compareWithRepository, reportOnThisMachine } from "../git/compare";
 import { jsonTextBytes } from "../json-bytes";
 import { parseGitState, type GitReport, type GitState, type Staleness } from "../git/types";
 import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
-import { entriesOf, entryCounts, entryRange, handoffExists, handoffNotFound, loadHandoff, recordedGitOf, seqOfNumber, type SeqBounds } from "./store";
+import { entriesOf, entryCounts, entryRange, handoffExists, handoffNotFound, loadHandoff, recordedGitOf, seqOfNumber, threadStampIn, type SeqBounds } from "./store";
 import { handoffIdSchema } from "./schemas";
 import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
@@ -195,14 +195,20 @@ async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budge
 }
 
 /**
- * Whole-thread reads (no paging parameters: what an agent and the desk ask again and again)
- * remembered with the database's change stamp (Database.changeStamp): while nothing changed the
- * database, from any process, the same read is answered with the same objects, frozen, instead
- * of reading and building the thread again; the doors then reuse what they made of them (the MCP
- * answer's JSON). Any write anywhere makes the next read read afresh. The least recently used goes first.
+ * Whole-thread reads (no paging parameters: what an agent and the desk ask again and again) are
+ * remembered: while the thread is as it was, the same read is answered with the same objects,
+ * frozen, instead of reading and building the thread again, and the doors reuse what they made of
+ * them (the MCP answer's JSON). Two checks say the thread is as it was:
+ * - the database's change stamp (Database.changeStamp, SQLite): nothing changed anywhere, from
+ *   any process; no statement at all;
+ * - else the thread's own stamp (threadStampIn: its row, one read by primary key): a write to
+ *   another thread leaves this one's read standing. The only check on PostgreSQL.
+ * Nothing is remembered inside a write transaction, which may yet roll back: another process
+ * could then commit, in the same millisecond and with the same seq, a row just like the one the
+ * rolled-back write had made, over other entries. The least recently used goes first.
  */
 const MAX_REMEMBERED_READS = 16;
-type RememberedRead = { stamp: string; read: ThreadRead; answered: HandoffThread | null };
+type RememberedRead = { stamp: string | null; threadStamp: string | undefined; read: ThreadRead; answered: HandoffThread | null };
 const rememberedReads = new LRUCache<string, RememberedRead>({ max: MAX_REMEMBERED_READS });
 
 /**
@@ -219,16 +225,24 @@ const rememberedReads = new LRUCache<string, RememberedRead>({ max: MAX_REMEMBER
 export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThread> {
   const input = parseInput(getHandoffInput, options);
   const budget = input.maxBytes ?? THREAD_ANSWER_BUDGET_BYTES;
-  const readIt = () => read((tx) => readThread(tx, input, budget));
   const whole = input.afterSeq === undefined && input.beforeSeq === undefined && input.fromNumber === undefined;
-  // Taken before reading: any change after it makes the next stamp differ, so nothing remembered is older than its stamp.
-  const stamp = whole ? await changeStamp() : null;
-  if (stamp === null) return withStaleness(await readIt(), input.repoPath);
+  if (!whole) return withStaleness(await read((tx) => readThread(tx, input, budget)), input.repoPath);
   const key = `${input.id}\0${input.asClient}\0${budget}\0${input.limit ?? ""}`;
+  // Taken before reading: any change after it makes the next stamp differ, so nothing remembered is older than its stamp.
+  const stamp = await changeStamp();
   let memo = rememberedReads.get(key);
-  if (memo?.stamp !== stamp) {
-    memo = { stamp, read: deepFreeze(await readIt()), answered: null };
-    rememberedReads.set(key, memo);
+  if (memo === undefined || stamp === null || memo.stamp !== stamp) {
+    const known = memo;
+    // The thread's stamp and, when it moved, the thread: one snapshot, so the one describes the other.
+    memo = await read(async (tx): Promise<RememberedRead> => {
+      const threadStamp = await threadStampIn(tx, input.id);
+      if (known !== undefined && threadStamp === known.threadStamp) return known;
+      return { stamp: null, threadStamp, read: deepFreeze(await readThread(tx, input, budget)), answered: null };
+    });
+    if (!insideWrite()) {
+      memo.stamp = stamp;
+      rememberedReads.set(key, memo);
+    }
   }
   const staleness = await stalenessOf(memo.read, input.repoPath);
   // compareWithRepository answers the same object while the repository has not moved.

@@ -319,11 +319,22 @@ export async function redactStoredHandoffTextsIn(tx: Tx, redactor: StoredTextRed
 }
 
 /**
- * Tells whoever follows the change feed (open pages, MCP subscriptions) that what these threads
- * show was rewritten in place (an entry, an imported document or a kept summary redacted): the
- * feed's triggers see only the handoffs row, so it is updated without a change. Its activity time
- * stays: a redaction is not activity.
+ * Records that what these threads show was rewritten in place (an entry, an imported document or
+ * a kept summary redacted), which no other column of their rows says: their revision moves, so a
+ * remembered read of them is read again (threadStampIn), and the change feed's trigger on the row
+ * tells open pages and MCP subscriptions. Their activity time stays: a redaction is not activity.
  */
 export async function noteThreadsRewrittenIn(tx: Tx, ids: Iterable<string>): Promise<void> {
-  for (const id of new Set(ids)) await tx.run("UPDATE handoffs SET updated_at = updated_at WHERE id = ?", [id]);
+  for (const id of new Set(ids)) await tx.run("UPDATE handoffs SET revision = revision + 1 WHERE id = ?", [id]);
+}
+
+/**
+ * What changes whenever anything a read of the thread shows changes, or undefined when there is
+ * no such thread: its whole row. Every write of a thread's entries moves the row too (an append
+ * its last number, a close its status, an in-place rewrite its revision), and so does every write
+ * of the row itself (a cursor, the title). Every column, so one added later is not forgotten.
+ */
+export async function threadStampIn(tx: Tx, id: string): Promise<string | undefined> {
+  const [row] = await tx.rows("SELECT * FROM handoffs WHERE id = ?", [id]);
+  return row && JSON.stringify(row);
 }
