@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createHandoff, getHandoff } from "../lib/handoffs";
+import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
 
 /**
  * Staleness at the speed of a read (issue 19, point 5): the comparison is remembered per
@@ -97,6 +97,21 @@ describe("staleness is remembered until the repository changes", () => {
     spawnsSinceLast();
     await staleness(current, repo);
     expect(spawnsSinceLast()).toEqual([]);
+  });
+
+  it("an entry that names no new path leaves the comparison standing; one naming a changed file is compared in full", async () => {
+    const repo = repository();
+    const id = await handoffIn(repo, "Token refresh in src/auth.ts");
+    commitFile(repo, "lib/token.ts", "export const t = 2;\n", "Token");
+    const first = await staleness(id, repo);
+    expect(first).toMatchObject({ commitsSince: 1, changedFiles: [] });
+    spawnsSinceLast();
+    await addEntry({ id, type: "progress", content: "Reviewed it, src/auth.ts still reads well.", asClient: "chat" });
+    expect(await staleness(id, repo)).toBe(first);
+    expect(spawnsSinceLast()).toEqual([]);
+    await addEntry({ id, type: "question", content: "Did the change to lib/token.ts land?", asClient: "chat" });
+    expect(await staleness(id, repo)).toMatchObject({ commitsSince: 1, changedFiles: ["lib/token.ts"] });
+    expect(spawnsSinceLast().length).toBeGreaterThan(0);
   });
 
   it("a commit, a checkout, a git add and an edit of a named file are each seen by the next read, in full", async () => {

@@ -32,8 +32,10 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
 }
 
 /**
- * Comparisons already made, per (reader's folder, recorded state, texts), with the repository's
- * fingerprint (lib/git/fingerprint.ts) they were made at. A read of a repository that has not
+ * Comparisons already made, per (reader's folder, recorded state, paths the texts mention), with
+ * the repository's fingerprint (lib/git/fingerprint.ts) they were made at: a text matters to the
+ * comparison only through the paths it names, so an entry naming none (or only named ones)
+ * leaves the comparison standing. A read of a repository that has not
  * moved since checks the fingerprint (a few stats) and runs no git at all; any commit, checkout,
  * `git add`, fetch, new remote or edit of a file the handoff names by its path changes the
  * fingerprint, and that read compares in full. The least recently used goes first (lru-cache).
@@ -44,25 +46,22 @@ const MAX_WATCHED_FILES = 50;
 type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
 const remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
 
-/** One hash of the joined text: a 300-entry thread's 600 separate updates cost three times as much. */
-function digestOf(texts: readonly string[]): string {
-  return hash("sha1", texts.join("\0"), "base64");
-}
+type Mentions = { paths: Set<string>; digest: string };
 
 /**
- * Digests of frozen text lists, which cannot change: a thread read again unchanged hands over the
- * same frozen list (lib/handoffs' remembered reads), and hashing its 70 KB again was most of
- * what comparing an unmoved repository cost.
+ * The mentions of frozen text lists, which cannot change: a thread read again unchanged hands
+ * over the same frozen list (lib/handoffs' remembered reads), so its 300 texts are looked up once.
  */
-const frozenDigests = new WeakMap<readonly string[], string>();
+const frozenMentions = new WeakMap<readonly string[], Mentions>();
 
-function keyOf(folder: string, recorded: GitState, texts: readonly string[]): string {
-  let digest = frozenDigests.get(texts);
-  if (digest === undefined) {
-    digest = digestOf(texts);
-    if (Object.isFrozen(texts)) frozenDigests.set(texts, digest);
+function mentionsOf(texts: readonly string[]): Mentions {
+  let mentions = frozenMentions.get(texts);
+  if (mentions === undefined) {
+    const paths = mentionedPaths(texts);
+    mentions = { paths, digest: hash("sha1", [...paths].join("\0"), "base64") };
+    if (Object.isFrozen(texts)) frozenMentions.set(texts, mentions);
   }
-  return `${folder}\0${JSON.stringify(recorded)}\0${digest}`;
+  return mentions;
 }
 
 /** Work-tree files the handoff names by a path inside the repository, to notice an edit before `git add`. */
@@ -85,11 +84,11 @@ function watchedFiles(top: string, named: Set<string>): string[] {
 export async function compareWithRepository(recorded: GitState, folder: string, texts: Iterable<string> = []): Promise<Staleness | null> {
   const dirs = locateRepository(folder);
   if (dirs === null) return null;
-  const textList = Array.isArray(texts) ? (texts as readonly string[]) : Array.from(texts);
-  const named = () => new Set([...(recorded.files ?? []), ...mentionedPaths(textList)]);
+  const mentions = mentionsOf(Array.isArray(texts) ? (texts as readonly string[]) : Array.from(texts));
+  const named = () => new Set([...(recorded.files ?? []), ...mentions.paths]);
   if (dirs === undefined) return (await computeStaleness(recorded, folder, named())).result;
   const branches = recorded.branch ? [recorded.branch] : [];
-  const key = keyOf(folder, recorded, textList);
+  const key = `${folder}\0${JSON.stringify(recorded)}\0${mentions.digest}`;
   const known = remembered.get(key);
   if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) return known.result;
   const names = named();
