@@ -1,6 +1,7 @@
 import path from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { write } from "../lib/database";
 import { closeHandoff } from "../lib/formats";
@@ -93,6 +94,38 @@ describe("remembered whole-thread reads", () => {
     ).rejects.toThrow("roll it back");
     expect(await getHandoff({ id: handoff.id })).toBe(before);
   });
+
+  it("answer, after any run of appends, reads, mark-reads and closes, what a read that is never remembered answers", async () => {
+    // A paged read (after_seq=0) is never remembered; for a thread within the budget it carries the
+    // same entries, counts and cursors as the whole-thread read.
+    const side = fc.constantFrom<"chat" | "code">("chat", "code");
+    const operation = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant("append" as const), thread: fc.nat(2), side, content: fc.string({ minLength: 1, maxLength: 40 }) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant("read" as const), thread: fc.nat(2), side }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant("mark" as const), thread: fc.nat(2), side }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("close" as const), thread: fc.nat(2) }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 20 }), async (operations) => {
+        const threads = [];
+        for (let index = 0; index < 3; index++) threads.push((await createHandoff({ title: `property ${index}`, content: "first" })).handoff.id);
+        const check = async (id: string, asClient: "chat" | "code") => {
+          const whole = await getHandoff({ id, asClient });
+          const paged = await getHandoff({ id, asClient, afterSeq: 0 });
+          expect(whole).toEqual(paged);
+        };
+        for (const step of operations) {
+          const id = threads[step.thread];
+          if (step.kind === "append") await addEntry({ id, type: "progress", content: step.content, asClient: step.side }).catch((error: Error) => expect(error.message).toMatch(/completed/));
+          else if (step.kind === "mark") await markRead({ id, asClient: step.side });
+          else if (step.kind === "close") await closeHandoff({ id }).catch((error: Error) => expect(error.message).toMatch(/already|completed/));
+          else await check(id, step.side);
+        }
+        for (const id of threads) for (const reader of ["chat", "code"] as const) await check(id, reader);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 
   it("see the stored-secrets sweep's rewrite of an entry, run by another process", async () => {
     const secret = secretPartOf(SECRET_SAMPLES[0]);
