@@ -259,8 +259,8 @@ export function openSqlite(url: string): Database {
     // Rows as PostgreSQL gives them: a statement without RETURNING answers none (all() would refuse it).
     writeStatement: <Row>(text: string, params: Params = []) =>
       transaction(begin, async (tx) => (statement(text).reader ? tx.all<Row>(text, params) : (await tx.run(text, params), []))),
-    // Outside the queue: a statement of its own, or one more in the read transaction it is called in.
     insideWrite: () => writing,
+    // Outside the queue: a statement of its own, or one more in the read transaction it is called in.
     changeStamp: async () => {
       if (writing) return null;
       const [dataVersion, changes] = stampStatement.get() as [number, number];
