@@ -10,7 +10,7 @@ import { parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { END_OF_THREAD, MAX_THREAD_LIMIT, THREAD_ANSWER_BUDGET_BYTES } from "./limits";
 import { entriesOf, entryCounts, entryRange, handoffExists, handoffNotFound, loadHandoff, recordedGitOf, seqOfNumber, threadStampIn, type SeqBounds } from "./store";
 import { handoffIdSchema } from "./schemas";
-import { cursorOf, toHandoffView, type EntryView, type HandoffView } from "./views";
+import { cursorOf, toHandoffView, type EntryView, type HandoffRow, type HandoffView } from "./views";
 import { asClientSchema, namedFolderSchema } from "../caller";
 
 export const getHandoffInput = z
@@ -157,8 +157,9 @@ type ThreadRead = {
   texts: readonly string[];
 };
 
-async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budget: number): Promise<ThreadRead> {
-  const handoff = toHandoffView(await loadHandoff(tx, input.id));
+/** `row`: the thread's row when this transaction already read it (threadStampIn). */
+async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budget: number, row?: HandoffRow): Promise<ThreadRead> {
+  const handoff = toHandoffView(row ?? (await loadHandoff(tx, input.id)));
   const cursor = cursorOf(handoff, input.asClient);
   const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
   let entries: EntryView[];
@@ -208,7 +209,7 @@ async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budge
  * rolled-back write had made, over other entries. The least recently used goes first.
  */
 const MAX_REMEMBERED_READS = 16;
-type RememberedRead = { stamp: string | null; threadStamp: string | undefined; read: ThreadRead; answered: HandoffThread | null };
+type RememberedRead = { stamp: string | null; threadStamp: string; read: ThreadRead; answered: HandoffThread | null };
 const rememberedReads = new LRUCache<string, RememberedRead>({ max: MAX_REMEMBERED_READS });
 
 /**
@@ -235,9 +236,10 @@ export async function getHandoff(options: GetHandoffOptions): Promise<HandoffThr
     const known = memo;
     // The thread's stamp and, when it moved, the thread: one snapshot, so the one describes the other.
     memo = await read(async (tx): Promise<RememberedRead> => {
-      const threadStamp = await threadStampIn(tx, input.id);
-      if (known !== undefined && threadStamp === known.threadStamp) return known;
-      return { stamp: null, threadStamp, read: deepFreeze(await readThread(tx, input, budget)), answered: null };
+      const thread = await threadStampIn(tx, input.id);
+      if (thread === undefined) throw handoffNotFound(input.id);
+      if (thread.stamp === known?.threadStamp) return known;
+      return { stamp: null, threadStamp: thread.stamp, read: deepFreeze(await readThread(tx, input, budget, thread.row)), answered: null };
     });
     if (!insideWrite()) {
       memo.stamp = stamp;

@@ -329,12 +329,13 @@ export async function noteThreadsRewrittenIn(tx: Tx, ids: Iterable<string>): Pro
 }
 
 /**
- * What changes whenever anything a read of the thread shows changes, or undefined when there is
- * no such thread: its whole row. Every write of a thread's entries moves the row too (an append
- * its last number, a close its status, an in-place rewrite its revision), and so does every write
- * of the row itself (a cursor, the title). Every column, so one added later is not forgotten.
+ * The thread's row, with what changes whenever anything a read of the thread shows changes (its
+ * `stamp`: the whole row), or undefined when there is no such thread. Every write of a thread's
+ * entries moves the row too (an append its last number, a close its status, an in-place rewrite
+ * its revision), and so does every write of the row itself (a cursor, the title). Every column,
+ * so one added later is not forgotten; the row serves the read that follows (loadHandoff's).
  */
-export async function threadStampIn(tx: Tx, id: string): Promise<string | undefined> {
-  const [row] = await tx.rows("SELECT * FROM handoffs WHERE id = ?", [id]);
-  return row && JSON.stringify(row);
+export async function threadStampIn(tx: Tx, id: string): Promise<{ stamp: string; row: HandoffRow } | undefined> {
+  const row = await tx.get<HandoffRow>("SELECT * FROM handoffs WHERE id = ?", [id]);
+  return row && { stamp: JSON.stringify(row), row };
 }
