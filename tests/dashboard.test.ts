@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endAgent, registerAgent, triggerHandoff, updateAgent, type AgentView } from "../lib/agents";
-import { findAgentChains } from "../lib/dashboard/find-agent-chains";
+import { findAgentChains, MAX_FOLDED_PREDECESSORS } from "../lib/dashboard/find-agent-chains";
 import { attentionForCaller, markAttention, unmarkAttention } from "../lib/dashboard/attention-marks";
 import { findAttention } from "../lib/dashboard/find-attention";
 import { withCaller } from "../lib/caller";
@@ -54,6 +54,22 @@ describe("findAgentChains", () => {
     const folded = chains[0].predecessors.find((agent) => agent.id === from.id)!;
     expect(folded.handoff?.deliveryProblem?.kind).toBe("stalled");
     expect(chains[0].predecessors.every((agent) => agent.id === from.id || !agent.handoff?.deliveryProblem)).toBe(true);
+  });
+  it("folds a long chain's nearest predecessors under its latest agent, the oldest shown still flagged by the handoff that started it (its predecessor, not shown, is read)", async () => {
+    const length = MAX_FOLDED_PREDECESSORS + 3;
+    const agents = [await registerAgent({ personaSlug: "long-fold", project: "desk" })];
+    while (agents.length < length) {
+      // The handoff that starts the oldest agent shown goes to a pane that is not there.
+      const tmuxTarget = agents.length === length - 1 - MAX_FOLDED_PREDECESSORS ? "nowhere:0.0" : undefined;
+      agents.push((await triggerHandoff({ agentId: agents.at(-1)!.id, reason: "shift_end", document: DOCUMENT, successor: { tmuxTarget } })).successor);
+    }
+    const [chain] = (await findAgentChains({ persona: "long-fold" })).chains;
+    expect(chain.length).toBe(length);
+    expect(chain.latest.id).toBe(agents.at(-1)!.id);
+    const shown = agents.slice(-1 - MAX_FOLDED_PREDECESSORS, -1).reverse();
+    expect(chain.predecessors.map((agent) => agent.id)).toEqual(shown.map((agent) => agent.id));
+    expect(chain.predecessors.at(-1)!.arrivalProblem).not.toBeNull();
+    expect(chain.predecessors.slice(0, -1).every((agent) => agent.arrivalProblem === null)).toBe(true);
   });
 });
 

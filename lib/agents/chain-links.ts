@@ -2,8 +2,14 @@ import "server-only";
 import type { Tx } from "../database";
 import { idListSql } from "./rows";
 
-/** Who precedes whom among a set of agents: each one's previous agent, and each one's successors. */
-export type ChainLinks = { previousOf: Map<number, number | null>; childrenOf: Map<number, number[]> };
+/** What a chain is ordered by: each member's link and start. */
+export type ChainLink = { id: number; previousAgentId: number | null; startedAt: string };
+
+/** The members of some agents' chains: each by id, and each one's successors in the order a chain lists them (by start, then id). */
+export type ChainLinks = { byId: Map<number, ChainLink>; successorsOf: Map<number, ChainLink[]> };
+
+/** One agent's chain around it, as orderChain walks it. */
+export type ChainOrder = { predecessors: ChainLink[]; successors: ChainLink[] };
 
 /**
  * `select` (a SELECT from `agents a`) restricted to the chains of some agents: each of them, its
@@ -30,30 +36,51 @@ ${select} WHERE a.id IN (SELECT id FROM up UNION SELECT id FROM down)`;
 
 /** The links of every member of the chains of `ids`, in one statement: cost follows the chains' size, not ids × chain. */
 export async function loadChainLinks(tx: Tx, ids: number[]): Promise<ChainLinks> {
-  const previousOf = new Map<number, number | null>();
-  const childrenOf = new Map<number, number[]>();
-  if (ids.length === 0) return { previousOf, childrenOf };
-  const rows = await tx.rows<[number, number | null]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id FROM agents a"), [JSON.stringify(ids)]);
-  for (const [id, previous] of rows) {
-    previousOf.set(id, previous);
-    if (previous !== null) childrenOf.set(previous, [...(childrenOf.get(previous) ?? []), id]);
+  const byId = new Map<number, ChainLink>();
+  const successorsOf = new Map<number, ChainLink[]>();
+  if (ids.length === 0) return { byId, successorsOf };
+  const rows = await tx.rows<[number, number | null, string]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id, a.started_at FROM agents a"), [JSON.stringify(ids)]);
+  for (const [id, previousAgentId, startedAt] of rows) {
+    const link = { id, previousAgentId, startedAt };
+    byId.set(id, link);
+    if (previousAgentId === null) continue;
+    const siblings = successorsOf.get(previousAgentId);
+    if (siblings) siblings.push(link);
+    else successorsOf.set(previousAgentId, [link]);
   }
-  return { previousOf, childrenOf };
+  for (const successors of successorsOf.values()) successors.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
+  return { byId, successorsOf };
 }
 
-/** A chain's size from one member, counted as getContinuityChain counts it: predecessors, itself, successors, each once, a gap ending the walk. */
-export function chainLengthOf(id: number, { previousOf, childrenOf }: ChainLinks): number {
-  const seen = new Set([id]);
-  for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); cursor = previousOf.get(cursor) ?? null) {
+/**
+ * The members of `id`'s chain in order, the one walk every chain view counts and lists by:
+ * predecessors oldest first, successors breadth first (a fork's branches by start, then id). A
+ * cycle written by hand or a missing member (a deleted agent) ends the walk there.
+ */
+export function orderChain(id: number, { byId, successorsOf }: ChainLinks): ChainOrder {
+  const seen = new Set<number>([id]);
+  const predecessors: ChainLink[] = [];
+  for (let cursor = byId.get(id)?.previousAgentId ?? null; cursor !== null && !seen.has(cursor); ) {
+    const link = byId.get(cursor);
+    if (!link) break;
     seen.add(cursor);
+    predecessors.push(link);
+    cursor = link.previousAgentId;
   }
-  const queue = [id];
-  while (queue.length > 0) {
-    for (const child of childrenOf.get(queue.pop()!) ?? []) {
-      if (seen.has(child)) continue;
-      seen.add(child);
-      queue.push(child);
+  predecessors.reverse();
+  const successors: ChainLink[] = [];
+  // `successors` is the breadth-first queue itself: each member's own successors follow it.
+  for (let next = -1; next < successors.length; next++) {
+    for (const successor of successorsOf.get(next === -1 ? id : successors[next].id) ?? []) {
+      if (seen.has(successor.id)) continue;
+      seen.add(successor.id);
+      successors.push(successor);
     }
   }
-  return seen.size;
+  return { predecessors, successors };
+}
+
+/** Every member of a chain: the predecessors, the agent it was ordered from and the successors. */
+export function chainLength({ predecessors, successors }: ChainOrder): number {
+  return predecessors.length + 1 + successors.length;
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { read } from "../database";
 import { optionalProjectSchema } from "../handoffs/schemas";
 import { blankToUndefined, MAX_PAGE, parseInput, wholeNumberParam } from "../validation";
-import { chainLengthOf, loadChainLinks } from "./chain-links";
+import { chainLength, loadChainLinks, orderChain } from "./chain-links";
 import { agentStatusSchema, personaSlugSchema } from "./schemas";
 import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, toAgentDetail, type JoinedAgentRow } from "./rows";
 import type { AgentDetail } from "./views";
@@ -88,7 +88,7 @@ export async function findAgents(options: FindAgentsOptions = {}): Promise<Agent
     );
     const total = counted?.total ?? 0;
     return {
-      items: rows.map((row) => ({ ...toAgentDetail(agentWithRecordOf(row)), chainLength: chainLengthOf(row.id, links) })),
+      items: rows.map((row) => ({ ...toAgentDetail(agentWithRecordOf(row)), chainLength: chainLength(orderChain(row.id, links)) })),
       total,
       page: input.page,
       perPage: input.perPage,

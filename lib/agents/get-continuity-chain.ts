@@ -5,7 +5,7 @@ import { parseInput } from "../validation";
 import { agentNotFound } from "./load";
 import { resolveAgentIdIn } from "./resolve-agent-id";
 import { agentRefSchema, CHAIN_WINDOW } from "./schemas";
-import { chainMembersSql } from "./chain-links";
+import { chainLength, loadChainLinks, orderChain } from "./chain-links";
 import { AGENT_WITH_RECORD, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "./rows";
 import type { ChainNode } from "./views";
 
@@ -36,57 +36,15 @@ export type ContinuityChain = {
   last: ChainNode | null;
 };
 
-/** What a chain is ordered by: each member's link and start. */
-type ChainLink = { id: number; previousAgentId: number | null; startedAt: string };
-
-/**
- * The members of `id`'s chain in order: predecessors oldest first, successors breadth first (a
- * fork's branches by start, then id). A cycle or a missing member ends the walk there.
- */
-function orderChain<Link extends ChainLink>(id: number, byId: Map<number, Link>): { predecessors: Link[]; successors: Link[] } {
-  const agent = byId.get(id);
-  if (!agent) throw agentNotFound(id);
-  const seen = new Set<number>([id]);
-  const predecessors: Link[] = [];
-  for (let cursor = agent.previousAgentId; cursor !== null && !seen.has(cursor); ) {
-    const node = byId.get(cursor);
-    if (!node) break;
-    seen.add(cursor);
-    predecessors.unshift(node);
-    cursor = node.previousAgentId;
-  }
-
-  const childrenOf = new Map<number, Link[]>();
-  for (const node of byId.values()) {
-    if (node.previousAgentId === null) continue;
-    const siblings = childrenOf.get(node.previousAgentId) ?? [];
-    siblings.push(node);
-    childrenOf.set(node.previousAgentId, siblings);
-  }
-  const successors: Link[] = [];
-  const queue = [id];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    const children = (childrenOf.get(parent) ?? []).sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id - b.id);
-    for (const child of children) {
-      if (seen.has(child.id)) continue;
-      seen.add(child.id);
-      successors.push(child);
-      queue.push(child.id);
-    }
-  }
-  return { predecessors, successors };
-}
-
 /**
  * The chain inside the caller's transaction, in two statements whatever its length: the members'
  * links, then the details of those listed (a chain of 10,000 agents whole was 10 MB of answer and
  * 26 MB of page).
  */
 export async function getContinuityChainIn(tx: Tx, id: number): Promise<ContinuityChain> {
-  const links = await tx.rows<[number, number | null, string]>(chainMembersSql(tx, "SELECT a.id, a.previous_agent_id, a.started_at FROM agents a"), [JSON.stringify([id])]);
-  const linkOf = new Map(links.map(([member, previousAgentId, startedAt]) => [member, { id: member, previousAgentId, startedAt }]));
-  const order = orderChain(id, linkOf);
+  const links = await loadChainLinks(tx, [id]);
+  if (!links.byId.has(id)) throw agentNotFound(id);
+  const order = orderChain(id, links);
   const predecessorIds = order.predecessors.slice(-CHAIN_WINDOW).map((link) => link.id);
   const successorIds = order.successors.slice(0, CHAIN_WINDOW).map((link) => link.id);
   const earlier = order.predecessors.length - predecessorIds.length;
@@ -102,7 +60,7 @@ export async function getContinuityChainIn(tx: Tx, id: number): Promise<Continui
     predecessors: predecessorIds.map(detailOf),
     agent: detailOf(id),
     successors: successorIds.map(detailOf),
-    length: order.predecessors.length + 1 + order.successors.length,
+    length: chainLength(order),
     earlier,
     first: firstId === null ? null : detailOf(firstId),
     later,

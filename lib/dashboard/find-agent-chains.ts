@@ -1,7 +1,7 @@
 import "server-only";
 import { read } from "../database";
 import type { AgentFilters } from "../agents/agent-filters";
-import { chainLengthOf, loadChainLinks } from "../agents/chain-links";
+import { chainLength, loadChainLinks, orderChain } from "../agents/chain-links";
 import type { DeliveryProblem } from "../agents/delivery-states";
 import { AGENT_WITH_RECORD, agentFilterSql, agentWithRecordOf, idListSql, toAgentDetail, type JoinedAgentRow } from "../agents/rows";
 import type { AgentDetail } from "../agents/views";
@@ -49,21 +49,15 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
     ]);
     const latestIds = latestRows.map(([id]) => id);
     const links = await loadChainLinks(tx, latestIds);
-    const { previousOf } = links;
+    const orderOf = new Map(latestIds.map((id) => [id, orderChain(id, links)]));
 
     // Each chain's shown predecessors, newest first, and the one before the oldest shown (its handoff started that agent).
     const shownOf = new Map<number, number[]>();
     const needed = new Set<number>(latestIds);
-    for (const id of latestIds) {
-      const chain: number[] = [];
-      const seen = new Set([id]);
-      for (let cursor = previousOf.get(id) ?? null; cursor !== null && previousOf.has(cursor) && !seen.has(cursor); cursor = previousOf.get(cursor) ?? null) {
-        seen.add(cursor);
-        needed.add(cursor);
-        if (chain.length === MAX_FOLDED_PREDECESSORS) break;
-        chain.push(cursor);
-      }
-      shownOf.set(id, chain);
+    for (const [id, { predecessors }] of orderOf) {
+      const shown = predecessors.slice(-MAX_FOLDED_PREDECESSORS).map((link) => link.id).reverse();
+      shownOf.set(id, shown);
+      for (const link of predecessors.slice(-MAX_FOLDED_PREDECESSORS - 1)) needed.add(link.id);
     }
     const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD} WHERE a.id IN ${idListSql(tx)}`, [JSON.stringify([...needed])]);
     const byId = new Map(rows.map((row) => [row.id, toAgentDetail(agentWithRecordOf(row))]));
@@ -77,7 +71,7 @@ export async function findAgentChains(filters: AgentFilters): Promise<AgentChain
       chains: latestIds.map((id) => ({
         latest: listed(id),
         predecessors: shownOf.get(id)!.map(listed),
-        length: chainLengthOf(id, links),
+        length: chainLength(orderOf.get(id)!),
       })),
       total: count,
       page,
