@@ -59,6 +59,14 @@ describe("the agent list at maximum field lengths", () => {
     expect(tooLong.status).toBe(400);
   });
 
+  it("q matches a name's letters in any case beyond ASCII (SQLite's own LOWER folds ASCII only)", async () => {
+    const response = await api.fetch("/api/agents", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ personaSlug: "palette-accents", name: "Équipe Ærø Straße" }) });
+    const { id } = (await response.json()) as { id: number };
+    const found = async (q: string) =>
+      ((await (await api.fetch(`/api/agents?${new URLSearchParams({ q, perPage: "5" })}`)).json()) as { items: { id: number }[] }).items.map((item) => item.id);
+    for (const q of ["équipe", "ÉQUIPE", "ærø", "ÆRØ", "straße"]) expect(await found(q), q).toEqual([id]);
+  });
+
   it("the MCP tool that lists agents (get_continuity_chain, 41 agents at most) stays under 256 KiB, structured and text", async () => {
     const client = await connectHttpClient(`${api.origin}/api/mcp`);
     try {

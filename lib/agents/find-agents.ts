@@ -38,7 +38,7 @@ export type FindAgentsOptions = {
   status?: string | null;
   persona?: string | null;
   project?: string | null;
-  /** Text the agent's name, persona or session id holds (ASCII letters in any case). */
+  /** Text the agent's name, persona or session id holds, letters in any case. */
   q?: string | null;
   page?: number | string;
   perPage?: number | string;
@@ -67,14 +67,16 @@ const containing = (text: string) => `%${text.toLowerCase().replace(/[!%_]/g, (m
 export async function findAgents(options: FindAgentsOptions = {}): Promise<AgentPage> {
   const input = parseInput(findAgentsInput, options);
   const filter = agentFilterSql("a", input);
-  const conditions = filter ? [filter.sql] : [];
-  const values = filter?.values ?? [];
-  if (input.q) {
-    conditions.push("(LOWER(a.name) LIKE ? ESCAPE '!' OR a.persona_slug LIKE ? ESCAPE '!' OR a.session_id LIKE ? ESCAPE '!')");
-    values.push(...Array(3).fill(containing(input.q)));
-  }
-  const where = conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "";
   return read(async (tx) => {
+    const conditions = filter ? [filter.sql] : [];
+    const values = filter?.values ?? [];
+    if (input.q) {
+      // SQLite's own LOWER() folds ASCII letters only (lib/database/sqlite.ts defines unicode_lower).
+      const lower = tx.engine === "postgres" ? "LOWER" : "unicode_lower";
+      conditions.push(`(${lower}(a.name) LIKE ? ESCAPE '!' OR a.persona_slug LIKE ? ESCAPE '!' OR a.session_id LIKE ? ESCAPE '!')`);
+      values.push(...Array(3).fill(containing(input.q)));
+    }
+    const where = conditions.length ? ` WHERE ${conditions.join(" AND ")}` : "";
     const counted = await tx.get<{ total: number }>(`SELECT COUNT(*) AS total FROM agents a${where}`, values);
     const rows = await tx.all<JoinedAgentRow>(`${AGENT_WITH_RECORD}${where} ORDER BY a.status ASC, a.started_at DESC, a.id DESC LIMIT ? OFFSET ?`, [
       ...values,

@@ -66,6 +66,8 @@ export function openSqlite(url: string): Database {
     connection.close();
     throw unavailableWhenBusy(error, "sqlite", BUSY_TIMEOUT_MS);
   }
+  // SQLite's LOWER() folds ASCII letters only; PostgreSQL's folds every letter its UTF-8 locale knows.
+  connection.function("unicode_lower", { deterministic: true }, (text: unknown) => (typeof text === "string" ? text.toLowerCase() : text));
   const statements = new Map<string, BetterSqlite3.Statement>();
   const rawStatements = new Map<string, BetterSqlite3.Statement>();
   const statement = (text: string) => {
