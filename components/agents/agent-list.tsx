@@ -1,43 +1,10 @@
 import Link from "next/link";
-import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { agentSearch, type AgentFilters } from "@/lib/agents/agent-filters";
 import type { AgentChain, AgentChainPage, ListedAgent } from "@/lib/dashboard/find-agent-chains";
 import { ContextMeter, ReasonBadge, StatusBadge } from "./agent-badges";
+import { DeliveryFlags } from "./delivery-flags";
 import { visibleBidiControls } from "@/lib/validation";
-
-/**
- * A shift prompt that did not arrive, said where the agent appears: on the one that handed off and
- * on its successor; flagged while Retry can still deliver it, said plainly once the successor has ended.
- */
-function DeliveryFlags({ agent }: { agent: ListedAgent }) {
-  const own = agent.handoff?.deliveryProblem ?? null;
-  const arrival = agent.arrivalProblem;
-  return (
-    <>
-      {own?.kind === "stalled" && (
-        <Badge tone="red" wrap title="Its successor's pane did not get the injection prompt: open this agent to retry">
-          Prompt did not arrive (at its successor)
-        </Badge>
-      )}
-      {own?.kind === "successor ended" && (
-        <Badge tone="slate" wrap title={own.message}>
-          Prompt not delivered (its successor has ended)
-        </Badge>
-      )}
-      {arrival?.kind === "stalled" && (
-        <Badge tone="red" wrap title="The injection prompt did not reach this agent's pane: open its predecessor to retry">
-          Prompt did not arrive
-        </Badge>
-      )}
-      {arrival?.kind === "successor ended" && (
-        <Badge tone="slate" wrap title={arrival.message}>
-          Prompt not delivered (ended since)
-        </Badge>
-      )}
-    </>
-  );
-}
 
 function AgentFacts({ agent }: { agent: ListedAgent }) {
   return (
@@ -77,7 +44,7 @@ function AgentLine({ agent }: { agent: ListedAgent }) {
       <code className="font-mono text-xs text-slate-600">{agent.shortId}</code>
       <StatusBadge status={agent.status} />
       {agent.handoff && <ReasonBadge reason={agent.handoff.reason} />}
-      <DeliveryFlags agent={agent} />
+      <DeliveryFlags own={agent.handoff?.deliveryProblem ?? null} arrival={agent.arrivalProblem} />
     </div>
   );
 }

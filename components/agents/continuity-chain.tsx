@@ -1,12 +1,11 @@
 import Link from "next/link";
-import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { ChainNode, ContinuityChain, DeliveryProblem } from "@/lib/agents";
 import { reasonLabel, StatusBadge } from "./agent-badges";
+import { DeliveryFlags } from "./delivery-flags";
 import { visibleBidiControls } from "@/lib/validation";
 
 function Node({ node, current, arrival }: { node: ChainNode; current: boolean; arrival: DeliveryProblem | null }) {
-  const own = node.handoff?.deliveryProblem ?? null;
   const label = (
     <>
       <span className="font-semibold">{visibleBidiControls(node.name)}</span> <code className="font-mono text-xs">{node.shortId}</code>
@@ -34,26 +33,7 @@ function Node({ node, current, arrival }: { node: ChainNode; current: boolean; a
             </Link>
           )}
           <StatusBadge status={node.status} />
-          {own?.kind === "stalled" && (
-            <Badge tone="red" wrap>
-              Prompt did not arrive (at its successor)
-            </Badge>
-          )}
-          {own?.kind === "successor ended" && (
-            <Badge tone="slate" wrap title={own.message}>
-              Prompt not delivered (its successor has ended)
-            </Badge>
-          )}
-          {arrival?.kind === "stalled" && (
-            <Badge tone="red" wrap>
-              Prompt did not arrive
-            </Badge>
-          )}
-          {arrival?.kind === "successor ended" && (
-            <Badge tone="slate" wrap title={arrival.message}>
-              Prompt not delivered (ended since)
-            </Badge>
-          )}
+          <DeliveryFlags own={node.handoff?.deliveryProblem ?? null} arrival={arrival} />
         </div>
         <p className="mt-1 text-xs text-slate-700">
           <span className="font-mono">{node.personaSlug}</span> · started <RelativeTime iso={node.startedAt} />
