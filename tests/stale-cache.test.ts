@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
+import { connectStdioClient } from "./support/mcp-clients";
 
 /**
  * Staleness at the speed of a read (issue 19, point 5): the comparison is remembered per
@@ -168,5 +169,29 @@ describe("staleness is remembered until the repository changes", () => {
     expect(await staleness(id, outside)).toBeNull();
     expect(await staleness(id, path.join(outside, "missing"))).toBeNull();
     expect(spawnsSinceLast()).toEqual([]);
+  });
+});
+
+describe("an edit not yet added, seen through a remembered comparison", () => {
+  it("over stdio in a package folder of a monorepo: a file named by its path from that folder", async () => {
+    // Claude Code started in packages/web writes paths from there; git names the file from the top.
+    const repo = repository();
+    commitFile(repo, "packages/web/src/app.ts", "export const app = 1;\n", "web app");
+    const web = path.join(repo, "packages", "web");
+    const { handoff } = await createHandoff({ title: "Web app", content: "The entry point is src/app.ts", asClient: "code", repoPath: web });
+    const reader = await connectStdioClient({ cwd: web });
+    let fresh: Awaited<ReturnType<typeof connectStdioClient>> | undefined;
+    const read = async ({ client }: { client: typeof reader.client }) =>
+      ((await client.callTool({ name: "get_handoff", arguments: { id: handoff.id } })) as unknown as { structuredContent: { staleness: { changed_files: string[] } | null } }).structuredContent.staleness;
+    try {
+      expect(await read(reader)).toBeNull();
+      fs.writeFileSync(path.join(web, "src", "app.ts"), "export const app = 2; // reworked\n");
+      // A server that never compared before sees the edit; the one that remembered must too.
+      fresh = await connectStdioClient({ cwd: web });
+      expect((await read(fresh))?.changed_files).toEqual(["packages/web/src/app.ts"]);
+      expect((await read(reader))?.changed_files).toEqual(["packages/web/src/app.ts"]);
+    } finally {
+      await Promise.all([reader.client.close(), fresh?.client.close()]);
+    }
   });
 });

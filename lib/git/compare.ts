@@ -41,8 +41,8 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  * fingerprint, and that read compares in full. The least recently used goes first (lru-cache).
  */
 const MAX_REMEMBERED = 256;
-/** How many named files are watched for edits not yet added (each is one stat per read). */
-const MAX_WATCHED_FILES = 50;
+/** How many named paths are watched for edits not yet added (each one or two stats per read). */
+const MAX_WATCHED_PATHS = 50;
 type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
 const remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
 
@@ -64,13 +64,20 @@ function mentionsOf(texts: readonly string[]): Mentions {
   return mentions;
 }
 
-/** Work-tree files the handoff names by a path inside the repository, to notice an edit before `git add`. */
-function watchedFiles(top: string, named: Set<string>): string[] {
+/**
+ * Work-tree files the handoff names by a path inside the repository, to notice an edit before
+ * `git add`: from the top, and from the reader's folder when that is below it (an agent started
+ * in a monorepo's package writes `src/app.ts` for `packages/web/src/app.ts`, which git's diff
+ * names from the top and isNamed matches).
+ */
+function watchedFiles(top: string, folder: string, named: Set<string>): string[] {
+  const bases = path.resolve(folder) === top ? [top] : [top, path.resolve(folder)];
   const files: string[] = [];
+  let watched = 0;
   for (const name of named) {
     if (name.split("/").includes("..")) continue;
-    files.push(path.join(top, name));
-    if (files.length >= MAX_WATCHED_FILES) break;
+    for (const base of bases) files.push(path.join(base, name));
+    if (++watched >= MAX_WATCHED_PATHS) break;
   }
   return files;
 }
@@ -92,7 +99,7 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const known = remembered.get(key);
   if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) return known.result;
   const names = named();
-  const files = watchedFiles(dirs.top, names);
+  const files = watchedFiles(dirs.top, folder, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
   const fingerprint = repositoryFingerprint(dirs, branches, files);
   const { result, complete } = await computeStaleness(recorded, folder, names);
