@@ -173,25 +173,43 @@ describe("staleness is remembered until the repository changes", () => {
 });
 
 describe("an edit not yet added, seen through a remembered comparison", () => {
+  type Staleness = { changed_files: string[] } | null;
+  const readOver = async (client: Awaited<ReturnType<typeof connectStdioClient>>["client"], id: string) =>
+    ((await client.callTool({ name: "get_handoff", arguments: { id } })) as unknown as { structuredContent: { staleness: Staleness } }).structuredContent.staleness;
+
+  /** Over stdio in `folder`: the staleness a server that compared before `edit` answers after it, and one started after it. */
+  async function rememberedAndFresh(folder: string, id: string, edit: () => void): Promise<{ before: Staleness; remembered: Staleness; fresh: Staleness }> {
+    const reader = await connectStdioClient({ cwd: folder });
+    let later: Awaited<ReturnType<typeof connectStdioClient>> | undefined;
+    try {
+      const before = await readOver(reader.client, id);
+      edit();
+      later = await connectStdioClient({ cwd: folder });
+      return { before, fresh: await readOver(later.client, id), remembered: await readOver(reader.client, id) };
+    } finally {
+      await Promise.all([reader.client.close(), later?.client.close()]);
+    }
+  }
+
   it("over stdio in a package folder of a monorepo: a file named by its path from that folder", async () => {
     // Claude Code started in packages/web writes paths from there; git names the file from the top.
     const repo = repository();
     commitFile(repo, "packages/web/src/app.ts", "export const app = 1;\n", "web app");
     const web = path.join(repo, "packages", "web");
     const { handoff } = await createHandoff({ title: "Web app", content: "The entry point is src/app.ts", asClient: "code", repoPath: web });
-    const reader = await connectStdioClient({ cwd: web });
-    let fresh: Awaited<ReturnType<typeof connectStdioClient>> | undefined;
-    const read = async ({ client }: { client: typeof reader.client }) =>
-      ((await client.callTool({ name: "get_handoff", arguments: { id: handoff.id } })) as unknown as { structuredContent: { staleness: { changed_files: string[] } | null } }).structuredContent.staleness;
-    try {
-      expect(await read(reader)).toBeNull();
-      fs.writeFileSync(path.join(web, "src", "app.ts"), "export const app = 2; // reworked\n");
-      // A server that never compared before sees the edit; the one that remembered must too.
-      fresh = await connectStdioClient({ cwd: web });
-      expect((await read(fresh))?.changed_files).toEqual(["packages/web/src/app.ts"]);
-      expect((await read(reader))?.changed_files).toEqual(["packages/web/src/app.ts"]);
-    } finally {
-      await Promise.all([reader.client.close(), fresh?.client.close()]);
-    }
+    const seen = await rememberedAndFresh(web, handoff.id, () => fs.writeFileSync(path.join(web, "src", "app.ts"), "export const app = 2; // reworked\n"));
+    expect(seen.before).toBeNull();
+    expect(seen.fresh?.changed_files).toEqual(["packages/web/src/app.ts"]);
+    expect(seen.remembered).toEqual(seen.fresh);
+  });
+
+  it("over stdio: a file named last in a thread that names many", async () => {
+    const repo = repository();
+    const { handoff } = await createHandoff({ title: "Docs pass", content: `Reviewed ${Array.from({ length: 60 }, (_, n) => `docs/page${n}.md`).join(", ")}.`, asClient: "code", repoPath: repo });
+    await addEntry({ id: handoff.id, type: "progress", content: "Now on src/auth.ts", asClient: "code" });
+    const seen = await rememberedAndFresh(repo, handoff.id, () => fs.writeFileSync(path.join(repo, "src/auth.ts"), "export const a = 2; // reworked\n"));
+    expect(seen.before).toBeNull();
+    expect(seen.fresh?.changed_files).toEqual(["src/auth.ts"]);
+    expect(seen.remembered).toEqual(seen.fresh);
   });
 });

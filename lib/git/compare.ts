@@ -41,8 +41,6 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  * fingerprint, and that read compares in full. The least recently used goes first (lru-cache).
  */
 const MAX_REMEMBERED = 256;
-/** How many named paths are watched for edits not yet added (each one or two stats per read). */
-const MAX_WATCHED_PATHS = 50;
 type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
 const remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
 
@@ -68,16 +66,16 @@ function mentionsOf(texts: readonly string[]): Mentions {
  * Work-tree files the handoff names by a path inside the repository, to notice an edit before
  * `git add`: from the top, and from the reader's folder when that is below it (an agent started
  * in a monorepo's package writes `src/app.ts` for `packages/web/src/app.ts`, which git's diff
- * names from the top and isNamed matches).
+ * names from the top and isNamed matches). Every named path, each a stat per read (about a
+ * microsecond): the comparison lists any of them, and a cap left the ones named last (the
+ * newest entries') unwatched. What is named is bounded already (MAX_MENTIONS, MAX_RECORDED_FILES).
  */
 function watchedFiles(top: string, folder: string, named: Set<string>): string[] {
   const bases = path.resolve(folder) === top ? [top] : [top, path.resolve(folder)];
   const files: string[] = [];
-  let watched = 0;
   for (const name of named) {
     if (name.split("/").includes("..")) continue;
     for (const base of bases) files.push(path.join(base, name));
-    if (++watched >= MAX_WATCHED_PATHS) break;
   }
   return files;
 }
