@@ -38,11 +38,18 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  * leaves the comparison standing. A read of a repository that has not
  * moved since checks the fingerprint (a few stats) and runs no git at all; any commit, checkout,
  * `git add`, fetch, new remote or edit of a file the handoff names by its path changes the
- * fingerprint, and that read compares in full. The least recently used goes first (lru-cache).
+ * fingerprint, and that read compares in full. The least recently used goes first (lru-cache),
+ * and what is kept is bounded in characters too: a handoff may name hundreds of long paths (an
+ * import's files, its entries' mentions), each in the key, the watched files and the fingerprint.
  */
 const MAX_REMEMBERED = 256;
+const MAX_REMEMBERED_CHARS = 8 * 1024 * 1024;
 type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
-const remembered = new LRUCache<string, Remembered>({ max: MAX_REMEMBERED });
+const remembered = new LRUCache<string, Remembered>({
+  max: MAX_REMEMBERED,
+  maxSize: MAX_REMEMBERED_CHARS,
+  sizeCalculation: (kept, key) => key.length + kept.fingerprint.length + kept.files.reduce((chars, file) => chars + file.length, 0),
+});
 
 type Mentions = { paths: Set<string>; digest: string };
 
