@@ -212,4 +212,25 @@ describe("an edit not yet added, seen through a remembered comparison", () => {
     expect(seen.fresh?.changed_files).toEqual(["src/auth.ts"]);
     expect(seen.remembered).toEqual(seen.fresh);
   });
+
+  it("over stdio in a linked worktree: the recorded commit fetched from another worktree of the repository", async () => {
+    // The writer pushed from its own clone; the reader's worktree lacked the commit until a fetch in the main one.
+    const origin = tempFolder();
+    git(origin, "init", "-q", "--bare", "-b", "main");
+    const writer = tempFolder();
+    git(writer, "clone", "-q", origin, ".");
+    commitFile(writer, "src/auth.ts", "export const a = 1;\n", "auth");
+    git(writer, "push", "-q", "origin", "main");
+    const reader = tempFolder();
+    git(reader, "clone", "-q", origin, ".");
+    const worktree = path.join(tempFolder(), "wt");
+    git(reader, "worktree", "add", "-q", "-b", "side", worktree);
+    commitFile(writer, "src/auth.ts", "export const a = 2;\n", "Rework auth");
+    git(writer, "push", "-q", "origin", "main");
+    const { handoff } = await createHandoff({ title: "Auth", content: "Reworked src/auth.ts", asClient: "code", repoPath: writer });
+    const seen = await rememberedAndFresh(worktree, handoff.id, () => git(reader, "fetch", "-q"));
+    expect(seen.before).toMatchObject({ head_missing: true });
+    expect(seen.fresh).toMatchObject({ head_missing: false });
+    expect(seen.remembered).toEqual(seen.fresh);
+  });
 });

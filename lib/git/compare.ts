@@ -100,13 +100,15 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const named = () => new Set([...(recorded.files ?? []), ...mentions.paths]);
   if (dirs === undefined) return (await computeStaleness(recorded, folder, named())).result;
   const branches = recorded.branch ? [recorded.branch] : [];
+  // Whether the recorded commit is here decides head_missing.
+  const commits = recorded.head ? [recorded.head] : [];
   const key = `${folder}\0${JSON.stringify(recorded)}\0${mentions.digest}`;
   const known = remembered.get(key);
-  if (known && repositoryFingerprint(dirs, branches, known.files) === known.fingerprint) return known.result;
+  if (known && repositoryFingerprint(dirs, branches, known.files, commits) === known.fingerprint) return known.result;
   const names = named();
   const files = watchedFiles(dirs.top, folder, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
-  const fingerprint = repositoryFingerprint(dirs, branches, files);
+  const fingerprint = repositoryFingerprint(dirs, branches, files, commits);
   const { result, complete } = await computeStaleness(recorded, folder, names);
   if (complete) remembered.set(key, { fingerprint, files, result });
   return result;
