@@ -46,7 +46,7 @@ const shownNumbers = (page: Page) => page.locator("li[data-number]").evaluateAll
 const focusedNumber = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute("data-number") ?? document.activeElement?.tagName);
 const sidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
-test("a reply being written when another process closes the thread stays readable, to copy, discard or carry into the continuation", async ({ page, request }) => {
+test("a reply being written when another process closes the thread stays readable, to copy, discard or carry into the continuation; the source menu and the kept bundle follow the close", async ({ page, request }) => {
   await page.setViewportSize(PHONE);
   const id = await newThread(request, "E2E thread page: closed while replying");
   await page.goto(`/handoffs/${id}`);
@@ -61,6 +61,10 @@ test("a reply being written when another process closes the thread stays readabl
   await expect(kept).not.toBeEditable();
   await page.getByRole("button", { name: "Copy reply" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("half a reply\nwith a second line");
+  // The parts the server renders follow without a reload: nothing left to export, the kept bundle and its Continue.
+  await expect(sourceMenu(page).locator("summary")).toHaveText(/^Source\b(?! & export)/);
+  await expect(page.getByRole("button", { name: "Continue in a new thread" })).toBeVisible();
+  await expect(kept).toHaveValue("half a reply\nwith a second line");
 
   // Opened again later, the completed thread still shows it; the continuation offers to take it.
   await page.reload();

@@ -65,6 +65,18 @@ function useOpenAt(firstNewNumber: number | null, lastNumber: number, openedAt: 
 }
 
 /**
+ * The server's slots (the source menu, the kept bundle and its Continue, the links) were rendered
+ * for the thread as it was when the page loaded. When the live copy says it closed since (another
+ * tab, the CLI, an agent), the page renders them again; the new render's status then matches.
+ */
+function useSlotsFollowStatus(liveStatus: string, renderedStatus: string): void {
+  const router = useRouter();
+  useEffect(() => {
+    if (liveStatus !== renderedStatus) router.refresh();
+  }, [liveStatus, renderedStatus, router]);
+}
+
+/**
  * A live thread: its opening entry, the entries folded after it ("Load earlier" unfolds them a
  * page at a time), the run the reader needs (the latest page, or from the first new entry), more
  * on request, and, when the page's change
@@ -102,6 +114,7 @@ export function ThreadView({
   const { data, error } = useQuery({ ...threadQuery(handoffId, viewingAs, openedAt), initialData: initial });
   const { handoff, opening, entries, newCount, entryCount, earlierCount, laterCount } = data;
   const active = handoff.status === "active";
+  useSlotsFollowStatus(handoff.status, initial.handoff.status);
   const cursor = cursorOf(handoff, viewingAs);
   const firstNew = entries.find((entry) => entry.seq > cursor) ?? null;
   const lastNumber = entries.at(-1)?.number ?? opening.at(-1)?.number ?? 0;
