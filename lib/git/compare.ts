@@ -1,9 +1,9 @@
 import "server-only";
 import { hash } from "node:crypto";
-import { existsSync } from "node:fs";
+import fs, { existsSync } from "node:fs";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-import { locateRepository, repositoryFingerprint } from "./fingerprint";
+import { fileStamp, locateRepository, repositoryFingerprint } from "./fingerprint";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
 import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
@@ -44,12 +44,28 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  */
 const MAX_REMEMBERED = 256;
 const MAX_REMEMBERED_CHARS = 8 * 1024 * 1024;
-type Remembered = { fingerprint: string; files: string[]; result: Staleness | null };
+/** `found`: changed files the comparison listed that `files` does not watch, with their stamps after it (`foundStamps`). */
+type Remembered = { fingerprint: string; files: string[]; found: string[]; foundStamps: string; result: Staleness | null };
+const charsOf = (files: string[]) => files.reduce((chars, file) => chars + file.length, 0);
 const remembered = new LRUCache<string, Remembered>({
   max: MAX_REMEMBERED,
   maxSize: MAX_REMEMBERED_CHARS,
-  sizeCalculation: (kept, key) => key.length + kept.fingerprint.length + kept.files.reduce((chars, file) => chars + file.length, 0),
+  sizeCalculation: (kept, key) => key.length + kept.fingerprint.length + charsOf(kept.files) + charsOf(kept.found) + kept.foundStamps.length,
 });
+
+const stampsOf = (files: string[]) => files.map(fileStamp).join("|");
+
+/**
+ * How far a file's times may lag the clock: Linux stamps them from a coarse clock (a scheduler
+ * tick, up to 10 ms behind), so a write while git ran can carry a time from just before it began.
+ */
+const FILE_CLOCK_LAG_MS = 20;
+
+/** Whether `file` was written at or after `since` (a missing file was not): then what git read of it may be older than its stamp. */
+function writtenSince(file: string, since: number): boolean {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  return stat !== undefined && Math.max(stat.mtimeMs, stat.ctimeMs) >= since - FILE_CLOCK_LAG_MS;
+}
 
 type Mentions = { paths: Set<string>; digest: string };
 
@@ -104,29 +120,37 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const commits = recorded.head ? [recorded.head] : [];
   const key = `${folder}\0${JSON.stringify(recorded)}\0${mentions.digest}`;
   const known = remembered.get(key);
-  if (known && repositoryFingerprint(dirs, branches, known.files, commits) === known.fingerprint) return known.result;
+  if (known && repositoryFingerprint(dirs, branches, known.files, commits) === known.fingerprint && stampsOf(known.found) === known.foundStamps) return known.result;
   const names = named();
   const files = watchedFiles(dirs.top, folder, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
+  const startedAt = Date.now();
   const fingerprint = repositoryFingerprint(dirs, branches, files, commits);
-  const { result, complete } = await computeStaleness(recorded, folder, names);
-  if (complete) remembered.set(key, { fingerprint, files, result });
+  const { result, complete, changed } = await computeStaleness(recorded, folder, names);
+  // A listed file the watch misses (named by its bare name, or by a path from another folder) is
+  // watched too, so an edit undone shows; stamped after git ran, so one written meanwhile is not remembered.
+  const watched = new Set(files);
+  const found = changed.filter((file) => !watched.has(file));
+  if (complete && !found.some((file) => writtenSince(file, startedAt))) remembered.set(key, { fingerprint, files, found, foundStamps: stampsOf(found), result });
   return result;
 }
 
-/** The comparison itself, with git; `complete` is false when git could not read the repository (nothing to remember). */
-async function computeStaleness(recorded: GitState, folder: string, named: Set<string>): Promise<{ result: Staleness | null; complete: boolean }> {
+/**
+ * The comparison itself, with git; `complete` is false when git could not read the repository
+ * (nothing to remember). `changed`: every named file git found changed (absolute paths), listed or not.
+ */
+async function computeStaleness(recorded: GitState, folder: string, named: Set<string>): Promise<{ result: Staleness | null; complete: boolean; changed: string[] }> {
   const reader = await readGitState(folder);
-  if (!reader?.root) return { result: null, complete: false };
+  if (!reader?.root) return { result: null, complete: false, changed: [] };
   const root = reader.root;
   // Same commit, same branch, clean tree: nothing can have moved on (the common case, one git round).
-  if (recorded.head && reader.head === recorded.head && reader.branch === recorded.branch && reader.dirty === false) return { result: null, complete: true };
-  if (!(await sameRepository(recorded, reader, root))) return { result: null, complete: true };
+  if (recorded.head && reader.head === recorded.head && reader.branch === recorded.branch && reader.dirty === false) return { result: null, complete: true, changed: [] };
+  if (!(await sameRepository(recorded, reader, root))) return { result: null, complete: true, changed: [] };
 
   let commitsSince = 0;
   let commits: string[] = [];
   let headMissing = false;
-  let changedFiles: string[] = [];
+  let changed: string[] = [];
   const moved = recorded.head !== null && reader.head !== null && reader.head !== recorded.head;
   const range = `${recorded.head}..${reader.head}`;
   const branchChanged = recorded.branch !== null && recorded.branch !== reader.branch;
@@ -143,13 +167,15 @@ async function computeStaleness(recorded: GitState, folder: string, named: Set<s
   } else {
     commitsSince = Number(count ?? 0) || 0;
     commits = log ? log.split("\n").filter(Boolean) : [];
-    changedFiles = (diff ? diff.split("\n") : []).filter((file) => file && isNamed(file, named)).slice(0, MAX_LISTED_FILES);
+    changed = (diff ? diff.split("\n") : []).filter((file) => file && isNamed(file, named));
   }
+  const changedFiles = changed.slice(0, MAX_LISTED_FILES);
+  const compared = { complete: true, changed: changed.map((file) => path.join(root, file)) };
   const branch: Staleness["branch"] = branchChanged && recorded.branch ? { from: recorded.branch, to: reader.branch, gone: branchHead === null } : null;
 
-  if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return { result: null, complete: true };
+  if (commitsSince === 0 && !headMissing && !branch && changedFiles.length === 0) return { result: null, ...compared };
   const found = { commitsSince, commits, headMissing, branch, changedFiles };
-  return { result: { ...found, block: renderStaleness(found, recorded) }, complete: true };
+  return { result: { ...found, block: renderStaleness(found, recorded) }, ...compared };
 }
 
 /**
