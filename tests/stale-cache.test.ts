@@ -245,4 +245,25 @@ describe("an edit not yet added, seen through a remembered comparison", () => {
     expect(seen.fresh).toBeNull();
     expect(seen.remembered).toEqual(seen.fresh);
   });
+
+  it("over stdio: repo_path naming a package folder through a symbolic link, alone or inside another repository", async () => {
+    // git finds the repository above the link's target, as the writer's git did, whatever lies above the link.
+    const repo = repository();
+    commitFile(repo, "packages/web/src/app.ts", "export const app = 1;\n", "web app");
+    const alone = path.join(tempFolder(), "web");
+    const outer = repository();
+    const inside = path.join(outer, "web");
+    for (const link of [alone, inside]) fs.symlinkSync(path.join(repo, "packages", "web"), link);
+    const { handoff } = await createHandoff({ title: "Web app", content: "The entry point is src/app.ts", asClient: "code", repoPath: alone });
+    const reader = await connectStdioClient();
+    const read = async (link: string) =>
+      ((await reader.client.callTool({ name: "get_handoff", arguments: { id: handoff.id, repo_path: link } })) as unknown as { structuredContent: { staleness: unknown } }).structuredContent.staleness;
+    try {
+      expect(await read(inside)).toBeNull();
+      commitFile(repo, "packages/web/src/app.ts", "export const app = 2;\n", "Rework the app");
+      for (const link of [inside, alone]) expect(await read(link)).toMatchObject({ commits_since: 1, changed_files: ["packages/web/src/app.ts"] });
+    } finally {
+      await reader.client.close();
+    }
+  });
 });

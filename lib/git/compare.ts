@@ -3,7 +3,7 @@ import { hash } from "node:crypto";
 import fs, { existsSync } from "node:fs";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-import { fileStamp, locateRepository, repositoryFingerprint } from "./fingerprint";
+import { fileStamp, locateRepository, repositoryFingerprint, type RepositoryDirs } from "./fingerprint";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
 import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
@@ -93,8 +93,8 @@ function mentionsOf(texts: readonly string[]): Mentions {
  * microsecond): the comparison lists any of them, and a cap left the ones named last (the
  * newest entries') unwatched. What is named is bounded already (MAX_MENTIONS, MAX_RECORDED_FILES).
  */
-function watchedFiles(top: string, folder: string, named: Set<string>): string[] {
-  const bases = path.resolve(folder) === top ? [top] : [top, path.resolve(folder)];
+function watchedFiles({ top, folder }: RepositoryDirs, named: Set<string>): string[] {
+  const bases = folder === top ? [top] : [top, folder];
   const files: string[] = [];
   for (const name of named) {
     if (name.split("/").includes("..")) continue;
@@ -122,7 +122,7 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const known = remembered.get(key);
   if (known && repositoryFingerprint(dirs, branches, known.files, commits) === known.fingerprint && stampsOf(known.found) === known.foundStamps) return known.result;
   const names = named();
-  const files = watchedFiles(dirs.top, folder, names);
+  const files = watchedFiles(dirs, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
   const startedAt = Date.now();
   const fingerprint = repositoryFingerprint(dirs, branches, files, commits);

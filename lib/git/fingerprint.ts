@@ -15,6 +15,8 @@ import { readSmallFile } from "../small-file";
 const DISCOVERY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"];
 
 export type RepositoryDirs = {
+  /** The folder asked about as git sees it: symbolic links resolved. */
+  folder: string;
   /** The folder holding the `.git` entry: the work tree's top. */
   top: string;
   /** HEAD and the index (a worktree's own folder under .git/worktrees for a linked worktree). */
@@ -62,19 +64,30 @@ function commonDirOf(gitDir: string): string {
   return fs.existsSync(file) ? path.resolve(gitDir, readPointerFile(file).trim()) : gitDir;
 }
 
+/** Errors of a path that names no folder: git would find no repository for it either. */
+const NO_FOLDER = new Set(["ENOENT", "ENOTDIR"]);
+
 /**
  * The repository git would find for `folder`, found as git finds it (the nearest `.git` up the
- * tree), without running git. null: no repository (or no such folder), so git would find none
- * either. undefined: the environment redirects git's discovery, or `.git` could not be read:
- * only git can tell.
+ * tree from the folder's real path: a symbolic link to a package folder of a repository is in
+ * that repository, whatever lies above the link), without running git. null: no repository (or
+ * no such folder), so git would find none either. undefined: the environment redirects git's
+ * discovery, or the folder or `.git` could not be read: only git can tell.
  */
 export function locateRepository(folder: string): RepositoryDirs | null | undefined {
   if (DISCOVERY_VARIABLES.some((name) => process.env[name])) return undefined;
-  if (!path.isAbsolute(folder) || !isDirectory(folder)) return null;
+  if (!path.isAbsolute(folder)) return null;
+  let real: string;
   try {
-    for (let top = path.resolve(folder); ; top = path.dirname(top)) {
+    real = fs.realpathSync.native(folder);
+  } catch (error) {
+    return NO_FOLDER.has((error as NodeJS.ErrnoException).code ?? "") ? null : undefined;
+  }
+  if (!isDirectory(real)) return null;
+  try {
+    for (let top = real; ; top = path.dirname(top)) {
       const gitDir = gitDirOf(path.join(top, ".git"));
-      if (gitDir) return { top, gitDir, commonDir: commonDirOf(gitDir) };
+      if (gitDir) return { folder: real, top, gitDir, commonDir: commonDirOf(gitDir) };
       if (path.dirname(top) === top) return null;
     }
   } catch {
