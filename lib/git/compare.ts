@@ -3,7 +3,7 @@ import { hash } from "node:crypto";
 import fs, { existsSync } from "node:fs";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-import { fileStamp, locateRepository, repositoryFingerprint, type RepositoryDirs } from "./fingerprint";
+import { commitArrivalStamp, fileStamp, locateRepository, repositoryFingerprint, type RepositoryDirs } from "./fingerprint";
 import { mentionedPaths, isNamed } from "./mentions";
 import { readGitState, runGit } from "./read-state";
 import { MAX_LISTED_COMMITS, MAX_LISTED_FILES, renderStaleness, type GitReport, type GitState, type Staleness } from "./types";
@@ -44,8 +44,12 @@ async function hasCommit(root: string, commit: string): Promise<boolean> {
  */
 const MAX_REMEMBERED = 256;
 const MAX_REMEMBERED_CHARS = 8 * 1024 * 1024;
-/** `found`: changed files the comparison listed that `files` does not watch, with their stamps after it (`foundStamps`). */
-type Remembered = { fingerprint: string; files: string[]; found: string[]; foundStamps: string; result: Staleness | null };
+/**
+ * `found`: changed files the comparison listed that `files` does not watch, with their stamps
+ * after it (`foundStamps`). `arrival`: when the recorded commit was missing, where it would arrive
+ * (commitArrivalStamp); else null (a commit once here stays: only a gc, which rewrites packed-refs, prunes).
+ */
+type Remembered = { fingerprint: string; files: string[]; found: string[]; foundStamps: string; arrival: string | null; result: Staleness | null };
 const charsOf = (files: string[]) => files.reduce((chars, file) => chars + file.length, 0);
 const remembered = new LRUCache<string, Remembered>({
   max: MAX_REMEMBERED,
@@ -116,22 +120,28 @@ export async function compareWithRepository(recorded: GitState, folder: string, 
   const named = () => new Set([...(recorded.files ?? []), ...mentions.paths]);
   if (dirs === undefined) return (await computeStaleness(recorded, folder, named())).result;
   const branches = recorded.branch ? [recorded.branch] : [];
-  // Whether the recorded commit is here decides head_missing.
-  const commits = recorded.head ? [recorded.head] : [];
   const key = `${folder}\0${JSON.stringify(recorded)}\0${mentions.digest}`;
   const known = remembered.get(key);
-  if (known && repositoryFingerprint(dirs, branches, known.files, commits) === known.fingerprint && stampsOf(known.found) === known.foundStamps) return known.result;
+  if (
+    known &&
+    repositoryFingerprint(dirs, branches, known.files) === known.fingerprint &&
+    stampsOf(known.found) === known.foundStamps &&
+    (known.arrival === null || commitArrivalStamp(dirs, recorded.head!) === known.arrival)
+  ) {
+    return known.result;
+  }
   const names = named();
   const files = watchedFiles(dirs, names);
   // Taken before git runs: a change while it runs makes the next read compare again.
   const startedAt = Date.now();
-  const fingerprint = repositoryFingerprint(dirs, branches, files, commits);
+  const fingerprint = repositoryFingerprint(dirs, branches, files);
+  const arrival = recorded.head ? commitArrivalStamp(dirs, recorded.head) : null;
   const { result, complete, changed } = await computeStaleness(recorded, folder, names);
   // A listed file the watch misses (named by its bare name, or by a path from another folder) is
   // watched too, so an edit undone shows; stamped after git ran, so one written meanwhile is not remembered.
   const watched = new Set(files);
   const found = changed.filter((file) => !watched.has(file));
-  if (complete && !found.some((file) => writtenSince(file, startedAt))) remembered.set(key, { fingerprint, files, found, foundStamps: stampsOf(found), result });
+  if (complete && !found.some((file) => writtenSince(file, startedAt))) remembered.set(key, { fingerprint, files, found, foundStamps: stampsOf(found), arrival: result?.headMissing ? arrival : null, result });
   return result;
 }
 

@@ -130,14 +130,22 @@ function headTextOf(file: string, stamp: string): string {
 const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /**
+ * Where `commit` would arrive in the object store: the folders a fetch adds its loose object or
+ * its pack to. A fetch from another worktree of the repository writes that worktree's FETCH_HEAD,
+ * not this one's, so only these show that a missing commit came.
+ */
+export function commitArrivalStamp(dirs: RepositoryDirs, commit: string): string {
+  const pack = fileStamp(path.join(dirs.commonDir, "objects", "pack"));
+  return COMMIT_ID.test(commit) ? `${pack}|${fileStamp(path.join(dirs.commonDir, "objects", commit.slice(0, 2)))}` : pack;
+}
+
+/**
  * The repository's fingerprint now: HEAD, the branch it points at, the index, packed-refs,
  * config and FETCH_HEAD, the branches named in `branches` (e.g. the one a handoff was written
- * on, to see it deleted), whether the `commits` are in the object store (the folders a fetch
- * adds their loose objects or its pack to: a fetch from another worktree writes that worktree's
- * FETCH_HEAD, not this one's) and the work-tree `files` (absolute paths; an edit not yet added
+ * on, to see it deleted) and the work-tree `files` (absolute paths; an edit not yet added
  * touches no git file).
  */
-export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] = [], files: string[] = [], commits: string[] = []): string {
+export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] = [], files: string[] = []): string {
   const headFile = path.join(dirs.gitDir, "HEAD");
   const headStamp = fileStamp(headFile);
   const head = headTextOf(headFile, headStamp);
@@ -152,8 +160,6 @@ export function repositoryFingerprint(dirs: RepositoryDirs, branches: string[] =
     fileStamp(path.join(dirs.commonDir, "packed-refs")),
     fileStamp(path.join(dirs.commonDir, "config")),
     ...[...refs].filter(safeRef).map((ref) => fileStamp(path.join(dirs.commonDir, ref))),
-    ...(commits.length ? [fileStamp(path.join(dirs.commonDir, "objects", "pack"))] : []),
-    ...commits.filter((commit) => COMMIT_ID.test(commit)).map((commit) => fileStamp(path.join(dirs.commonDir, "objects", commit.slice(0, 2)))),
     ...files.map(fileStamp),
   ];
   return parts.join("|");
