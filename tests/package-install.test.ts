@@ -64,6 +64,8 @@ beforeAll(async () => {
       "  'baton-desk': { access: $all, publish: $anonymous }",
       "  '**': { access: $all, proxy: upstream }",
       "log: { type: stdout, format: pretty, level: error }",
+      // Verdaccio's default (10 MB) is under a publish of this package: its tarball, base64 in the request, and its README.
+      "max_body_size: 64mb",
     ].join("\n"),
   );
   const port = await freePort();
