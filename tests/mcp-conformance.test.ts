@@ -298,6 +298,17 @@ describe.each([
     expect(answers.some((message) => (message.result as { structuredContent?: { handoff: { title: string } } } | undefined)?.structuredContent?.handoff.title === "same id as a ping")).toBe(true);
   });
 
+  it("exits 0 when stdin ends after the client cancelled a call (the SDK answers no cancelled call; the server waited for its answer and Node ended it with 13)", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "create_handoff", arguments: { title: "cancelled at once", content: "c" } } }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "the user pressed Esc" } }));
+    server.write(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }));
+    expect(await server.end()).toBe(0);
+    const messages = server.messages();
+    expect(messages.filter((message) => message.id === 7)).toEqual([]);
+    expect(messages.find((message) => message.id === 8)).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
+  });
+
   it("answers a running request whose id a refused line reuses, before exiting when stdin ends", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     // One write: the create starts, then the line that is not UTF-8 (refused with id 6 at once) is read, then stdin ends.

@@ -7,6 +7,7 @@ import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { StdioTransport } from "./stdio-transport";
 import { createMcpServer } from "./create-server";
+import { reportCancelledRequests } from "./tool-kit";
 import { setProcessSide } from "../caller";
 import { loadHandoffs } from "./domain";
 import { oneLine } from "../one-line";
@@ -70,6 +71,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<number> {
   });
   server.server.oninitialized = () => void warmUp(workingFolder);
   const transport = new StdioTransport(log);
+  reportCancelledRequests(server, (id) => transport.endedUnanswered(id));
   let exitCode = 0;
   let stopping = false;
   /**

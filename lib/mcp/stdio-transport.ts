@@ -185,7 +185,19 @@ export class StdioTransport implements Transport {
   }
 
   private answered(message: JSONRPCMessage): void {
-    const id = "method" in message ? undefined : (message as { id?: RequestId }).id;
+    if (!("method" in message)) this.settle((message as { id?: RequestId }).id);
+  }
+
+  /**
+   * A request the server ended without an answer: the client cancelled it (notifications/cancelled),
+   * and the SDK sends nothing for a cancelled request. Left counted, it kept the server from ever
+   * settling: once stdin ended it never closed, and Node ended it with exit code 13.
+   */
+  endedUnanswered(id: RequestId): void {
+    this.settle(id);
+  }
+
+  private settle(id: RequestId | undefined): void {
     const waiting = id === undefined ? undefined : this.unanswered.get(id);
     if (id === undefined || waiting === undefined) return;
     if (waiting > 1) this.unanswered.set(id, waiting - 1);

@@ -1,5 +1,5 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, McpError, type CallToolResult, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type RequestId, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
 import { rememberSerialized } from "./answer-lines";
@@ -117,7 +117,10 @@ export function checkOutputsSynchronously(server: McpServer): void {
   (server as unknown as { validateToolOutput: OutputCheck }).validateToolOutput = check;
 }
 
-type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+type RequestHandlerOf<Extra> = (request: unknown, extra: Extra) => Promise<unknown>;
+type RequestHandler = RequestHandlerOf<unknown>;
+/** What the SDK hands each request handler besides the request: its per-request abort signal and the request's id. */
+type RequestHandlerExtra = { signal: AbortSignal; requestId: RequestId };
 
 /**
  * A request whose params do not fit its method's schema (`tools/call` with `arguments` an array,
@@ -137,6 +140,26 @@ export function refuseMalformedParams(server: McpServer): void {
       } catch (error) {
         if (!(error instanceof z.core.$ZodError)) throw error;
         throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
+      }
+    });
+  }
+}
+
+/**
+ * Calls `onEndedUnanswered` with the id of each request whose handler ended after the client
+ * cancelled it: the SDK then sends no answer (MCP: a cancelled request gets none), and a transport
+ * that waits for every request's answer before closing must stop waiting for that one. The abort
+ * signal is the SDK's own per-request signal, so two requests sharing an id are told apart. Wraps
+ * the SDK's private handler map's entries in place, as refuseMalformedParams does (call after it).
+ */
+export function reportCancelledRequests(server: McpServer, onEndedUnanswered: (id: RequestId) => void): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandlerOf<RequestHandlerExtra>> })._requestHandlers;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } finally {
+        if (extra.signal.aborted) onEndedUnanswered(extra.requestId);
       }
     });
   }
