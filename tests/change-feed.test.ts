@@ -1,10 +1,12 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerAgent, updateAgent } from "../lib/agents";
 import { changeFeedStats, changeStream, latestChangeSeq, pruneChanges, subscribe, type FeedEvent, type Subscription } from "../lib/changes";
+import { databaseFile } from "../lib/config";
 import { write } from "../lib/database";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { serveApi, type ApiServer } from "./support/api-server";
@@ -149,6 +151,39 @@ describe("the change feed", () => {
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect(changeFeedStats().checks).toBe(checks);
   });
+
+  it.runIf(process.env.BATON_TEST_ENGINE !== "postgres")(
+    "wakes within milliseconds for a database reached through a symbolic link (SQLite keeps the log beside the link's target)",
+    async () => {
+      const file = databaseFile();
+      const linkFolder = fs.mkdtempSync(path.join(path.dirname(file), "linked-"));
+      const link = path.join(linkFolder, "baton.db");
+      fs.symlinkSync(file, link);
+      const ownUrl = process.env.DATABASE_URL;
+      process.env.DATABASE_URL = `file:${link}`;
+      try {
+        const { handoff } = await createHandoff({ title: "linked", content: "start" });
+        const arrivedAt = new Map<number, number>();
+        open.push(
+          await subscribe({ filter: { handoffId: handoff.id, subjects: ["entry"] } }, (event) => {
+            if (event.kind === "change" && event.change.entrySeq !== null) arrivedAt.set(event.change.entrySeq, Date.now());
+          }),
+        );
+        // Spaced apart, so each write is its own wake-up: the 100 ms timer alone would leave some of them waiting past 60 ms.
+        const { stdout } = await run(process.execPath, ["--import", "tsx", worker, handoff.id, handoff.id, "8", "code", "150"], { env: { ...process.env, DATABASE_URL: ownUrl } });
+        const seqs = JSON.parse(stdout.trim().slice(3)) as number[];
+        await vi.waitFor(() => expect(arrivedAt.size).toBe(seqs.length), { timeout: 5_000 });
+        const written = await rowsOf<{ seq: number; created_at: string }>(`SELECT seq, created_at FROM handoff_entries WHERE seq IN (${seqs.map(() => "?").join(", ")})`, seqs);
+        const latencies = written.map(({ seq, created_at }) => arrivedAt.get(seq)! - Date.parse(created_at));
+        expect(Math.max(...latencies), `latencies ${latencies.join(", ")} ms`).toBeLessThan(60);
+      } finally {
+        for (const subscription of open.splice(0)) subscription.close();
+        process.env.DATABASE_URL = ownUrl;
+        fs.rmSync(linkFolder, { recursive: true, force: true });
+      }
+    },
+    20_000,
+  );
 });
 
 describe.runIf(process.env.BATON_TEST_ENGINE === "postgres")("the change feed on PostgreSQL", () => {

@@ -95,11 +95,13 @@ export function followSqlite(state: FeedState): Follower {
 /**
  * Calls `changed` when the database file or its write-ahead log changes, from any process. The
  * folder is watched, not the files: SQLite deletes the log when its last connection closes and
- * makes a new one later, which a watch on the file itself would miss. Null where the folder
+ * makes a new one later, which a watch on the file itself would miss. The folder is the real
+ * file's: SQLite follows a symbolic link and keeps the log beside its target, so a watch beside
+ * the link heard no commit and every wake-up waited for the timer. Null where the folder
  * cannot be watched; the timer covers it.
  */
 function watchDatabaseFiles(url: string, changed: () => void): fs.FSWatcher | null {
-  const file = databaseFile(url);
+  const file = realPathOf(databaseFile(url));
   const names = new Set([path.basename(file), `${path.basename(file)}-wal`]);
   try {
     const watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
@@ -109,5 +111,14 @@ function watchDatabaseFiles(url: string, changed: () => void): fs.FSWatcher | nu
     return watcher;
   } catch {
     return null;
+  }
+}
+
+/** `file` with every symbolic link resolved, as SQLite opens it; the path as given when it cannot be resolved. */
+function realPathOf(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
   }
 }
