@@ -25,6 +25,7 @@ const engineIndependent = [
   "tests/start-rebuild.test.ts",
   "tests/closed-output.test.ts",
   "tests/read-only-database.test.ts",
+  "tests/database-file-replaced.test.ts",
   "tests/package-install.test.ts",
   // It makes the shared prebuilt MCP server stale for a moment; a run on each engine at once
   // would rebuild it under the other's feet. mcp-conformance runs the prebuilt server on both.

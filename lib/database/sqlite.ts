@@ -13,6 +13,12 @@ import { BUSY_TIMEOUT_MS, refuseBadBusyTimeout, unavailableWhenBusy } from "./bu
 import { checkedParams } from "./params";
 import type { Database, Params, Tx, WriteOptions } from "./types";
 
+/**
+ * How often a transaction checks that the database file is still the one it opened (a stat, at
+ * most this often: never one per append on the hot path).
+ */
+const FILE_CHECK_EVERY_MS = 250;
+
 /** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
 const WRITE_RETRY_MAX_PAUSE_MS = 2;
 
@@ -66,6 +72,28 @@ export function openSqlite(url: string): Database {
     connection.close();
     throw unavailableWhenBusy(error, "sqlite", BUSY_TIMEOUT_MS);
   }
+  const opened = fs.statSync(file);
+  let fileCheckedAt = performance.now();
+  let fileGone = false;
+  /**
+   * SQLite in WAL mode writes on through a file that was deleted or moved away (no error, unlike
+   * its rollback journal): each write was acknowledged and lost at the next start, while other
+   * processes made and used a new file at the path. Refused instead, from at most
+   * FILE_CHECK_EVERY_MS after it happened, until the file is back.
+   */
+  const refuseWhenFileGone = () => {
+    const now = performance.now();
+    if (now - fileCheckedAt >= FILE_CHECK_EVERY_MS) {
+      fileCheckedAt = now;
+      const current = fs.statSync(file, { throwIfNoEntry: false });
+      fileGone = current?.ino !== opened.ino || current.dev !== opened.dev;
+    }
+    if (fileGone) {
+      throw new Unavailable(
+        `the database ${oneLine(file)} was deleted, moved or replaced while this process had it open; nothing of this request was stored: put the file back, or restart Baton to use the one that is there now`,
+      );
+    }
+  };
   // SQLite's LOWER() folds ASCII letters only; PostgreSQL's folds every letter its UTF-8 locale knows.
   connection.function("unicode_lower", { deterministic: true }, (text: unknown) => (typeof text === "string" ? text.toLowerCase() : text));
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -173,6 +201,7 @@ export function openSqlite(url: string): Database {
     return queued(() =>
       inside.run(true, async () => {
         try {
+          refuseWhenFileGone();
           const waiting = open(deadline);
           if (waiting) await waiting;
           writing = open !== beginRead;
