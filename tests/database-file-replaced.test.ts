@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { subscribe } from "../lib/changes";
 import { closeDatabase, read } from "../lib/database";
 import { createHandoff } from "../lib/handoffs";
 import { serveApi, type ApiServer } from "./support/api-server";
@@ -27,12 +28,18 @@ afterAll(async () => {
   process.env.DATABASE_URL = ownUrl;
 });
 
-it("refuses an append (503, nothing stored) once the data folder was moved away under the server, and takes them again once it is back", async () => {
+/** A data folder of its own with a migrated database, which the process then uses. */
+function useOwnDatabase(): { folder: string; file: string } {
   const folder = path.join(tempFolder(), "data");
   fs.mkdirSync(folder);
   const file = path.join(folder, "baton.db");
   fs.copyFileSync(process.env.BATON_TEMPLATE_DB!, file);
   process.env.DATABASE_URL = `file:${file}`;
+  return { folder, file };
+}
+
+it("refuses an append (503, nothing stored) once the data folder was moved away under the server, and takes them again once it is back", async () => {
+  const { folder } = useOwnDatabase();
   const { handoff } = await createHandoff({ title: "moved", content: "start" });
   const append = (content: string) =>
     api.fetch(`/api/handoffs/${handoff.id}/entries`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "progress", content }) });
@@ -49,4 +56,24 @@ it("refuses an append (503, nothing stored) once the data folder was moved away 
   expect((await append("after it came back")).status).toBe(201);
   const stored = await read((tx) => tx.rows<[string]>("SELECT content FROM handoff_entries WHERE handoff_id = ? ORDER BY seq", [handoff.id]));
   expect(stored.flat()).toEqual(["start", "before the move", "after it came back"]);
+});
+
+it("a live subscriber's feed says once that it cannot read the moved database, not at every check, and again when it reads it", async () => {
+  const { folder } = useOwnDatabase();
+  const subscription = await subscribe({}, () => undefined);
+  const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  try {
+    fs.renameSync(folder, `${folder}-moved`);
+    // Past the file check, then several of the feed's 100 ms checks.
+    await sleep(CHECK_PASSED_MS + 600);
+    const failures = () => logged.mock.calls.filter(([message]) => String(message).includes("change feed could not read")).length;
+    expect(failures()).toBe(1);
+    fs.renameSync(`${folder}-moved`, folder);
+    await sleep(CHECK_PASSED_MS + 200);
+    expect(failures()).toBe(1);
+    expect(logged.mock.calls.some(([message]) => String(message).includes("change feed reads the database again"))).toBe(true);
+  } finally {
+    logged.mockRestore();
+    subscription.close();
+  }
 });

@@ -32,6 +32,8 @@ export function followSqlite(state: FeedState): Follower {
   let checking = false;
   let checkAgain = false;
   let recheck: ReturnType<typeof setTimeout> | null = null;
+  /** The last check failed (its error was logged). */
+  let failing = false;
   /** Whether it saw a change (false too when a check was already running: that one reports). */
   const tick = async (): Promise<boolean> => {
     // A change event during a check may have come after its probe: check once more when it ends.
@@ -56,8 +58,12 @@ export function followSqlite(state: FeedState): Follower {
           void inTurn(state, () => pruneSoon(state));
         }
       } while (checkAgain && !stopped);
+      if (failing) console.error("baton: the change feed reads the database again");
+      failing = false;
     } catch (error) {
-      console.error("baton: the change feed could not read the database; retrying", error);
+      // Said once, not at every check (ten times a second) while the database stays away.
+      if (!failing) console.error("baton: the change feed could not read the database; retrying quietly until it can", error);
+      failing = true;
     } finally {
       checking = false;
     }
