@@ -50,10 +50,13 @@ it("refuses an append (503, nothing stored) once the data folder was moved away 
   const refused = await append("while moved");
   expect(refused.status).toBe(503);
   expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/was deleted, moved or replaced while this process had it open; nothing of this request was stored/);
+  // A load balancer's health check says so too.
+  expect((await api.fetch("/api/health")).status).toBe(503);
 
   fs.renameSync(`${folder}-moved`, folder);
   await sleep(CHECK_PASSED_MS);
   expect((await append("after it came back")).status).toBe(201);
+  expect((await api.fetch("/api/health")).status).toBe(200);
   const stored = await read((tx) => tx.rows<[string]>("SELECT content FROM handoff_entries WHERE handoff_id = ? ORDER BY seq", [handoff.id]));
   expect(stored.flat()).toEqual(["start", "before the move", "after it came back"]);
 });

@@ -78,8 +78,8 @@ export function openSqlite(url: string): Database {
   /**
    * SQLite in WAL mode writes on through a file that was deleted or moved away (no error, unlike
    * its rollback journal): each write was acknowledged and lost at the next start, while other
-   * processes made and used a new file at the path. Refused instead, from at most
-   * FILE_CHECK_EVERY_MS after it happened, until the file is back.
+   * processes made and used a new file at the path. Refused instead (a ping too, so the health
+   * check says so), from at most FILE_CHECK_EVERY_MS after it happened, until the file is back.
    */
   const refuseWhenFileGone = () => {
     const now = performance.now();
@@ -298,6 +298,7 @@ export function openSqlite(url: string): Database {
       return `${connectionId}.${dataVersion}.${changes}`;
     },
     ping: async () => {
+      refuseWhenFileGone();
       statement("SELECT 1").get();
     },
     close: async () => {
