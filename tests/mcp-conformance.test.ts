@@ -309,6 +309,23 @@ describe.each([
     expect(messages.find((message) => message.id === 8)).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
   });
 
+  it("stops reading requests while the client does not read its answers, then answers every one once it does", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.pauseOutput();
+    // 600 tools/list (60 KB answers, no database): 2.4 MB of requests, far past what a pipe holds, and 36 MB of answers.
+    const calls = 600;
+    const padding = { note: "p".repeat(4_000) };
+    for (let index = 0; index < calls; index++) server.write(JSON.stringify({ jsonrpc: "2.0", id: 1_000 + index, method: "tools/list", params: { _meta: padding } }));
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // The server read all of them within 3 s and held every answer for a client that read none.
+    expect(server.unreadInput()).toBeGreaterThan(0);
+    server.resumeOutput();
+    expect(await server.end()).toBe(0);
+    const answered = server.messages().filter((message) => typeof message.id === "number" && message.id >= 1_000);
+    expect(new Set(answered.map((message) => message.id)).size).toBe(calls);
+    expect(answered.every((message) => (message.result as { tools?: unknown[] }).tools?.length === 10)).toBe(true);
+  });
+
   it("answers a running request whose id a refused line reuses, before exiting when stdin ends", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     // One write: the create starts, then the line that is not UTF-8 (refused with id 6 at once) is read, then stdin ends.

@@ -11,6 +11,17 @@ import { keepAnswersForLines, messagePieces } from "./answer-lines";
 
 /** The longest line read as a message: the body the HTTP door lets one MCP request have (1 MiB). */
 export const MAX_LINE_BYTES = BODY_LIMITS.mcp;
+/**
+ * How far reading may run ahead: past this many calls in flight, or this many bytes of answers the
+ * client has not read yet, no more lines are read until it is back under (stdin waits in the pipe,
+ * and the client's writes wait as they would on a socket). Without it a client that pipelined
+ * requests faster than they ran, or never read its answers, grew the server without bound (9,000
+ * piped get_handoff and add_to_handoff calls: 1,500 in flight and RSS up 160 MB in 15 s, still
+ * rising; 600 piped tools/list never read: 36 MB of answers held). Not at stdout's 16 KB mark: one thread's answer is over it, and a client that reads is
+ * then already waiting for it.
+ */
+const MAX_CALLS_IN_FLIGHT = 256;
+const MAX_UNREAD_ANSWER_BYTES = 4 * MAX_LINE_BYTES;
 /** How much of an over-long line's start and end is kept to find its request's id. */
 const EDGE_BYTES = 256;
 
@@ -81,8 +92,12 @@ export class StdioTransport implements Transport {
    * there to be none (`settled`).
    */
   private readonly unanswered = new Map<RequestId, number>();
+  private unansweredCount = 0;
   private onSettled: (() => void) | null = null;
   private nextDrain: Promise<void> | null = null;
+  /** Between start and stopReading: lines are read, except while paced (too far ahead, see pace). */
+  private reading = false;
+  private paced = false;
 
   constructor(
     private readonly log: (line: string) => void,
@@ -165,9 +180,7 @@ export class StdioTransport implements Transport {
 
   /** How many requests read so far have not been answered yet. */
   get inFlight(): number {
-    let count = 0;
-    for (const waiting of this.unanswered.values()) count += waiting;
-    return count;
+    return this.unansweredCount;
   }
 
   /**
@@ -182,6 +195,17 @@ export class StdioTransport implements Transport {
 
   private awaitAnswer(id: RequestId): void {
     this.unanswered.set(id, (this.unanswered.get(id) ?? 0) + 1);
+    this.unansweredCount++;
+    this.pace();
+  }
+
+  /** Stops reading while it runs too far ahead of the calls or of the client (MAX_CALLS_IN_FLIGHT), and reads again once back under. */
+  private pace(): void {
+    const ahead = this.unansweredCount >= MAX_CALLS_IN_FLIGHT || this.stdout.writableLength > MAX_UNREAD_ANSWER_BYTES;
+    if (ahead === this.paced || !this.reading) return;
+    this.paced = ahead;
+    if (ahead) this.stdin.pause();
+    else this.stdin.resume();
   }
 
   private answered(message: JSONRPCMessage): void {
@@ -202,6 +226,8 @@ export class StdioTransport implements Transport {
     if (id === undefined || waiting === undefined) return;
     if (waiting > 1) this.unanswered.set(id, waiting - 1);
     else this.unanswered.delete(id);
+    this.unansweredCount--;
+    if (this.paced) this.pace();
     if (this.unanswered.size === 0) this.onSettled?.();
   }
 
@@ -215,6 +241,7 @@ export class StdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
+    this.reading = true;
     this.stdin.on("data", this.onData);
     this.stdin.on("end", this.onEnd);
     this.stdin.on("error", this.onError);
@@ -224,6 +251,8 @@ export class StdioTransport implements Transport {
 
   /** Reads no more lines; a line begun is dropped. Errors of stdin are still reported, never left unhandled. */
   stopReading(): void {
+    this.reading = false;
+    this.paced = false;
     this.stdin.off("data", this.onData);
     this.stdin.off("end", this.onEnd);
     if (this.stdin.listenerCount("data") === 0) this.stdin.pause();
@@ -248,7 +277,9 @@ export class StdioTransport implements Transport {
     this.stdout.cork();
     for (const piece of pieces) flushed = this.stdout.write(piece);
     this.stdout.uncork();
-    return flushed ? Promise.resolve() : this.drained();
+    if (flushed) return Promise.resolve();
+    this.pace();
+    return this.drained();
   }
 
   /**
@@ -262,6 +293,7 @@ export class StdioTransport implements Transport {
         this.stdout.off("drain", done);
         this.stdout.off("close", done);
         this.nextDrain = null;
+        if (this.paced) this.pace();
         resolve();
       };
       this.stdout.on("drain", done);

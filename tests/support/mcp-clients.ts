@@ -112,6 +112,11 @@ export function rawStdioServer(args: string[], env: Record<string, string | unde
     /** One line: text, or bytes sent as they are (not necessarily UTF-8). */
     write: (line: string | Buffer) => child.stdin.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, Buffer.from("\n")])),
     messages,
+    /** Stops reading the server's stdout (a client that does not read its answers), and reads it again. */
+    pauseOutput: () => child.stdout.pause(),
+    resumeOutput: () => child.stdout.resume(),
+    /** Bytes written to the server's stdin that it has not read yet (beyond what the pipe holds). */
+    unreadInput: () => child.stdin.writableLength,
     /** Ends stdin (the client went away), after `unterminated` (a last line without its newline) if given, and resolves to the exit code. */
     async end(unterminated?: string): Promise<number | null> {
       child.stdin.end(unterminated);
