@@ -326,6 +326,27 @@ describe.each([
     expect(answered.every((message) => (message.result as { tools?: unknown[] }).tools?.length === 10)).toBe(true);
   });
 
+  it("reads a batch's messages in turn and answers each with its id (MCP 2025-03-26: a server MUST take batches); an empty batch or a member that is no message gets -32600", { timeout: 120_000 }, async () => {
+    const server = await initializedServer();
+    server.write(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 2, method: "ping" },
+        { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } },
+        { jsonrpc: "2.0", id: "three", method: "tools/call", params: { name: "create_handoff", arguments: { title: "from a batch", content: "c" } } },
+        7,
+      ]),
+    );
+    server.write("[]");
+    expect(await server.end()).toBe(0);
+    const messages = server.messages();
+    expect(messages.find((message) => message.id === 2)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect((messages.find((message) => message.id === "three")?.result as { structuredContent: { handoff: { title: string } } }).structuredContent.handoff.title).toBe("from a batch");
+    expect(messages.filter((message) => message.id === null)).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+      { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request/) } },
+    ]);
+  });
+
   it("answers a running request whose id a refused line reuses, before exiting when stdin ends", { timeout: 120_000 }, async () => {
     const server = await initializedServer();
     // One write: the create starts, then the line that is not UTF-8 (refused with id 6 at once) is read, then stdin ends.

@@ -1,8 +1,6 @@
 import "server-only";
-import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_SHIFT_DOCUMENT_BYTES } from "../agents/schemas";
 import { BODY_LIMITS, KiB } from "../guard/body-limits";
 import { utf8TextOf } from "../http";
@@ -49,8 +47,7 @@ export function requestIdOfEdges(head: string, tail: string): RequestId | null {
  * fails at once instead of waiting for an answer with id null. Only a line with a method: a
  * malformed response's id is the client's own request's, which an error must not answer.
  */
-function idOfInvalidRequest(line: string): RequestId | null {
-  const json: unknown = JSON.parse(line);
+function idOfInvalidRequest(json: unknown): RequestId | null {
   if (typeof json !== "object" || json === null || Array.isArray(json) || !("method" in json) || typeof json.method !== "string" || !("id" in json)) return null;
   const { id } = json;
   return typeof id === "string" || Number.isSafeInteger(id) ? (id as RequestId) : null;
@@ -65,7 +62,7 @@ function idOfInvalidRequest(line: string): RequestId | null {
  * up to 10 MiB, copying everything it holds at each chunk (an 8 MiB line took 2 s), and past that
  * closes the transport: the server exited and the client lost every tool. A line that is no
  * JSON-RPC message gets -32700 or -32600 with id null, as JSON-RPC 2.0 says; the SDK's only
- * reports it, which leaves a client waiting.
+ * reports it, which leaves a client waiting. A batch's messages are read one by one.
  *
  * Writing: each message in the pieces messagePieces makes, in one writev. When standard output
  * fails (the client closed its end: EPIPE), reading stops, the calls already read run to their
@@ -162,18 +159,28 @@ export class StdioTransport implements Transport {
       const id = requestIdOfEdges(bytes.subarray(0, EDGE_BYTES).toString("latin1"), bytes.subarray(-EDGE_BYTES).toString("latin1"));
       return this.refuse(id, ErrorCode.ParseError, "Parse error: a line was not valid UTF-8; send one JSON-RPC message per line, encoded as UTF-8");
     }
-    const line = text.replace(/\r$/, "");
-    let message: JSONRPCMessage;
+    let json: unknown;
     try {
-      message = deserializeMessage(line);
-    } catch (error) {
-      // JSON.parse throws SyntaxError; the SDK's JSONRPCMessageSchema (zod 4) throws a ZodError.
-      if (error instanceof SyntaxError) return this.refuse(null, ErrorCode.ParseError, "Parse error: a line was not JSON; send one JSON-RPC message per line");
-      if (error instanceof z.core.$ZodError) {
-        return this.refuse(idOfInvalidRequest(line), ErrorCode.InvalidRequest, "Invalid Request: a line was JSON but not a JSON-RPC 2.0 request, notification or response");
-      }
-      return this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      json = JSON.parse(text.replace(/\r$/, ""));
+    } catch {
+      return this.refuse(null, ErrorCode.ParseError, "Parse error: a line was not JSON; send one JSON-RPC message per line");
     }
+    // A batch (JSON-RPC 2.0; MCP 2025-03-26, which the server still speaks, says a server MUST take
+    // one): each of its messages is read in turn and answered on a line of its own, as the client's
+    // SDK reads answers. It was refused whole with id null, and the client waited for every call in it.
+    if (Array.isArray(json) && json.length > 0) {
+      for (const member of json) this.receive(member);
+    } else {
+      this.receive(json);
+    }
+  }
+
+  private receive(json: unknown): void {
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      return this.refuse(idOfInvalidRequest(json), ErrorCode.InvalidRequest, "Invalid Request: a line was JSON but not a JSON-RPC 2.0 request, notification or response");
+    }
+    const message = parsed.data;
     if ("method" in message && "id" in message) this.awaitAnswer(message.id);
     this.onmessage?.(message);
   }
