@@ -15,8 +15,8 @@ export const MAX_LINE_BYTES = BODY_LIMITS.mcp;
  * and the client's writes wait as they would on a socket). Without it a client that pipelined
  * requests faster than they ran, or never read its answers, grew the server without bound (9,000
  * piped get_handoff and add_to_handoff calls: 1,500 in flight and RSS up 160 MB in 15 s, still
- * rising; 600 piped tools/list never read: 36 MB of answers held). Not at stdout's 16 KB mark: one thread's answer is over it, and a client that reads is
- * then already waiting for it.
+ * rising; 600 piped tools/list never read: 36 MB of answers held). Not at stdout's 16 KB mark:
+ * one thread's answer is over it, and a client that reads is then already waiting for it.
  */
 const MAX_CALLS_IN_FLIGHT = 256;
 const MAX_UNREAD_ANSWER_BYTES = 4 * MAX_LINE_BYTES;
