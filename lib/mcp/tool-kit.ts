@@ -117,52 +117,53 @@ export function checkOutputsSynchronously(server: McpServer): void {
   (server as unknown as { validateToolOutput: OutputCheck }).validateToolOutput = check;
 }
 
-type RequestHandlerOf<Extra> = (request: unknown, extra: Extra) => Promise<unknown>;
-type RequestHandler = RequestHandlerOf<unknown>;
 /** What the SDK hands each request handler besides the request: its per-request abort signal and the request's id. */
 type RequestHandlerExtra = { signal: AbortSignal; requestId: RequestId };
+type RequestHandler = (request: unknown, extra: RequestHandlerExtra) => Promise<unknown>;
+
+/**
+ * Replaces each request handler the server has (call once all are registered) with `wrap`'s, in
+ * the SDK's private handler map; tests/mcp-edges.test.ts fails if the map is renamed.
+ */
+function wrapEachRequestHandler(server: McpServer, wrap: (method: string, handler: RequestHandler) => RequestHandler): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
+  for (const [method, handler] of handlers) handlers.set(method, wrap(method, handler));
+}
 
 /**
  * A request whose params do not fit its method's schema (`tools/call` with `arguments` an array,
  * `resources/read` with a numeric `uri`, `initialize` without its fields) fails in the SDK's own
  * parse with a ZodError, which the SDK answered as -32603 Internal error with the issues' JSON as
  * its message. Each handler the server has (call this once all are registered) is wrapped so the
- * same refusal is -32602 Invalid params with one line naming the fields. Replaces the SDK's
- * private handler map's entries in place; tests/mcp-edges.test.ts fails if it is renamed.
+ * same refusal is -32602 Invalid params with one line naming the fields.
  */
 export function refuseMalformedParams(server: McpServer): void {
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
-  for (const [method, handler] of handlers) {
-    // The SDK's parse throws before the handler's promise exists: caught here either way.
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (error) {
-        if (!(error instanceof z.core.$ZodError)) throw error;
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
-      }
-    });
-  }
+  // The SDK's parse throws before the handler's promise exists: caught here either way.
+  wrapEachRequestHandler(server, (method, handler) => async (request, extra) => {
+    try {
+      return await handler(request, extra);
+    } catch (error) {
+      if (!(error instanceof z.core.$ZodError)) throw error;
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
+    }
+  });
 }
 
 /**
  * Calls `onEndedUnanswered` with the id of each request whose handler ended after the client
  * cancelled it: the SDK then sends no answer (MCP: a cancelled request gets none), and a transport
  * that waits for every request's answer before closing must stop waiting for that one. The abort
- * signal is the SDK's own per-request signal, so two requests sharing an id are told apart. Wraps
- * the SDK's private handler map's entries in place, as refuseMalformedParams does (call after it).
+ * signal is the SDK's own per-request signal, so two requests sharing an id are told apart. Call
+ * after refuseMalformedParams.
  */
 export function reportCancelledRequests(server: McpServer, onEndedUnanswered: (id: RequestId) => void): void {
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandlerOf<RequestHandlerExtra>> })._requestHandlers;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } finally {
-        if (extra.signal.aborted) onEndedUnanswered(extra.requestId);
-      }
-    });
-  }
+  wrapEachRequestHandler(server, (_method, handler) => async (request, extra) => {
+    try {
+      return await handler(request, extra);
+    } finally {
+      if (extra.signal.aborted) onEndedUnanswered(extra.requestId);
+    }
+  });
 }
 
 /**
