@@ -37,6 +37,25 @@ function redactLeftovers(text: string): string {
 }
 
 /**
+ * A document with every value decoded, as its redaction re-serializes it, or null when nothing in
+ * it is escaped. JSON's `\u005f`, YAML's `\x5f` or a double-quoted line break spell a token that
+ * no scan of the raw text sees, yet every reader decodes it: the entries were redacted while the
+ * kept document, its export and a bundle's blob held the token in clear. Escapes start with a
+ * backslash, so a document without one is its own decoded form and costs no second pass.
+ */
+export function decodedDocument(text: string, format: "json" | "yaml"): string | null {
+  if (!text.includes("\\")) return null;
+  try {
+    if (format === "json") return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
+    const doc = parseDocument(text, { uniqueKeys: false });
+    return doc.errors.length > 0 ? null : doc.toString();
+  } catch {
+    // Not a document (or nested past the parser's stack): the import refuses it; the raw scan stands.
+    return null;
+  }
+}
+
+/**
  * Redacts a JSON or YAML document value by value, then re-serializes it, so the markers are
  * quoted as the syntax needs (a YAML plain scalar may not hold `: `, a JSON string not a bare
  * backslash) and the document still parses to the same fields. A document that does not parse is

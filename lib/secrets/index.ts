@@ -9,7 +9,7 @@
 import "server-only";
 import { Invalid } from "../errors";
 import { describeFieldErrors } from "../validation";
-import { redactDocument } from "./documents";
+import { decodedDocument, redactDocument } from "./documents";
 import { findSecrets, type SecretHit } from "./scan";
 
 export { findSecrets, type SecretHit } from "./scan";
@@ -74,6 +74,18 @@ export function refusal(redactions: Redaction[]): Invalid {
 /** `json` and `yaml` documents are redacted value by value, so they still parse to the same fields. */
 export type CleanOptions = { document?: "json" | "yaml" };
 
+/**
+ * The secrets in `text` and the text their positions count in: for a document, its decoded form
+ * (decodedDocument) when that shows more of them than the raw text, as an escaped token does.
+ */
+export function secretsIn(text: string, options: CleanOptions = {}): { hits: SecretHit[]; scanned: string } {
+  const hits = findSecrets(text);
+  const decoded = options.document ? decodedDocument(text, options.document) : null;
+  if (decoded === null) return { hits, scanned: text };
+  const decodedHits = findSecrets(decoded);
+  return decodedHits.length > hits.length ? { hits: decodedHits, scanned: decoded } : { hits, scanned: text };
+}
+
 /** `text` with every hit replaced by its marker. */
 export function redactText(text: string, hits: SecretHit[], options: CleanOptions = {}): string {
   if (options.document) return redactDocument(text, options.document);
@@ -97,9 +109,9 @@ export function cleanFields<K extends string>(fields: Record<K, string>, options
   const policy = secretsPolicy();
   if (policy === "off") return { texts, redactions };
   for (const field of Object.keys(fields) as K[]) {
-    const hits = findSecrets(fields[field]);
+    const { hits, scanned } = secretsIn(fields[field], options);
     if (hits.length === 0) continue;
-    redactions.push(...toRedactions(field, fields[field], hits));
+    redactions.push(...toRedactions(field, scanned, hits));
     texts[field] = redactText(fields[field], hits, options);
   }
   if (policy === "refuse" && redactions.length > 0) throw refusal(redactions);

@@ -1,6 +1,5 @@
 import "server-only";
-import { findSecrets } from "./scan";
-import { positionOf, redactText, type CleanOptions } from "./index";
+import { positionOf, redactText, secretsIn, type CleanOptions } from "./index";
 
 /** One secret found in stored data: where it is and what kind, never the value. */
 export type StoredFinding = { place: string; kind: string; line: number; column: number };
@@ -18,9 +17,9 @@ export function storedTextRedactor(redact: boolean): { redactor: StoredTextRedac
   const findings: StoredFinding[] = [];
   let cleaned = 0;
   const redactor: StoredTextRedactor = (place, text, options = {}) => {
-    const hits = findSecrets(text);
+    const { hits, scanned } = secretsIn(text, options);
     if (hits.length === 0) return null;
-    findings.push(...hits.map((hit) => ({ place, kind: hit.kind, ...positionOf(text, hit.start) })));
+    findings.push(...hits.map((hit) => ({ place, kind: hit.kind, ...positionOf(scanned, hit.start) })));
     if (!redact) return null;
     cleaned += 1;
     return redactText(text, hits, options);

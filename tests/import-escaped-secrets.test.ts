@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { dataDir } from "../lib/config";
+import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
+import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
+import { apiServerForFile } from "./support/api-server";
+import { rowsOf } from "./support/rows";
+
+/**
+ * A secret spelled with escapes (JSON's `\u0067`, YAML's `\x67`) is the same token to every
+ * reader of the document, so it is redacted like one written plainly: in the entries, the kept
+ * document, its export and a bundle's blob. The raw text was scanned, found clean, and kept.
+ */
+const api = apiServerForFile();
+const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
+const token = SECRET_SAMPLES.find((sample) => sample.name === "GitHub personal token")!.value;
+/** Every character escaped: no scan of the raw text sees a token, nor a run of random letters. */
+const escaped = (prefix: string, digits: number) => [...token].map((char) => `\\${prefix}${char.charCodeAt(0).toString(16).padStart(digits, "0")}`).join("");
+const inJson = escaped("u", 4);
+const inYaml = escaped("x", 2);
+
+const documents = {
+  handoff_json: EXAMPLE_DOCUMENTS.handoff_json.text
+    .replace('"blockers": []', `"blockers": ["CI needs the token ${inJson}"], "deploy_note": "${inJson}"`),
+  handoff_yaml: EXAMPLE_DOCUMENTS.handoff_yaml.text.replace('now: "Debugging token expiry in auth.py"', `now: "Push with ${inYaml}"\nextra: "${inYaml}"`),
+  bundle: EXAMPLE_DOCUMENTS.bundle.text.replace('"summary_markdown": "### Summary\\n- …\\n"', `"summary_markdown": "### Summary\\n- token ${inJson}\\n", "x": "${inJson}"`),
+};
+
+function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "export", id, "--format", format], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const blobTexts = () => {
+  const folder = path.join(dataDir(), "artifacts", "blobs");
+  return fs.existsSync(folder) ? fs.readdirSync(folder).map((name) => fs.readFileSync(path.join(folder, name), "utf8")) : [];
+};
+
+describe("a secret written with escapes in an imported document", () => {
+  it.each(Object.entries(documents))("%s: redacted in the entries, the kept document, the blob and the export", async (format, text) => {
+    expect(text).not.toContain(token);
+    const answer = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
+    const imported = await answer.json();
+    expect(answer.status, JSON.stringify(imported).slice(0, 400)).toBe(201);
+    expect(imported.format).toBe(format);
+    const id: string = imported.handoff.id;
+
+    const [source] = await rowsOf<{ document: string }>("SELECT document FROM handoff_sources WHERE handoff_id = ?", [id]);
+    const entries = await rowsOf<{ content: string }>("SELECT content FROM handoff_entries WHERE handoff_id = ?", [id]);
+    const artifacts = await rowsOf<{ content: string | null }>("SELECT content FROM artifacts");
+    const stored = [source.document, ...entries.map((entry) => entry.content), ...artifacts.map((artifact) => artifact.content ?? ""), ...blobTexts()];
+    for (const text of stored) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(inJson);
+      expect(text).not.toContain(inYaml);
+    }
+    expect(source.document.match(/\[redacted: github\]/g)).toHaveLength(2);
+    expect(imported.redactions.filter((redaction: { field: string }) => redaction.field === "text")).toHaveLength(2);
+
+    const exported = await exportWithCli(id, format === "bundle" ? "bundle" : format === "handoff_json" ? "json" : "yaml");
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toContain(token);
+    expect(exported.stdout).toContain("[redacted: github]");
+  }, 60_000);
+});
