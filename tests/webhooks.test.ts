@@ -25,6 +25,7 @@ import {
   type WebhookDispatcher,
 } from "../lib/webhooks";
 import { signPayload } from "../lib/webhooks/signature";
+import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
 import { serveApi, type ApiServer } from "./support/api-server";
 import { runBaton } from "./support/baton-command";
 import { countRows, rowsOf } from "./support/rows";
@@ -471,6 +472,44 @@ describe("deliveries", () => {
     const skipped = logged.filter((line) => line.includes("webhooks skipped changes up to seq"));
     expect([fellBehind.length, skipped.length]).toEqual(fellBehind.length === 0 ? [0, 0] : [1, 1]);
   }, 120_000);
+
+  it("sends no secret that `baton secrets scan --redact` cleaned after the delivery was queued, and the scan names the delivery", async () => {
+    const target = await newReceiver();
+    const {
+      webhook: { id },
+      secret,
+    } = await createWebhook({ url: target.url, events: ["entry.created"] });
+    await pauseWebhook({ id });
+    await start();
+    const key = SECRET_SAMPLES[0].value;
+    // Stored as given, as before secrets were scanned on the way in.
+    process.env.BATON_SECRETS = "off";
+    try {
+      const { handoff } = await createHandoff({ title: "deploy", content: "how we deploy" });
+      await addEntry({ id: handoff.id, type: "context", content: `The deploy key is ${key} for now.`, asClient: "code" });
+    } finally {
+      delete process.env.BATON_SECRETS;
+    }
+    // Newest first: the second entry's.
+    const [queued] = await until(async () => {
+      const rows = await recentDeliveries({ webhookId: id });
+      return rows.length === 2 && rows;
+    });
+
+    const report = await runBaton(["secrets", "scan"]);
+    expect(report.code).toBe(1);
+    expect(report.stdout).toContain(`webhook delivery ${queued.id}`);
+    expect(report.stdout + report.stderr).not.toContain(key);
+    const cleaned = await runBaton(["secrets", "scan", "--redact"]);
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+
+    await resumeWebhook({ id });
+    const delivery = await until(() => target.received.find((received) => received.headers["x-baton-delivery"] === String(queued.id)));
+    expect(delivery.body).not.toContain(key);
+    expect(JSON.parse(delivery.body).data.entry.content).toMatch(/^The deploy key is \[redacted: [^\]]+\] for now\.$/);
+    expect(verifySignature(secret, String(delivery.headers["x-baton-signature"]), delivery.body)).toBe(true);
+    expect(JSON.stringify(await rowsOf("SELECT payload FROM webhook_deliveries"))).not.toContain(key);
+  }, 30_000);
 
   it("signs with the timestamp inside the signed text", () => {
     const body = '{"a":1}';

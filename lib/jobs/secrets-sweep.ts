@@ -5,6 +5,7 @@ import { redactImportedDocumentsIn, redactStoredArtifacts, writeRedactedBlobs } 
 import { noteThreadsRewrittenIn, redactStoredHandoffTextsIn } from "../handoffs/store";
 import { compactSearchIndexIn, redactKeptSummariesIn } from "../search";
 import { storedTextRedactor, type StoredFinding, type StoredTextRedactor } from "../secrets/stored-redactor";
+import { redactStoredDeliveriesIn } from "../webhooks";
 
 /**
  * The sweep of stored secrets (`baton secrets scan [--redact]`): a job above the table owners, as
@@ -15,7 +16,7 @@ import { storedTextRedactor, type StoredFinding, type StoredTextRedactor } from 
 export type StoredScan = { findings: StoredFinding[]; byKind: Record<string, number>; cleaned: number };
 
 /** Tables the sweep's owners rewrite: what PostgreSQL's VACUUM FULL rebuilds after a redaction. */
-const REWRITTEN_TABLES = ["handoffs", "handoff_entries", "handoff_search_texts", "handoff_sources", "handoff_records", "artifacts"];
+const REWRITTEN_TABLES = ["handoffs", "handoff_entries", "handoff_search_texts", "handoff_sources", "handoff_records", "artifacts", "webhook_deliveries"];
 
 async function rowsIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
   await redactStoredHandoffTextsIn(tx, redactor);
@@ -24,13 +25,14 @@ async function rowsIn(tx: Tx, redactor: StoredTextRedactor): Promise<string[]> {
   // Rows of other owners that a thread's page shows; a shift document's update is in the feed already.
   await noteThreadsRewrittenIn(tx, [...summaries, ...documents.rewritten]);
   await redactStoredShiftDocumentsIn(tx, redactor);
+  await redactStoredDeliveriesIn(tx, redactor);
   return documents.newBlobs;
 }
 
 /**
  * Scans what was stored before secrets were scanned on the way in (or while BATON_SECRETS was
  * `off`): titles, entries, kept summaries, imported documents, shift documents (their rows and
- * their files on disk) and artifacts (their rows and their blobs on disk). With `redact`, each is
+ * their files on disk), webhook deliveries' payloads and artifacts (their rows and their blobs on disk). With `redact`, each is
  * rewritten with `[redacted: <kind>]`: rows in one transaction (so the change feed tells open
  * pages), files in place, artifacts under their new hash. Blobs and shift documents live in each
  * machine's data folder: on a team server with several machines, run it on each.

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { Conflict, NotFound } from "../errors";
 import { lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
+import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import { parseInput } from "../validation";
 import { withoutCredentials } from "../url-credentials";
 import { webhookUrlProblem } from "./addresses";
@@ -205,6 +206,27 @@ export async function redeliver(input: { id?: unknown }): Promise<DeliveryView> 
     }
     throw new Conflict(`delivery ${id} is being sent right now; Redeliver it once this attempt's outcome shows in its log, if it still needs to go`);
   });
+}
+
+/** Deliveries read at a time by the sweep: their payloads carry whole entries. */
+const SWEEP_PAGE = 500;
+
+/**
+ * The secrets sweep's part (lib/jobs/secrets-sweep.ts): each delivery's payload, sent or waiting,
+ * as the redactor answers it. A payload is the entry as it was when the delivery was queued, and
+ * a waiting delivery (or a Redeliver) sends exactly it: left alone it would carry a secret the
+ * sweep took out of the entry to the receiver. Redacted value by value, it stays the JSON it was.
+ */
+export async function redactStoredDeliveriesIn(tx: Tx, redactor: StoredTextRedactor): Promise<void> {
+  for (let after = 0; ; ) {
+    const page = await tx.all<{ id: number; event: string; payload: string }>("SELECT id, event, payload FROM webhook_deliveries WHERE id > ? ORDER BY id LIMIT ?", [after, SWEEP_PAGE]);
+    for (const { id, event, payload } of page) {
+      const redacted = redactor(`webhook delivery ${id} (${event})`, payload, { document: "json" });
+      if (redacted !== null) await tx.run("UPDATE webhook_deliveries SET payload = ? WHERE id = ?", [redacted, id]);
+    }
+    if (page.length < SWEEP_PAGE) return;
+    after = page[page.length - 1].id;
+  }
 }
 
 export type FailedDelivery = { id: number; webhookId: number; url: string; event: string; lastError: string | null };

@@ -15,6 +15,7 @@ export {
   listWebhooks,
   pauseWebhook,
   recentDeliveries,
+  redactStoredDeliveriesIn,
   redeliver,
   removeWebhook,
   resumeWebhook,
