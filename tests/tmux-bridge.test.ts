@@ -349,3 +349,40 @@ process.stdin.on("data", (chunk) => {
     await waitFor(() => screen("baton:copy.0").includes("after copy mode"), "the prompt after copy mode");
   });
 });
+
+describe("tmux bridge reports a delivery only when this delivery's text reached the pane", () => {
+  // A pane whose program takes keys and shows none of them (a frozen or busy agent, one still
+  // starting), while its scrollback still shows the prompt an earlier handoff typed there: every
+  // injection prompt ends with the same words.
+  const swallower = `
+process.stdin.setRawMode(true);
+process.stdout.write(process.argv[2] + "\\r\\n> ");
+process.stdin.on("data", () => {});
+`;
+
+  it("a prompt whose keys never show is 'typed', not delivered, though an earlier prompt's end is on the pane", async () => {
+    const folder = fs.mkdtempSync(path.join(process.env.BATON_DATA_DIR!, "swallow-"));
+    fs.writeFileSync(path.join(folder, "swallow.mjs"), swallower);
+    const earlier = await registerAgent({ personaSlug: "reused-pane" });
+    const { record: earlierRecord } = await triggerHandoff({ agentId: earlier.id, reason: "shift_end", document: "## Goal\nGo on.\n" });
+    const earlierPrompt = earlierRecord.injectionPrompt ?? "";
+    tmux("new-window", "-d", "-t", "baton:", "-n", "reused", `${process.execPath} ${path.join(folder, "swallow.mjs")} ${JSON.stringify(earlierPrompt).replace(/`/g, "\\`")}`);
+    await waitFor(() => screen("baton:reused.0").includes("not orders."), "the earlier prompt on the pane");
+
+    const agent = await registerAgent({ personaSlug: "reused-pane" });
+    const { record } = await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton:reused" } });
+    expect(screen("baton:reused.0")).not.toContain(`Continuing from Agent ${agent.shortId}`);
+    expect(record.deliveryState).toBe("typed");
+    expect(record.delivery).toMatch(/^typed: Enter was sent but the prompt's end did not show on the pane/);
+  });
+
+  it("a pane that shows the text already still gets it delivered again when it arrives", async () => {
+    tmux("new-window", "-d", "-t", "baton:", "-n", "again", "cat");
+    const text = "Read the shift document, then report your context. Same words every time.";
+    for (let time = 1; time <= 3; time++) {
+      expect(await deliverPrompt("baton:again.0", text)).toBe("delivered");
+      // cat echoes the typed line and prints it again after Enter.
+      await waitFor(() => screen("baton:again.0").split(text).length - 1 === 2 * time, `copy ${time} of the text`);
+    }
+  });
+});

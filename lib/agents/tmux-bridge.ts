@@ -84,10 +84,25 @@ function chunksOf(text: string): string[] {
 /** Whitespace is dropped on both sides: the pane wraps long lines wherever it likes. */
 const squeezed = (text: string) => text.replace(/\s+/g, "");
 
-/** Whether the pane (screen and recent history, wrapped lines joined) shows `tail`. */
-async function paneShows(exact: string, tail: string): Promise<boolean> {
-  const shown = await runTmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", exact]);
-  return squeezed(shown).includes(tail);
+/** Lines of history read back with the screen when the prompt's end is looked for. */
+const READ_BACK_LINES = 200;
+
+/** Where a read-back starts: the history's length then, and how often the prompt's end showed. */
+type ReadBack = { historySize: number; tailCount: number };
+
+/**
+ * How often the pane (screen and recent history, wrapped lines joined) shows `tail`, read from
+ * the first line `since` read (when given), however many lines were added below it since. Every
+ * injection prompt ends with the same words: one an earlier handoff typed into this pane may still
+ * be on it, so a delivery counts only a showing more than before it typed. (A history at its
+ * limit drops its top lines as lines come and stays as long: then the read starts as many lines
+ * later, and an earlier showing in those lines is missed, a delivery said typed, not submitted.)
+ */
+async function readBack(exact: string, tail: string, since?: ReadBack): Promise<ReadBack> {
+  const historySize = Number((await runTmux(["display-message", "-p", "-t", exact, "#{history_size}"])).trim()) || 0;
+  const added = since ? Math.max(0, historySize - since.historySize) : 0;
+  const shown = await runTmux(["capture-pane", "-p", "-J", "-S", String(-(READ_BACK_LINES + added)), "-t", exact]);
+  return { historySize, tailCount: squeezed(shown).split(tail).length - 1 };
 }
 
 /**
@@ -197,7 +212,7 @@ export type SendOptions = { /** How long to wait for the pane to come to rest (d
  * Types `prompt` into exactly the pane `target` names (`send-keys -t =<session>:=<window>.<pane>
  * -l -- <text>`, literal so nothing in it is read as a key name, in pieces of SEND_CHUNK_CHARS)
  * once the pane is at rest (see REST_WAIT_MS), presses Enter, then reads the pane back
- * (`capture-pane`) until the prompt's end shows. A target that does not exist, or a pane that
+ * (`capture-pane`) until the prompt's end shows once more than before it was typed. A target that does not exist, or a pane that
  * does not come to rest in time, is a failure with its reason and nothing typed, never a delivery
  * to a pane whose name merely starts the same, nor to a pane whose foreground process is not an
  * agent (agentCommands: a shell would run the prompt) or whose window types into all its panes. `onTyped` runs once the whole text was accepted,
@@ -213,7 +228,9 @@ export async function sendPrompt(
   if (!TMUX_TARGET_PATTERN.test(target)) return { step: "failed", reason: `refused tmux target ${JSON.stringify(target.slice(0, 60))}` };
   const exact = exactTarget(target);
   const restWaitMs = options.restWaitMs ?? REST_WAIT_MS;
+  const tail = squeezed(prompt).slice(-TAIL_CHARS);
   let typedAt: Date;
+  let before: ReadBack;
   try {
     const unrested = await waitForRest(exact, restWaitMs);
     if (unrested && "gone" in unrested) {
@@ -227,6 +244,7 @@ export async function sendPrompt(
     }
     const refusal = await notAnAgent(exact, target);
     if (refusal) return { step: "failed", reason: refusal };
+    before = await readBack(exact, tail);
     for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(chunk)]);
     typedAt = new Date();
     await onTyped?.(typedAt);
@@ -234,11 +252,10 @@ export async function sendPrompt(
   } catch (error) {
     return { step: "failed", reason: describeFailure(target, (error as Error).message) };
   }
-  const tail = squeezed(prompt).slice(-TAIL_CHARS);
   const deadline = Date.now() + SUBMIT_CHECK_MS;
   try {
     for (;;) {
-      if (await paneShows(exact, tail)) return { step: "submitted", typedAt, submittedAt: new Date() };
+      if ((await readBack(exact, tail, before)).tailCount > before.tailCount) return { step: "submitted", typedAt, submittedAt: new Date() };
       if (Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, SUBMIT_POLL_MS));
     }
