@@ -389,3 +389,29 @@ describe("words inside paths, addresses, URLs, dotted names and angle brackets (
     expect(plain(titled.match?.title)).toBe("Pelican tag in pelicantag.config.ts");
   });
 });
+
+describe("numbers after a - or a + (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+  const search = async (q: string) => {
+    const response = await api.fetch(`/api/handoffs?q=${encodeURIComponent(q)}`);
+    expect(response.status, q).toBe(200);
+    return ((await response.json()) as { items: (HandoffSummary & { match?: SearchMatch })[] }).items;
+  };
+
+  it("finds them, as FTS5 does (PostgreSQL's parser read `-29` and `+5` as signed numbers), and marks them in the text as written", async () => {
+    const content = "heronrelease on 2026-11-29 fixes HERON-4711 for utf-8 on x86-64, exit code -3 and +77 retries";
+    const response = await api.fetch("/api/handoffs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "Heron release 2026-11-30", content }),
+    });
+    expect(response.status).toBe(201);
+    const { handoff } = (await response.json()) as { handoff: { id: string } };
+    for (const q of ["heronrelease 29", "heronrelease 11-29", "heronrelease 2026-11-29", "heronrelease 4711", "heronrelease HERON-4711", "heronrelease 8", "heronrelease 64", "heronrelease 3", "heronrelease 77", "heron 30"]) {
+      expect((await search(q)).map((item) => item.id), q).toEqual([handoff.id]);
+    }
+    const [item] = await search("heronrelease 4711");
+    expect(marked(item.match?.excerpt?.text)).toEqual(["heronrelease", "4711"]);
+    expect(plain(item.match?.excerpt?.text)).toBe(content);
+  });
+});

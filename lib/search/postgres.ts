@@ -22,11 +22,13 @@ import type { SearchExcerpt, SearchMatch } from "./types";
  */
 
 /**
- * Characters `baton_search_words` (prisma/postgres/migrations/*_search_words_in_paths) turns into
- * spaces before the parser sees a text, so that paths, e-mail addresses, URLs, dotted names and
- * angle brackets are words, as FTS5 reads them. A search's terms are read the same way.
+ * Characters `baton_search_words` (prisma/postgres/migrations/*_search_words_in_paths and
+ * *_search_words_signed_numbers) turns into spaces before the parser sees a text, so that paths,
+ * e-mail addresses, URLs, dotted names, angle brackets and the numbers after a `-` or a `+`
+ * (`2026-11-29`, `BAT-123`: the parser reads `-29` as one signed number) are words, as FTS5 reads
+ * them. A search's terms are read the same way.
  */
-const SEARCH_WORD_BREAKS = /[/.@<&]/g;
+const SEARCH_WORD_BREAKS = /[/.@<&+-]/g;
 const searchWordsOf = (text: string) => text.replace(SEARCH_WORD_BREAKS, " ");
 
 /**
