@@ -18,6 +18,7 @@ import { createHandoff, findHandoffs } from "../lib/handoffs";
 import { jsonTooDeep, MAX_NESTING, valueTooDeep } from "../lib/nesting";
 import { lazyRoutes, serveApi, type ApiServer } from "./support/api-server";
 import { connectInProcessClient } from "./support/in-process-mcp";
+import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
 
 const deepArrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
 const PROTOTYPE_KEYS = ["constructor", "__proto__", "toString", "hasOwnProperty"];
@@ -180,6 +181,17 @@ const HOSTILE: {
     rest: () => importRoute(post("/api/import", { text: `goal: ${deepArrays(100_000)}`, format: "yaml" })),
     cli: { args: (files) => ["import", files.write("flow.yaml", `goal: ${"{a: ".repeat(100_000)}1${"}".repeat(100_000)}`)] },
   },
+  // A chosen format skipped detection's parse: the secrets pass walked the value first, and a
+  // secret beside a list nested 200,000 deep overflowed the stack (a 500, the CLI's "unexpected error").
+  ...["json", "bundle"].map((format) => {
+    const text = `{"reason": "${SECRET_SAMPLES[7].value}", "deep": ${deepArrays(200_000)}}`;
+    return {
+      input: `imported JSON nested 200,000 deep beside a secret, its format chosen (${format})`,
+      rest: () => importRoute(post("/api/import", { text, format })),
+      action: () => previewImportAction({ text, format }),
+      cli: { args: (files: TempFiles) => ["import", files.write("deep-secret.json", text), "--format", format] },
+    };
+  }),
   // JSON.parse reads 1e400 as Infinity, which a bundle's canonical bytes cannot hold: it was a 500.
   ...['{"x": 1e400}', '{"x": {"y": [-1e999]}}'].map((extra) => {
     const text = `${EXAMPLE_DOCUMENTS.bundle.text.trim().slice(0, -1)}, "extra": ${extra}}`;
@@ -452,6 +464,8 @@ describe("hostile input through the CLI: a non-zero exit with a message, nothing
     const message = written.join("");
     expect(code, message.slice(0, 300)).toBeGreaterThan(0);
     expect(message).toMatch(/baton( \w+)?: /);
+    // The refusal names what is wrong; an "unexpected error" is Baton's own failure.
+    expect(message).not.toMatch(/unexpected error/);
     expect(message.length).toBeLessThan(4_000);
     expect(message).not.toMatch(CONTROL);
     expect(await counts()).toEqual(before);

@@ -1,5 +1,5 @@
 import { Invalid } from "../errors";
-import { parseJsonText, parseYamlText } from "./schema-helpers";
+import { parseJsonText, parseYamlText, refuseUnreadable } from "./schema-helpers";
 import { FORMAT_ALIASES, type SourceFormat } from "./types";
 
 export type Detection = { format: SourceFormat; reason: string };
@@ -55,6 +55,17 @@ export function detectFormat(text: string, fileName = ""): Detection {
   const detected = fromKeys(value, fileName, looksLikeJson);
   if (!detected) throw unknownDocument();
   return detected;
+}
+
+/**
+ * A format the caller chose, its text checked as detection's parse checks it first: a document
+ * over 1 MiB or nested past 64 levels is refused before the secrets pass walks its value, which a
+ * list nested 200,000 deep beside a secret sent past the stack (a 500).
+ */
+export function chosenFormat(name: string, text: string): Detection {
+  const format = formatNamed(name);
+  refuseUnreadable(text, format === "handoff_yaml" ? "yaml" : "json");
+  return { format, reason: "you chose it" };
 }
 
 /** A format named by a person (`json`, `yaml`, `bundle`, `handoff_json` …), or an Invalid listing them. */

@@ -5,7 +5,7 @@ import { cleanText, type Redaction } from "../secrets";
 import { blankToUndefined, operationInput, parseInput } from "../validation";
 import { readBlob } from "./blobs";
 import { canonicalJson } from "./canonical-json";
-import { detectFormat, formatNamed } from "./detect-format";
+import { chosenFormat, detectFormat } from "./detect-format";
 import { FORMATS } from "./registry";
 import { refuseLargeEntries } from "./schema-helpers";
 import type { SourceFormat, ThreadDraft } from "./types";
@@ -57,9 +57,7 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
   // A byte order mark (Windows editors write one) is no part of the document: JSON.parse refused it.
   const given = (input.artifactId !== undefined ? (await readBlob(input.artifactId)).toString("utf8") : input.text!).replace(/^\uFEFF/, "");
   const fileName = input.fileName ?? (input.artifactId ? `${input.artifactId.trim().toLowerCase()}.json` : null);
-  const detection = input.format
-    ? { format: formatNamed(input.format), reason: "you chose it" }
-    : detectFormat(given, fileName ?? "");
+  const detection = input.format ? chosenFormat(input.format, given) : detectFormat(given, fileName ?? "");
   const { text, redactions } = cleanText("text", given, { document: detection.format === "handoff_yaml" ? "yaml" : "json" });
   // The file name is kept and shown beside the thread: a secret in it is stored no more than one in the text.
   const name = fileName === null ? null : cleanText("fileName", fileName);

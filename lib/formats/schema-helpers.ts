@@ -64,6 +64,18 @@ function tooDeep(at?: TooDeep | null): Invalid {
   return new Invalid(message, { "(document)": [message] });
 }
 
+/**
+ * What no document is, refused from the text alone: more than 1 MiB, empty, or nested past 64
+ * levels. Every parse starts here; a format the caller chose is checked so before the secrets
+ * pass walks its value (whose errors then quote no secret).
+ */
+export function refuseUnreadable(text: string, syntax: "json" | "yaml"): void {
+  refuseHuge(text);
+  // The parsers recurse per level: an estimate refuses runaway nesting before they start.
+  const deep = syntax === "json" ? jsonTooDeep(text) : yamlTooDeep(text);
+  if (deep) throw tooDeep(deep);
+}
+
 /** The path of the first number in `value` that is not finite, or null (the walk is as deep as the document, at most 64 levels). */
 function infiniteNumberAt(value: unknown, path: string): string | null {
   if (typeof value === "number") return Number.isFinite(value) ? null : path || "(document)";
@@ -81,9 +93,7 @@ function infiniteNumberAt(value: unknown, path: string): string | null {
  * a bundle's canonical bytes (and any document written back) could not be made of it.
  */
 export function parseJsonText(text: string): unknown {
-  refuseHuge(text);
-  const deep = jsonTooDeep(text);
-  if (deep) throw tooDeep(deep);
+  refuseUnreadable(text, "json");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -137,10 +147,7 @@ export function yamlValueOf(text: string): unknown {
 
 /** YAML text → value, or an Invalid naming the line where the YAML breaks or nests too deep. */
 export function parseYamlText(text: string): unknown {
-  refuseHuge(text);
-  // The parser recurses per level: an estimate refuses runaway nesting before it starts.
-  const deep = yamlTooDeep(text);
-  if (deep) throw tooDeep(deep);
+  refuseUnreadable(text, "yaml");
   let value: unknown;
   try {
     value = yamlValueOf(text);
