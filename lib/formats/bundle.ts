@@ -101,6 +101,27 @@ function toThread(bundle: Bundle): ThreadDraft {
 
 const isWorkspacePath = (path: string) => workspacePath.safeParse(path).success;
 
+/** Room the refs may take of a bundle Baton writes: the summary keeps at least a quarter. */
+const MAX_REFS_BYTES = MAX_BUNDLE_BYTES - MAX_BUNDLE_BYTES / 4;
+
+/**
+ * The refs carried over from the thread's source (its bundle's artifact and file refs, the files
+ * a handoff.json or handoff.yaml named) cut to what a bundle holds: at most MAX_LIST_ITEMS a
+ * list, the base bundle ref included, and MAX_REFS_BYTES in all, the last files, then the last
+ * artifacts left out first (the base bundle, named first, still holds every ref of its own). A
+ * bundle imported with 200 artifact refs was exported with 201, which Baton then refused to write
+ * (its close archive too), and refs at the import's 1 MiB left the summary nothing.
+ */
+function fittedRefs(refs: Bundle["refs"], carriedFrom: number): Bundle["refs"] {
+  const artifacts = refs.artifacts.slice(0, MAX_LIST_ITEMS);
+  const files = refs.files.slice(0, MAX_LIST_ITEMS);
+  const cost = (ref: object) => Buffer.byteLength(canonicalJson(ref), "utf8") + 1;
+  let over = Buffer.byteLength(canonicalJson({ schema: BUNDLE_SCHEMA, summary_markdown: "", refs: { ...refs, artifacts, files } }), "utf8") - MAX_REFS_BYTES;
+  while (over > 0 && files.length > 0) over -= cost(files.pop()!);
+  while (over > 0 && artifacts.length > carriedFrom) over -= cost(artifacts.pop()!);
+  return { threads: refs.threads, artifacts, files };
+}
+
 /**
  * Export a cut. A bundle-imported child cut at its import gives its bundle back (it carries
  * exactly that context); otherwise the summary of the entries up to the cut, with the cut as
@@ -112,19 +133,20 @@ function fromThread(snapshot: HandoffSnapshot): Bundle {
   const { handoff, entries, source } = snapshot;
   const cut = entries.at(-1)?.seq ?? 0;
   const parentCut = source?.metadata.sourceCut;
-  const refs: Bundle["refs"] = {
-    threads: [
-      { thread_id: handoff.id, seq: cut, message_id: null, note: SOURCE_CUT_NOTE },
-      ...(parentCut ? [{ thread_id: parentCut.threadId, seq: parentCut.seq, message_id: parentCut.messageId, note: "parent cut" }] : []),
-    ],
-    artifacts: [
-      ...(source?.format === "bundle" && source.artifactId ? [{ artifact_id: source.artifactId, note: "base context bundle" }] : []),
-      ...(source?.metadata.artifacts ?? []).map((ref) => ({ artifact_id: ref.artifactId, note: ref.note })),
-    ],
-    files: sourceFiles(snapshot)
-      .filter(isWorkspacePath)
-      .map((path) => ({ path, note: null })),
-  };
+  const base = source?.format === "bundle" && source.artifactId ? [{ artifact_id: source.artifactId, note: "base context bundle" }] : [];
+  const refs = fittedRefs(
+    {
+      threads: [
+        { thread_id: handoff.id, seq: cut, message_id: null, note: SOURCE_CUT_NOTE },
+        ...(parentCut ? [{ thread_id: parentCut.threadId, seq: parentCut.seq, message_id: parentCut.messageId, note: "parent cut" }] : []),
+      ],
+      artifacts: [...base, ...(source?.metadata.artifacts ?? []).map((ref) => ({ artifact_id: ref.artifactId, note: ref.note }))],
+      files: sourceFiles(snapshot)
+        .filter(isWorkspacePath)
+        .map((path) => ({ path, note: null })),
+    },
+    base.length,
+  );
   // The summary gets what the refs leave of the bundle's 64 KiB (never less than a quarter of it).
   const frame = Buffer.byteLength(canonicalJson({ schema: BUNDLE_SCHEMA, summary_markdown: "", refs }), "utf8");
   const budget = Math.min(MAX_SUMMARY_BYTES, Math.max(MAX_BUNDLE_BYTES / 4, MAX_BUNDLE_BYTES - frame));
