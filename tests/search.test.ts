@@ -4,7 +4,7 @@ import { Invalid } from "../lib/errors";
 import { addEntry, createHandoff, findHandoffs, markRead, type HandoffSummary } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
 import { read, write } from "../lib/database";
-import { fts5QueryOf, parseSearchQuery, SEARCH_MATCH_LIMIT, tsqueryOf } from "../lib/search";
+import { fts5QueryOf, MAX_SEARCH_WORDS, parseSearchQuery, SEARCH_MATCH_LIMIT, tsqueryOf } from "../lib/search";
 import { scanStored } from "../lib/jobs/secrets-sweep";
 import type { HighlightedText, SearchMatch } from "../lib/search/types";
 import { apiServerForFile } from "./support/api-server";
@@ -225,6 +225,21 @@ describe("what people type", () => {
     expect(parseSearchQuery(input)).toEqual(terms);
   });
 
+  it("keeps at most MAX_SEARCH_WORDS words in all: a longer phrase is cut, later terms left out", () => {
+    const words = Array.from({ length: 40 }, (_, index) => `w${index}`);
+    const first = (count: number) => words.slice(0, count).join(" ");
+    expect(parseSearchQuery(`"${first(40)}"* more`)).toEqual([{ text: first(MAX_SEARCH_WORDS), prefix: false }]);
+    expect(parseSearchQuery(first(40))).toEqual(words.slice(0, MAX_SEARCH_WORDS).map((text) => ({ text, prefix: false })));
+    expect(parseSearchQuery(`"${first(MAX_SEARCH_WORDS - 3)}" "don't stop"* last`)).toEqual([
+      { text: first(MAX_SEARCH_WORDS - 3), prefix: false },
+      { text: "don't stop", prefix: true },
+    ]);
+    expect(parseSearchQuery(`"${first(MAX_SEARCH_WORDS - 1)}" "refresh token"*`)).toEqual([
+      { text: first(MAX_SEARCH_WORDS - 1), prefix: false },
+      { text: "refresh", prefix: false },
+    ]);
+  });
+
   it("quotes every term, so nothing typed is FTS5 syntax", () => {
     expect(fts5QueryOf(parseSearchQuery('title:x NEAR(a b) cat* "dog"*'))).toBe('"title:x" "NEAR(a" "b)" "cat" * "dog" *');
     expect(fts5QueryOf([])).toBeNull();
@@ -413,5 +428,23 @@ describe("numbers after a - or a + (GET /api/handoffs?q=)", () => {
     const [item] = await search("heronrelease 4711");
     expect(marked(item.match?.excerpt?.text)).toEqual(["heronrelease", "4711"]);
     expect(plain(item.match?.excerpt?.text)).toBe(content);
+  });
+});
+
+describe("a long phrase (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+
+  it("is searched as its first MAX_SEARCH_WORDS words: each word of a phrase costs the index a lookup, and 90 of the commonest word took seconds", async () => {
+    const content = `wagtailcount ${"a ".repeat(MAX_SEARCH_WORDS + 4)}end`;
+    const created = await api.fetch("/api/handoffs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "t", content }) });
+    expect(created.status).toBe(201);
+    const { handoff } = (await created.json()) as { handoff: { id: string } };
+    const q = `"wagtailcount ${"a ".repeat(90).trim()}"`;
+    expect(q.length).toBeLessThanOrEqual(200);
+    const response = await api.fetch(`/api/handoffs?q=${encodeURIComponent(q)}`);
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as { items: HandoffSummary[] };
+    expect(ids(page.items)).toEqual([handoff.id]);
+    expect(marked(page.items[0].match?.excerpt?.text)[0]).toMatch(/^wagtailcount a/);
   });
 });

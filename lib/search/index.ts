@@ -54,5 +54,5 @@ export async function compactSearchIndexIn(tx: Tx): Promise<void> {
 export type { FoundHits, SearchEngine, SearchHit } from "./engine";
 export { fts5QueryOf } from "./fts5";
 export { tsqueryOf } from "./postgres";
-export { FILTERED_SEARCH_SCAN, MAX_SEARCH_LENGTH, MAX_SEARCH_TERMS, MIN_PREFIX_LENGTH, parseSearchQuery, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
+export { FILTERED_SEARCH_SCAN, MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, MIN_PREFIX_LENGTH, parseSearchQuery, SEARCH_MATCH_LIMIT, type SearchTerm } from "./query";
 export type * from "./types";

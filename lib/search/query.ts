@@ -9,6 +9,7 @@
  * - a trailing `*`: a prefix (`migr*`, `"refresh tok"*`) of at least MIN_PREFIX_LENGTH
  *   characters; a shorter one is searched as the word itself (`t*` would match most words, and
  *   cost what reading most of the index costs)
+ * - at most MAX_SEARCH_WORDS words in all: a longer phrase is cut, later terms left out
  *
  * Everything else is text: `AND`, `OR`, `NEAR`, `-`, `:`, `(` mean nothing special.
  */
@@ -44,14 +45,19 @@ export const MIN_PREFIX_LENGTH = 3;
 /** The prefix lengths SQLite's index keeps (prisma/migrations/*_search_prefix_index). */
 const INDEXED_PREFIX_LENGTHS = [3, 4];
 
-/** Most terms a query keeps: every term costs the index a lookup; people type a handful. */
-export const MAX_SEARCH_TERMS = 16;
+/**
+ * Most words a query keeps, over all its terms: every word costs the index a lookup, a phrase's
+ * words each their own; people type a handful. A phrase is cut after the word that reaches it,
+ * and later terms are left out. Counted by terms alone, one quoted phrase of the commonest word
+ * (`"a a a …"`, 99 words in 200 characters) read that word's matches 99 times: 2.3 s at a million
+ * entries, in which SQLite's synchronous driver held up every other request of the process.
+ */
+export const MAX_SEARCH_WORDS = 16;
 
-// Letters, digits, marks and private-use characters are what the index keeps as words;
-// a term made of none of them (`!!`, `-`) would ask for nothing.
-const WORD_CHARACTER = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 // Control characters (NUL included) separate terms like spaces: none of them is part of a word.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// Letters, digits, marks and private-use characters are what the index keeps as words;
+// a term made of none of them (`!!`, `-`) would ask for nothing.
 const WORDS = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 /** The words of a term's text, as the index splits them (roughly: letters, digits and marks). */
@@ -66,8 +72,14 @@ export const prefixIsIndexed = (term: SearchTerm) => term.prefix && INDEXED_PREF
 export function parseSearchQuery(input: string): SearchTerm[] {
   const text = input.replace(CONTROL, " ");
   const terms: SearchTerm[] = [];
+  let wordsLeft = MAX_SEARCH_WORDS;
   const add = (raw: string, prefix: boolean) => {
-    if (WORD_CHARACTER.test(raw) && terms.length < MAX_SEARCH_TERMS) terms.push({ text: raw, prefix: prefix && lastWordLength(raw) >= MIN_PREFIX_LENGTH });
+    const words = [...raw.matchAll(WORDS)];
+    if (words.length === 0 || wordsLeft === 0) return;
+    // Cut after the last word it may keep; a cut phrase is no prefix (its last word is whole).
+    const kept = words.length > wordsLeft ? raw.slice(0, words[wordsLeft - 1].index + words[wordsLeft - 1][0].length) : raw;
+    terms.push({ text: kept, prefix: prefix && kept === raw && lastWordLength(raw) >= MIN_PREFIX_LENGTH });
+    wordsLeft -= Math.min(words.length, wordsLeft);
   };
   let at = 0;
   while (at < text.length) {
