@@ -35,13 +35,18 @@ export const handoffYamlSchema = z.looseObject({
 
 export type HandoffYaml = z.output<typeof handoffYamlSchema>;
 
-/** The seed's save rule: validate required fields; a missing timestamp is filled with `now`. */
+/**
+ * The seed's save rule: validate required fields; a missing timestamp is filled with `now`. The
+ * document is answered as given, extra keys and all: the schema changes no value, and zod's
+ * loose object leaves out a key named `__proto__`, which an export or a checkpoint then dropped.
+ */
 export function validateHandoffYaml(value: unknown, now: Date = new Date()): HandoffYaml {
   const filled =
     typeof value === "object" && value !== null && !Array.isArray(value) && (value as Record<string, unknown>).timestamp == null
       ? { ...(value as Record<string, unknown>), timestamp: now.toISOString() }
       : value;
-  return validateDocument(handoffYamlSchema, filled, "a handoff.yaml");
+  validateDocument(handoffYamlSchema, filled, "a handoff.yaml");
+  return { ...(filled as HandoffYaml) };
 }
 
 /**
@@ -150,12 +155,16 @@ function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   };
 }
 
-/** YAML in the seed's field order, extra keys after; absent optional fields are left out. */
+/**
+ * YAML in the seed's field order, extra keys after; absent optional fields are left out. A Map,
+ * not an object: an extra key named `constructor`, `toString` or `__proto__` was dropped (`in`
+ * finds Object.prototype's members, and assigning `__proto__` sets the prototype).
+ */
 export function serializeHandoffYaml(doc: HandoffYaml): string {
   const record = doc as Record<string, unknown>;
-  const ordered: Record<string, unknown> = {};
-  for (const key of YAML_FIELDS) if (record[key] !== undefined) ordered[key] = record[key];
-  for (const [key, value] of Object.entries(record)) if (!(key in ordered) && value !== undefined) ordered[key] = value;
+  const ordered = new Map<string, unknown>();
+  for (const key of YAML_FIELDS) if (Object.hasOwn(record, key) && record[key] !== undefined) ordered.set(key, record[key]);
+  for (const [key, value] of Object.entries(record)) if (!ordered.has(key) && value !== undefined) ordered.set(key, value);
   return stringify(ordered, { lineWidth: 0 });
 }
 
