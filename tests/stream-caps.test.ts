@@ -1,6 +1,10 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "../lib/auth";
 import { changeFeedStats, MAX_STREAMS_PER_CALLER } from "../lib/changes";
+import { write } from "../lib/database";
+import { guardPolicy } from "../lib/guard";
+import { createBatonHttpServer } from "../lib/server";
 import { serveApi, type ApiServer } from "./support/api-server";
 
 /**
@@ -60,4 +64,36 @@ describe("live-update streams per caller", () => {
     expect(stream.response.status).toBe(200);
     stream.close();
   });
+
+  it("closes the connection of a client that stopped reading when it gives up on its stream, so not reading holds no streams past the cap", async () => {
+    // Baton's server as serveApi starts it, here for its count of open connections.
+    const own = createBatonHttpServer({ policy: guardPolicy({}) });
+    await new Promise<void>((resolve) => own.listen(0, "127.0.0.1", resolve));
+    const port = (own.address() as net.AddressInfo).port;
+    const connections = () => new Promise<number>((resolve) => own.getConnections((_, count) => resolve(count)));
+    const sockets: net.Socket[] = [];
+    try {
+      // Clients that ask for a stream and then read nothing (no 'data' listener: Node stops reading at 16 KiB).
+      for (let index = 0; index < MAX_STREAMS_PER_CALLER; index++) {
+        const socket = net.connect(port, "127.0.0.1");
+        socket.on("error", () => {});
+        socket.write(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${first}\r\n\r\n`);
+        sockets.push(socket);
+      }
+      await expect.poll(() => changeFeedStats().subscribers).toBe(MAX_STREAMS_PER_CALLER);
+      // A bulk write (an import of thousands of entries): more changes than a stream queues for a
+      // client that does not read, once the sockets' buffers (up to 4 MiB on the server's side) are full.
+      await write((tx) =>
+        tx.run("INSERT INTO changes (subject, action) SELECT 'handoff', 'updated' FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000) SELECT i FROM n) AS numbers"),
+      );
+      // Each stream gave up on its client and its slot came back: the caller may open 32 more ...
+      await expect.poll(() => changeFeedStats().subscribers, { timeout: 20_000 }).toBe(0);
+      // ... so the connections and what was queued on them must have gone too.
+      await expect.poll(connections, { timeout: 5_000 }).toBe(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
+    }
+  }, 60_000);
 });

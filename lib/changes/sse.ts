@@ -12,7 +12,13 @@ import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeFilter, type ChangeSubj
  * after `after` (or Last-Event-ID), then live ones, each with `id: <seq>`.
  */
 export const HEARTBEAT_MS = 15_000;
-/** A client this many frames behind (past a whole replay) is not reading: end its stream (it reconnects and resumes). */
+/**
+ * A client this many frames behind (past a whole replay) is not reading: its stream is given up
+ * with an error, which makes the router drop the connection and what is queued on it (it reconnects
+ * and resumes after the last id it read). Closed gracefully instead, the stream kept its frames and
+ * its connection for as long as the client stayed, with its slot already given back: a client that
+ * read nothing held any number of streams of megabytes each past its cap.
+ */
 const MAX_QUEUED_FRAMES = MAX_REPLAY + 1000;
 
 export const EVENT_STREAM_HEADERS = {
@@ -89,18 +95,21 @@ export async function changeStream(request: EventsRequest, signal: AbortSignal, 
   let open = true;
   /** Ends the live part (subscription and heartbeat) once it started. */
   let stopLive = () => {};
-  const end = () => {
+  /** Ends the stream: closed after what is queued, or with `failure`, dropping it. */
+  const end = (failure?: Error) => {
     if (!open) return;
     open = false;
     stopLive();
     onEnd();
-    signal.removeEventListener("abort", end);
+    signal.removeEventListener("abort", endOnAbort);
     try {
-      controller.close();
+      if (failure) controller.error(failure);
+      else controller.close();
     } catch {
       // Already closed by the reader's cancel.
     }
   };
+  const endOnAbort = () => end();
   const stream = new ReadableStream<Uint8Array>({
     start(streamController) {
       controller = streamController;
@@ -111,14 +120,14 @@ export async function changeStream(request: EventsRequest, signal: AbortSignal, 
   });
   const send = (text: string) => {
     if (!open) return;
-    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end();
+    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end(new Error(`baton: dropped a live-update stream whose client read none of its last ${MAX_QUEUED_FRAMES} events; it resumes from the last one it read`));
     controller.enqueue(encoder.encode(text));
   };
   if (signal.aborted) {
     end();
     return stream;
   }
-  signal.addEventListener("abort", end);
+  signal.addEventListener("abort", endOnAbort);
   send(`retry: ${RECONNECT_DELAY_MS}\n\n`);
   let subscription: Subscription;
   try {
