@@ -1,13 +1,14 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, triggerHandoff } from "../lib/agents";
-import { dataDir } from "../lib/config";
+import { databaseFile, dataDir } from "../lib/config";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
 import { serveApi } from "./support/api-server";
+import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
 
 // A private tmux server (its own socket), so the test never touches a person's tmux sessions.
 const socket = `baton-test-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -383,6 +384,63 @@ process.stdin.on("data", () => {});
       expect(await deliverPrompt("baton:again.0", text)).toBe("delivered");
       // cat echoes the typed line and prints it again after Enter.
       await waitFor(() => screen("baton:again.0").split(text).length - 1 === 2 * time, `copy ${time} of the text`);
+    }
+  });
+});
+
+describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy while the prompt is delivered", () => {
+  /** Another process holding SQLite's write lock (BEGIN IMMEDIATE: readers go on) until released. */
+  async function holdWriteLock(): Promise<{ release: () => Promise<void> }> {
+    const holder = spawn(
+      process.execPath,
+      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => holder.once("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.once("data", () => resolve());
+      holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+    });
+    return {
+      release: async () => {
+        holder.stdin.end();
+        await exited;
+      },
+    };
+  }
+
+  it("never undoes the handoff: the answer is the committed handoff, not 'busy, nothing was stored', and the prompt is still entered", async () => {
+    const door = await startHttpDoor({ BATON_BUSY_TIMEOUT_MS: "300" });
+    try {
+      const post = (route: string, body: unknown) => fetch(`${door.origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const agent = (await (await post("/api/agents", { personaSlug: "busy-delivery" })).json()) as { id: number; shortId: string };
+      // The successor's pane is at work for 2 s: the handoff commits, then its delivery waits for the pane.
+      tmux("new-window", "-d", "-t", "baton:", "-n", "busydb", `sh -c 'i=0; while [ $i -lt 20 ]; do printf "\\r%s Working... (esc to interrupt)" $i; i=$((i+1)); sleep 0.1; done; printf "\\r\\033[2Kready\\n"; exec cat'`);
+      await waitFor(() => screen("baton:busydb.0").includes("Working"), "the successor's pane at work");
+      const handed = post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton:busydb" } });
+      const database = new (await import("better-sqlite3")).default(databaseFile(), { readonly: true });
+      try {
+        await waitFor(() => database.prepare("SELECT 1 FROM handoff_records WHERE agent_id = ?").get(agent.id) !== undefined, "the handoff committed");
+      } finally {
+        database.close();
+      }
+      // Another process writes for a while, past the door's 300 ms wait, while the prompt is typed and recorded.
+      const lock = await holdWriteLock();
+      let answer: Response;
+      try {
+        answer = await handed;
+      } finally {
+        await lock.release();
+      }
+      const body = (await answer.json()) as { record?: { injectionPrompt: string }; error?: { message: string } };
+      expect(answer.status, JSON.stringify(body)).toBe(201);
+      const prompt = body.record!.injectionPrompt;
+      // cat prints the line again once Enter arrives: two copies.
+      await waitFor(() => screen("baton:busydb.0").split(`Continuing from Agent ${agent.shortId}.`).length - 1 >= 2, "the prompt entered");
+      expect(screen("baton:busydb.0")).toContain(prompt.slice(-40));
+      expect(door.stderr()).toMatch(/baton: the typed step of handoff record \d+'s delivery could not be recorded: the database is busy/);
+    } finally {
+      await stopHttpDoor(door.door, "SIGTERM");
     }
   });
 });

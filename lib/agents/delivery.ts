@@ -71,7 +71,7 @@ async function updateRecord(id: number, state: DeliveryState, extra: StepExtra):
  * would type the prompt twice into one line, their pieces interleaved, and press Enter twice.
  * The claim is in the record, so it holds across a team server's instances.
  */
-async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<void> {
+async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<HandoffRecordView> {
   const current = await tx.get<{ delivering_since: string | null }>(`SELECT delivering_since FROM handoff_records WHERE id = ?${lockRows(tx)}`, [recordId]);
   if (!current) throw new NotFound(`handoff record ${recordId} is gone (its agent was deleted)`);
   const now = new Date();
@@ -81,7 +81,11 @@ async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise
       `agent ${shortId}'s prompt is being delivered already (since ${since.toISOString()}): its outcome shows on the agent's page within a minute; retry then if it failed`,
     );
   }
-  await tx.run("UPDATE handoff_records SET delivering_since = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ?", [storedDate(now), recordId]);
+  const claimed = await tx.get<RecordRow>(`UPDATE handoff_records SET delivering_since = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ? RETURNING ${RECORD_RETURNING}`, [
+    storedDate(now),
+    recordId,
+  ]);
+  return toHandoffRecordView(claimed!);
 }
 
 /**
@@ -89,17 +93,31 @@ async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise
  * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason. The
  * caller has claimed the record (claimDelivery, or the handoff's insert); the last step releases
  * it. tmux runs between transactions, never inside one.
+ *
+ * The steps are bookkeeping, never a reason to stop or to fail: a database busy or gone while
+ * the prompt is typed neither keeps Enter from a typed prompt nor turns a handoff that committed
+ * (or a Retry that typed) into an error saying nothing was stored. A step that cannot be written
+ * is logged, and the answer is the record as `claimed` (what the caller holds from its claim): it
+ * stays claimed until the claim lapses (DELIVERY_CLAIM_MS), then Retry is offered.
  */
-export async function deliverRecord(recordId: number, target: string, prompt: string): Promise<HandoffRecordView> {
+export async function deliverRecord(recordId: number, target: string, prompt: string, claimed: HandoffRecordView): Promise<HandoffRecordView> {
+  const unrecorded = (step: string) => (error: unknown) => {
+    console.error(`baton: the ${step} of handoff record ${recordId}'s delivery could not be recorded: ${(error as Error).message.split("\n")[0]}`);
+  };
   const sent = await sendPrompt(target, prompt, async (typedAt) => {
-    await updateRecord(recordId, "typed", { typedAt });
+    await updateRecord(recordId, "typed", { typedAt }).catch(unrecorded("typed step"));
   });
   const delivery = outcomeOf(sent);
-  let row: RecordRow;
-  if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt, release: true });
-  else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt, release: true });
-  else row = await updateRecord(recordId, "failed", { delivery, release: true });
-  return toHandoffRecordView(row);
+  try {
+    let row: RecordRow;
+    if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt, release: true });
+    else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt, release: true });
+    else row = await updateRecord(recordId, "failed", { delivery, release: true });
+    return toHandoffRecordView(row);
+  } catch (error) {
+    unrecorded(`outcome (${delivery})`)(error);
+    return claimed;
+  }
 }
 
 export const retryDeliveryInput = z.object({
@@ -120,7 +138,7 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
   const input = parseInput(retryDeliveryInput, options);
   // Naming a pane is choosing where text gets typed: the same rule as setting a target anywhere.
   if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
-  const { recordId, target, prompt } = await write(async (tx) => {
+  const { recordId, target, prompt, claimed } = await write(async (tx) => {
     const agent = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     const shortId = shortIdOf(agent.session_id);
     if (!agent.handoff) throw new Conflict(`agent ${shortId} has not handed off: there is no delivery to retry`);
@@ -145,10 +163,10 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     if (!successor?.tmux_target) {
       throw new Conflict(`agent ${shortId}'s successor has no tmux target: set one on the successor's page (or paste the prompt yourself), then retry`);
     }
-    await claimDelivery(tx, agent.handoff.id, shortId);
-    return { recordId: agent.handoff.id, target: successor.tmux_target, prompt };
+    const claimed = await claimDelivery(tx, agent.handoff.id, shortId);
+    return { recordId: agent.handoff.id, target: successor.tmux_target, prompt, claimed };
   });
-  return deliverRecord(recordId, target, prompt);
+  return deliverRecord(recordId, target, prompt, claimed);
 }
 
 /**

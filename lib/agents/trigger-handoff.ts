@@ -133,5 +133,5 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   );
 
   if (!tmuxTarget) return committed;
-  return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt) };
+  return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt, committed.record) };
 }
