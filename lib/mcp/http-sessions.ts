@@ -63,9 +63,10 @@ async function sweep(owner: string): Promise<void> {
 
 /**
  * Messages a session's GET stream may hold for a client that does not read them. The SDK queues
- * every notification whether or not anyone reads; past this the stream ends (its queued messages
- * still go out first) and the client may open it again, as /api/events ends a stream that far
- * behind (lib/changes/sse.ts).
+ * every notification whether or not anyone reads; past this the stream fails, so the router drops
+ * its connection and what was queued on it, and the client may open it again, as /api/events
+ * drops a stream that far behind (lib/changes/sse.ts). Ended gracefully, the stream kept both for
+ * as long as the client stayed, no longer counted: a client reading nothing piled them up.
  */
 export const MAX_QUEUED_MESSAGES = 1000;
 
@@ -98,13 +99,14 @@ function boundedEventStream(response: Response, onEnd: () => void): Response {
             if (done) break;
             if ((controller.desiredSize ?? 0) < -MAX_QUEUED_MESSAGES) {
               await source.cancel("the client does not read its session's stream");
-              break;
+              throw new Error(`baton: dropped an MCP session's stream whose client read none of its last ${MAX_QUEUED_MESSAGES} messages; the session goes on`);
             }
             controller.enqueue(value);
           }
           controller.close();
         } catch (error) {
-          // The client went away (closing a cancelled stream throws), or the SDK's stream failed: this one ends with it.
+          // The client went away (closing a cancelled stream throws), the SDK's stream failed, or
+          // the client read nothing: this one ends with it, and the router drops the connection.
           controller.error(error);
         } finally {
           end();
