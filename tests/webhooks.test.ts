@@ -511,6 +511,37 @@ describe("deliveries", () => {
     expect(JSON.stringify(await rowsOf("SELECT payload FROM webhook_deliveries"))).not.toContain(key);
   }, 30_000);
 
+  it("signs the delivery's id with the body, so a receiver that drops repeats also drops a capture replayed under another X-Baton-Delivery", async () => {
+    const target = await newReceiver();
+    const {
+      webhook: { id },
+      secret,
+    } = await createWebhook({ url: target.url, events: ["entry.created"] });
+    await start();
+    await createHandoff({ title: "replayed", content: "deploy to production" });
+    const [sent] = await until(() => target.received.length > 0 && target.received);
+    const [queued] = await recentDeliveries({ webhookId: id });
+
+    // A receiver as the README writes one: the signature within 5 minutes, then repeats dropped by the delivery's id.
+    const seen = new Set<string>();
+    const accepts = (request: { headers: http.IncomingHttpHeaders; body: string }) => {
+      if (!verifySignature(secret, String(request.headers["x-baton-signature"]), request.body)) return false;
+      const deliveryId = String(JSON.parse(request.body).id);
+      if (seen.has(deliveryId)) return false;
+      seen.add(deliveryId);
+      return true;
+    };
+    expect(JSON.parse(sent.body).id).toBe(queued.id);
+    expect(sent.headers["x-baton-delivery"]).toBe(String(queued.id));
+    expect(accepts(sent)).toBe(true);
+    // Someone who saw the request sends it again at once, under a delivery id of their choosing.
+    expect(accepts({ headers: { ...sent.headers, "x-baton-delivery": String(queued.id + 1000) }, body: sent.body })).toBe(false);
+    // ... and cannot change the id inside the body without breaking the signature.
+    const forged = sent.body.replace(`"id":${queued.id}`, `"id":${queued.id + 1000}`);
+    expect(forged).not.toBe(sent.body);
+    expect(accepts({ headers: sent.headers, body: forged })).toBe(false);
+  });
+
   it("signs with the timestamp inside the signed text", () => {
     const body = '{"a":1}';
     expect(verifySignature("s", `t=100,v1=${signPayload("s", 100, body)}`, body, 100)).toBe(true);

@@ -80,15 +80,19 @@ export async function attempt(due: Due, timeoutMs: number, signal: AbortSignal):
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
+    // The delivery's id inside the signed body, as X-Baton-Delivery says it: a receiver dropping
+    // repeats by it also drops a request someone captured and sends again within the timestamp's
+    // tolerance under another X-Baton-Delivery (no header is signed).
+    const body = JSON.stringify({ id: due.id, ...(JSON.parse(due.payload) as object) });
     const headers = {
       "content-type": "application/json",
       "user-agent": "Baton-Webhook/1",
       "x-baton-event": due.event,
       "x-baton-delivery": String(due.id),
-      "x-baton-signature": signatureHeader(due.secret, timestamp, due.payload),
+      "x-baton-signature": signatureHeader(due.secret, timestamp, body),
     };
     // Only the registered URL is ever contacted: a redirect is an answer, not an instruction.
-    const status = await postOnce(due.url, due.payload, headers, timeoutMs, signal);
+    const status = await postOnce(due.url, body, headers, timeoutMs, signal);
     const ok = status >= 200 && status < 300;
     return { status, ms: elapsed(), error: ok ? null : `answered HTTP ${status}${status >= 300 && status < 400 ? " (redirects are not followed)" : ""}` };
   } catch (error) {
