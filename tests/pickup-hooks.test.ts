@@ -1,12 +1,12 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUrl, dataDir } from "../lib/config";
-import { engineOf } from "../lib/database";
+import { databaseFile, databaseUrl, dataDir } from "../lib/config";
+import { closeDatabase, engineOf } from "../lib/database";
 import { addEntry, createHandoff, getHandoff, markRead } from "../lib/handoffs";
 import { PICKUP_SCAN_ENTRIES } from "../lib/handoffs/attention";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs/limits";
@@ -275,6 +275,58 @@ describe("baton hook session-start", () => {
     const unknown = await hook("stop-now" as "stop", "{}");
     expect(unknown.code).toBe(1);
   });
+});
+
+describe.runIf(engineOf(databaseUrl()) === "sqlite")("a SQLite database locked whole by another process", () => {
+  /**
+   * What a sqlite3 shell in exclusive locking mode holds: the whole file, readers wait too. It can
+   * be taken only while no connection is open: this process closes its own first.
+   */
+  async function lockWhole(): Promise<{ release: () => Promise<void> }> {
+    await closeDatabase();
+    const holder = spawn(
+      process.execPath,
+      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => holder.once("exit", resolve));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.once("data", () => resolve());
+      holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+    });
+    return {
+      release: async () => {
+        holder.stdin.end();
+        await exited;
+      },
+    };
+  }
+
+  it("holds neither hook past its 5 s, whatever BATON_BUSY_TIMEOUT_MS says: SQLite waits for a lock inside the driver, where no timer runs", async () => {
+    const repo = repository("git@github.com:acme/locked.git");
+    const { handoff } = await createHandoff({ title: "Locked", content: "x", asClient: "chat", repoPath: repo });
+    await addEntry({ id: handoff.id, type: "question", content: "Still there?", asClient: "chat" });
+    const lock = await lockWhole();
+    try {
+      for (const env of [{}, { BATON_BUSY_TIMEOUT_MS: "60000" }] as Record<string, string>[]) {
+        for (const [event, input] of [
+          ["session-start", { session_id: "s", source: "startup", cwd: repo }],
+          ["stop", { session_id: randomUUID(), cwd: repo, stop_hook_active: false }],
+        ] as const) {
+          const started = performance.now();
+          const run = await hook(event, input, env);
+          const seconds = (performance.now() - started) / 1000;
+          expectQuietExit(run);
+          expect(run.stderr).toMatch(/the database is busy/);
+          expect(seconds, `${event} with ${JSON.stringify(env)}`).toBeLessThan(5);
+        }
+      }
+    } finally {
+      await lock.release();
+    }
+    // Let go, the same session start brings the handoff.
+    expect(contextOf(await sessionStart(repo))).toContain(handoff.id);
+  }, 180_000);
 });
 
 describe("baton hook stop", () => {

@@ -1,4 +1,6 @@
 import "server-only";
+// First, before the database layer loads: it reads the lock wait this bounds once, as it loads.
+import "../../hooks/busy-wait-bound";
 import { closeDatabase } from "../../database";
 import { HOOK_EVENTS, runHook, type HookEvent } from "../../hooks/claude-code";
 import { exitSoonAfterGivingUp, HOOK_DEADLINE_MS, hookDeadline } from "../../hooks/deadline";
