@@ -80,6 +80,21 @@ async function readReplay(after: number | undefined, handedOut: number): Promise
   });
 }
 
+/**
+ * Up to `limit` changes after `after` and not past `upTo`, oldest first, read from the table: for a
+ * reader further behind than a replay reaches (the webhook dispatcher after a long stop or a bulk
+ * import), once the feed told it so with a `reset` whose seq is `upTo`. `goneUpTo` names the last
+ * seq of changes after `after` that are no longer kept (pruned), or is null.
+ */
+export async function changesAfter(after: number, upTo: number, limit: number): Promise<{ changes: Change[]; goneUpTo: number | null }> {
+  return read(async (tx) => {
+    const oldest = (await tx.get<{ seq: number | null }>("SELECT MIN(seq) AS seq FROM changes"))!.seq;
+    const floor = Math.min(oldest === null ? upTo : oldest - 1, upTo);
+    const changes = (await rowsAfter(tx, after, limit)).filter((change) => change.seq <= upTo);
+    return { changes, goneUpTo: after < floor ? floor : null };
+  });
+}
+
 export function changeFeedStats(): FeedStats {
   const state = feed();
   return { subscribers: state.subscribers.size, ...state.stats };

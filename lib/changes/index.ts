@@ -8,7 +8,7 @@
  * at commit. `changeStream` serves them as Server-Sent Events (`GET /api/events`). Client-safe
  * types live in ./types.
  */
-export { changeFeedStats, MAX_REPLAY, subscribe, type Subscription } from "./feed";
+export { changeFeedStats, changesAfter, MAX_REPLAY, subscribe, type Subscription } from "./feed";
 export { latestChangeSeq, type FeedEvent, type FeedStats } from "./fan-out";
 export { CHECK_INTERVAL_MS } from "./follow-sqlite";
 export { KEEP_MS, KEEP_ROWS, pruneChanges } from "./prune";

@@ -1,5 +1,5 @@
 import "server-only";
-import { latestChangeSeq, MAX_REPLAY, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
+import { changesAfter, latestChangeSeq, MAX_REPLAY, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
 import { claimDue, handBack, processChanges, record, skipCursorTo, startCursorAt, storedCursor, type Due } from "./queue";
 import { attempt } from "./send";
 import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
@@ -220,6 +220,26 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
+  /**
+   * The changes from the stored cursor up to `upTo` that the feed did not replay (it replays
+   * MAX_REPLAY at most, and said so with a reset at `upTo`, where its live changes begin), read
+   * from the table a batch at a time: a dispatcher stopped while agents wrote on, or one that fell
+   * behind a bulk import, loses none that is still kept.
+   */
+  const catchUp = async (upTo: number) => {
+    let after = (await storedCursor()) ?? upTo;
+    while (after < upTo) {
+      // Stopped: the stored cursor stays where the last batch left it, for the next start.
+      if (stopped) return;
+      const { changes, goneUpTo } = await changesAfter(after, upTo, PROCESS_BATCH);
+      if (goneUpTo !== null) console.error(`baton: webhooks skipped changes up to seq ${goneUpTo}: they are no longer kept`);
+      if (changes.length === 0) break;
+      if ((await processChanges(changes)) > 0) sendSoon();
+      after = changes[changes.length - 1].seq;
+    }
+    await skipCursorTo(upTo);
+  };
+
   const handle = async (events: FeedEvent[]) => {
     let changes: Change[] = [];
     const flush = async () => {
@@ -232,9 +252,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
         continue;
       }
       await flush();
-      // The changes in between are no longer kept: nothing can be made of them.
-      console.error(`baton: webhooks skipped changes up to seq ${event.seq}: ${event.reason}`);
-      await skipCursorTo(event.seq);
+      await catchUp(event.seq);
     }
     await flush();
   };
