@@ -7,6 +7,7 @@ import "server-only";
 import { FieldsError, httpStatusOf, Invalid, isDomainError } from "./errors";
 import { duplicateKeyRefusal } from "./json-keys";
 import { jsonTooDeep, tooDeepMessage } from "./nesting";
+import { utf8TextOf } from "./utf8";
 import { quotedField } from "./validation";
 
 /** The JSON body of an API error. */
@@ -35,21 +36,6 @@ export function errorResponse(error: unknown): Response {
   });
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * `bytes` as text, or null when they are not valid UTF-8. Decoded leniently (`request.text()`,
- * `buffer.toString()`), bad bytes become U+FFFD silently, and the text stored would differ from
- * the one sent. For every door that reads bytes: HTTP bodies here, stdio lines (lib/mcp).
- */
-export function utf8TextOf(bytes: Uint8Array | ArrayBuffer): string | null {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch (error) {
-    if (error instanceof TypeError) return null;
-    throw error;
-  }
-}
 
 export const NOT_UTF8 = "the request body is not valid UTF-8; send JSON encoded as UTF-8";
 

@@ -1,15 +1,21 @@
 import "server-only";
 import fs from "node:fs";
+import { utf8TextOf } from "./utf8";
 
-/** Why a file was not read: what is there is no plain file of the size asked for. */
+/** Why a file was not read: what is there is no plain file of the size asked for, or no UTF-8 text. */
 export class NotSmallFile extends Error {}
+
+/** A plain file of the size asked for whose bytes are not UTF-8 (Latin-1, UTF-16 …). */
+export class NotUtf8File extends NotSmallFile {}
 
 /**
  * A file someone else may have put in place (a repository's `.flow-guardian/`, a `.git` file
  * above the work in a shared /tmp), read only when it is a regular file of at most `maxBytes`;
  * null when nothing is there. Opened without blocking (a FIFO would otherwise wait for a writer)
  * and, unless `followLinks`, never through a symbolic link. Throws NotSmallFile for a link, a
- * FIFO, a device or a larger file, and the system's error for anything else.
+ * FIFO, a device or a larger file, NotUtf8File for bytes that are not UTF-8 (read leniently,
+ * `baton checkpoint` wrote a Latin-1 handoff.yaml back with U+FFFD for each accented letter),
+ * and the system's error for anything else.
  */
 export function readSmallFile(file: string, maxBytes: number, options: { followLinks: boolean }): string | null {
   let descriptor: number;
@@ -33,7 +39,9 @@ export function readSmallFile(file: string, maxBytes: number, options: { followL
       length += read;
     }
     if (length > maxBytes) throw new NotSmallFile(`${file} grew past ${maxBytes} bytes while it was read`);
-    return buffer.toString("utf8", 0, length);
+    const text = utf8TextOf(buffer.subarray(0, length));
+    if (text === null) throw new NotUtf8File(`${file} is not UTF-8 text`);
+    return text;
   } finally {
     fs.closeSync(descriptor);
   }

@@ -41,6 +41,20 @@ function gitRepo(): string {
 const readHandoff = (repo: string) => parseYaml(fs.readFileSync(path.join(repo, ".flow-guardian", "handoff.yaml"), "utf8")) as Record<string, unknown>;
 
 describe("npx baton checkpoint", () => {
+  it("refuses a handoff.yaml that is not UTF-8 and leaves its bytes as they were", () => {
+    const repo = gitRepo();
+    fs.mkdirSync(path.join(repo, ".flow-guardian"));
+    const file = path.join(repo, ".flow-guardian", "handoff.yaml");
+    // Read leniently, each accented letter came back as U+FFFD in the file the checkpoint rewrote.
+    const latin1 = Buffer.from('goal: "Impl\u00e9ment JWT auth"\nstatus: in_progress\nnow: "Debugging token expiry"\ntimestamp: 2026-01-17T10:30:00Z\n', "latin1");
+    fs.writeFileSync(file, latin1);
+    const refused = baton(repo, ["checkpoint", "--now", "Fixing the comparison", "--push"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/handoff\.yaml is not UTF-8 text; save it as UTF-8/);
+    expect(fs.readFileSync(file).equals(latin1)).toBe(true);
+    expect(fs.existsSync(path.join(repo, ".flow-guardian", "baton.json"))).toBe(false);
+  });
+
   it("creates, then merges .flow-guardian/handoff.yaml at the project root, per the seed's rules", async () => {
     const repo = gitRepo();
     const inner = path.join(repo, "src", "deep");

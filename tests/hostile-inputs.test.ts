@@ -61,7 +61,7 @@ const post = (pathAndQuery: string, body: unknown, method = "POST") =>
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 
 type CliCall = { args: (files: TempFiles) => string[] };
-type TempFiles = { write: (name: string, text: string) => string };
+type TempFiles = { write: (name: string, content: string | Uint8Array) => string };
 
 /**
  * ONE table of hostile inputs. Each row says how every door that can receive it is given it:
@@ -180,6 +180,15 @@ const HOSTILE: {
     input: "imported YAML nested 100,000 deep (flow collections)",
     rest: () => importRoute(post("/api/import", { text: `goal: ${deepArrays(100_000)}`, format: "yaml" })),
     cli: { args: (files) => ["import", files.write("flow.yaml", `goal: ${"{a: ".repeat(100_000)}1${"}".repeat(100_000)}`)] },
+  },
+  // A file's bytes were read leniently: a Latin-1 handoff.yaml was imported with U+FFFD for each accented letter.
+  {
+    input: "a document file in Latin-1, not UTF-8",
+    cli: { args: (files) => ["import", files.write("latin1.yaml", Buffer.from(EXAMPLE_DOCUMENTS.handoff_yaml.text.replace("Implement", "Impl\u00e9ment"), "latin1"))] },
+  },
+  {
+    input: "a document file in UTF-16 (with its byte order mark)",
+    cli: { args: (files) => ["import", files.write("utf16.json", Buffer.from(`\ufeff${EXAMPLE_DOCUMENTS.handoff_json.text}`, "utf16le"))] },
   },
   // A chosen format skipped detection's parse: the secrets pass walked the value first, and a
   // secret beside a list nested 200,000 deep overflowed the stack (a 500, the CLI's "unexpected error").
@@ -366,9 +375,9 @@ const tempFiles = (): TempFiles => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-hostile-"));
   temporary.push(dir);
   return {
-    write: (name, text) => {
+    write: (name, content) => {
       const file = path.join(dir, name);
-      fs.writeFileSync(file, text);
+      fs.writeFileSync(file, content);
       return file;
     },
   };

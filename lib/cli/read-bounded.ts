@@ -1,4 +1,5 @@
 import "server-only";
+import { utf8TextOf } from "../utf8";
 
 /** Claude Code's hook input is one small JSON object; anything this large is not one. */
 export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
@@ -6,7 +7,9 @@ export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
 /**
  * Reads `stream` to its end, or stops at the first chunk that takes it past `maxBytes` (`over`;
  * `text` is then what was read, a little more than `maxBytes`): a pipe or a device can go on
- * forever. Leaving early destroys the stream.
+ * forever. Leaving early destroys the stream. Bytes that are not UTF-8 throw (read leniently,
+ * a Latin-1 handoff.yaml was imported with U+FFFD for each accented letter); a read cut past
+ * `maxBytes` may end inside a character, and is decoded leniently, since it is refused whole.
  */
 export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<{ text: string; over: boolean }> {
   const chunks: Buffer[] = [];
@@ -16,7 +19,11 @@ export async function readBounded(stream: NodeJS.ReadableStream, maxBytes: numbe
     size += (chunk as Buffer).length;
     if (size > maxBytes) break;
   }
-  return { text: Buffer.concat(chunks).toString("utf8"), over: size > maxBytes };
+  const bytes = Buffer.concat(chunks);
+  if (size > maxBytes) return { text: bytes.toString("utf8"), over: true };
+  const text = utf8TextOf(bytes);
+  if (text === null) throw new Error("it is not UTF-8 text; save it as UTF-8");
+  return { text, over: false };
 }
 
 /** What a hook read: `over` past MAX_HOOK_INPUT_BYTES, `timedOut` when its deadline came first. */

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Invalid } from "../errors";
 import { runGitSync } from "../git/read-state";
-import { NotSmallFile, readSmallFile } from "../small-file";
+import { NotSmallFile, NotUtf8File, readSmallFile } from "../small-file";
 import { MAX_IMPORT_BYTES, yamlValueOf } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
@@ -56,6 +56,7 @@ export function readProjectFile(file: string, maxBytes: number): string | null {
   try {
     return readSmallFile(file, maxBytes, { followLinks: false });
   } catch (error) {
+    if (error instanceof NotUtf8File) throw refused(`${error.message}; save it as UTF-8 (Baton would write it back so)`);
     if (error instanceof NotSmallFile) throw refused(`${error.message}; Baton reads and writes only plain files there`);
     throw refused(`cannot read ${file}: ${(error as Error).message}`);
   }

@@ -3,7 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_SHIFT_DOCUMENT_BYTES } from "../agents/schemas";
 import { BODY_LIMITS, KiB } from "../guard/body-limits";
-import { utf8TextOf } from "../http";
+import { utf8TextOf } from "../utf8";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { keepAnswersForLines, messagePieces } from "./answer-lines";
 
