@@ -226,8 +226,10 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
    * from the table a batch at a time: a dispatcher stopped while agents wrote on, or one that fell
    * behind a bulk import, loses none that is still kept.
    */
-  const catchUp = async (upTo: number) => {
+  const catchUp = async (upTo: number, reason: string) => {
     let after = (await storedCursor()) ?? upTo;
+    // Ahead of every change this database handed out: nothing to read, and nothing to move back to.
+    if (after > upTo) console.error(`baton: webhooks skipped changes up to seq ${after}: ${reason}`);
     while (after < upTo) {
       // Stopped: the stored cursor stays where the last batch left it, for the next start.
       if (stopped) return;
@@ -252,7 +254,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
         continue;
       }
       await flush();
-      await catchUp(event.seq);
+      await catchUp(event.seq, event.reason);
     }
     await flush();
   };
