@@ -201,6 +201,23 @@ test("closing without the bundle just wipes, and the import page works at 375 px
   await expectNoAxeViolations(page);
 });
 
+test("a chosen file that is not UTF-8 is refused by name, never loaded with its letters replaced", async ({ page }) => {
+  await page.goto("/import");
+  // Latin-1: read as text, each accented letter became U+FFFD, and the document imported so.
+  const latin1 = Buffer.from('goal: "Impl\u00e9ment JWT auth"\nstatus: in_progress\nnow: "Debugging token expiry in auth.py"\ntimestamp: 2026-01-17T10:30:00Z\n', "latin1");
+  const chooser = await whenHydrated(page.getByLabel("Or choose a file"));
+  await chooser.setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: latin1 });
+  await expect(page.getByText("handoff.yaml is not UTF-8 text (Latin-1 or UTF-16?); save it as UTF-8 and choose it again")).toBeVisible();
+  await expect(chooser).toHaveAttribute("aria-invalid", "true");
+  await expect(documentBox(page)).toHaveValue("");
+  await expect(page.getByRole("button", { name: "Import as a new handoff" })).toBeDisabled();
+  // The same file saved as UTF-8 loads, and the error goes.
+  await chooser.setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: Buffer.from(latin1.toString("latin1"), "utf8") });
+  await expect(page.getByRole("heading", { name: "Implément JWT auth" })).toBeVisible();
+  await expect(page.getByText("is not UTF-8 text")).toHaveCount(0);
+  await expect(chooser).toHaveAttribute("aria-invalid", "false");
+});
+
 test("a document just under the import's 1 MiB imports from the page", async ({ page }) => {
   const header = 'goal: "Import a file near the limit"\nstatus: in_progress\nnow: "Checking the page takes it"\ntimestamp: 2026-01-17T10:30:00Z\n';
   // Quotes and tabs, which the page's requests escape: the preview's and the import's bodies pass 1 MiB.

@@ -11,6 +11,7 @@ import { EXAMPLE_DOCUMENTS } from "@/lib/formats/examples";
 import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
 import { FORMAT_LABELS } from "@/lib/formats/types";
 import { SOURCE_FORMATS } from "@/lib/handoffs/schemas";
+import { utf8TextOf } from "@/lib/utf8";
 import { FieldErrorList, ImportPreview } from "./import-preview";
 
 const PREVIEW_DELAY_MS = 250;
@@ -25,6 +26,7 @@ export function ImportForm() {
   const [format, setFormat] = useState(state.values?.format ?? "");
   const [artifactId, setArtifactId] = useState(state.values?.artifactId ?? "");
   const [preview, setPreview] = useState<Preview | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
   const empty = text.trim() === "" && artifactId.trim() === "";
   // An example replaces the Document field: a document of the operator's own there is asked about first (it has no undo).
   const [replacing, setReplacing] = useState<SourceFormat | null>(null);
@@ -58,9 +60,16 @@ export function ImportForm() {
     };
   }, [text, fileName, format, artifactId, empty]);
 
+  /** A chosen or dropped file, read as UTF-8 strictly: `file.text()` put U+FFFD for each byte of a Latin-1 file, and that was imported. */
   async function load(file: File | undefined) {
     if (!file) return;
-    setText(await file.text());
+    const read = utf8TextOf(await file.arrayBuffer());
+    if (read === null) {
+      setFileError(`${file.name} is not UTF-8 text (Latin-1 or UTF-16?); save it as UTF-8 and choose it again`);
+      return;
+    }
+    setFileError(null);
+    setText(read);
     setFileName(file.name);
   }
 
@@ -101,13 +110,14 @@ export function ImportForm() {
         </div>
         <input type="hidden" name="fileName" value={fileName} />
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="file" label="Or choose a file" hint={fileName ? `Loaded ${fileName}` : "A .json, .yaml or .yml file."}>
+          <Field id="file" label="Or choose a file" errors={fileError ? [fileError] : undefined} hint={fileName ? `Loaded ${fileName}` : "A .json, .yaml or .yml file."}>
             <input
               id="file"
               type="file"
               accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
               onChange={(event) => void load(event.target.files?.[0])}
-              aria-describedby="file-hint"
+              aria-describedby="file-hint file-error"
+              aria-invalid={fileError !== null}
               className="text-sm"
             />
           </Field>
