@@ -443,4 +443,39 @@ describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy wh
       await stopHttpDoor(door.door, "SIGTERM");
     }
   });
+
+  it("sends Enter to the pane it typed into, though the target (a session's active pane) names another by then", async () => {
+    // The successor's pane and, beside it, one where the operator has half typed a line (cat stands in for a shell: Enter would print it again).
+    tmux("new-session", "-d", "-s", "pinned", "-x", "160", "-y", "20", "cat");
+    tmux("split-window", "-t", "=pinned:", "cat");
+    tmux("send-keys", "-t", "=pinned:.1", "-l", "half-typed-line");
+    tmux("select-pane", "-t", "=pinned:.0");
+    const door = await startHttpDoor({ BATON_BUSY_TIMEOUT_MS: "3000" });
+    try {
+      const post = (route: string, body: unknown) => fetch(`${door.origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const agent = (await (await post("/api/agents", { personaSlug: "pinned-pane" })).json()) as { id: number; shortId: string };
+      const handed = post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "pinned" } });
+      const database = new (await import("better-sqlite3")).default(databaseFile(), { readonly: true });
+      try {
+        await waitFor(() => database.prepare("SELECT 1 FROM handoff_records WHERE agent_id = ?").get(agent.id) !== undefined, "the handoff committed");
+      } finally {
+        database.close();
+      }
+      // The typed step waits for the database; meanwhile the operator moves to the other pane.
+      const lock = await holdWriteLock();
+      let answer: Response;
+      try {
+        await waitFor(() => screen("=pinned:.0").includes(`Continuing from Agent ${agent.shortId}.`), "the prompt typed");
+        tmux("select-pane", "-t", "=pinned:.1");
+        answer = await handed;
+      } finally {
+        await lock.release();
+      }
+      expect(answer.status).toBe(201);
+      await waitFor(() => screen("=pinned:.0").split(`Continuing from Agent ${agent.shortId}.`).length - 1 >= 2, "Enter in the successor's pane");
+      expect(screen("=pinned:.1").split("half-typed-line").length - 1).toBe(1);
+    } finally {
+      await stopHttpDoor(door.door, "SIGTERM");
+    }
+  });
 });

@@ -34,6 +34,21 @@ function exactTarget(target: string): string {
 }
 
 /**
+ * The pane `exact` names now, by its id (`%12`). A delivery names it so from then on: what it
+ * checked (at rest, an agent), typed into, pressed Enter in and read back is one pane, whatever the
+ * target comes to name meanwhile (a session's active pane once the operator moves to another, a
+ * pane index once a pane before it closes), where Enter would run another pane's half-typed line.
+ */
+async function paneOf(exact: string): Promise<string> {
+  // display-message alone answers for the current pane when the target is missing: capture-pane
+  // (one line) fails then with tmux's reason, and in one command sequence the second never runs.
+  const answer = await runTmux(["capture-pane", "-p", "-S", "0", "-E", "0", "-t", exact, ";", "display-message", "-p", "-t", exact, "#{pane_id}"]);
+  const id = answer.trimEnd().split("\n").at(-1) ?? "";
+  if (!/^%\d+$/.test(id)) throw new Error(`tmux named no pane for the target (it answered ${JSON.stringify(id.slice(0, 40))})`);
+  return id;
+}
+
+/**
  * tmux reads an argument ending in `;` as the end of a command (and `\;` at the end as a literal
  * `;`), even after `--`: the text's own last `;` is escaped so it arrives as typed.
  */
@@ -209,8 +224,9 @@ export type PromptDelivery =
 export type SendOptions = { /** How long to wait for the pane to come to rest (default REST_WAIT_MS). */ restWaitMs?: number };
 
 /**
- * Types `prompt` into exactly the pane `target` names (`send-keys -t =<session>:=<window>.<pane>
- * -l -- <text>`, literal so nothing in it is read as a key name, in pieces of SEND_CHUNK_CHARS)
+ * Types `prompt` into exactly the pane `target` names (`=<session>:=<window>.<pane>`, resolved once
+ * to the pane's id, paneOf; `send-keys -t %<id> -l -- <text>`, literal so nothing in it is read as
+ * a key name, in pieces of SEND_CHUNK_CHARS)
  * once the pane is at rest (see REST_WAIT_MS), presses Enter, then reads the pane back
  * (`capture-pane`) until the prompt's end shows once more than before it was typed. A target that does not exist, or a pane that
  * does not come to rest in time, is a failure with its reason and nothing typed, never a delivery
@@ -226,13 +242,14 @@ export async function sendPrompt(
 ): Promise<PromptDelivery> {
   if (!target) return { step: "no target" };
   if (!TMUX_TARGET_PATTERN.test(target)) return { step: "failed", reason: `refused tmux target ${JSON.stringify(target.slice(0, 60))}` };
-  const exact = exactTarget(target);
   const restWaitMs = options.restWaitMs ?? REST_WAIT_MS;
   const tail = squeezed(prompt).slice(-TAIL_CHARS);
+  let pane: string;
   let typedAt: Date;
   let before: ReadBack;
   try {
-    const unrested = await waitForRest(exact, restWaitMs);
+    pane = await paneOf(exactTarget(target));
+    const unrested = await waitForRest(pane, restWaitMs);
     if (unrested && "gone" in unrested) {
       return {
         step: "failed",
@@ -242,20 +259,20 @@ export async function sendPrompt(
     if (unrested) {
       return { step: "failed", reason: `the pane ${JSON.stringify(target)} did not come to rest within ${restWaitMs / 1000} s (${unrested.held}); nothing was typed: retry once it is free` };
     }
-    const refusal = await notAnAgent(exact, target);
+    const refusal = await notAnAgent(pane, target);
     if (refusal) return { step: "failed", reason: refusal };
-    before = await readBack(exact, tail);
-    for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", exact, "-l", "--", literalArgument(chunk)]);
+    before = await readBack(pane, tail);
+    for (const chunk of chunksOf(prompt)) await runTmux(["send-keys", "-t", pane, "-l", "--", literalArgument(chunk)]);
     typedAt = new Date();
     await onTyped?.(typedAt);
-    await runTmux(["send-keys", "-t", exact, "Enter"]);
+    await runTmux(["send-keys", "-t", pane, "Enter"]);
   } catch (error) {
     return { step: "failed", reason: describeFailure(target, (error as Error).message) };
   }
   const deadline = Date.now() + SUBMIT_CHECK_MS;
   try {
     for (;;) {
-      if ((await readBack(exact, tail, before)).tailCount > before.tailCount) return { step: "submitted", typedAt, submittedAt: new Date() };
+      if ((await readBack(pane, tail, before)).tailCount > before.tailCount) return { step: "submitted", typedAt, submittedAt: new Date() };
       if (Date.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, SUBMIT_POLL_MS));
     }
