@@ -5,7 +5,7 @@ import path from "node:path";
 import { dataDir } from "../config";
 import { read } from "../database";
 import { Invalid, NotFound } from "../errors";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson, parseJsonPrecisely } from "./canonical-json";
 import { storedArtifactIn } from "./sources";
 
 export const ARTIFACT_ID_PATTERN = /^[0-9a-f]{64}$/;
@@ -119,7 +119,7 @@ function readBlobFile(id: string): Buffer {
 /** The canonical bytes of an imported bundle's document (null if it no longer parses). */
 function canonicalBytesOf(document: string): Buffer | null {
   try {
-    return Buffer.from(canonicalJson(JSON.parse(document)), "utf8");
+    return Buffer.from(canonicalJson(parseJsonPrecisely(document)), "utf8");
   } catch {
     return null;
   }

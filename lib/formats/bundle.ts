@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson, parseJsonPrecisely } from "./canonical-json";
 import { entryText, firstLine, MAX_LIST_ITEMS, parseJsonText, requiredAs, validateDocument } from "./schema-helpers";
 import { latestUnchangedImport, sourceFiles } from "./snapshot";
 import { MAX_SUMMARY_BYTES, summarizeHandoff } from "./summarize-handoff";
@@ -129,7 +129,7 @@ function fittedRefs(refs: Bundle["refs"], carriedFrom: number): Bundle["refs"] {
  */
 function fromThread(snapshot: HandoffSnapshot): Bundle {
   const unchanged = latestUnchangedImport(snapshot, "bundle");
-  if (snapshot.reuseSourceDocument && unchanged && unchanged.added.length === 0) return JSON.parse(unchanged.document) as Bundle;
+  if (snapshot.reuseSourceDocument && unchanged && unchanged.added.length === 0) return parseJsonPrecisely(unchanged.document) as Bundle;
   const { handoff, entries, source } = snapshot;
   const cut = entries.at(-1)?.seq ?? 0;
   const parentCut = source?.metadata.sourceCut;

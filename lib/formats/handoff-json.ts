@@ -15,6 +15,7 @@ import {
   textList,
   validateDocument,
 } from "./schema-helpers";
+import { parseJsonPrecisely } from "./canonical-json";
 import { storyIdsIn, vagueInstructionWarning } from "./quality";
 import { clip } from "./summarize-handoff";
 import { latestUnchangedImport, openQuestions, sourceFiles } from "./snapshot";
@@ -265,8 +266,9 @@ function withinLimits(doc: HandoffJson, handoffId: string): HandoffJson {
 function fromThread(snapshot: HandoffSnapshot): HandoffJson {
   const unchanged = latestUnchangedImport(snapshot, "handoff_json");
   if (!unchanged) return withinLimits(fromEntries(snapshot), snapshot.handoff.id);
-  const base = JSON.parse(unchanged.document) as Record<string, unknown>;
-  const doc = handoffJsonSchema.parse(base);
+  // Read twice: the fields as a double holds them for the schema, the document as written for the answer.
+  const doc = handoffJsonSchema.parse(JSON.parse(unchanged.document));
+  const base = parseJsonPrecisely(unchanged.document) as Record<string, unknown>;
   if (unchanged.added.length === 0) return base as HandoffJson;
   return withinLimits(foldInto(base, doc, unchanged.added) as HandoffJson, snapshot.handoff.id);
 }

@@ -4,7 +4,7 @@ import { optionalProjectSchema, titleSchema } from "../handoffs/schemas";
 import { cleanText, type Redaction } from "../secrets";
 import { blankToUndefined, operationInput, parseInput } from "../validation";
 import { readBlob } from "./blobs";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson, parseJsonPrecisely } from "./canonical-json";
 import { chosenFormat, detectFormat } from "./detect-format";
 import { FORMATS } from "./registry";
 import { refuseLargeEntries } from "./schema-helpers";
@@ -72,7 +72,7 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
     fileName: name?.text ?? null,
     project: input.project ?? null,
     draft,
-    canonicalBundle: detection.format === "bundle" ? canonicalJson(JSON.parse(text)) : null,
+    canonicalBundle: detection.format === "bundle" ? canonicalJson(parseJsonPrecisely(text)) : null,
     redactions: [...redactions, ...(name?.redactions ?? [])],
   };
 }

@@ -4,14 +4,14 @@ import path from "node:path";
 import { read, write, type Tx } from "../database";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import { artifactIdOf, blobPath, writeBlob } from "./blobs";
-import { canonicalJson } from "./canonical-json";
+import { canonicalJson, parseJsonPrecisely } from "./canonical-json";
 
 /** Rows read at a time from the artifacts, so memory stays flat. */
 const PAGE_ROWS = 1000;
 
 function canonicalOrNull(json: string): string | null {
   try {
-    return canonicalJson(JSON.parse(json));
+    return canonicalJson(parseJsonPrecisely(json));
   } catch {
     return null;
   }
