@@ -329,6 +329,48 @@ describe.runIf(engineOf(databaseUrl()) === "sqlite")("a SQLite database locked w
   }, 180_000);
 });
 
+describe.runIf(engineOf(databaseUrl()) === "sqlite")("a database that needs migrations while another process writes", () => {
+  it("neither hook migrates it (a migration is not cut short): each says so at once, and exits 0", async () => {
+    const repo = repository("git@github.com:acme/upgraded.git");
+    const { handoff } = await createHandoff({ title: "Upgraded", content: "x", asClient: "chat", repoPath: repo });
+    await closeDatabase();
+    // This baton is newer than the database: its latest migration is not recorded there.
+    const database = new (await import("better-sqlite3")).default(databaseFile());
+    const latest = database.prepare("SELECT * FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1").get() as Record<string, unknown>;
+    database.prepare("DELETE FROM _prisma_migrations WHERE id = ?").run(latest.id);
+    database.close();
+    // The older server goes on writing (a long import): it holds the write lock.
+    const writer = spawn(
+      process.execPath,
+      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
+      { stdio: ["pipe", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => writer.once("exit", resolve));
+    try {
+      await new Promise<void>((resolve) => writer.stdout.once("data", () => resolve()));
+      for (const [event, input] of [
+        ["session-start", { session_id: "s", source: "startup", cwd: repo }],
+        ["stop", { session_id: randomUUID(), cwd: repo, stop_hook_active: false }],
+      ] as const) {
+        const started = performance.now();
+        const run = await hook(event, input);
+        const seconds = (performance.now() - started) / 1000;
+        expectQuietExit(run);
+        expect(seconds, event).toBeLessThan(5);
+        expect(run.stderr).toMatch(new RegExp(`^baton hook ${event}: the Baton database is older than this baton \\(1 migration to apply\\)`));
+      }
+    } finally {
+      writer.stdin.end();
+      await exited;
+      const restore = new (await import("better-sqlite3")).default(databaseFile());
+      const columns = Object.keys(latest);
+      restore.prepare(`INSERT INTO _prisma_migrations (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(...Object.values(latest));
+      restore.close();
+    }
+    expect(contextOf(await sessionStart(repo))).toContain(handoff.id);
+  }, 180_000);
+});
+
 describe("baton hook stop", () => {
   const stop = (cwd: string, sessionId: string, stopHookActive: boolean) =>
     hook("stop", { session_id: sessionId, transcript_path: "/tmp/t.jsonl", cwd, hook_event_name: "Stop", stop_hook_active: stopHookActive });

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { z } from "zod";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "../database";
-import { ensureMigrated } from "../database/migrate";
+import { pendingMigrations } from "../database/migrate";
 import { namedFolderSchema } from "../caller";
 import { oneLine, quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
@@ -48,12 +48,18 @@ const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note 
 
 /**
  * A SQLite database must exist already: a hook never creates one (nothing can be waiting in it).
- * A PostgreSQL one is the team server's, there before any hook runs.
+ * A PostgreSQL one is the team server's, there before any hook runs. Nor does a hook migrate one
+ * (a newer baton than the database): a migration waits for other writers' lock and runs to its
+ * end, neither of which the hook's deadline can cut short (with another process writing, a hook
+ * took 30 s), and the MCP server, the dashboard and every other command apply it as they start.
  */
 async function databaseProblem(): Promise<string | null> {
   const url = databaseUrl();
   if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) return `no Baton database at ${databaseFile(url)} yet, so nothing waits`;
-  await ensureMigrated(url);
+  const pending = (await pendingMigrations(url)).length;
+  if (pending > 0) {
+    return `the Baton database is older than this baton (${pending} ${pending === 1 ? "migration" : "migrations"} to apply); the MCP server, the dashboard or any other baton command applies them as it starts`;
+  }
   return null;
 }
 
