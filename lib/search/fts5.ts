@@ -100,17 +100,123 @@ search_hits(handoff_id, score, seq) AS (
   SELECT t.handoff_id, hits.score, hits.seq FROM text_hits hits JOIN handoff_search_texts t ON t.id = hits.text_id
 )`;
 
-/** Words around a match in an excerpt (FTS5 allows up to 64). */
+/** Words around a match in an excerpt. */
 export const EXCERPT_TOKENS = 24;
 const ELLIPSIS = "…";
+// Words as FTS5's unicode61 tokenizer reads them, roughly (the marks are no part of one).
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+
+type MarkedRun = { start: number; end: number; key: string; first: number; last: number };
+
+/**
+ * A score of a window of EXCERPT_TOKENS words as FTS5's snippet() counts it (1,000 for each
+ * different match, 1 for each repeat), over `runs` in order, for windows whose first word only
+ * moves forward: each run enters and leaves once.
+ */
+function windowScores(runs: MarkedRun[]) {
+  const seen = new Map<string, number>();
+  let distinct = 0;
+  let low = 0;
+  let high = 0;
+  const count = (run: MarkedRun, by: number) => {
+    const times = (seen.get(run.key) ?? 0) + by;
+    if (times === 0) distinct--;
+    if (times === 1 && by === 1) distinct++;
+    seen.set(run.key, times);
+  };
+  return (firstWord: number) => {
+    for (; high < runs.length && runs[high].first < firstWord + EXCERPT_TOKENS; high++) count(runs[high], 1);
+    for (; low < high && runs[low].first < firstWord; low++) count(runs[low], -1);
+    return { score: distinct * 1000 + (high - low - distinct), lastRun: high - 1 };
+  };
+}
+
+/**
+ * A passage of `marked` (the whole text as highlight() marks it) as FTS5's snippet() chooses one:
+ * EXCERPT_TOKENS words, the window that holds the most different matches (then the most matches)
+ * with its matches centred, or from the start of a sentence when that scores as well with a bonus;
+ * an ellipsis where the text was cut; the whole text when it is that short. snippet() itself scores
+ * a window at every match by reading every match again, so an entry of 64 KiB repeating the
+ * searched word (13,000 matches) cost it a second while the search held the process (a page of
+ * 100 such entries took 97 s); this reads each match twice. Runs stand for snippet()'s phrase
+ * matches, told apart by their text.
+ */
+export function passageOf(marked: string): string {
+  // The text without its marks, and each marked run's character range in it.
+  const parts: string[] = [];
+  const runs: MarkedRun[] = [];
+  let length = 0;
+  let open = -1;
+  const close = () => {
+    if (open >= 0) runs.push({ start: open, end: length, key: "", first: 0, last: 0 });
+    open = -1;
+  };
+  for (const part of marked.split(/([\uE000\uE001])/)) {
+    if (part === MATCH_START) open = open < 0 ? length : open;
+    else if (part === MATCH_END) close();
+    else {
+      parts.push(part);
+      length += part.length;
+    }
+  }
+  close();
+  const plain = parts.join("");
+  for (const run of runs) run.key = plain.slice(run.start, run.end).toLowerCase();
+  const words = [...plain.matchAll(WORD)].map((word) => ({ start: word.index, end: word.index + word[0].length }));
+  if (words.length <= EXCERPT_TOKENS) return marked;
+  // Each run's first and last word (runs and words both in order).
+  let at = 0;
+  for (const run of runs) {
+    while (at < words.length && words[at].end <= run.start) at++;
+    run.first = at;
+    while (at < words.length && words[at].start < run.end) at++;
+    run.last = Math.max(run.first, at - 1);
+  }
+  const counted = runs.filter((run) => run.first < words.length);
+  // Sentences start at the first word and at a word after a '.' or ':' and a space, as FTS5 has it.
+  const sentences = words.flatMap((word, index) => (index === 0 || /[.:][ \t\r\n]+$/.test(plain.slice(words[index - 1].end, word.start)) ? [index] : []));
+  const fromRun = windowScores(counted);
+  const fromSentence = windowScores(counted);
+  let best = { score: 0, first: 0 };
+  let sentence = 0;
+  for (const run of counted) {
+    const { score, lastRun } = fromRun(run.first);
+    const span = counted[lastRun].last + 1 - run.first;
+    const centred = Math.max(0, Math.min(run.first - Math.trunc((EXCERPT_TOKENS - span) / 2), words.length - EXCERPT_TOKENS));
+    if (score > best.score) best = { score, first: centred };
+    while (sentence + 1 < sentences.length && sentences[sentence + 1] <= run.first) sentence++;
+    const start = sentences[sentence];
+    if (start < run.first) {
+      const bonus = fromSentence(start).score + (start === 0 ? 120 : 100);
+      if (bonus > best.score) best = { score: bonus, first: start };
+    }
+  }
+  // A window from a sentence's start may run past the text's end, as snippet()'s does.
+  const first = best.first;
+  const last = Math.min(first + EXCERPT_TOKENS, words.length) - 1;
+  const from = first === 0 ? 0 : words[first].start;
+  const to = last === words.length - 1 ? plain.length : words[last].end;
+  // The passage's stretch of the text, its runs marked again within it.
+  let passage = "";
+  let copied = from;
+  for (const run of runs) {
+    const start = Math.max(run.start, from);
+    const stop = Math.min(run.end, to);
+    if (start >= stop) continue;
+    passage += `${plain.slice(copied, start)}${MATCH_START}${plain.slice(start, stop)}${MATCH_END}`;
+    copied = stop;
+  }
+  passage += plain.slice(copied, to);
+  return `${first > 0 ? ELLIPSIS : ""}${passage}${last < words.length - 1 ? ELLIPSIS : ""}`;
+}
 
 type ExcerptRow = { id: number; text: string };
 type EntryRow = { seq: number; type: EntryType; from_client: ClientSide; number: number };
 type TextRow = { id: number; title: string; summary: string | null };
 
 /**
- * Rows of `table` (an FTS5 index) among `rowids` that match, with `columns` (snippet() or
- * highlight() of each). FTS5 sets a query up anew for each rowid it is asked for: cheap for a
+ * Rows of `table` (an FTS5 index) among `rowids` that match, with `columns` (highlight() of
+ * each). FTS5 sets a query up anew for each rowid it is asked for: cheap for a
  * word, but a prefix longer than the indexed one merges every term it starts each time. Then one
  * scan of the rowids' range does it once, and the rowids outside the page are skipped unread (the
  * `+` keeps SQLite from handing the list to FTS5 as lookups). Rowids are cast: better-sqlite3
@@ -150,28 +256,28 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], hits: SearchHit[]): 
   const texts = await matchingRows<TextRow>(
     tx,
     "handoff_search",
-    "highlight(handoff_search, 0, ?, ?) AS title, CASE WHEN kept_summary IS NULL THEN NULL ELSE snippet(handoff_search, 1, ?, ?, ?, ?) END AS summary",
-    [MATCH_START, MATCH_END, MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS],
+    "highlight(handoff_search, 0, ?, ?) AS title, CASE WHEN kept_summary IS NULL THEN NULL ELSE highlight(handoff_search, 1, ?, ?) END AS summary",
+    [MATCH_START, MATCH_END, MATCH_START, MATCH_END],
     match,
     textIds.map((row) => row.id),
     oneScan,
   );
   const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
-  const excerpts = await matchingRows<ExcerptRow>(tx, "entry_search", "snippet(entry_search, 0, ?, ?, ?, ?) AS text", [MATCH_START, MATCH_END, ELLIPSIS, EXCERPT_TOKENS], match, seqs, oneScan);
+  const excerpts = await matchingRows<ExcerptRow>(tx, "entry_search", "highlight(entry_search, 0, ?, ?) AS text", [MATCH_START, MATCH_END], match, seqs, oneScan);
   const entries = seqs.length ? await tx.all<EntryRow>(`SELECT seq, type, from_client, number FROM handoff_entries WHERE seq IN (${placeholders(seqs.length)})`, seqs) : [];
   const textById = new Map(texts.map((text) => [text.id, text]));
   const textOf = new Map(textIds.map((row) => [row.handoff_id, textById.get(row.id)]));
-  const excerptOf = new Map(excerpts.map((row) => [row.id, row.text]));
+  const markedOf = new Map(excerpts.map((row) => [row.id, row.text]));
   const entryOf = new Map(entries.map((row) => [row.seq, row]));
   for (const hit of hits) {
     const text = textOf.get(hit.handoffId);
-    const passage = hit.seq === null ? undefined : excerptOf.get(hit.seq);
+    const marked = hit.seq === null ? undefined : markedOf.get(hit.seq);
     const entry = hit.seq === null ? undefined : entryOf.get(hit.seq);
     let excerpt: SearchExcerpt | null = null;
-    if (hit.seq !== null && passage !== undefined && entry) {
-      excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(passage) };
+    if (hit.seq !== null && marked !== undefined && entry) {
+      excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: highlightedExcerpt(passageOf(marked)) };
     } else if (text?.summary?.includes(MATCH_START)) {
-      excerpt = { in: "kept_summary", text: highlightedExcerpt(text.summary) };
+      excerpt = { in: "kept_summary", text: highlightedExcerpt(passageOf(text.summary)) };
     }
     matches.set(hit.handoffId, { title: highlightedText(text?.title ?? hit.title), excerpt });
   }
