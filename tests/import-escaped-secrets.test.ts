@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { dataDir } from "../lib/config";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
-import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
+import { SECRET_SAMPLES, secretPartOf } from "./fixtures/secrets/corpus";
 import { apiServerForFile } from "./support/api-server";
 import { rowsOf } from "./support/rows";
 
@@ -70,5 +70,30 @@ describe("a secret written with escapes in an imported document", () => {
     expect(exported.status, exported.stderr).toBe(0);
     expect(exported.stdout).not.toContain(token);
     expect(exported.stdout).toContain("[redacted: github]");
+  }, 60_000);
+});
+
+describe("an .env line inside a JSON string, after a \\n", () => {
+  it("is redacted in the kept document and its export as in the entry made of it", async () => {
+    const sample = SECRET_SAMPLES.find((candidate) => candidate.name === "client secret")!;
+    const secret = secretPartOf(sample);
+    // In the raw text the assignment follows the two characters \ and n, on no line of its own: no scan saw it.
+    const text = EXAMPLE_DOCUMENTS.handoff_json.text
+      .replace(/"handoff_instruction": "[^"]*"/, `"handoff_instruction": "Run the deploy script with these set:\\n${sample.value}"`)
+      .replace('"blockers": []', `"blockers": [], "notes": "Staging keys\\n${sample.value}"`);
+    const answer = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
+    const imported = await answer.json();
+    expect(answer.status, JSON.stringify(imported).slice(0, 400)).toBe(201);
+    const [source] = await rowsOf<{ document: string }>("SELECT document FROM handoff_sources WHERE handoff_id = ?", [imported.handoff.id]);
+    const entries = await rowsOf<{ content: string }>("SELECT content FROM handoff_entries WHERE handoff_id = ?", [imported.handoff.id]);
+    for (const stored of [source.document, ...entries.map((entry) => entry.content)]) expect(stored).not.toContain(secret);
+    expect(source.document.match(/\[redacted: env-assignment\]/g)).toHaveLength(2);
+    // Where each one is: the line of the string that holds it.
+    const lines = imported.redactions.filter((redaction: { field: string }) => redaction.field === "text").map((redaction: { line: number }) => redaction.line);
+    expect(lines).toEqual([text.split("\n").findIndex((line) => line.includes('"blockers"')) + 1, text.split("\n").findIndex((line) => line.includes('"handoff_instruction"')) + 1].sort((a, b) => a - b));
+
+    const exported = await exportWithCli(imported.handoff.id, "json");
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toContain(secret);
   }, 60_000);
 });

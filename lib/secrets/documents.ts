@@ -1,69 +1,46 @@
 import "server-only";
 import { isPair, isScalar, parseDocument, visit, type Scalar } from "yaml";
-import { findSecrets } from "./scan";
+import { findSecrets, type SecretHit } from "./scan";
 
-/** A value with its secrets replaced; `key` gives `.env`-style context (`client_secret` → its value). */
-function redactValue(value: string, key: string | null): string {
-  const prefix = key === null ? "" : `${key}=`;
-  const scanned = prefix + value;
-  let out = "";
-  let from = prefix.length;
-  for (const hit of findSecrets(scanned)) {
-    if (hit.end <= prefix.length) continue;
-    out += scanned.slice(from, Math.max(from, hit.start)) + `[redacted: ${hit.kind}]`;
-    from = hit.end;
+/** One string of a document (a value or a key): where it stands in the text, its decoded value and the key giving it `.env`-style context. */
+type DocumentString = { start: number; end: number; value: string; context: string | null };
+
+/** The hits that do not overlap an earlier one (the longer first where two start together). */
+function disjoint(hits: SecretHit[]): SecretHit[] {
+  const kept: SecretHit[] = [];
+  for (const hit of [...hits].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    if (hit.start >= (kept.at(-1)?.end ?? 0)) kept.push(hit);
   }
-  return out + scanned.slice(from);
+  return kept;
 }
 
-/** The marker replacing text inside a comment or anything the structured pass left. */
-function redactLeftovers(text: string): string {
+/**
+ * The secrets of a value, read alone and as `key=value` (`client_secret` → its value): each
+ * reading finds what the other misses (a value that is itself `DB_PASSWORD=…` is no assignment
+ * once a key stands before it).
+ */
+function valueHits(value: string, context: string | null): SecretHit[] {
+  const alone = findSecrets(value);
+  if (context === null) return alone;
+  const prefix = `${context}=`;
+  const inContext = findSecrets(prefix + value)
+    .filter((hit) => hit.end > prefix.length)
+    .map((hit) => ({ kind: hit.kind, start: Math.max(0, hit.start - prefix.length), end: hit.end - prefix.length }));
+  return disjoint([...alone, ...inContext]);
+}
+
+function withMarkers(text: string, hits: SecretHit[]): string {
   let out = "";
   let from = 0;
-  for (const hit of findSecrets(text)) {
+  for (const hit of hits) {
     out += text.slice(from, hit.start) + `[redacted: ${hit.kind}]`;
     from = hit.end;
   }
   return out + text.slice(from);
 }
 
-/**
- * A document with every value decoded (JSON indented again, YAML written again), or null when
- * nothing in it is escaped. JSON's `\u005f`, YAML's `\x5f` or a double-quoted line break spell a token that
- * no scan of the raw text sees, yet every reader decodes it: the entries were redacted while the
- * kept document, its export and a bundle's blob held the token in clear. Escapes start with a
- * backslash, so a document without one is its own decoded form and costs no second pass.
- */
-export function decodedDocument(text: string, format: "json" | "yaml"): string | null {
-  if (!text.includes("\\")) return null;
-  try {
-    if (format === "json") return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
-    const doc = parseDocument(text, { uniqueKeys: false });
-    return doc.errors.length > 0 ? null : doc.toString();
-  } catch {
-    // Not a document (or nested past the parser's stack): the import refuses it; the raw scan stands.
-    return null;
-  }
-}
-
-/** The key whose `.env`-style context a YAML string gets: its pair's; none for a key itself or a list's item. */
-function yamlContextOf(node: Scalar, path: readonly unknown[]): string | null {
-  const parent = path.at(-1);
-  return isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
-}
-
-type Replacement = { start: number; end: number; text: string };
-
-/** `text` with each replacement's range (in order, none overlapping) replaced by its text. */
-function replaced(text: string, replacements: Replacement[]): string {
-  const pieces: string[] = [];
-  let from = 0;
-  for (const { start, end, text: replacement } of replacements) {
-    pieces.push(text.slice(from, start), replacement);
-    from = end;
-  }
-  return pieces.join("") + text.slice(from);
-}
+/** The marker replacing text inside a comment or anything the structured pass left. */
+const redactLeftovers = (text: string) => withMarkers(text, findSecrets(text));
 
 /**
  * The string tokens of a JSON text JSON.parse accepted: each one's range, decoded value and the
@@ -72,7 +49,8 @@ function replaced(text: string, replacements: Replacement[]): string {
  * and 6 s to place the strings of a 1 MiB document of 200,000, and jsonc-parser's main build is a
  * UMD one bundlers cannot follow (lib/bundle.ts aliases it for esbuild; Next's has no alias).
  */
-function* jsonStrings(text: string): Generator<{ start: number; end: number; value: string; context: string | null }> {
+function jsonStrings(text: string): DocumentString[] {
+  const strings: DocumentString[] = [];
   const open: { list: boolean; key: string | null }[] = [];
   for (let at = 0; at < text.length; at += 1) {
     const char = text[at];
@@ -88,89 +66,136 @@ function* jsonStrings(text: string): Generator<{ start: number; end: number; val
       while (next < text.length && " \t\r\n".includes(text[next])) next += 1;
       const container = open.at(-1);
       const isKey = text[next] === ":" && container !== undefined && !container.list;
-      yield { start: at, end, value, context: isKey ? null : (container?.key ?? null) };
+      strings.push({ start: at, end, value, context: isKey ? null : (container?.key ?? null) });
       if (isKey) container.key = value;
       at = end - 1;
     }
   }
+  return strings;
 }
 
-/**
- * A JSON document with each string that holds a secret replaced where it stands by the JSON of
- * its redacted value, every other byte as it was. Re-serializing it whole (two spaces an indent)
- * made a compact document under the import's 1 MiB larger than that, and refused.
- */
-function redactJsonInPlace(text: string): string {
-  const replacements: Replacement[] = [];
-  for (const { start, end, value, context } of jsonStrings(text)) {
-    const redacted = redactValue(value, context);
-    if (redacted !== value) replacements.push({ start, end, text: JSON.stringify(redacted) });
-  }
-  return replaced(text, replacements);
-}
-
-/**
- * A YAML document with each string scalar that holds a secret replaced where it stands, as a
- * double-quoted scalar (JSON's quoting) of its redacted value, every other byte as it was; null
- * when a scalar cannot be placed or the result would not parse. Re-serializing it whole folded
- * long lines at 80 columns, and a document under the import's 1 MiB grew past it, and was refused.
- */
-function redactYamlInPlace(text: string): string | null {
+/** The string scalars of a YAML document (a pair's value in its key's context), or null when it does not parse or one has no place. */
+function yamlStrings(text: string): DocumentString[] | null {
   // uniqueKeys off: the parser's check compares each key with every earlier one (87 s for a
   // document of 80,000 keys); the import refuses a key written twice once the secrets are out.
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length > 0) return null;
-  const replacements: Replacement[] = [];
+  const strings: DocumentString[] = [];
   let placed = true;
   visit(doc, {
-    Scalar(_, node, path) {
+    Scalar(_, node: Scalar, path) {
       if (typeof node.value !== "string") return;
-      const redacted = redactValue(node.value, yamlContextOf(node, path));
-      if (redacted === node.value) return;
-      if (!node.range || node.range[0] < (replacements.at(-1)?.end ?? 0)) {
+      if (!node.range || node.range[0] < (strings.at(-1)?.end ?? 0)) {
         placed = false;
         return visit.BREAK;
       }
-      const [start, end] = node.range;
-      // A block scalar's range takes its last line break: the next line must stay a line of its own.
-      replacements.push({ start, end, text: `${JSON.stringify(redacted)}${text.slice(start, end).endsWith("\n") ? "\n" : ""}` });
+      const parent = path.at(-1);
+      const context = isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+      strings.push({ start: node.range[0], end: node.range[1], value: node.value, context });
     },
   });
-  if (!placed) return null;
-  const edited = replaced(text, replacements);
-  return parseDocument(edited, { uniqueKeys: false }).errors.length > 0 ? null : edited;
+  return placed ? strings : null;
+}
+
+/** The document's strings, or null when it does not parse (JSON) or they cannot be placed (YAML). */
+function stringsOf(text: string, format: "json" | "yaml"): DocumentString[] | null {
+  if (format === "yaml") return yamlStrings(text);
+  try {
+    JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return jsonStrings(text);
 }
 
 /**
- * Redacts a JSON or YAML document value by value, in place, so the markers are
- * quoted as the syntax needs (a YAML plain scalar may not hold `: `, a JSON string not a bare
- * backslash), the document still parses to the same fields and keeps its layout. A YAML
- * document whose strings cannot be placed is written again whole. A document that does not parse
- * is redacted as text; the import refuses it anyway, and its error then quotes no secret.
+ * The strings holding a secret as the document's readers see them: decoded (JSON's `\n` and
+ * `\u0067`, YAML's `\x67` spell what no scan of the raw text finds) and in their key's context,
+ * each with its hits. All strings are scanned at once, joined one to a line (a scan per string
+ * took seconds for a document of 200,000), and only those the scan flags are read again alone.
+ */
+function secretStrings(strings: DocumentString[]): { string: DocumentString; hits: SecretHit[] }[] {
+  const starts: number[] = [];
+  const lines: string[] = [];
+  let length = 0;
+  for (const { value, context } of strings) {
+    // An assignment's value has 8 characters or more (scan.ts): a shorter one needs no reading in context.
+    const line = context === null || value.length < 8 ? value : `${value}\n${context}=${value}`;
+    starts.push(length);
+    lines.push(line);
+    length += line.length + 1;
+  }
+  const flagged = new Set<number>();
+  for (const hit of findSecrets(lines.join("\n"))) {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (starts[middle] <= hit.start) low = middle;
+      else high = middle - 1;
+    }
+    flagged.add(low);
+  }
+  return [...flagged]
+    .sort((a, b) => a - b)
+    .map((index) => ({ string: strings[index], hits: valueHits(strings[index].value, strings[index].context) }))
+    .filter(({ hits }) => hits.length > 0);
+}
+
+/**
+ * Where a document's secrets are, as offsets in its text: what a scan of the raw text finds
+ * (comments included), and each secret its strings hold once decoded, placed where it stands
+ * when the string is written plainly, else at the string's start. The entries made of a string
+ * were redacted while the kept document held `"DB_PASSWORD=…"` after a `\n`, or an escaped token.
+ */
+export function documentSecrets(text: string, format: "json" | "yaml"): SecretHit[] {
+  const raw = findSecrets(text);
+  const strings = stringsOf(text, format);
+  if (strings === null) return raw;
+  const inStrings = secretStrings(strings).flatMap(({ string, hits }) => {
+    const written = text.slice(string.start, string.end);
+    const at = written === JSON.stringify(string.value) ? string.start + 1 : written === string.value ? string.start : null;
+    return hits.map((hit) => (at === null ? { kind: hit.kind, start: string.start, end: string.end } : { kind: hit.kind, start: at + hit.start, end: at + hit.end }));
+  });
+  return disjoint([...raw, ...inStrings]);
+}
+
+/**
+ * Redacts a JSON or YAML document value by value, each string holding a secret (decoded, in its
+ * key's context) replaced where it stands by the JSON of its redacted value (valid as a YAML
+ * double-quoted scalar too), every other byte as it was: written again whole (JSON indented by
+ * two spaces, YAML folded at 80 columns), a compact document under the import's 1 MiB grew past
+ * it and was refused. A YAML document whose strings cannot be placed is written again whole. A
+ * document that does not parse is redacted as text; the import refuses it anyway, and its error
+ * then quotes no secret.
  */
 export function redactDocument(text: string, format: "json" | "yaml"): string {
-  if (format === "json") {
-    try {
-      JSON.parse(text);
-    } catch {
-      return redactLeftovers(text);
-    }
-    return redactLeftovers(redactJsonInPlace(text));
+  const strings = stringsOf(text, format);
+  if (strings === null) return format === "yaml" ? redactYamlWhole(text) : redactLeftovers(text);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const { string, hits } of secretStrings(strings)) {
+    // A block scalar's range takes its last line break: the next line must stay a line of its own.
+    const lineBreak = format === "yaml" && text.slice(string.start, string.end).endsWith("\n") ? "\n" : "";
+    pieces.push(text.slice(from, string.start), JSON.stringify(withMarkers(string.value, hits)), lineBreak);
+    from = string.end;
   }
-  const inPlace = redactYamlInPlace(text);
-  if (inPlace !== null) return redactLeftovers(inPlace);
+  // Comments are text: what is left (a secret in a comment) is replaced there.
+  const edited = redactLeftovers(pieces.join("") + text.slice(from));
+  return format === "yaml" && parseDocument(edited, { uniqueKeys: false }).errors.length > 0 ? redactYamlWhole(text) : edited;
+}
+
+/** A YAML document whose strings could not be replaced in place, written again whole (or redacted as text when it does not parse). */
+function redactYamlWhole(text: string): string {
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length > 0) return redactLeftovers(text);
   visit(doc, {
-    Pair(_, pair) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : null;
-      if (isScalar(pair.value) && typeof pair.value.value === "string") pair.value.value = redactValue(pair.value.value, key);
-    },
-    Scalar(_, node) {
-      if (typeof node.value === "string") node.value = redactValue(node.value, null);
+    Scalar(_, node, path) {
+      const parent = path.at(-1);
+      const context = isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+      if (typeof node.value === "string") node.value = withMarkers(node.value, valueHits(node.value, context));
     },
   });
   // Comments are text: what is left (a secret in a comment) is replaced there.
   return redactLeftovers(doc.toString());
 }
-

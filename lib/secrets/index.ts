@@ -9,7 +9,7 @@
 import "server-only";
 import { Invalid } from "../errors";
 import { describeFieldErrors } from "../validation";
-import { decodedDocument, redactDocument } from "./documents";
+import { documentSecrets, redactDocument } from "./documents";
 import { findSecrets, type SecretHit } from "./scan";
 
 export { findSecrets, type SecretHit } from "./scan";
@@ -74,16 +74,9 @@ export function refusal(redactions: Redaction[]): Invalid {
 /** `json` and `yaml` documents are redacted value by value, so they still parse to the same fields. */
 export type CleanOptions = { document?: "json" | "yaml" };
 
-/**
- * The secrets in `text` and the text their positions count in: for a document, its decoded form
- * (decodedDocument) when that shows more of them than the raw text, as an escaped token does.
- */
-export function secretsIn(text: string, options: CleanOptions = {}): { hits: SecretHit[]; scanned: string } {
-  const hits = findSecrets(text);
-  const decoded = options.document ? decodedDocument(text, options.document) : null;
-  if (decoded === null) return { hits, scanned: text };
-  const decodedHits = findSecrets(decoded);
-  return decodedHits.length > hits.length ? { hits: decodedHits, scanned: decoded } : { hits, scanned: text };
+/** The secrets in `text`: for a document, also those its strings hold once decoded (documentSecrets). */
+export function secretsIn(text: string, options: CleanOptions = {}): SecretHit[] {
+  return options.document ? documentSecrets(text, options.document) : findSecrets(text);
 }
 
 /** `text` with every hit replaced by its marker. */
@@ -109,9 +102,9 @@ export function cleanFields<K extends string>(fields: Record<K, string>, options
   const policy = secretsPolicy();
   if (policy === "off") return { texts, redactions };
   for (const field of Object.keys(fields) as K[]) {
-    const { hits, scanned } = secretsIn(fields[field], options);
+    const hits = secretsIn(fields[field], options);
     if (hits.length === 0) continue;
-    redactions.push(...toRedactions(field, scanned, hits));
+    redactions.push(...toRedactions(field, fields[field], hits));
     texts[field] = redactText(fields[field], hits, options);
   }
   if (policy === "refuse" && redactions.length > 0) throw refusal(redactions);

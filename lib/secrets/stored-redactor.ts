@@ -17,9 +17,9 @@ export function storedTextRedactor(redact: boolean): { redactor: StoredTextRedac
   const findings: StoredFinding[] = [];
   let cleaned = 0;
   const redactor: StoredTextRedactor = (place, text, options = {}) => {
-    const { hits, scanned } = secretsIn(text, options);
+    const hits = secretsIn(text, options);
     if (hits.length === 0) return null;
-    findings.push(...hits.map((hit) => ({ place, kind: hit.kind, ...positionOf(scanned, hit.start) })));
+    findings.push(...hits.map((hit) => ({ place, kind: hit.kind, ...positionOf(text, hit.start) })));
     if (!redact) return null;
     cleaned += 1;
     return redactText(text, hits, options);
