@@ -5,6 +5,7 @@ import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
 import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
 import type { FeedEvent } from "./fan-out";
 import { MAX_REPLAY, subscribe, type Subscription } from "./feed";
+import { DroppedStream } from "./stream-slots";
 import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeFilter, type ChangeSubject, type ReadyEvent, type ResetEvent } from "./types";
 
 /**
@@ -14,7 +15,7 @@ import { CHANGE_SUBJECTS, RECONNECT_DELAY_MS, type ChangeFilter, type ChangeSubj
 export const HEARTBEAT_MS = 15_000;
 /**
  * A client this many frames behind (past a whole replay) is not reading: its stream is given up
- * with an error, which makes the router drop the connection and what is queued on it (it reconnects
+ * with a DroppedStream, which makes the router drop the connection and what is queued on it (it reconnects
  * and resumes after the last id it read). Closed gracefully instead, the stream kept its frames and
  * its connection for as long as the client stayed, with its slot already given back: a client that
  * read nothing held any number of streams of megabytes each past its cap.
@@ -120,7 +121,7 @@ export async function changeStream(request: EventsRequest, signal: AbortSignal, 
   });
   const send = (text: string) => {
     if (!open) return;
-    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end(new Error(`baton: dropped a live-update stream whose client read none of its last ${MAX_QUEUED_FRAMES} events; it resumes from the last one it read`));
+    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) return end(new DroppedStream(`baton: dropped a live-update stream whose client read none of its last ${MAX_QUEUED_FRAMES} events; it resumes from the last one it read`));
     controller.enqueue(encoder.encode(text));
   };
   if (signal.aborted) {

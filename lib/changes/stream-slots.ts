@@ -12,6 +12,14 @@ export const MAX_STREAMS = 1024;
 /** What a refused client is told to wait, in seconds: about how long a browser tab takes to be closed. */
 export const STREAM_RETRY_AFTER_S = 30;
 
+/**
+ * A stream given up on purpose: its client read none of what waited for it for too long
+ * (/api/events, an MCP session's GET). The stream fails with it, and the router (lib/server/app.ts)
+ * drops the connection with what was queued and logs its message as one line: an expected event,
+ * which a stack trace would make look like a fault.
+ */
+export class DroppedStream extends Error {}
+
 const openByCaller = new Map<string, number>();
 let openInAll = 0;
 

@@ -4,6 +4,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { callerKey, type Caller } from "../caller";
+import { DroppedStream } from "../changes";
 import { endWhenRevoked } from "../guard/revocation-watch";
 import { createMcpServer } from "./create-server";
 import { parsed, type McpMessage } from "./http-message";
@@ -99,7 +100,7 @@ function boundedEventStream(response: Response, onEnd: () => void): Response {
             if (done) break;
             if ((controller.desiredSize ?? 0) < -MAX_QUEUED_MESSAGES) {
               await source.cancel("the client does not read its session's stream");
-              throw new Error(`baton: dropped an MCP session's stream whose client read none of its last ${MAX_QUEUED_MESSAGES} messages; the session goes on`);
+              throw new DroppedStream(`baton: dropped an MCP session's stream whose client read none of its last ${MAX_QUEUED_MESSAGES} messages; the session goes on`);
             }
             controller.enqueue(value);
           }

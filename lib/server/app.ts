@@ -2,6 +2,7 @@ import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { Hono } from "hono";
+import { DroppedStream } from "../changes";
 import { isDomainError } from "../errors";
 import { guard, issueReentryTicket, type BatonEnv, type GuardPolicy } from "../guard";
 import { errorResponse } from "../http";
@@ -22,6 +23,42 @@ export type BatonAppOptions = {
   pages?: PagesHandler;
   dev?: boolean;
 };
+
+/**
+ * An event stream's body (/api/events, an MCP session's stream) as it is written to `outgoing`:
+ * when the stream fails, its connection is dropped with what was queued on it, and the failure is
+ * said here. A DroppedStream (a client that stopped reading, given up on purpose) is one line, its
+ * message; anything else keeps its stack. @hono/node-server drops the connection of a failing body
+ * too, but logs every failure with its stack, and a server with clients that leave tabs asleep
+ * filled its log with them.
+ */
+function droppedOnFailure(body: ReadableStream<Uint8Array>, outgoing: ServerResponse): ReadableStream<Uint8Array> {
+  const source = body.getReader();
+  // As soon as it fails, not at the next read: a client that stopped reading is never read for.
+  source.closed.catch((error: unknown) => {
+    if (error instanceof DroppedStream) console.error(error.message);
+    else console.error("baton: an event stream failed; its connection was dropped", error);
+    outgoing.destroy();
+  });
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await source.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch {
+          // The source failed (its connection is dropped above, and the socket's close cancels
+          // this stream), or the client left while this read waited (this stream is cancelled).
+        }
+      },
+      // The client went away: the stream's own cancel ends its subscription and gives back its slot.
+      cancel: (reason) => source.cancel(reason),
+    },
+    // Reads from the source only when the socket takes more: what waits is counted in the source's queue, as its bound expects.
+    { highWaterMark: 0 },
+  );
+}
 
 /**
  * Baton's whole HTTP surface on one Hono app: security headers and the guard first (every request,
@@ -53,6 +90,12 @@ export function createBatonApp(options: BatonAppOptions): Hono<BatonEnv> {
   app.use(async (c, next) => {
     await next();
     if (c.req.method === "HEAD" && c.res.body) await c.res.body.cancel();
+  });
+  // An event stream that fails drops its connection and says why in the log (droppedOnFailure).
+  app.use(async (c, next) => {
+    await next();
+    const body = c.res.body;
+    if (body && c.res.headers.get("content-type")?.startsWith("text/event-stream")) c.res = new Response(droppedOnFailure(body, c.env.outgoing), c.res);
   });
   app.route("/", apiRouter());
   app.all("*", async (c) => {
