@@ -369,6 +369,33 @@ describe.runIf(engineOf(databaseUrl()) === "sqlite")("a database that needs migr
     }
     expect(contextOf(await sessionStart(repo))).toContain(handoff.id);
   }, 180_000);
+
+  it("SessionStart waits for the MCP server starting alongside to migrate it, and picks up (after an upgrade)", async () => {
+    const repo = repository("git@github.com:acme/upgraded-alongside.git");
+    const { handoff } = await createHandoff({ title: "Upgraded alongside", content: "x", asClient: "chat", repoPath: repo });
+    await closeDatabase();
+    const Database = (await import("better-sqlite3")).default;
+    const database = new Database(databaseFile());
+    const latest = database.prepare("SELECT * FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1").get() as Record<string, unknown>;
+    database.prepare("DELETE FROM _prisma_migrations WHERE id = ?").run(latest.id);
+    const columns = Object.keys(latest);
+    // Another process (Claude Code's MCP server, started with the session) applies it 0.5 s in.
+    const migratedAlongside = setTimeout(() => {
+      database.prepare(`INSERT INTO _prisma_migrations (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(...Object.values(latest));
+      database.close();
+    }, 500);
+    try {
+      const run = await sessionStart(repo);
+      expect(run.code).toBe(0);
+      expect(contextOf(run)).toContain(handoff.id);
+    } finally {
+      clearTimeout(migratedAlongside);
+      if (database.open) {
+        database.prepare(`INSERT OR IGNORE INTO _prisma_migrations (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(...Object.values(latest));
+        database.close();
+      }
+    }
+  }, 60_000);
 });
 
 describe("baton hook stop", () => {

@@ -44,6 +44,9 @@ function parseHookInput<Schema extends z.ZodType>(schema: Schema, text: string):
   return parsed.success ? parsed.data : `the hook input is not usable: ${describeFieldErrors(fieldErrorsOf(parsed.error))}`;
 }
 
+/** How long a hook waits for another process to migrate an older database: within the hook's 5 s. */
+const MIGRATIONS_WAIT_MS = 2_000;
+
 const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note });
 
 /**
@@ -52,11 +55,17 @@ const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note 
  * (a newer baton than the database): a migration waits for other writers' lock and runs to its
  * end, neither of which the hook's deadline can cut short (with another process writing, a hook
  * took 30 s), and the MCP server, the dashboard and every other command apply it as they start.
+ * Claude Code starts the MCP server alongside the session's hooks, so after an upgrade a hook
+ * waits a little for it to apply them rather than miss the session's pickup.
  */
 async function databaseProblem(): Promise<string | null> {
   const url = databaseUrl();
   if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) return `no Baton database at ${databaseFile(url)} yet, so nothing waits`;
-  const pending = (await pendingMigrations(url)).length;
+  let pending = (await pendingMigrations(url)).length;
+  for (const waitUntil = Date.now() + MIGRATIONS_WAIT_MS; pending > 0 && Date.now() < waitUntil; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pending = (await pendingMigrations(url)).length;
+  }
   if (pending > 0) {
     return `the Baton database is older than this baton (${pending} ${pending === 1 ? "migration" : "migrations"} to apply); the MCP server, the dashboard or any other baton command applies them as it starts`;
   }
