@@ -41,6 +41,19 @@ function gitRepo(): string {
 const readHandoff = (repo: string) => parseYaml(fs.readFileSync(path.join(repo, ".flow-guardian", "handoff.yaml"), "utf8")) as Record<string, unknown>;
 
 describe("npx baton checkpoint", () => {
+  it("refuses to write a handoff.yaml past 1 MiB, which it could not read again, and leaves the file as it was", () => {
+    const repo = gitRepo();
+    fs.mkdirSync(path.join(repo, ".flow-guardian"));
+    const file = path.join(repo, ".flow-guardian", "handoff.yaml");
+    // 0.9 MB of flow lists: written again in block style it came to 1.8 MB, and every later checkpoint failed to read it.
+    const original = `goal: Ship auth\nstatus: in_progress\nnow: Debugging token expiry\ntimestamp: 2026-01-17T10:30:00Z\nseen: [${Array(300_000).fill("x").join(", ")}]\n`;
+    fs.writeFileSync(file, original);
+    const refused = baton(repo, ["checkpoint", "--now", "Fixing the comparison"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/handoff\.yaml would be larger than 1 MiB once written \(\d+ bytes\), more than Baton reads; shorten it, nothing was overwritten/);
+    expect(fs.readFileSync(file, "utf8")).toBe(original);
+  });
+
   it("refuses a handoff.yaml that is not UTF-8 and leaves its bytes as they were", () => {
     const repo = gitRepo();
     fs.mkdirSync(path.join(repo, ".flow-guardian"));

@@ -5,6 +5,7 @@ import { Invalid, isDomainError, type DomainError } from "../errors";
 import { describeFieldErrors } from "../validation";
 import { findProjectRoot, gitState, handoffYamlPath, loadHandoffFile, mirrorStatePath, readProjectFile, writeProjectFile } from "./flow-guardian";
 import { mergeHandoffYaml, serializeHandoffYaml, validateHandoffYaml, type HandoffYaml } from "./handoff-yaml";
+import { MAX_IMPORT_BYTES } from "./schema-helpers";
 import { pushCheckpoint, type PushedCheckpoint } from "./push-checkpoint";
 
 export type CheckpointFields = {
@@ -95,6 +96,12 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
     doc = mergeHandoffYaml(loaded.data, { ...given, files: given.files ?? (git.uncommittedFiles.length > 0 ? git.uncommittedFiles : undefined) }, at);
   }
   const text = serializeHandoffYaml(doc);
+  // Written again in block style, a file of flow lists under 1 MiB doubled past it: Baton then
+  // refused to read its own file, and every later checkpoint failed.
+  if (Buffer.byteLength(text, "utf8") > MAX_IMPORT_BYTES) {
+    const message = `${path.relative(options.cwd, file) || file} would be larger than 1 MiB once written (${Buffer.byteLength(text, "utf8")} bytes), more than Baton reads; shorten it, nothing was overwritten`;
+    throw new Invalid(message, { "(file)": [message] });
+  }
   writeProjectFile(file, text);
   let pushed: PushedCheckpoint | null = null;
   if (options.push) {
