@@ -318,6 +318,9 @@ describe.runIf(engineOf(databaseUrl()) === "sqlite")("a SQLite database locked w
           const seconds = (performance.now() - started) / 1000;
           expectQuietExit(run);
           expect(run.stderr).toMatch(/the database is busy/);
+          // A hook is not sent again, and a busy database is no misconfiguration.
+          expect(run.stderr).toMatch(new RegExp(`; skipped, so the session is not held \\(the next ${event} hook reads it again\\)$`, "m"));
+          expect(run.stderr).not.toMatch(/send the same request again|BATON_DATA_DIR/);
           expect(seconds, `${event} with ${JSON.stringify(env)}`).toBeLessThan(5);
         }
       }

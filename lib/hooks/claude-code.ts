@@ -3,8 +3,10 @@ import fs from "node:fs";
 import { z } from "zod";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "../database";
+import { AGAIN } from "../database/busy";
 import { pendingMigrations } from "../database/migrate";
 import { namedFolderSchema } from "../caller";
+import { Unavailable } from "../errors";
 import { oneLine, quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
@@ -103,6 +105,10 @@ export async function runHook(event: HookEvent, text: string, deadline: number =
     const outcome = await byDeadline(event === "session-start" ? sessionStart(text) : stop(text), deadline);
     return outcome === TIMED_OUT ? { ...silent(gaveUpOnDatabase()), timedOut: true } : outcome;
   } catch (error) {
+    // Busy is no misconfiguration, and nobody sends a hook again: the next session's hook tries anew.
+    if (error instanceof Unavailable && error.message.endsWith(`; ${AGAIN}`)) {
+      return silent(`${oneLine(error.message.slice(0, -`; ${AGAIN}`.length))}; skipped, so the session is not held (the next ${event} hook reads it again)`);
+    }
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return silent(`could not use the Baton database (${oneLine(reason)}); check BATON_DATA_DIR / DATABASE_URL`);
   }
