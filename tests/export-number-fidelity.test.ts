@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
@@ -21,9 +23,12 @@ const documents: [string, string, string][] = [
   ["bundle", "bundle", EXAMPLE_DOCUMENTS.bundle.text.replace('"schema":', `${extra}, "schema":`)],
 ];
 
-function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+const exportWithCli = (id: string, format: string) => run(process.cwd(), ["export", id, "--format", format]);
+
+/** The real CLI in `cwd`; not spawnSync: the server above lives in this process and must go on answering. */
+function run(cwd: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "export", id, "--format", format], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -49,6 +54,43 @@ describe("numbers past a double's precision in an imported document", () => {
       expect(exported.stderr).toContain(`artifact ${imported.artifactId}`);
       const stored = await (await api.fetch(`/api/artifacts/${imported.artifactId}`)).text();
       for (const number of BIG) expect(stored).toContain(number);
+    }
+  }, 60_000);
+});
+
+describe("integers past 2^53 in a handoff.yaml", () => {
+  const yamlExtra = `pr_id: ${BIG[0]}\nids: [${BIG[1]}, 7]\nnested:\n  deep: ${BIG[2]}\n  small: 3\n`;
+
+  it("come back as written in the export of an imported handoff.yaml", async () => {
+    const text = `${EXAMPLE_DOCUMENTS.handoff_yaml.text}${yamlExtra}`;
+    const answer = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
+    const imported = await answer.json();
+    expect(answer.status, JSON.stringify(imported).slice(0, 300)).toBe(201);
+    const exported = await exportWithCli(imported.handoff.id, "yaml");
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain(`pr_id: ${BIG[0]}`);
+    expect(exported.stdout).toContain(`  - ${BIG[1]}\n  - 7\n`);
+    expect(exported.stdout).toContain(`  deep: ${BIG[2]}\n  small: 3\n`);
+  }, 60_000);
+
+  it("stay as written in the project's file after baton checkpoint, and a huge status is refused by name", async () => {
+    const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "baton-big-integers-")));
+    try {
+      fs.mkdirSync(path.join(project, ".flow-guardian"));
+      const file = path.join(project, ".flow-guardian", "handoff.yaml");
+      fs.writeFileSync(file, `${EXAMPLE_DOCUMENTS.handoff_yaml.text}${yamlExtra}`);
+      const saved = await run(project, ["checkpoint", "--now", "Fixing the comparison"]);
+      expect(saved.status, saved.stderr).toBe(0);
+      const written = fs.readFileSync(file, "utf8");
+      expect(written).toContain(`pr_id: ${BIG[0]}`);
+      expect(written).toContain(`  deep: ${BIG[2]}\n  small: 3\n`);
+
+      fs.writeFileSync(file, written.replace("status: in_progress", `status: ${BIG[0]}`));
+      const refused = await run(project, ["checkpoint", "--now", "Again"]);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain(`status: must be one of in_progress, completed, blocked (got ${BIG[0]})`);
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
     }
   }, 60_000);
 });

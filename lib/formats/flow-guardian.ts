@@ -67,7 +67,7 @@ export function loadHandoffFile(root: string): LoadedHandoffFile {
   const text = readProjectFile(handoffYamlPath(root), MAX_IMPORT_BYTES);
   if (text === null) return { state: "missing" };
   try {
-    const data: unknown = yamlValueOf(text);
+    const data: unknown = yamlValueOf(text, { exactIntegers: true });
     if (data === null || data === undefined) return { state: "missing" };
     if (typeof data !== "object" || Array.isArray(data)) return { state: "invalid", reason: "it is not a YAML mapping (key: value pairs)" };
     return { state: "loaded", data: data as Record<string, unknown> };

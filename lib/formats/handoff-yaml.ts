@@ -22,7 +22,7 @@ export const handoffYamlSchema = z.looseObject({
     error: (issue) =>
       issue.input === undefined
         ? "is required"
-        : `must be one of ${YAML_STATUSES.join(", ")} (got ${JSON.stringify(issue.input)?.slice(0, 60)})`,
+        : `must be one of ${YAML_STATUSES.join(", ")} (got ${(typeof issue.input === "bigint" ? String(issue.input) : JSON.stringify(issue.input))?.slice(0, 60)})`,
   }),
   now: entryText(),
   hypothesis: optionalText().nullish(),
@@ -140,7 +140,7 @@ function fromThread(snapshot: HandoffSnapshot): HandoffYaml {
   const unchanged = latestUnchangedImport(snapshot, "handoff_yaml");
   if (!unchanged) return fromEntries(snapshot);
   // The document as imported, read as the import read it (a `!custom` tag as plain text, no warning on stderr).
-  const base = yamlValueOf(unchanged.document) as Record<string, unknown>;
+  const base = yamlValueOf(unchanged.document, { exactIntegers: true }) as Record<string, unknown>;
   const doc = validateHandoffYaml({ ...base, timestamp: base.timestamp ?? snapshot.source?.metadata.documentTimestamp });
   const { added } = unchanged;
   // A closed thread is completed, as fromEntries says of one: its kept document still said in_progress.

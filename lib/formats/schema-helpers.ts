@@ -117,10 +117,12 @@ export function parseJsonText(text: string): unknown {
  * up, and warnings are not printed (they were TAG_RESOLVE_FAILED blocks on stderr). A key written
  * twice in one mapping is refused, found in one pass: the parser's own check (uniqueKeys) compares
  * each key with every earlier one, and a 1 MiB document of 80,000 keys held the server 87 s.
+ * `exactIntegers` where the document is written again (an export, a checkpoint's file): an
+ * integer past 2^53 stays as written (12345678901234567890 came back as 12345678901234567000).
  */
-export function yamlValueOf(text: string): unknown {
+export function yamlValueOf(text: string, { exactIntegers = false } = {}): unknown {
   const lines = new LineCounter();
-  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: true, logLevel: "error", lineCounter: lines });
+  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: true, logLevel: "error", lineCounter: lines, intAsBigInt: exactIntegers });
   if (document.errors.length > 0) throw document.errors[0];
   let duplicate: { key: unknown; offset: number } | null = null;
   visit(document, {
@@ -142,7 +144,24 @@ export function yamlValueOf(text: string): unknown {
     const { line, col } = lines.linePos(offset);
     throw new Error(`Map keys must be unique: ${JSON.stringify(String(key)).slice(0, 80)} again at line ${line}, column ${col}`);
   }
-  return document.toJS({ maxAliasCount: 100 });
+  const value: unknown = document.toJS({ maxAliasCount: 100 });
+  return exactIntegers ? withSafeIntegersAsNumbers(value) : value;
+}
+
+/**
+ * `value` with each BigInt a number can hold made a number again, in place (own keys only, so
+ * `__proto__` stays a key): read with `intAsBigInt`, only integers past 2^53 stay BigInts, which
+ * the YAML writer writes digit for digit.
+ */
+function withSafeIntegersAsNumbers(value: unknown): unknown {
+  if (typeof value === "bigint") return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => (value[index] = withSafeIntegersAsNumbers(item)));
+  } else if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) record[key] = withSafeIntegersAsNumbers(record[key]);
+  }
+  return value;
 }
 
 /** YAML text → value, or an Invalid naming the line where the YAML breaks or nests too deep. */
