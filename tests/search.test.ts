@@ -506,3 +506,19 @@ describe("passages of long entries", () => {
     }
   });
 });
+
+describe("a passage that ends on a number (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+
+  it("shows it, as FTS5 does (PostgreSQL's ts_headline never ends a passage on a number: 'fixed in PR 42' came back as 'fixed in PR…')", async () => {
+    const contents = ["sandpiper fixed in PR 42", "sandpiper deployed at 14:30", "sandpiper bumped to 2.0.1", "sandpiper says the answer is 42."];
+    for (const content of contents) {
+      const response = await api.fetch("/api/handoffs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "t", content }) });
+      expect(response.status).toBe(201);
+    }
+    const response = await api.fetch("/api/handoffs?q=sandpiper");
+    expect(response.status).toBe(200);
+    const { items } = (await response.json()) as { items: HandoffSummary[] };
+    expect(items.map((item) => plain(item.match?.excerpt?.text)).sort()).toEqual([...contents].sort());
+  });
+});
