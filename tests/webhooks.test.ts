@@ -15,6 +15,7 @@ import {
   listWebhooks,
   MAX_IN_FLIGHT_PER_HOOK,
   pauseWebhook,
+  pruneDeliveries,
   recentDeliveries,
   redeliver,
   releaseClaimedDeliveries,
@@ -25,6 +26,7 @@ import {
   type DispatcherOptions,
   type WebhookDispatcher,
 } from "../lib/webhooks";
+import { FAILED_SINCE_SQL } from "../lib/webhooks/hooks";
 import { signPayload } from "../lib/webhooks/signature";
 import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
 import { serveApi, type ApiServer } from "./support/api-server";
@@ -679,5 +681,108 @@ describe("several instances on one database", () => {
     expect(await deliveryAttempts(Number(first.headers["x-baton-delivery"]))).toEqual([expect.objectContaining({ status: 200 })]);
     await sleep(200);
     expect(target.received).toHaveLength(2);
+  });
+});
+
+describe("retention of finished deliveries", () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const ago = (ms: number) => storedDate(new Date(Date.now() - ms));
+
+  /** A delivery row as the queue leaves it (with one attempt unless pending), its times given. */
+  async function storedDelivery(webhookId: number, row: { status: "pending" | "delivered" | "failed"; due: string; deliveredAt?: string; claimedUntil?: string }): Promise<number> {
+    return write(async (tx) => {
+      const payload = JSON.stringify({ event: "entry.created", occurredAt: row.due, data: { status: row.status } });
+      const { id } = (await tx.get<{ id: number }>(
+        "INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, claimed_until, last_error, created_at, delivered_at) VALUES (?, 'entry.created', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [webhookId, payload, row.status, row.status === "pending" ? 0 : 1, row.due, row.claimedUntil ?? null, row.status === "failed" ? "answered HTTP 500" : null, row.due, row.deliveredAt ?? null],
+      ))!;
+      if (row.status !== "pending") {
+        await tx.run("INSERT INTO webhook_attempts (delivery_id, status, response_ms, error, at) VALUES (?, ?, 5, ?, ?)", [
+          id,
+          row.status === "delivered" ? 200 : 500,
+          row.status === "delivered" ? null : "answered HTTP 500",
+          row.deliveredAt ?? row.due,
+        ]);
+      }
+      return id;
+    });
+  }
+
+  it("deletes finished deliveries older than 30 days with their attempts as the server starts; keeps what is still to be sent or leased, and the recent ones, which the desk lists and Redeliver sends", async () => {
+    const target = await newReceiver();
+    const { webhook } = await createWebhook({ url: target.url, events: ["entry.created"] });
+    const oldDelivered = await storedDelivery(webhook.id, { status: "delivered", due: ago(40 * DAY), deliveredAt: ago(40 * DAY) });
+    const oldFailed = await storedDelivery(webhook.id, { status: "failed", due: ago(31 * DAY) });
+    const recentDelivered = await storedDelivery(webhook.id, { status: "delivered", due: ago(29 * DAY), deliveredAt: ago(29 * DAY) });
+    // Due 40 days ago, delivered yesterday (its hook was paused meanwhile): finished yesterday.
+    const lateDelivered = await storedDelivery(webhook.id, { status: "delivered", due: ago(40 * DAY), deliveredAt: ago(DAY) });
+    const recentFailed = await storedDelivery(webhook.id, { status: "failed", due: ago(2 * DAY) });
+    // Still to be sent, however old: the receiver must get it.
+    const oldPending = await storedDelivery(webhook.id, { status: "pending", due: ago(40 * DAY) });
+    // Under another instance's lease: that instance records its outcome.
+    const oldLeased = await storedDelivery(webhook.id, { status: "pending", due: ago(40 * DAY), claimedUntil: storedDate(new Date(Date.now() + 10 * 60_000)) });
+
+    await start();
+    await until(async () => (await countRows("webhook_deliveries", "id IN (?, ?)", [oldDelivered, oldFailed])) === 0);
+    expect(await countRows("webhook_attempts", "delivery_id IN (?, ?)", [oldDelivered, oldFailed])).toBe(0);
+    const [sent] = await until(() => target.received.length >= 1 && target.received);
+    expect(JSON.parse(sent.body)).toMatchObject({ id: oldPending });
+    await until(async () => (await recentDeliveries({ webhookId: webhook.id })).find((delivery) => delivery.id === oldPending)?.status === "delivered");
+
+    // What the desk lists for the hook: every kept delivery, the old one just sent among them.
+    const listed = await recentDeliveries({ webhookId: webhook.id, limit: 200 });
+    expect(listed.map((delivery) => delivery.id).sort((a, b) => a - b)).toEqual([recentDelivered, lateDelivered, recentFailed, oldPending, oldLeased]);
+    expect(await deliveryAttempts(recentFailed)).toEqual([expect.objectContaining({ status: 500 })]);
+    await redeliver({ id: recentFailed });
+    const [, again] = await until(() => target.received.length >= 2 && target.received);
+    expect(JSON.parse(again.body)).toMatchObject({ id: recentFailed });
+    await expect(redeliver({ id: oldFailed })).rejects.toThrow(new RegExp(`no delivery ${oldFailed}`));
+    expect(target.received).toHaveLength(2);
+  });
+
+  it("prunes in batches from two instances at once without failing, each delivery counted once, and never what is pending", async () => {
+    const { webhook } = await createWebhook({ url: "http://127.0.0.1:9/hook", events: ["entry.created"] });
+    await pauseWebhook({ id: webhook.id });
+    const old = ago(35 * DAY);
+    // 1,300 old finished deliveries (three batches of 500) and 300 old pending ones, one statement each.
+    const rows = (status: string, count: number) =>
+      write((tx) =>
+        tx.run(
+          `INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at, delivered_at)
+           SELECT ?, 'entry.created', '{}', ?, 1, ?, ?, ? FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT i FROM n) AS numbers`,
+          [webhook.id, status, old, old, status === "delivered" ? old : null, count],
+        ),
+      );
+    await rows("delivered", 800);
+    await rows("failed", 500);
+    await rows("pending", 300);
+    const counts = await Promise.all([pruneDeliveries(), pruneDeliveries()]);
+    expect(counts[0] + counts[1]).toBe(1300);
+    expect(await countRows("webhook_deliveries", "webhook_id = ?", [webhook.id])).toBe(300);
+    expect(await countRows("webhook_deliveries", "webhook_id = ? AND status = 'pending'", [webhook.id])).toBe(300);
+  });
+
+  it("finds deliveries that gave up since the browser's last poll from the attempts made since, not by reading every failed delivery", async () => {
+    const { webhook } = await createWebhook({ url: "http://127.0.0.1:9/hook", events: ["entry.created"] });
+    const failed: number[] = [];
+    for (let index = 0; index < 300; index++) {
+      failed.push(await storedDelivery(webhook.id, { status: index % 3 === 0 ? "failed" : "delivered", due: ago(DAY), deliveredAt: index % 3 === 0 ? undefined : ago(DAY) }));
+    }
+    const { attemptId } = await failedDeliveriesSince();
+    const newest = await storedDelivery(webhook.id, { status: "failed", due: ago(0) });
+    expect((await failedDeliveriesSince(attemptId)).failed).toEqual([expect.objectContaining({ id: newest, webhookId: webhook.id, lastError: "answered HTTP 500" })]);
+    expect((await failedDeliveriesSince(0)).failed.map((delivery) => delivery.id)).toEqual(failed.filter((_, index) => index % 3 === 0).slice(0, 20));
+
+    // The plan on this engine: attempts by their key after the given id, each delivery looked up by its key.
+    const engine = process.env.BATON_TEST_ENGINE;
+    if (engine === "postgres") await write(async (tx) => {
+      await tx.run("ANALYZE webhook_deliveries");
+      await tx.run("ANALYZE webhook_attempts");
+    });
+    const plan = (await rowsOf<Record<string, unknown>>(`${engine === "postgres" ? "EXPLAIN" : "EXPLAIN QUERY PLAN"} ${FAILED_SINCE_SQL}`, [attemptId, 20]))
+      .map((row) => String(row["QUERY PLAN"] ?? row.detail))
+      .join("\n");
+    expect(plan).toMatch(/webhook_attempts_pkey|USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+    expect(plan).not.toMatch(/Seq Scan on webhook_deliveries|Bitmap Heap Scan on webhook_deliveries|webhook_deliveries_status|SCAN (d|s|webhook_deliveries)\b/);
   });
 });

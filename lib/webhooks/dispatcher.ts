@@ -1,6 +1,7 @@
 import "server-only";
 import { changesAfter, latestChangeSeq, MAX_REPLAY, subscribe, type Change, type FeedEvent, type Subscription } from "../changes";
 import { claimDue, handBack, processChanges, record, skipCursorTo, startCursorAt, storedCursor, type Due } from "./queue";
+import { PRUNE_DELIVERIES_EVERY_MS, startDeliveryPruning } from "./retention";
 import { attempt } from "./send";
 import { startWaitingWatch, WAITING_CHECK_MS } from "./waiting";
 
@@ -75,6 +76,8 @@ export type DispatcherOptions = {
   stopGraceMs?: number;
   /** How often handoffs left unread are looked for (handoff.waiting, lib/webhooks/waiting.ts). */
   waitingCheckMs?: number;
+  /** How often finished deliveries past their retention are deleted (lib/webhooks/retention.ts); also once at the start. */
+  pruneEveryMs?: number;
 };
 export type WebhookDispatcher = {
   /**
@@ -135,6 +138,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
     sendIntervalMs: overrides.sendIntervalMs ?? SEND_INTERVAL_MS,
     stopGraceMs: overrides.stopGraceMs ?? STOP_GRACE_MS,
     waitingCheckMs: overrides.waitingCheckMs ?? WAITING_CHECK_MS,
+    pruneEveryMs: overrides.pruneEveryMs ?? PRUNE_DELIVERIES_EVERY_MS,
   };
   const sending = new Map<number, Sending>();
   let claiming = true;
@@ -322,6 +326,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
   const timer = setInterval(() => void sendDue(), options.sendIntervalMs);
   timer.unref?.();
   const waiting = startWaitingWatch(options.waitingCheckMs, sendSoon);
+  const pruning = startDeliveryPruning(options.pruneEveryMs);
   void sendDue();
 
   return {
@@ -339,6 +344,7 @@ export function startWebhookDispatcher(overrides: DispatcherOptions = {}): Webho
       clearInterval(timer);
       waiting.stop();
       if (kick) clearImmediate(kick);
+      await pruning.stop();
       await Promise.all(underWay);
       await processing;
       const finished = Promise.all([...sending.values()].map((entry) => entry.done));

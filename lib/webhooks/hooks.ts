@@ -9,7 +9,7 @@ import { withoutCredentials } from "../url-credentials";
 import { webhookUrlProblem } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
 
-/** The operator's registered hooks and their delivery log: every read and write of webhooks, webhook_deliveries and webhook_attempts outside the dispatcher's sending loop. */
+/** The operator's registered hooks and their delivery log: every read and write of webhooks, webhook_deliveries and webhook_attempts outside the dispatcher's sending loop and the pruning of finished deliveries (retention.ts). */
 export const MAX_URL_LENGTH = 2000;
 
 const urlSchema = z
@@ -233,6 +233,24 @@ export type FailedDelivery = { id: number; webhookId: number; url: string; event
 const FAILED_PAGE = 20;
 
 /**
+ * The failed deliveries whose last attempt comes after an attempt id, a page of them. Read from
+ * the attempts after it (the primary key's range: the few made since the last poll), each kept
+ * when its delivery failed and it is that delivery's last; looked up one by one, which the limited
+ * subquery keeps both planners to. Read from the failed deliveries instead, every poll of every
+ * open page went through all of them and each one's attempts.
+ */
+export const FAILED_SINCE_SQL = `SELECT d.id, d.webhook_id, w.url, d.event, d.last_error, last.attempt_id
+  FROM (
+    SELECT a.id AS attempt_id, a.delivery_id FROM webhook_attempts a
+    WHERE a.id > ? AND (SELECT status FROM webhook_deliveries s WHERE s.id = a.delivery_id) = 'failed'
+      AND a.id = (SELECT MAX(later.id) FROM webhook_attempts later WHERE later.delivery_id = a.delivery_id)
+    ORDER BY a.id LIMIT ?
+  ) last
+  JOIN webhook_deliveries d ON d.id = last.delivery_id
+  JOIN webhooks w ON w.id = d.webhook_id
+  ORDER BY last.attempt_id`;
+
+/**
  * Deliveries that gave up since attempt `after` (their last attempt is newer), oldest first, and
  * the attempt id to ask after next time, read in one snapshot: the dashboard's browser
  * notifications poll this. Keyed by attempt, not delivery, because a delivery gives up a day
@@ -244,14 +262,7 @@ export async function failedDeliveriesSince(after?: number): Promise<{ attemptId
     if (after === undefined) return { attemptId: latest, failed: [] };
     // No attempt id goes past MAX_ID: a larger `after` asks for none.
     if (after >= MAX_ID) return { attemptId: after, failed: [] };
-    const rows = await tx.all<{ id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }>(
-      `SELECT id, webhook_id, url, event, last_error, attempt_id FROM (
-         SELECT d.id, d.webhook_id, w.url, d.event, d.last_error, (SELECT MAX(a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id) AS attempt_id
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'failed'
-       ) failed WHERE attempt_id > ? ORDER BY attempt_id LIMIT ?`,
-      [after, FAILED_PAGE],
-    );
+    const rows = await tx.all<{ id: number; webhook_id: number; url: string; event: string; last_error: string | null; attempt_id: number }>(FAILED_SINCE_SQL, [after, FAILED_PAGE]);
     const failed = rows.map((row) => ({ id: row.id, webhookId: row.webhook_id, url: withoutCredentials(row.url), event: row.event, lastError: row.last_error }));
     // A full page: resume after its last row, so none beyond it is skipped.
     const attemptId = rows.length === FAILED_PAGE ? rows[rows.length - 1].attempt_id : Math.max(latest, after);

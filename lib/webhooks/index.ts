@@ -4,6 +4,7 @@
  * started by Baton's server (by each instance sharing a PostgreSQL database), turns the change
  * feed into signed, retried deliveries, each claimed by one instance at a time. A server shutting
  * down stops its dispatcher, or calls releaseClaimedDeliveries, to hand back what it claimed.
+ * retention.ts deletes finished deliveries 30 days after they finished (the dispatcher runs it).
  * Client-safe names and views live in ./schemas.
  */
 import "server-only";
@@ -34,5 +35,6 @@ export {
   type DispatcherOptions,
   type WebhookDispatcher,
 } from "./dispatcher";
+export { KEEP_FINISHED_DELIVERIES_MS, pruneDeliveries } from "./retention";
 export { SIGNATURE_HEADER, signatureHeader, verifySignature } from "./signature";
 export * from "./schemas";
