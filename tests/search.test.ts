@@ -522,3 +522,22 @@ describe("a passage that ends on a number (GET /api/handoffs?q=)", () => {
     expect(items.map((item) => plain(item.match?.excerpt?.text)).sort()).toEqual([...contents].sort());
   });
 });
+
+describe("a phrase's marks (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+
+  it("mark the phrase where it stands, as FTS5 does, not each of its words wherever it stands (PostgreSQL's ts_headline marked every 'the')", async () => {
+    const content = "the plan: the sandgrouse-migration failed on the staging database, so the sandgrouse waits";
+    const response = await api.fetch("/api/handoffs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ title: "t", content }) });
+    expect(response.status).toBe(201);
+    const search = async (q: string) => {
+      const answer = await api.fetch(`/api/handoffs?q=${encodeURIComponent(q)}`);
+      expect(answer.status, q).toBe(200);
+      const [item] = ((await answer.json()) as { items: HandoffSummary[] }).items;
+      return { title: marked(item.match?.title), excerpt: marked(item.match?.excerpt?.text) };
+    };
+    expect(await search('"the sandgrouse migration failed"')).toEqual({ title: [], excerpt: ["the sandgrouse-migration failed"] });
+    // A word that is also a term of its own stays marked wherever it stands.
+    expect(await search('"sandgrouse migration" the')).toEqual({ title: [], excerpt: ["the", "the", "sandgrouse-migration", "the", "the"] });
+  });
+});

@@ -177,23 +177,38 @@ function sameWord(text: string, term: string): boolean {
 }
 
 /**
- * ts_headline marks each matching word; FTS5 marks a phrase's words as one run. Two marked
- * words with only spaces between them become one run when they are consecutive words of one
- * of the query's phrases (compared as stems, roughly: this only decides how marks are drawn).
+ * ts_headline marks each word of the query wherever it stands; FTS5 marks a phrase's words only
+ * where they stand as the phrase, as one run. Two marked words with only spaces or punctuation
+ * between become one run when they are consecutive words of one of the query's phrases; then a
+ * run whose every word is a phrase's, holding no whole phrase and no word of a one-word term, is
+ * unmarked (a search for "the migration failed" marked every "the" of the passage). Words compare
+ * as stems, roughly: this only decides how marks are drawn.
  */
-function joinPhraseRuns(marked: string, terms: SearchTerm[]): string {
-  const phrases = terms.map((term) => (term.text.match(WORD) ?? []).map(fold)).filter((words) => words.length > 1);
+function markPhrasesAsFts5(marked: string, terms: SearchTerm[]): string {
+  const termWords = terms.map((term) => ({ words: (term.text.match(WORD) ?? []).map(fold), prefix: term.prefix }));
+  const phrases = termWords.filter((term) => term.words.length > 1);
   if (phrases.length === 0) return marked;
+  // PostgreSQL's prefix phrase makes each of its words a prefix.
+  const matches = (word: string, termWord: string, prefix: boolean) => (prefix ? word.startsWith(termWord) : sameWord(word, termWord));
   const follows = (before: string, after: string) =>
-    phrases.some((words) => words.slice(1).some((word, index) => sameWord(before, words[index]) && sameWord(after, word)));
-  return marked.replace(/(?<=([\p{L}\p{N}\p{M}]+))\uE001(\s+)\uE000(?=([\p{L}\p{N}\p{M}]+))/gu, (all, before: string, space: string, after: string) =>
-    follows(fold(before), fold(after)) ? space : all,
+    phrases.some(({ words, prefix }) => words.slice(1).some((word, index) => matches(before, words[index], prefix) && matches(after, word, prefix)));
+  const joined = marked.replace(/(?<=([\p{L}\p{N}\p{M}]+))\uE001([^\p{L}\p{N}\p{M}\uE000\uE001]+)\uE000(?=([\p{L}\p{N}\p{M}]+))/gu, (all, before: string, between: string, after: string) =>
+    follows(fold(before), fold(after)) ? between : all,
   );
+  const inPhrase = (word: string) => phrases.some(({ words, prefix }) => words.some((termWord) => matches(word, termWord, prefix)));
+  const ofOneWordTerm = (word: string) => termWords.some(({ words, prefix }) => words.length === 1 && matches(word, words[0], prefix));
+  const holdsPhrase = (words: string[]) =>
+    phrases.some((phrase) => words.some((_, at) => phrase.words.every((termWord, index) => at + index < words.length && matches(words[at + index], termWord, phrase.prefix))));
+  return joined.replace(/\uE000([^\uE000\uE001]*)\uE001/g, (all, text: string) => {
+    const words = (text.match(WORD) ?? []).map(fold);
+    const strayPhraseWords = words.length > 0 && words.every(inPhrase) && !words.some(ofOneWordTerm) && !holdsPhrase(words);
+    return strayPhraseWords ? text : all;
+  });
 }
 
 /** A passage with FTS5's ellipses where it was cut, as highlighted runs. */
 function passageOf(row: Edges, terms: SearchTerm[]) {
-  return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${joinPhraseRuns(withOriginalCharacters(row.text ?? "", row.original), terms)}${row.tail ?? ELLIPSIS}`);
+  return highlightedExcerpt(`${row.lead ?? ELLIPSIS}${markPhrasesAsFts5(withOriginalCharacters(row.text ?? "", row.original), terms)}${row.tail ?? ELLIPSIS}`);
 }
 
 /** The terms as the configuration parses them (stems, prefixes, phrases), as tsquery text. */
@@ -217,7 +232,7 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], query: string, hits:
     if (hit.seq !== null && entry) excerpt = { in: "entry", seq: hit.seq, number: entry.number, type: entry.type, fromClient: entry.from_client, text: passageOf(entry, terms) };
     else if (text?.text?.includes(MATCH_START)) excerpt = { in: "kept_summary", text: passageOf(text, terms) };
     const title = text ? withOriginalCharacters(text.title, text.original_title) : hit.title;
-    matches.set(hit.handoffId, { title: highlightedText(joinPhraseRuns(title, terms)), excerpt });
+    matches.set(hit.handoffId, { title: highlightedText(markPhrasesAsFts5(title, terms)), excerpt });
   }
   return matches;
 }
