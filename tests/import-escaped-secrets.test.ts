@@ -97,3 +97,38 @@ describe("an .env line inside a JSON string, after a \\n", () => {
     expect(exported.stdout).not.toContain(secret);
   }, 60_000);
 });
+
+describe("every secret of the corpus in every shape a handoff.yaml can hold it", () => {
+  const head = 'goal: "Ship auth"\nstatus: in_progress\nnow: "Debugging token expiry"\nfiles: [a.py]\ntimestamp: "2026-01-17T10:30:00Z"\n';
+  /** Where a value can stand; the raw text missed it in a flow list (`["DB_PASSWORD=…"`) and a single-quoted scalar (`''`). */
+  const shapes: [string, (value: string) => string][] = [
+    ["double-quoted", (value) => `x: ${JSON.stringify(value)}\n`],
+    ["literal block", (value) => `x: |\n  ${value.split("\n").join("\n  ")}\n`],
+    ["folded block", (value) => `x: >\n  ${value.split("\n").join("\n  ")}\n`],
+    ["block list", (value) => `x:\n  - ${JSON.stringify(value)}\n`],
+    ["flow list", (value) => `x: [${JSON.stringify(value)}, b]\n`],
+    ["flow map", (value) => `x: {k: ${JSON.stringify(value)}}\n`],
+    ["single-quoted", (value) => `x: 'single ${value.replace(/'/g, "''").split("\n").join("\n\n  ")}'\n`],
+    ["key", (value) => `${JSON.stringify(value)}: key\n`],
+    ["comment", (value) => `# ${value.split("\n").join("\n# ")}\n`],
+  ];
+
+  it("is imported with the secret gone from the kept document", async () => {
+    const left: string[] = [];
+    for (const sample of SECRET_SAMPLES) {
+      const lines = secretPartOf(sample).split("\n").filter((line) => line.length >= 12 && !line.startsWith("-----"));
+      for (const [shape, write] of shapes) {
+        const text = head + write(sample.value);
+        const answer = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, fileName: "handoff.yaml" }) });
+        const imported = await answer.json();
+        if (answer.status !== 201) {
+          left.push(`${sample.name} as ${shape}: ${answer.status} ${JSON.stringify(imported).slice(0, 160)}`);
+          continue;
+        }
+        const [source] = await rowsOf<{ document: string }>("SELECT document FROM handoff_sources WHERE handoff_id = ?", [imported.handoff.id]);
+        if (lines.some((line) => source.document.includes(line))) left.push(`${sample.name} as ${shape}: kept`);
+      }
+    }
+    expect(left).toEqual([]);
+  }, 120_000);
+});

@@ -150,10 +150,6 @@ function secretStrings(strings: DocumentString[]): { string: DocumentString; hit
  */
 export function documentSecrets(text: string, format: "json" | "yaml"): SecretHit[] {
   const raw = findSecrets(text);
-  // A YAML string differs from its text only through an escape (a backslash); a key beside its
-  // value is read by the raw scan. Parsing YAML costs as much as the import's own reading of it
-  // (seconds and hundreds of MB for 1 MiB of small nodes): only when it can find more.
-  if (format === "yaml" && raw.length === 0 && !text.includes("\\")) return raw;
   const strings = stringsOf(text, format);
   if (strings === null) return raw;
   const inStrings = secretStrings(strings).flatMap(({ string, hits }) => {
