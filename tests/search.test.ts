@@ -540,3 +540,24 @@ describe("a phrase's marks (GET /api/handoffs?q=)", () => {
     expect(await search('"sandgrouse migration" the')).toEqual({ title: [], excerpt: ["the", "the", "sandgrouse-migration", "the", "the"] });
   });
 });
+
+describe("a title when only an entry matched (GET /api/handoffs?q=)", () => {
+  const api = apiServerForFile();
+
+  it("has no marks, as on FTS5 (PostgreSQL's ts_headline marked any word of the query in it)", async () => {
+    const response = await api.fetch("/api/handoffs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "Ptarmigan auth", content: "the ptarmigan rollout starts monday" }),
+    });
+    expect(response.status).toBe(201);
+    const answer = await api.fetch(`/api/handoffs?q=${encodeURIComponent("ptarmigan rollout")}`);
+    const [item] = ((await answer.json()) as { items: HandoffSummary[] }).items;
+    expect(item.match?.title).toEqual([{ text: "Ptarmigan auth", match: false }]);
+    expect(marked(item.match?.excerpt?.text)).toEqual(["ptarmigan", "rollout"]);
+    // Where the title matches, it is marked.
+    const titled = await api.fetch(`/api/handoffs?q=${encodeURIComponent("ptarmigan auth")}`);
+    const [byTitle] = ((await titled.json()) as { items: HandoffSummary[] }).items;
+    expect(marked(byTitle.match?.title)).toEqual(["Ptarmigan", "auth"]);
+  });
+});

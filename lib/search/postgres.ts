@@ -140,10 +140,16 @@ const entryExcerpts = (count: number) =>
        FROM handoff_entries e WHERE e.seq IN (${placeholders(count)})`,
     "p.seq, p.type, p.from_client, p.number",
   );
-/** The page's marked titles and kept-summary passages, one statement for all of them. */
+/**
+ * The page's marked titles and kept-summary passages, one statement for all of them. A title is
+ * marked only when it matched (with its kept summary), as FTS5's: ts_headline marks any word of
+ * the query, so a thread found by an entry had the entry's words marked in its title too.
+ */
 const textMatches = (count: number) =>
   withEdges(
-    `SELECT t.handoff_id, t.title AS original_title, ts_headline('baton_search', baton_search_words(t.title), ${QUERY}, ?) AS title, t.kept_summary AS source,
+    `SELECT t.handoff_id, t.title AS original_title,
+            CASE WHEN baton_search_text(t.title, t.kept_summary) @@ ${QUERY} THEN ts_headline('baton_search', baton_search_words(t.title), ${QUERY}, ?) ELSE t.title END AS title,
+            t.kept_summary AS source,
             CASE WHEN t.kept_summary IS NULL THEN NULL ELSE ts_headline('baton_search', baton_search_words(t.kept_summary), ${QUERY}, ?) END AS text
        FROM handoff_search_texts t WHERE t.handoff_id IN (${placeholders(count)})`,
     "p.handoff_id, p.original_title, p.title",
@@ -221,7 +227,7 @@ async function searchMatchesIn(tx: Tx, terms: SearchTerm[], query: string, hits:
   const matches = new Map<string, SearchMatch>();
   if (hits.length === 0) return matches;
   const seqs = hits.flatMap((hit) => (hit.seq === null ? [] : [hit.seq]));
-  const texts = await tx.all<TextRow>(textMatches(hits.length), [query, WHOLE, query, PASSAGE, ...hits.map((hit) => hit.handoffId)]);
+  const texts = await tx.all<TextRow>(textMatches(hits.length), [query, query, WHOLE, query, PASSAGE, ...hits.map((hit) => hit.handoffId)]);
   const entries = seqs.length ? await tx.all<ExcerptRow>(entryExcerpts(seqs.length), [query, PASSAGE, ...seqs]) : [];
   const textOf = new Map(texts.map((row) => [row.handoff_id, row]));
   const entryOf = new Map(entries.map((row) => [Number(row.seq), row]));
