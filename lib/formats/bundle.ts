@@ -155,7 +155,9 @@ function fromThread(snapshot: HandoffSnapshot): Bundle {
 
 export const bundleFormat: FormatModule<Bundle> = {
   format: "bundle",
-  parse: (text) => validateDocument(bundleSchema, parseJsonText(text), "a context bundle"),
+  parse: (text) => bundleFormat.validate(parseJsonText(text)),
+  syntax: "json",
+  validate: (value) => validateDocument(bundleSchema, value, "a context bundle"),
   toThread,
   fromThread,
   // Canonical bytes: the artifact id is their SHA-256, so equal bundles get equal ids.

@@ -2,7 +2,8 @@ import { Invalid } from "../errors";
 import { parseJsonText, parseYamlText, refuseUnreadable } from "./schema-helpers";
 import { FORMAT_ALIASES, type SourceFormat } from "./types";
 
-export type Detection = { format: SourceFormat; reason: string };
+/** `read`: the document as detection parsed it, and with which syntax, for the import to use again. */
+export type Detection = { format: SourceFormat; reason: string; read?: { syntax: "json" | "yaml"; value: unknown } };
 
 /** The top-level keys that mark each format, in the order a tie goes. */
 const FORMAT_KEYS: [SourceFormat, string[]][] = [
@@ -48,13 +49,14 @@ export function detectFormat(text: string, fileName = ""): Detection {
   const trimmed = text.trimStart();
   const isJson = trimmed.startsWith("{") || trimmed.startsWith("[");
   if (extension === "yaml" || extension === "yml") {
-    return fromKeys(parseYamlText(text), fileName, isJson) ?? { format: "handoff_yaml", reason: "the file name ends in .yaml" };
+    const value = parseYamlText(text);
+    return { ...(fromKeys(value, fileName, isJson) ?? { format: "handoff_yaml", reason: "the file name ends in .yaml" }), read: { syntax: "yaml", value } };
   }
   const looksLikeJson = extension === "json" || isJson;
   const value = looksLikeJson ? parseJsonText(text) : parseYamlText(text);
   const detected = fromKeys(value, fileName, looksLikeJson);
   if (!detected) throw unknownDocument();
-  return detected;
+  return { ...detected, read: { syntax: looksLikeJson ? "json" : "yaml", value } };
 }
 
 /**

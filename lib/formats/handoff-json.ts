@@ -281,7 +281,9 @@ function serialize(doc: HandoffJson): string {
 
 export const handoffJsonFormat: FormatModule<HandoffJson> = {
   format: "handoff_json",
-  parse: (text) => validateDocument(handoffJsonSchema, parseJsonText(text), "a handoff.json"),
+  parse: (text) => handoffJsonFormat.validate(parseJsonText(text)),
+  syntax: "json",
+  validate: (value) => validateDocument(handoffJsonSchema, value, "a handoff.json"),
   toThread,
   fromThread,
   serialize,

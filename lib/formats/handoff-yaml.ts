@@ -171,6 +171,8 @@ export function serializeHandoffYaml(doc: HandoffYaml): string {
 export const handoffYamlFormat: FormatModule<HandoffYaml> = {
   format: "handoff_yaml",
   parse: (text) => validateHandoffYaml(parseYamlText(text)),
+  syntax: "yaml",
+  validate: (value) => validateHandoffYaml(value),
   toThread,
   fromThread,
   serialize: serializeHandoffYaml,

@@ -62,7 +62,9 @@ export async function planImport(options: ImportDocumentOptions): Promise<Import
   // The file name is kept and shown beside the thread: a secret in it is stored no more than one in the text.
   const name = fileName === null ? null : cleanText("fileName", fileName);
   const codec = FORMATS[detection.format];
-  const read = codec.toThread(codec.parse(text));
+  // Parsed once: detection's reading stands when the text was not redacted and the format reads that syntax.
+  const reused = text === given && detection.read?.syntax === codec.syntax ? detection.read : null;
+  const read = codec.toThread(reused ? codec.validate(reused.value) : codec.parse(text));
   const draft = input.title === undefined ? read : { ...read, title: input.title };
   refuseLargeEntries(draft);
   return {

@@ -116,6 +116,9 @@ export type FormatModule<Doc> = {
   format: SourceFormat;
   /** Text → validated document; throws `Invalid` naming every bad field path. */
   parse(text: string): Doc;
+  /** The syntax `parse` reads (a bundle and handoff.json: JSON), and what it reads validated. */
+  syntax: "json" | "yaml";
+  validate(value: unknown): Doc;
   /** Import: the thread this document becomes. */
   toThread(doc: Doc): ThreadDraft;
   /** Export: the document for a thread cut. */
