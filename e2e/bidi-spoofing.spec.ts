@@ -69,3 +69,26 @@ test("a document previewed on /import shows overrides in its title and file name
   await expect(page.getByTestId("source-metadata")).toContainText("src/invoice\\u202est.exe");
   expect(await page.locator("main").innerText()).not.toContain(RLO);
 });
+
+test("an imported bundle's file name, artifact refs and source thread show overrides as escapes on the thread page", async ({ page, request }) => {
+  // Strings of another system's bundle, shown beside the thread: the file name and the refs were shown reordered.
+  const bundle = {
+    schema: "rip.handoff_context_bundle.v1",
+    summary_markdown: "### E2E bidi bundle\n- carried over",
+    refs: {
+      threads: [{ thread_id: `thread-${RLO}fdp.exe`, seq: 7, message_id: null, note: "source cut" }],
+      artifacts: [{ artifact_id: `artifact-${RLO}gnp.tab`, note: null }],
+      files: [],
+    },
+  };
+  const imported = await request.post("/api/import", { data: { text: JSON.stringify(bundle), fileName: `bundle-${RLO}nosj.exe` } });
+  expect(imported.status()).toBe(201);
+  const { handoff } = (await imported.json()) as { handoff: { id: string } };
+
+  await page.goto(`/handoffs/${handoff.id}`);
+  await expect(page.getByText("Continued from thread-\\u202efdp.exe at seq 7")).toBeVisible();
+  await page.getByTestId("source-menu").locator("summary").click();
+  await expect(page.getByTestId("provenance")).toContainText("bundle-\\u202enosj.exe");
+  await expect(page.getByTestId("source-metadata")).toContainText("artifact-\\u202egnp.tab");
+  expect(await page.locator("main").innerText()).not.toContain(RLO);
+});

@@ -31,7 +31,7 @@ export function MetadataList({ metadata }: { metadata: SourceMetadata }) {
       <ul key="artifacts" className="flex flex-col">
         {metadata.artifacts.map((artifact) => (
           <li key={artifact.artifactId}>
-            <code className="font-mono break-all">{artifact.artifactId}</code>
+            <code className="font-mono break-all">{visibleBidiControls(artifact.artifactId)}</code>
             {artifact.note ? ` (${visibleBidiControls(artifact.note)})` : ""}
           </li>
         ))}

@@ -30,7 +30,7 @@ export function ThreadLinks({ provenance }: { provenance: Provenance }) {
       )}
       {!parent && source?.parentThreadId && (
         <p>
-          Continued from <code className="font-mono break-all">{source.parentThreadId}</code> at seq {source.parentSeq ?? "?"}, a thread of
+          Continued from <code className="font-mono break-all">{visibleBidiControls(source.parentThreadId)}</code> at seq {source.parentSeq ?? "?"}, a thread of
           another system.
         </p>
       )}
@@ -76,7 +76,7 @@ export function SourceMenu({ handoffId, provenance }: { handoffId: string; prove
             {source.fileName && (
               <>
                 {" "}
-                file <code className="font-mono break-all">{source.fileName}</code>
+                file <code className="font-mono break-all">{visibleBidiControls(source.fileName)}</code>
               </>
             )}{" "}
             <RelativeTime iso={source.importedAt} />.
