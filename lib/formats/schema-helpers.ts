@@ -196,10 +196,22 @@ export function validateDocument<Schema extends z.ZodType>(schema: Schema, value
   return parseInput(schema, value);
 }
 
-/** First line of `text`, at most `max` characters, for titles and one-line fields. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * First line of `text`, at most `max` characters (UTF-16 units), for titles and one-line fields,
+ * cut between characters: cut inside a surrogate pair (an emoji at the 200th place of a goal),
+ * the title held half of it, and a valid document was refused as invalid Unicode.
+ */
 export function firstLine(text: string, max = 200): string {
   const whole = text.trim().split("\n")[0].trim();
   // A line of heading marks alone ("#") stays as it is: a title is never empty.
   const line = whole.replace(/^#+\s*/, "").trim() || whole;
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  if (line.length <= max) return line;
+  let end = 0;
+  for (const { index, segment } of graphemes.segment(line)) {
+    if (index + segment.length > max - 1) break;
+    end = index + segment.length;
+  }
+  return `${line.slice(0, end)}…`;
 }
