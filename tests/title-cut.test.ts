@@ -48,6 +48,14 @@ describe("a title cut across an emoji", () => {
     expect(title.endsWith("a…")).toBe(true);
   });
 
+  it("a vague instruction quoted in its warning is cut before the emoji too", async () => {
+    const text = EXAMPLE_DOCUMENTS.handoff_yaml.text.replace('now: "Debugging token expiry in auth.py"', `now: "continue ${across(81 - "continue ".length)}"`);
+    const imported = await post("/api/import", { text });
+    expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(201);
+    const [warning] = imported.body.warnings.filter((candidate: { code: string }) => candidate.code === "vague_instruction");
+    expect(warning.message).toMatch(/^"continue a+" is vague/);
+  });
+
   it("a thread whose last entry has an emoji across handoff.yaml's 500 exports as a handoff.yaml Baton imports again", async () => {
     const created = await post("/api/handoffs", { title: "Emoji at the cut", content: "Start" });
     expect(created.status).toBe(201);

@@ -1,3 +1,4 @@
+import { startOf } from "./schema-helpers";
 import type { QualityWarning } from "./types";
 
 const VAGUE_START = /^(please\s+)?(continue|keep( going| working)?|resume|carry on|finish|proceed|work on|pick up|go on)\b/i;
@@ -26,7 +27,7 @@ export function vagueInstructionWarning(field: string, text: string): QualityWar
     {
       code: "vague_instruction",
       field,
-      message: `"${text.trim().slice(0, 80)}" is vague: the next agent will not know what to do first. Name the file, function or step (e.g. "Wire up handleSubmit in TaskEdit.tsx to call the updatePriority action").`,
+      message: `"${startOf(text.trim(), 80)}" is vague: the next agent will not know what to do first. Name the file, function or step (e.g. "Wire up handleSubmit in TaskEdit.tsx to call the updatePriority action").`,
     },
   ];
 }

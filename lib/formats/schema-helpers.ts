@@ -207,11 +207,16 @@ export function firstLine(text: string, max = 200): string {
   const whole = text.trim().split("\n")[0].trim();
   // A line of heading marks alone ("#") stays as it is: a title is never empty.
   const line = whole.replace(/^#+\s*/, "").trim() || whole;
-  if (line.length <= max) return line;
+  return line.length > max ? `${startOf(line, max - 1)}…` : line;
+}
+
+/** The longest start of `text` of at most `max` UTF-16 units that ends between characters (graphemes). */
+export function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
   let end = 0;
-  for (const { index, segment } of graphemes.segment(line)) {
-    if (index + segment.length > max - 1) break;
+  for (const { index, segment } of graphemes.segment(text)) {
+    if (index + segment.length > max) break;
     end = index + segment.length;
   }
-  return `${line.slice(0, end)}…`;
+  return text.slice(0, end);
 }
