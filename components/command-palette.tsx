@@ -1,6 +1,6 @@
 "use client";
 
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useId, useRef, useState, type KeyboardEvent } from "react";
 import { useHotkeys } from "react-hotkeys-hook";
@@ -43,11 +43,12 @@ async function getJson<T>(url: string): Promise<T | null> {
 function useItems(query: string, open: boolean): { items: Item[]; note: string | null } {
   const text = useDeferredValue(query.trim());
   const searchable = text.length <= MAX_SEARCH_LENGTH;
+  // No placeholder from the previous query while the answer to this one is on its way: its
+  // handoffs were listed as matches of what was typed, and Enter opened one that did not match.
   const handoffs = useQuery({
     queryKey: ["palette", "handoffs", text],
     queryFn: () => getJson<HandoffPage>(`/api/handoffs?${new URLSearchParams({ q: text, perPage: "6" })}`),
     enabled: open && text.length >= 2 && searchable,
-    placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
   // The server matches: every agent's record would weigh megabytes (and /api/agents pages 50 at most).
@@ -55,7 +56,6 @@ function useItems(query: string, open: boolean): { items: Item[]; note: string |
     queryKey: ["palette", "agents", text],
     queryFn: () => getJson<AgentPage>(`/api/agents?${new URLSearchParams({ q: text, perPage: "5" })}`),
     enabled: open && text.length >= 1,
-    placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
   const lower = text.toLowerCase();

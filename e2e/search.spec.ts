@@ -127,3 +127,32 @@ test("the palette offers a search only for a query the search takes", async ({ p
   await expect(page.getByRole("searchbox", { name: /Search titles and entries/ })).toHaveValue("q".repeat(MAX_SEARCH_LENGTH));
   await expect(page.getByText(/at most \d+ characters/)).toHaveCount(0);
 });
+
+/**
+ * While the palette waited for the answer to what was just typed, it listed the previous query's
+ * handoffs, and Enter opened the first of them: a thread that did not match what was typed.
+ */
+test("Enter in the palette never opens a result of an earlier query", async ({ page, request }) => {
+  const created = await request.post("/api/handoffs", { data: { title: "E2E palette kittiwake thread", content: "kittiwake notes", project: "e2e-search" } });
+  expect(created.status()).toBe(201);
+  const { handoff } = await created.json();
+  // The answer for the longer query is slow to come.
+  await page.route(/\/api\/handoffs\?.*zebra/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    await route.continue();
+  });
+  await page.goto("/");
+  await page.getByRole("searchbox", { name: /Search titles and entries/ }).waitFor();
+  await page.keyboard.press("Control+k");
+  const palette = page.getByRole("dialog", { name: "Jump to" });
+  const box = palette.getByRole("combobox");
+  await box.fill("kittiwake");
+  await expect(palette.getByRole("option", { name: /E2E palette kittiwake thread/ })).toBeVisible();
+
+  await box.fill("kittiwake zebra");
+  await expect(palette.getByRole("option", { name: /^Search every handoff for “kittiwake zebra”/ })).toBeVisible();
+  // Still waiting for the answer: Enter searches, and the earlier query's thread is not offered.
+  await box.press("Enter");
+  await expect(page).toHaveURL(/\/\?q=kittiwake\+zebra$/);
+  expect(page.url()).not.toContain(handoff.id);
+});
