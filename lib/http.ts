@@ -36,7 +36,6 @@ export function errorResponse(error: unknown): Response {
   });
 }
 
-
 export const NOT_UTF8 = "the request body is not valid UTF-8; send JSON encoded as UTF-8";
 
 /** A request's body as text, or null when it is not valid UTF-8 (utf8TextOf). */
