@@ -75,3 +75,26 @@ describe("a document that starts with a byte order mark", () => {
     expect(JSON.parse(exported.stdout)).toEqual(JSON.parse(EXAMPLE_DOCUMENTS.handoff_json.text));
   }, 60_000);
 });
+
+describe("a handoff.yaml that starts with a %YAML 1.1 directive", () => {
+  // YAML 1.1 reads `2026-01-17T10:30:00Z` as a timestamp: the import got a date and refused a valid
+  // document with "timestamp: must be an ISO 8601 date-time". It keeps the text as written.
+  const text = `%YAML 1.1\n---\n${EXAMPLE_DOCUMENTS.handoff_yaml.text}`;
+
+  it("is previewed and imported over the API, its timestamp as written", async () => {
+    const dry = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text, dryRun: true }) });
+    expect(await dry.json()).toMatchObject({ ok: true, format: "handoff_yaml" });
+    const { status, body } = await imported(text, "handoff.yaml");
+    expect(status, JSON.stringify(body).slice(0, 400)).toBe(201);
+  }, 60_000);
+
+  it("is imported by baton import and exported with the timestamp it was given", async () => {
+    const folder = tempFolder();
+    fs.writeFileSync(path.join(folder, "handoff.yaml"), text);
+    const ran = await runBaton(["import", "handoff.yaml"], { cwd: folder });
+    expect(ran.code, ran.stderr).toBe(0);
+    const exported = await runBaton(["export", ran.stdout.trim(), "--format", "yaml"], { cwd: folder });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^timestamp: ["']?2026-01-17T10:30:00Z["']?$/m);
+  }, 60_000);
+});

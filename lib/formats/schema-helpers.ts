@@ -1,4 +1,4 @@
-import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError } from "yaml";
+import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError, type Tags } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
@@ -112,6 +112,13 @@ export function parseJsonText(text: string): unknown {
 }
 
 /**
+ * The YAML 1.1 schema's tags but its timestamp: a document starting with `%YAML 1.1` read
+ * `timestamp: 2026-01-17T10:30:00Z` as a date, and the import refused it as "must be an ISO 8601
+ * date-time". It stays the text written, as YAML 1.2 (the default, which has no such tag) reads it.
+ */
+const withoutTimestamps = (tags: Tags): Tags => tags.filter((tag) => (typeof tag === "string" ? tag !== "timestamp" : tag.tag !== "tag:yaml.org,2002:timestamp"));
+
+/**
  * YAML text → plain data, or the parser's error. One document: a custom tag (`!custom`) resolves
  * to nothing and its value stays plain text, aliases are capped so a "billion laughs" cannot blow
  * up, and warnings are not printed (they were TAG_RESOLVE_FAILED blocks on stderr). A key written
@@ -122,7 +129,14 @@ export function parseJsonText(text: string): unknown {
  */
 export function yamlValueOf(text: string, { exactIntegers = false } = {}): unknown {
   const lines = new LineCounter();
-  const document = parseDocument(text, { uniqueKeys: false, prettyErrors: true, logLevel: "error", lineCounter: lines, intAsBigInt: exactIntegers });
+  const document = parseDocument(text, {
+    uniqueKeys: false,
+    prettyErrors: true,
+    logLevel: "error",
+    lineCounter: lines,
+    intAsBigInt: exactIntegers,
+    customTags: withoutTimestamps,
+  });
   if (document.errors.length > 0) throw document.errors[0];
   let duplicate: { key: unknown; offset: number } | null = null;
   visit(document, {
