@@ -45,8 +45,9 @@ describe("npx baton checkpoint", () => {
     const repo = gitRepo();
     fs.mkdirSync(path.join(repo, ".flow-guardian"));
     const file = path.join(repo, ".flow-guardian", "handoff.yaml");
-    // 0.9 MB of flow lists: written again in block style it came to 1.8 MB, and every later checkpoint failed to read it.
-    const original = `goal: Ship auth\nstatus: in_progress\nnow: Debugging token expiry\ntimestamp: 2026-01-17T10:30:00Z\nseen: [${Array(300_000).fill("x").join(", ")}]\n`;
+    // 0.9 MB of flow lists written again in block style came to 1.8 MB, and every later checkpoint failed to read it.
+    // Within the 10,000 nodes Baton reads: 27 KB of lists nested 60 deep are 1.1 MB once indented.
+    const original = `goal: Ship auth\nstatus: in_progress\nnow: Debugging token expiry\ntimestamp: 2026-01-17T10:30:00Z\nseen: ${"[".repeat(60)}${Array(9_000).fill("x").join(", ")}${"]".repeat(60)}\n`;
     fs.writeFileSync(file, original);
     const refused = baton(repo, ["checkpoint", "--now", "Fixing the comparison"]);
     expect(refused.status).toBe(1);

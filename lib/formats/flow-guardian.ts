@@ -5,7 +5,7 @@ import path from "node:path";
 import { Invalid } from "../errors";
 import { runGitSync } from "../git/read-state";
 import { NotSmallFile, NotUtf8File, readSmallFile } from "../small-file";
-import { MAX_IMPORT_BYTES, yamlValueOf } from "./schema-helpers";
+import { MAX_IMPORT_BYTES, refuseManyYamlNodes, yamlValueOf } from "./schema-helpers";
 
 /** What marks a project root, nearest first (the seed's list plus package.json). */
 const ROOT_MARKERS = [".flow-guardian", ".git", "pyproject.toml", "package.json"];
@@ -67,11 +67,14 @@ export function loadHandoffFile(root: string): LoadedHandoffFile {
   const text = readProjectFile(handoffYamlPath(root), MAX_IMPORT_BYTES);
   if (text === null) return { state: "missing" };
   try {
+    // A cloned repository's file, read by the PreCompact hook: bounded as an import is.
+    refuseManyYamlNodes(text);
     const data: unknown = yamlValueOf(text, { exactIntegers: true });
     if (data === null || data === undefined) return { state: "missing" };
     if (typeof data !== "object" || Array.isArray(data)) return { state: "invalid", reason: "it is not a YAML mapping (key: value pairs)" };
     return { state: "loaded", data: data as Record<string, unknown> };
   } catch (error) {
+    if (error instanceof Invalid) return { state: "invalid", reason: error.message };
     return { state: "invalid", reason: `invalid YAML: ${(error as Error).message.split("\n")[0]}` };
   }
 }

@@ -1,4 +1,4 @@
-import { isNode, isScalar, LineCounter, parseDocument, visit, YAMLParseError, type Tags } from "yaml";
+import { CST, isNode, isScalar, Lexer, LineCounter, parseDocument, visit, YAMLParseError, type Tags } from "yaml";
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
@@ -11,6 +11,12 @@ import type { ThreadDraft } from "./types";
 export const MAX_IMPORT_BYTES = 1024 * 1024;
 /** Most items a list may hold (each becomes an entry or a line of one). */
 export const MAX_LIST_ITEMS = 200;
+/**
+ * Most nodes a YAML document may have (each key, value and list item counts): a real handoff.yaml
+ * has a few dozen, a few hundred with a long `files` list. The parser builds several objects a
+ * node, and 1 MiB of `- a` lines or `[1,1,…]` (520,000 nodes) took 2–3 s and 400–1,100 MB.
+ */
+export const MAX_YAML_NODES = 10_000;
 
 type IssueInput = { input?: unknown };
 
@@ -64,16 +70,48 @@ function tooDeep(at?: TooDeep | null): Invalid {
   return new Invalid(message, { "(document)": [message] });
 }
 
+/** The lexer's tokens that make a node: a scalar, an alias, a flow collection, or an item or value that may be empty (`-`, `?`, `:`). */
+const NODE_TOKENS = new Set<CST.TokenType | null>([
+  "scalar",
+  "single-quoted-scalar",
+  "double-quoted-scalar",
+  "block-scalar-header",
+  "alias",
+  "flow-map-start",
+  "flow-seq-start",
+  "seq-item-ind",
+  "explicit-key-ind",
+  "map-value-ind",
+]);
+
 /**
- * What no document is, refused from the text alone: more than 1 MiB, empty, or nested past 64
- * levels. Every parse starts here; a format the caller chose is checked so before the secrets
- * pass walks its value (whose errors then quote no secret).
+ * Refuses YAML text of more than MAX_YAML_NODES nodes, counted on the yaml library's lexer, which
+ * yields one token at a time and builds nothing: it stops at the limit, and reads 1 MiB of long
+ * strings in a few milliseconds.
+ */
+export function refuseManyYamlNodes(text: string): void {
+  let nodes = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (NODE_TOKENS.has(CST.tokenType(token)) && ++nodes > MAX_YAML_NODES) {
+      const limit = `at most ${MAX_YAML_NODES.toLocaleString("en")} YAML nodes (keys, values and list items)`;
+      throw new Invalid(`the document has more than ${MAX_YAML_NODES.toLocaleString("en")} YAML nodes (keys, values and list items); a handoff.yaml has a few hundred`, {
+        "(document)": [`must have ${limit}`],
+      });
+    }
+  }
+}
+
+/**
+ * What no document is, refused from the text alone: more than 1 MiB, empty, nested past 64
+ * levels, or YAML of more than MAX_YAML_NODES nodes. Every parse starts here; a format the caller
+ * chose is checked so before the secrets pass walks its value (whose errors then quote no secret).
  */
 export function refuseUnreadable(text: string, syntax: "json" | "yaml"): void {
   refuseHuge(text);
   // The parsers recurse per level: an estimate refuses runaway nesting before they start.
   const deep = syntax === "json" ? jsonTooDeep(text) : yamlTooDeep(text);
   if (deep) throw tooDeep(deep);
+  if (syntax === "yaml") refuseManyYamlNodes(text);
 }
 
 /** The path of the first number in `value` that is not finite, or null (the walk is as deep as the document, at most 64 levels). */
