@@ -1,11 +1,14 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
+import { databaseFile, databaseUrl } from "../lib/config";
+import { closeDatabase, engineOf, write } from "../lib/database";
 import { closeHandoff, exportHandoff, findProjectRoot, getProvenance } from "../lib/formats";
 import { findHandoffs, getHandoff } from "../lib/handoffs";
+import { rowsOf } from "./support/rows";
 
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const temporary: string[] = [];
@@ -21,8 +24,8 @@ afterAll(() => {
 });
 
 /** `npx baton checkpoint …` as a user runs it: a separate process, on this test's data folder. */
-function baton(cwd: string, args: string[], input = "") {
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, env: process.env, input, encoding: "utf8" });
+function baton(cwd: string, args: string[], input = "", env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, env: { ...process.env, ...env }, input, encoding: "utf8" });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -316,6 +319,102 @@ describe("npx baton checkpoint", () => {
     fs.mkdirSync(path.join(top, "a", "b", ".flow-guardian"));
     expect(findProjectRoot(nested)).toBe(path.join(top, "a", "b"));
   });
+});
+
+/**
+ * Another process holding the SQLite file, with `mode`'s lock, until released: `exclusive` as a
+ * sqlite3 shell in exclusive locking mode holds it (readers wait too; taken only while no
+ * connection is open, so this process closes its own first), `write` as a writer in a long
+ * transaction (an older server importing) holds the write lock.
+ */
+async function holdLock(mode: "exclusive" | "write"): Promise<{ release: () => Promise<void> }> {
+  await closeDatabase();
+  const take = mode === "exclusive" ? `db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE");` : `db.exec("BEGIN IMMEDIATE");`;
+  const holder = spawn(
+    process.execPath,
+    ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); ${take} process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const exited = new Promise((resolve) => holder.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once("data", () => resolve());
+    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
+  });
+  return {
+    release: async () => {
+      holder.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** The PreCompact hook as Claude Code runs it: `baton checkpoint --hook --push`, its JSON on stdin. */
+function preCompact(repo: string, env: Record<string, string> = {}) {
+  const started = performance.now();
+  const ran = baton(repo, ["checkpoint", "--hook", "--push"], JSON.stringify({ session_id: `s-${started}`, cwd: repo, hook_event_name: "PreCompact", trigger: "auto" }), env);
+  return { ...ran, seconds: (performance.now() - started) / 1000, sessionId: `s-${started}` };
+}
+
+/** Given up as a hook does: exit 0, one line saying the file was saved and why it was not pushed, no "send again". */
+function expectSkipped(ran: ReturnType<typeof preCompact>, reason: RegExp) {
+  expect(ran.status, ran.stderr).toBe(0);
+  expect(ran.stderr.trim().split("\n"), ran.stderr).toHaveLength(1);
+  expect(ran.stderr).toMatch(/^baton checkpoint: the checkpoint was saved to \.flow-guardian\/handoff\.yaml, but not pushed to Baton: /);
+  expect(ran.stderr.trim()).toMatch(reason);
+  expect(ran.stderr).not.toMatch(/send the same request again|BATON_DATA_DIR|\n\s+at /);
+}
+
+describe.runIf(engineOf(databaseUrl()) === "sqlite")("the PreCompact hook (checkpoint --hook --push) under a busy database", () => {
+  it("keeps to 5 s and exits 0 with the file saved, whatever BATON_BUSY_TIMEOUT_MS says, with the database locked whole", async () => {
+    const repo = gitRepo();
+    const first = baton(repo, ["checkpoint", "--goal", "Ship auth", "--now", "Reading", "--push"]);
+    expect(first.status, first.stderr).toBe(0);
+    const lock = await holdLock("exclusive");
+    try {
+      for (const env of [{}, { BATON_BUSY_TIMEOUT_MS: "60000" }] as Record<string, string>[]) {
+        const ran = preCompact(repo, env);
+        expectSkipped(ran, /the database is busy: another process kept it locked .*; skipped, so the session is not held \(the next PreCompact hook pushes the checkpoint\)$/);
+        expect(ran.seconds, JSON.stringify(env)).toBeLessThan(5);
+        expect(readHandoff(repo).session_id).toBe(ran.sessionId);
+      }
+      // By hand it is a request like any other: it waits as long as it is told, then exit 1 and "send again".
+      const byHand = baton(repo, ["checkpoint", "--now", "By hand", "--push"], "", { BATON_BUSY_TIMEOUT_MS: "500" });
+      expect(byHand.status).toBe(1);
+      expect(byHand.stderr).toMatch(/the database is busy: .*send the same request again in a moment/);
+    } finally {
+      await lock.release();
+    }
+    const pushed = preCompact(repo);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/^pushed to handoff hof_\S+ as entry #\d+$/m);
+  }, 180_000);
+
+});
+
+describe("the PreCompact hook (checkpoint --hook --push) on a database older than this baton", () => {
+  it("never migrates it, with another process writing (SQLite): it waits briefly for another process to, then skips with the file saved", async () => {
+    const repo = gitRepo();
+    const first = baton(repo, ["checkpoint", "--goal", "Ship auth", "--now", "Reading", "--push"]);
+    expect(first.status, first.stderr).toBe(0);
+    // This baton is newer than the database: its latest migration is not recorded there.
+    const [{ name }] = await rowsOf<{ name: string }>("SELECT migration_name AS name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1");
+    const rename = (from: string, to: string) => write((tx) => tx.run("UPDATE _prisma_migrations SET migration_name = ? WHERE migration_name = ?", [to, from]));
+    await rename(name, `${name}-unrecorded`);
+    // The older server goes on writing (a long import): on SQLite it holds the write lock.
+    const writer = engineOf(databaseUrl()) === "sqlite" ? await holdLock("write") : null;
+    try {
+      const ran = preCompact(repo);
+      expectSkipped(ran, /the Baton database is older than this baton \(1 migration to apply\); the MCP server, the dashboard or any other baton command applies them as it starts$/);
+      expect(ran.seconds).toBeLessThan(5);
+      expect(readHandoff(repo).session_id).toBe(ran.sessionId);
+    } finally {
+      await writer?.release();
+      await rename(`${name}-unrecorded`, name);
+    }
+    const pushed = preCompact(repo);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/^pushed to handoff hof_\S+ as entry #\d+$/m);
+  }, 180_000);
 });
 
 describe("npx baton import / export", () => {

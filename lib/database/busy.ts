@@ -18,9 +18,19 @@ const busyTimeoutSetting = wholeNumberParam("BATON_BUSY_TIMEOUT_MS", 0, MAX_BUSY
 /**
  * How long a SQLite connection waits for another process's lock (BATON_BUSY_TIMEOUT_MS, read once
  * when the process starts; 10 s unset). A value out of range leaves the default here and is
- * refused when the database opens (refuseBadBusyTimeout), as BATON_DB_POOL_SIZE is.
+ * refused when the database opens (refuseBadBusyTimeout), as BATON_DB_POOL_SIZE is. A live
+ * binding, read where each wait starts: a hook lowers it (lowerBusyTimeout).
  */
-export const BUSY_TIMEOUT_MS = busyTimeoutSetting.success ? (busyTimeoutSetting.data ?? DEFAULT_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
+export let BUSY_TIMEOUT_MS = busyTimeoutSetting.success ? (busyTimeoutSetting.data ?? DEFAULT_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
+
+/**
+ * Bounds the lock wait to at most `maxMs` from now on, for a process that must answer in time (a
+ * Claude Code hook): only ever lowered. Called before the database opens, it holds for every wait.
+ * A setting out of range is still refused when the database opens.
+ */
+export function lowerBusyTimeout(maxMs: number): void {
+  BUSY_TIMEOUT_MS = Math.min(BUSY_TIMEOUT_MS, maxMs);
+}
 
 export function refuseBadBusyTimeout(): void {
   if (busyTimeoutSetting.success) return;

@@ -29,6 +29,11 @@ export type CheckpointProjectOptions = {
   pushToNew?: boolean;
   project?: string;
   at?: Date;
+  /**
+   * With push: run after the file is written and before the push (a hook's check that the
+   * database is usable as it is); what it throws is said as the push's refusal, the file saved.
+   */
+  beforePush?: () => Promise<void>;
 };
 
 export type CheckpointResult = {
@@ -106,6 +111,7 @@ export async function checkpointProject(options: CheckpointProjectOptions): Prom
   let pushed: PushedCheckpoint | null = null;
   if (options.push) {
     try {
+      await options.beforePush?.();
       pushed = await pushCheckpoint({ text, handoffId: options.pushToNew ? null : mirrored, fileName: ".flow-guardian/handoff.yaml", project: options.project });
     } catch (error) {
       throw savedButNotPushed(error, path.relative(options.cwd, file) || file);

@@ -1,4 +1,7 @@
 import "server-only";
+import { AGAIN, lowerBusyTimeout } from "../database/busy";
+import { Unavailable } from "../errors";
+import { oneLine } from "../one-line";
 import { HOOK_DEADLINE_MS } from "./deadline";
 
 /**
@@ -10,9 +13,22 @@ import { HOOK_DEADLINE_MS } from "./deadline";
  */
 export const HOOK_BUSY_WAIT_MS = HOOK_DEADLINE_MS / 2;
 
-// The database layer reads the variable once, as it loads: the hook command imports this module
-// before it. Only ever lowered; a value that is no whole number is left for the database to refuse.
-const configured = process.env.BATON_BUSY_TIMEOUT_MS?.trim();
-if (!configured || (/^\d+$/.test(configured) && Number(configured) > HOOK_BUSY_WAIT_MS)) {
-  process.env.BATON_BUSY_TIMEOUT_MS = String(HOOK_BUSY_WAIT_MS);
+/**
+ * Bounds this process's lock waits to HOOK_BUSY_WAIT_MS (only ever lowered): each hook command
+ * calls it first, before its database opens. At run time rather than through the variable, which
+ * the database layer reads as it loads: in the CLI's bundle (`baton checkpoint --hook`) it has
+ * loaded before the command knows it runs as a hook.
+ */
+export function boundBusyWaitForHook(): void {
+  lowerBusyTimeout(HOOK_BUSY_WAIT_MS);
+}
+
+/**
+ * A refusal because the database stayed busy past the wait, worded for a hook: what was busy and
+ * `; skipped, so the session is not held (<then>)` in place of "send the same request again"
+ * (nobody sends a hook again, and nothing is misconfigured); null for any other error.
+ */
+export function busySkipNote(error: unknown, then: string): string | null {
+  if (!(error instanceof Unavailable) || !error.message.endsWith(`; ${AGAIN}`)) return null;
+  return `${oneLine(error.message.slice(0, -`; ${AGAIN}`.length))}; skipped, so the session is not held (${then})`;
 }

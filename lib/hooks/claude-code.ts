@@ -3,14 +3,13 @@ import fs from "node:fs";
 import { z } from "zod";
 import { databaseFile, databaseUrl } from "../config";
 import { engineOf } from "../database";
-import { AGAIN } from "../database/busy";
-import { pendingMigrations } from "../database/migrate";
 import { namedFolderSchema } from "../caller";
-import { Unavailable } from "../errors";
 import { oneLine, quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
+import { busySkipNote } from "./busy-wait-bound";
 import { byDeadline, gaveUpOnDatabase, hookDeadline, TIMED_OUT } from "./deadline";
+import { migrationsLeftAfterWait, olderDatabaseNote } from "./older-database";
 
 /**
  * Claude Code's hooks as a door to lib/pickup: the hook's JSON from standard input in, what
@@ -46,32 +45,18 @@ function parseHookInput<Schema extends z.ZodType>(schema: Schema, text: string):
   return parsed.success ? parsed.data : `the hook input is not usable: ${describeFieldErrors(fieldErrorsOf(parsed.error))}`;
 }
 
-/** How long a hook waits for another process to migrate an older database: within the hook's 5 s. */
-const MIGRATIONS_WAIT_MS = 2_000;
-
 const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note });
 
 /**
  * A SQLite database must exist already: a hook never creates one (nothing can be waiting in it).
  * A PostgreSQL one is the team server's, there before any hook runs. Nor does a hook migrate one
- * (a newer baton than the database): a migration waits for other writers' lock and runs to its
- * end, neither of which the hook's deadline can cut short (with another process writing, a hook
- * took 30 s), and the MCP server, the dashboard and every other command apply it as they start.
- * Claude Code starts the MCP server alongside the session's hooks, so after an upgrade a hook
- * waits a little for it to apply them rather than miss the session's pickup.
+ * (lib/hooks/older-database.ts).
  */
 async function databaseProblem(): Promise<string | null> {
   const url = databaseUrl();
   if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) return `no Baton database at ${databaseFile(url)} yet, so nothing waits`;
-  let pending = (await pendingMigrations(url)).length;
-  for (const waitUntil = Date.now() + MIGRATIONS_WAIT_MS; pending > 0 && Date.now() < waitUntil; ) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    pending = (await pendingMigrations(url)).length;
-  }
-  if (pending > 0) {
-    return `the Baton database is older than this baton (${pending} ${pending === 1 ? "migration" : "migrations"} to apply); the MCP server, the dashboard or any other baton command applies them as it starts`;
-  }
-  return null;
+  const pending = await migrationsLeftAfterWait(url);
+  return pending > 0 ? olderDatabaseNote(pending) : null;
 }
 
 async function sessionStart(text: string): Promise<HookOutcome> {
@@ -106,9 +91,8 @@ export async function runHook(event: HookEvent, text: string, deadline: number =
     return outcome === TIMED_OUT ? { ...silent(gaveUpOnDatabase()), timedOut: true } : outcome;
   } catch (error) {
     // Busy is no misconfiguration, and nobody sends a hook again: the next session's hook tries anew.
-    if (error instanceof Unavailable && error.message.endsWith(`; ${AGAIN}`)) {
-      return silent(`${oneLine(error.message.slice(0, -`; ${AGAIN}`.length))}; skipped, so the session is not held (the next ${event} hook reads it again)`);
-    }
+    const busy = busySkipNote(error, `the next ${event} hook reads it again`);
+    if (busy) return silent(busy);
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return silent(`could not use the Baton database (${oneLine(reason)}); check BATON_DATA_DIR / DATABASE_URL`);
   }

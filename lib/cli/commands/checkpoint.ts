@@ -1,14 +1,19 @@
 import "server-only";
-import { isDomainError } from "../../errors";
+import { isDomainError, Unavailable } from "../../errors";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { closeDatabase } from "../../database";
+import { databaseFile, databaseUrl } from "../../config";
+import { closeDatabase, engineOf } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
 import { domainErrorText } from "../failure";
 import { parseCommandArgs } from "../args";
 import { checkpointProject, type CheckpointFields } from "../../formats";
 import { redactionLines } from "../../secrets";
+import { boundBusyWaitForHook, busySkipNote } from "../../hooks/busy-wait-bound";
 import { byDeadline, exitSoonAfterGivingUp, gaveUpOnDatabase, HOOK_DEADLINE_MS, hookDeadline, TIMED_OUT } from "../../hooks/deadline";
+import { migrationsLeftAfterWait, olderDatabaseNote } from "../../hooks/older-database";
+import { oneLine } from "../../one-line";
 import { visibleControls } from "../../validation";
 import { MAX_HOOK_INPUT_BYTES, readHookInput } from "../read-bounded";
 
@@ -42,6 +47,20 @@ async function readHookJson(deadline: number): Promise<z.output<typeof hookInput
   return parsed.success ? parsed.data : "the hook input on standard input is not a Claude Code hook's JSON object";
 }
 
+/**
+ * As a hook, the database is used as it is: a hook never creates one nor migrates one
+ * (lib/hooks/older-database.ts; a PreCompact hook that migrated, with another process writing,
+ * waited 30 s). Thrown after the file is saved, so it is said as the push's refusal.
+ */
+async function refuseUnlessUsableByHook(): Promise<void> {
+  const url = databaseUrl();
+  if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) {
+    throw new Unavailable(`no Baton database at ${databaseFile(url)} yet (a hook creates none); \`baton checkpoint --push\` by hand, the MCP server or the dashboard creates it`);
+  }
+  const pending = await migrationsLeftAfterWait(url);
+  if (pending > 0) throw new Unavailable(olderDatabaseNote(pending));
+}
+
 export async function run(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("checkpoint", USAGE, args, {
     options: {
@@ -62,7 +81,9 @@ export async function run(args: string[]): Promise<number> {
   });
   if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  // As a hook (PreCompact) it keeps to the other hooks' deadline, reading and database together.
+  // As a hook (PreCompact) it keeps to the other hooks' deadline, reading and database together,
+  // SQLite's lock waits (which no timer cuts short) bounded within it.
+  if (values.hook) boundBusyWaitForHook();
   const deadline = values.hook ? hookDeadline() : Infinity;
   let hook: z.output<typeof hookInputSchema> = {};
   if (values.hook) {
@@ -87,8 +108,9 @@ export async function run(args: string[]): Promise<number> {
   };
   const cwd = hook.cwd ?? process.cwd();
   const checkpoint = async () => {
-    if (values.push) await ensureMigrated();
-    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project });
+    if (values.push && !values.hook) await ensureMigrated();
+    const beforePush = values.hook ? refuseUnlessUsableByHook : undefined;
+    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush });
   };
   try {
     const result = deadline === Infinity ? await checkpoint() : await byDeadline(checkpoint(), deadline);
@@ -108,6 +130,12 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
+    // A hook that could not push gives up in one line and exits 0 (the file is saved): nobody
+    // sends a hook again, and a busy database is no misconfiguration.
+    if (values.hook && error instanceof Unavailable) {
+      process.stderr.write(`baton checkpoint: ${busySkipNote(error, "the next PreCompact hook pushes the checkpoint") ?? oneLine(error.message)}\n`);
+      return 0;
+    }
     process.stderr.write(domainErrorText("checkpoint", "failed", error));
     return 1;
   } finally {

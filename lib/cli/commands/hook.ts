@@ -1,7 +1,6 @@
 import "server-only";
-// First, before the database layer loads: it reads the lock wait this bounds once, as it loads.
-import "../../hooks/busy-wait-bound";
 import { closeDatabase } from "../../database";
+import { boundBusyWaitForHook } from "../../hooks/busy-wait-bound";
 import { HOOK_EVENTS, runHook, type HookEvent } from "../../hooks/claude-code";
 import { exitSoonAfterGivingUp, HOOK_DEADLINE_MS, hookDeadline } from "../../hooks/deadline";
 import { readHookInput } from "../read-bounded";
@@ -27,6 +26,7 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`baton hook: give one of ${HOOK_EVENTS.join(", ")}\n\n${USAGE}\n`);
     return 1;
   }
+  boundBusyWaitForHook();
   const deadline = hookDeadline();
   // A person at a terminal gets the usage note, not a hang waiting for end of input.
   const input = process.stdin.isTTY ? { text: "", over: false, timedOut: false } : await readHookInput(process.stdin, deadline);
