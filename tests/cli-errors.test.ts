@@ -280,10 +280,11 @@ describe("hooks do not wait on standard input", () => {
     const { env } = await dataFolder();
     const repo = gitRepository();
     const whole = JSON.stringify({ cwd: repo, session_id: "h" });
-    const [stop, checkpoint, unfinished] = await Promise.all([
+    const [stop, checkpoint, unfinished, unfinishedCheckpoint] = await Promise.all([
       baton(["hook", "stop"], { env, input: `${whole}\n`, keepInputOpen: true }),
       baton(["checkpoint", "--hook", "--goal", "g", "--now", "n"], { env, input: whole, keepInputOpen: true }),
       baton(["hook", "session-start"], { env, input: whole.slice(0, -1), keepInputOpen: true }),
+      baton(["checkpoint", "--hook", "--push"], { env, input: whole.slice(0, -1), keepInputOpen: true }),
     ]);
     expect(stop.code).toBe(0);
     expect(stop.seconds).toBeLessThan(4.5);
@@ -294,6 +295,10 @@ describe("hooks do not wait on standard input", () => {
     expect(unfinished.stdout).toBe("");
     expect(unfinished.seconds).toBeLessThan(12);
     expectOneLine(unfinished, /^baton hook session-start: standard input held no whole JSON object and did not end within 5 s; gave up/);
+    // The PreCompact hook gives up as the others do: exit 0 (it exited 1).
+    expect(unfinishedCheckpoint.code, unfinishedCheckpoint.stderr).toBe(0);
+    expect(unfinishedCheckpoint.seconds).toBeLessThan(12);
+    expectOneLine(unfinishedCheckpoint, /^baton checkpoint: standard input held no whole JSON object and did not end within 5 s; gave up so the session is not held$/m);
   }, 60_000);
 });
 

@@ -30,11 +30,11 @@ e.g. from a PreCompact hook.`;
 
 const hookInputSchema = z.looseObject({ session_id: z.string().optional(), cwd: z.string().optional() });
 
-/** The hook's JSON from standard input, by `deadline`; a string says why there is none to use. */
-async function readHookJson(deadline: number): Promise<z.output<typeof hookInputSchema> | string> {
+/** The hook's JSON from standard input, by `deadline` (else TIMED_OUT); a string says why there is none to use. */
+async function readHookJson(deadline: number): Promise<z.output<typeof hookInputSchema> | string | typeof TIMED_OUT> {
   const { text, over, timedOut } = await readHookInput(process.stdin, deadline);
   if (over) return `the hook input on standard input is over ${MAX_HOOK_INPUT_BYTES / 1024} KiB; a Claude Code hook's JSON object is far smaller`;
-  if (timedOut) return `standard input held no whole JSON object and did not end within ${HOOK_DEADLINE_MS / 1000} s; gave up so the session is not held`;
+  if (timedOut) return TIMED_OUT;
   if (text.trim() === "") return {};
   let json: unknown;
   try {
@@ -88,6 +88,11 @@ export async function run(args: string[]): Promise<number> {
   let hook: z.output<typeof hookInputSchema> = {};
   if (values.hook) {
     const read = await readHookJson(deadline);
+    // Given up on, as the other hooks do: exit 0 (a refusal of what was sent is exit 1).
+    if (read === TIMED_OUT) {
+      process.stderr.write(`baton checkpoint: standard input held no whole JSON object and did not end within ${HOOK_DEADLINE_MS / 1000} s; gave up so the session is not held\n`);
+      return 0;
+    }
     if (typeof read === "string") {
       process.stderr.write(`baton checkpoint: ${read}\n`);
       return 1;
