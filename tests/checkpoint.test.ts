@@ -377,10 +377,12 @@ describe.runIf(engineOf(databaseUrl()) === "sqlite")("the PreCompact hook (check
         expect(ran.seconds, JSON.stringify(env)).toBeLessThan(5);
         expect(readHandoff(repo).session_id).toBe(ran.sessionId);
       }
-      // By hand it is a request like any other: it waits as long as it is told, then exit 1 and "send again".
+      // By hand it is a request like any other: it waits as long as it is told, then exit 1 and
+      // "send again"; the file is saved first all the same, as a checkpoint by hand always is.
       const byHand = baton(repo, ["checkpoint", "--now", "By hand", "--push"], "", { BATON_BUSY_TIMEOUT_MS: "500" });
       expect(byHand.status).toBe(1);
-      expect(byHand.stderr).toMatch(/the database is busy: .*send the same request again in a moment/);
+      expect(byHand.stderr).toMatch(/the checkpoint was saved to \.flow-guardian\/handoff\.yaml, but not pushed to Baton: the database is busy: .*send the same request again in a moment/);
+      expect(readHandoff(repo).now).toBe("By hand");
     } finally {
       await lock.release();
     }
@@ -388,7 +390,6 @@ describe.runIf(engineOf(databaseUrl()) === "sqlite")("the PreCompact hook (check
     expect(pushed.status, pushed.stderr).toBe(0);
     expect(pushed.stdout).toMatch(/^pushed to handoff hof_\S+ as entry #\d+$/m);
   }, 180_000);
-
 });
 
 describe("the PreCompact hook (checkpoint --hook --push) on a database older than this baton", () => {

@@ -113,8 +113,9 @@ export async function run(args: string[]): Promise<number> {
   };
   const cwd = hook.cwd ?? process.cwd();
   const checkpoint = async () => {
-    if (values.push && !values.hook) await ensureMigrated();
-    const beforePush = values.hook ? refuseUnlessUsableByHook : undefined;
+    // By hand the database is made ready (created, migrated) too, but only once the file is saved:
+    // a busy database refuses the push, never the checkpoint itself.
+    const beforePush = values.hook ? refuseUnlessUsableByHook : () => ensureMigrated();
     return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush });
   };
   try {
