@@ -273,6 +273,29 @@ describe.runIf(process.env.BATON_TEST_ENGINE === "postgres")("the change feed on
       errors.mockRestore();
     }
   });
+
+  it("keeps a change that commits while another instance prunes after a quiet day, and hands it out", async () => {
+    const handoffId = "hof_committed_while_pruned";
+    const feed = await collect({ filter: { handoffId } });
+    const [writer, admin] = [await connection(), await connection()];
+    // A quiet day: every change kept is older than a day.
+    await admin.query("UPDATE changes SET created_at = created_at - interval '2 days'");
+    await writer.query("BEGIN");
+    const seq = await appendChange(writer, handoffId);
+    // Lets the prune read but holds its DELETE (SHARE conflicts with ROW EXCLUSIVE only), so the
+    // commit lands between the two, as it does by chance when a write commits during a prune.
+    await writer.query("LOCK TABLE changes IN SHARE MODE");
+    const pruning = pruneChanges();
+    const waitingDelete = "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM changes%'";
+    for (let tries = 0; (await admin.query(waitingDelete)).rowCount === 0; tries++) {
+      expect(tries).toBeLessThan(500);
+      await sleep(10);
+    }
+    await writer.query("COMMIT");
+    expect(await pruning).toBeGreaterThan(0);
+    expect((await admin.query("SELECT seq FROM changes WHERE seq = $1", [seq])).rowCount).toBe(1);
+    await feed.until((all) => changesOf(all).some((change) => change.seq === seq), 7_000);
+  });
 });
 
 /**
