@@ -12,6 +12,8 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import { OAuthMetadataSchema, type AuthorizationServerMetadata, type OAuthClientInformationFull } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createToken, listTokens, revokeToken } from "../lib/auth";
+import { hashSecret } from "../lib/auth/tokens";
+import { REVOCATION_CHECK_MS } from "../lib/guard";
 import { databaseFile, databaseUrl } from "../lib/config";
 import { isPublicRequest } from "../lib/guard";
 import { approveAuthorization, checkAuthorizationRequest, denyAuthorization, publicBaseUrl, type AuthorizationParams } from "../lib/oauth";
@@ -469,6 +471,53 @@ describe("tokens", () => {
     });
     expect(revoked.status).toBe(200);
     expect((await mcpCall(tokens.access_token)).status).toBe(401);
+  });
+
+  it("an MCP session outlives the access token that opened it once the connector refreshed, and ends when the token it now uses is revoked", async () => {
+    const { code, codeVerifier } = await approvedCode();
+    const first = await exchange(code, codeVerifier);
+    const session = (accessToken: string, sessionId?: string, body: unknown = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }) =>
+      fetch(`${origin}/api/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...(sessionId && { "mcp-session-id": sessionId }) },
+        body: JSON.stringify(body),
+      });
+    const opened = await session(first.access_token, undefined, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "claude.ai", version: "1" } },
+    });
+    expect(opened.status).toBe(200);
+    const sessionId = opened.headers.get("mcp-session-id")!;
+    // Claude refreshes before the hour is up and goes on in the same session, listening on its GET stream.
+    const second = await refreshAuthorization(origin, { metadata, clientInformation: client, refreshToken: first.refresh_token!, resource: new URL(resource()) });
+    expect((await session(second.access_token, sessionId)).status).toBe(200);
+    const stream = await fetch(`${origin}/api/mcp`, { headers: { authorization: `Bearer ${second.access_token}`, accept: "text/event-stream", "mcp-session-id": sessionId } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    let ended = false;
+    const whenEnded = (async () => {
+      while (!(await reader.read().catch(() => ({ done: true }))).done);
+      ended = true;
+    })();
+
+    // The first access token's hour ends: the session was the connector's, which holds a good token.
+    await write((tx) => tx.run("UPDATE oauth_tokens SET expires_at = ? WHERE token_hash = ?", [storedDate(new Date(Date.now() - 1000)), hashSecret(first.access_token)]));
+    await new Promise((resolve) => setTimeout(resolve, 4 * REVOCATION_CHECK_MS));
+    expect((await session(second.access_token, sessionId)).status).toBe(200);
+    expect(ended).toBe(false);
+
+    // The token it goes on with is revoked: what it holds open ends too.
+    const revoked = await fetch(`${origin}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: second.access_token, client_id: client.client_id }),
+    });
+    expect(revoked.status).toBe(200);
+    await whenEnded;
+    const third = await refreshAuthorization(origin, { metadata, clientInformation: client, refreshToken: second.refresh_token!, resource: new URL(resource()) });
+    expect((await session(third.access_token, sessionId)).status).toBe(404);
   });
 
   it("a refresh token is no bearer, and an agent's grant cannot reach pages or token management", async () => {

@@ -27,6 +27,8 @@ type Session = {
   lastUsed: number;
   /** GET streams open now: while one is, the session is in use. */
   openStreams: number;
+  /** The credential the session is watched on (lib/guard/revocation-watch.ts): the latest its owner came with. */
+  watched: string | null;
   unwatch: () => void;
 };
 
@@ -41,6 +43,23 @@ const SESSION_HEADER = "mcp-session-id";
 
 function jsonRpcError(status: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers: { "cache-control": "no-store" } });
+}
+
+/** The proof of the credential a caller came with (a token's, a sign-in's, an access token's), or null for the desk. */
+const proofOf = (caller: Caller): string | null => ("proof" in caller.who ? caller.who.proof : null);
+
+/**
+ * Watches the session on the credential its owner came with this time. A connector refreshes its
+ * access token every hour and goes on in the same session (its owner is the grant): watched on the
+ * token that opened it, the session ended when that one expired, though the connector held a good
+ * one. Watched on the latest, it ends when that one is revoked or expires, or the grant is.
+ */
+function watchLatest(id: string, session: Session, caller: Caller): void {
+  const proof = proofOf(caller);
+  if (proof === session.watched) return;
+  session.unwatch();
+  session.watched = proof;
+  session.unwatch = endWhenRevoked(caller, () => void closeSession(id));
 }
 
 async function closeSession(id: string): Promise<void> {
@@ -145,6 +164,7 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     // another caller's session looks exactly like one that does not exist.
     if (!session || session.owner !== owner) return jsonRpcError(404, "no such MCP session (it ended or expired); initialize again");
     session.lastUsed = Date.now();
+    watchLatest(id, session, caller);
     // A DELETE the transport accepts ends the session through onsessionclosed; one it refuses (a bad protocol version) ends nothing.
     const response = await session.transport.handleRequest(request, parsed(message));
     if (request.method !== "GET" || !response.ok) return response;
@@ -164,7 +184,7 @@ export async function handleSessionRequest(request: Request, caller: Caller, mes
     onsessioninitialized: (sessionId) => {
       // Revoking the caller's token, grant or sign-in ends the session and its GET stream at once.
       const unwatch = endWhenRevoked(caller, () => void closeSession(sessionId));
-      sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now(), openStreams: 0, unwatch });
+      sessions.set(sessionId, { server, transport, owner, lastUsed: Date.now(), openStreams: 0, watched: proofOf(caller), unwatch });
     },
     onsessionclosed: (sessionId) => void closeSession(sessionId),
   });
