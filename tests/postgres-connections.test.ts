@@ -176,3 +176,28 @@ describe.runIf(onPostgres)("PostgreSQL stopped while Baton runs", () => {
     expect(stored).toBe(2);
   }, 60_000);
 });
+
+describe.runIf(onPostgres)("an older instance running while a newer one migrates", () => {
+  it("answers a thread, and appends to it, after the migration added a column to a table it reads whole", async () => {
+    const door = await startHttpDoor();
+    const json = { "content-type": "application/json" };
+    try {
+      const created = await fetch(`${door.origin}/api/handoffs`, { method: "POST", headers: json, body: JSON.stringify({ title: "Rolling upgrade", content: "first" }) });
+      const { handoff } = (await created.json()) as { handoff: { id: string } };
+      const readThread = () => fetch(`${door.origin}/api/handoffs/${handoff.id}`).then((response) => response.status);
+      // Read at once, so that several of the older instance's pooled connections have prepared the read.
+      expect(await Promise.all(Array.from({ length: 6 }, readThread))).toEqual(Array(6).fill(200));
+      // What a newer Baton's migration of handoffs does while the older instance serves.
+      await asAdmin((client) => client.query("ALTER TABLE handoffs ADD COLUMN newer_baton_column BOOLEAN NOT NULL DEFAULT false"));
+      expect(await Promise.all(Array.from({ length: 6 }, readThread))).toEqual(Array(6).fill(200));
+      const appended = await fetch(`${door.origin}/api/handoffs/${handoff.id}/entries`, { method: "POST", headers: json, body: JSON.stringify({ type: "progress", content: "after the upgrade" }) });
+      expect(appended.status).toBe(201);
+      const thread = (await (await fetch(`${door.origin}/api/handoffs/${handoff.id}`)).json()) as { entries: { content: string }[] };
+      expect(thread.entries.map((entry) => entry.content)).toEqual(["first", "after the upgrade"]);
+      expect(door.stderr()).not.toMatch(/answered 500/);
+    } finally {
+      await stopHttpDoor(door.door, "SIGTERM");
+      await asAdmin((client) => client.query("ALTER TABLE handoffs DROP COLUMN IF EXISTS newer_baton_column"));
+    }
+  }, 60_000);
+});

@@ -57,6 +57,18 @@ export function isConnectionFailure(error: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|Query read timeout/i.test(message);
 }
 
+/**
+ * A named prepared statement whose result's columns changed under it: another process altered a
+ * table it reads whole (a newer Baton's migration adding a column while this older instance
+ * serves, as in a rolling upgrade), and PostgreSQL refuses the statement on that connection from
+ * then on (0A000 from the plan cache's revalidation; the routine, unlike the message, is not
+ * translated). Every read of a thread answered 500 until the instance restarted.
+ */
+const isStalePreparedStatement = (error: unknown) => {
+  const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
+  return code === "0A000" && routine === "RevalidateCachedQuery";
+};
+
 /** pg's error for a statement unanswered past QUERY_TIMEOUT_MS. */
 const isQueryTimeout = (error: unknown) => error instanceof Error && error.message === "Query read timeout";
 
@@ -252,15 +264,19 @@ export function openPostgres(url: string): Database {
   /**
    * Runs `work` on a pooled connection, inside `begin` … COMMIT, or with `begin` null as one
    * statement in its own transaction (one round trip). Tried again when it kept nothing: a
-   * connection lost before BEGIN went through, or a deadlock's or serialization's victim. A
-   * connection lost after that may have committed, so that answers Unavailable.
+   * connection lost before BEGIN went through, a deadlock's or serialization's victim, or a
+   * statement prepared before a table changed (isStalePreparedStatement: that connection is
+   * dropped with what it prepared, and the next parses afresh; at most one try per pooled
+   * connection). A connection lost after BEGIN may have committed, so that answers Unavailable.
    */
   const transaction = async <T>(begin: string | null, work: (tx: Tx) => Promise<T>): Promise<T> => {
     const joined = inside.getStore();
     if (joined) return work(joined);
+    let staleTries = 0;
     for (let attempt = 0; ; attempt++) {
       const client = await connect();
       let broken = false;
+      let stale = false;
       let started = false;
       // The pool listens for errors only on idle clients. A server that ends this connection
       // between two statements (a restart, pg_terminate_backend) reports it as an 'error' event,
@@ -280,6 +296,8 @@ export function openPostgres(url: string): Database {
       } catch (error) {
         broken = isConnectionFailure(error);
         if (!broken && begin) await client.query("ROLLBACK").catch(() => (broken = true));
+        stale = isStalePreparedStatement(error);
+        if (stale && staleTries++ < max) continue;
         const code = (error as { code?: string }).code;
         // A BEGIN unanswered for QUERY_TIMEOUT_MS is not tried again: the server is there and silent.
         if ((broken && !started && !isQueryTimeout(error) && attempt < RECONNECT_PAUSES_MS.length) || (code && RETRYABLE.has(code) && attempt < 5)) continue;
@@ -287,7 +305,7 @@ export function openPostgres(url: string): Database {
         throw unavailableWhenBusy(error, "postgres", STATEMENT_TIMEOUT_MS);
       } finally {
         client.off("error", onLost);
-        client.release(broken || lost);
+        client.release(broken || lost || stale);
       }
     }
   };
