@@ -27,7 +27,7 @@ type Session = {
   lastUsed: number;
   /** GET streams open now: while one is, the session is in use. */
   openStreams: number;
-  /** The credential the session is watched on (lib/guard/revocation-watch.ts): the latest its owner came with. */
+  /** The credential the session is watched on (lib/guard/revocation-watch.ts): for a connector, the latest access token it came with. */
   watched: string | null;
   unwatch: () => void;
 };
@@ -49,14 +49,16 @@ function jsonRpcError(status: number, message: string): Response {
 const proofOf = (caller: Caller): string | null => ("proof" in caller.who ? caller.who.proof : null);
 
 /**
- * Watches the session on the credential its owner came with this time. A connector refreshes its
- * access token every hour and goes on in the same session (its owner is the grant): watched on the
- * token that opened it, the session ended when that one expired, though the connector held a good
- * one. Watched on the latest, it ends when that one is revoked or expires, or the grant is.
+ * Watches a connector's session on the access token it came with this time. A connector refreshes
+ * its access token every hour and goes on in the same session (its owner is the grant): watched on
+ * the token that opened it, the session ended when that one expired, though the connector held a
+ * good one. Watched on the latest, it ends when that one is revoked or expires, or the grant is. A
+ * named token's proof never changes, and a sign-in's session stays with the sign-in that opened it
+ * (signing that one out ends it).
  */
 function watchLatest(id: string, session: Session, caller: Caller): void {
   const proof = proofOf(caller);
-  if (proof === session.watched) return;
+  if (caller.who.kind !== "connector" || proof === session.watched) return;
   session.unwatch();
   session.watched = proof;
   session.unwatch = endWhenRevoked(caller, () => void closeSession(id));
