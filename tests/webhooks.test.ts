@@ -72,9 +72,14 @@ async function receiver() {
   return { url, received, state, answerHeld, close };
 }
 
-/** Another instance's dispatcher in a process of its own (tests/support/webhook-dispatcher-worker.ts), once it follows the feed. */
-async function otherInstance(options: DispatcherOptions): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", dispatcherWorker, JSON.stringify(options)], { env: process.env, stdio: ["pipe", "pipe", "inherit"] });
+/**
+ * Another instance's dispatcher in a process of its own (tests/support/webhook-dispatcher-worker.ts), once it follows the feed.
+ * `clockAheadMs`: its machine's clock runs that far ahead of this one's (libfaketime, as `.ci/run` installs it).
+ */
+async function otherInstance(options: DispatcherOptions, { clockAheadMs = 0 } = {}): Promise<ChildProcess> {
+  const command = [process.execPath, "--import", "tsx", dispatcherWorker, JSON.stringify(options)];
+  if (clockAheadMs) command.unshift("faketime", "-f", `+${clockAheadMs / 1000}s`);
+  const child = spawn(command[0], command.slice(1), { env: process.env, stdio: ["pipe", "pipe", "inherit"] });
   workers.push(child);
   await new Promise<void>((resolve, reject) => {
     let output = "";
@@ -661,6 +666,25 @@ describe("several instances on one database", () => {
     target.answerHeld();
     await until(async () => (await recentDeliveries({ webhookId: webhook.id }))[0].status === "delivered");
     expect(await deliveryAttempts(delivery.id)).toEqual([expect.objectContaining({ status: 200 })]);
+  });
+
+  // One machine's clock: SQLite's processes share it.
+  it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("sends a delivery in flight once when another instance's clock runs ahead by more than a lease", async () => {
+    const target = await newReceiver();
+    target.state.hold = true;
+    await createWebhook({ url: target.url, events: ["entry.created"] });
+    await start({ sendIntervalMs: 20 });
+    await createHandoff({ title: "clocks apart", content: "claimed by this instance" });
+    await until(() => target.received.length === 1);
+    // 45 s ahead: past this instance's 30 s lease by its own clock.
+    await otherInstance({ sendIntervalMs: 10 }, { clockAheadMs: 45_000 });
+    await sleep(1_000);
+    expect(target.received).toHaveLength(1);
+    target.state.hold = false;
+    target.answerHeld();
+    await until(async () => (await recentDeliveries())[0]?.status === "delivered");
+    await sleep(300);
+    expect(target.received).toHaveLength(1);
   });
 
   it("hands back what it claimed when shutting down, and another instance sends it at once", async () => {

@@ -127,6 +127,17 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+/**
+ * The database's clock, for times one process writes and another compares with its own "now" (a
+ * webhook delivery's lease): on PostgreSQL the server's, one clock for every instance, where the
+ * machines' own clocks may be apart by more than a lease; on SQLite, whose processes share one
+ * machine, this process's.
+ */
+export async function databaseNow(tx: Tx): Promise<Date> {
+  if (tx.engine !== "postgres") return new Date();
+  return new Date(Date.parse((await tx.get<{ now: string }>("SELECT clock_timestamp() AS now"))!.now));
+}
+
 let lastStoredMs = 0;
 /**
  * How far "strictly later" may run ahead of the clock. A process storing more than a thousand

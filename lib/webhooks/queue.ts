@@ -1,6 +1,6 @@
 import "server-only";
 import type { Change } from "../changes";
-import { lockRows, read, storedDate, write, type Tx } from "../database";
+import { databaseNow, lockRows, read, storedDate, write, type Tx } from "../database";
 import { enqueue, hooksIn } from "./enqueue";
 import { eventsOfChange, mayDeliver } from "./events";
 import type { AttemptResult } from "./send";
@@ -87,11 +87,16 @@ const DUE_WHERE = "d.status = 'pending' AND d.next_attempt_at <= ? AND (d.claime
  * and take no write lock.
  */
 export async function claimDue(limit: number, leaseMs: number, skipHooks: readonly number[] = []): Promise<Due[]> {
-  const now = new Date();
   const where = `${DUE_WHERE}${skipHooks.length > 0 ? ` AND d.webhook_id NOT IN (${skipHooks.map(() => "?").join(", ")})` : ""}`;
+  // Leases are written and compared on the database's clock: an instance whose machine's clock ran
+  // ahead of another's by more than a lease took that one's delivery in flight and sent it again.
+  const now = await read(async (tx) => {
+    const clock = await databaseNow(tx);
+    const at = storedDate(clock);
+    return (await tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where} LIMIT 1`, [at, at, ...skipHooks])) ? clock : null;
+  });
+  if (!now) return [];
   const at = storedDate(now);
-  const due = await read((tx) => tx.get(`SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where} LIMIT 1`, [at, at, ...skipHooks]));
-  if (!due) return [];
   const lease = storedDate(new Date(now.getTime() + leaseMs));
   return write(async (tx) => {
     // PostgreSQL: rows another instance is claiming right now are skipped, not waited for.
