@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, retryDelivery, triggerHandoff, updateAgent } from "../lib/agents";
@@ -19,7 +20,10 @@ const successorScript = `
 import fs from "node:fs";
 const out = process.argv[2];
 process.stdin.setRawMode(true);
-process.stdout.write("successor ready\\r\\n");
+// Busy for argv[3] ms first (output changing the screen): a delivery waits for the pane to rest.
+let ticks = 0;
+const busy = setInterval(() => process.stdout.write("working " + ++ticks + "\\r\\n"), 100);
+setTimeout(() => (clearInterval(busy), process.stdout.write("successor ready\\r\\n")), Number(process.argv[3] ?? 0));
 let line = "";
 process.stdin.on("data", (chunk) => {
   const text = chunk.toString("utf8");
@@ -156,6 +160,24 @@ describe("shift handoff delivery through a real tmux", () => {
     const [line] = await received(out);
     expect(line.line).toBe(record.injectionPrompt);
     expect(line.opened).toBe("## Goal\nKeep going.\n");
+  }, 30_000);
+
+  // One machine's clock: SQLite's processes share it.
+  it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("Retry on another instance whose clock runs a minute and more ahead is refused while the handoff's delivery waits for the pane", async () => {
+    const out = path.join(workDir, "busy.jsonl");
+    tmux("new-session", "-d", "-s", "busy", "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out} 6000`);
+    const agent = await registerAgent({ personaSlug: "developer-con-4" });
+    const handingOff = triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nOnce.\n", successor: { tmuxTarget: "busy" } });
+    // The handoff committed and its delivery waits for the pane.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const retrying = promisify(execFile)("faketime", ["-f", "+90s", process.execPath, "--import", "tsx", path.join(import.meta.dirname, "support", "retry-delivery-worker.ts"), String(agent.id)], {
+      env: process.env,
+    });
+    const [{ record }, { stdout: retry }] = await Promise.all([handingOff, retrying, received(out, 1, 15_000)]);
+    expect(record.deliveryState).toBe("submitted");
+    expect(JSON.parse(retry)).toEqual({ refused: expect.stringMatching(/^agent \w+'s prompt is being delivered already \(since /) });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await received(out)).toHaveLength(1);
   }, 30_000);
 
   it("Retry delivery to another pane types the prompt there and makes it the successor's target", async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { lockRows, storedDate, write, type Tx } from "../database";
+import { databaseNow, lockRows, storedDate, write, type Tx } from "../database";
 import { assertMayTypeIntoTmux, currentCaller } from "../caller";
 import { Conflict, NotFound } from "../errors";
 import { parseInput } from "../validation";
@@ -74,7 +74,9 @@ async function updateRecord(id: number, state: DeliveryState, extra: StepExtra):
 async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<HandoffRecordView> {
   const current = await tx.get<{ delivering_since: string | null }>(`SELECT delivering_since FROM handoff_records WHERE id = ?${lockRows(tx)}`, [recordId]);
   if (!current) throw new NotFound(`handoff record ${recordId} is gone (its agent was deleted)`);
-  const now = new Date();
+  // The database's clock, as the claim's stamp is written on: instances on machines whose clocks
+  // are a minute apart each took the other's claim as lapsed and typed the prompt alongside it.
+  const now = await databaseNow(tx);
   const since = current.delivering_since === null ? null : new Date(Date.parse(current.delivering_since));
   if (since && now.getTime() - since.getTime() < DELIVERY_CLAIM_MS) {
     throw new Conflict(

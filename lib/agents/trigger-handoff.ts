@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { read, storedDate, write } from "../database";
+import { databaseNow, read, storedDate, write } from "../database";
 import { gitStateForWrite } from "../git/read-state";
 import { cleanText, type Redaction } from "../secrets";
 import { operationInput, parseInput } from "../validation";
@@ -112,11 +112,13 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
         [successorSessionId, current.persona_slug, input.successor.name ?? current.name, current.project, tmuxTarget, current.id, at],
       );
       if (!successor) throw sessionTakenConflict(successorSessionId);
+      // The claim's stamp on the database's clock, which claimDelivery compares it with.
+      const claimedAt = tmuxTarget ? storedDate(await databaseNow(tx)) : null;
       const record = await tx.get<RecordRow>(
         // With a target, the record is claimed for its first delivery (claimDelivery's columns): no Retry types alongside it.
         `INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at, git, delivering_since, delivery_attempts)
          VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING RETURNING ${RECORD_RETURNING}`,
-        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null, tmuxTarget ? at : null, tmuxTarget ? 1 : 0],
+        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null, claimedAt, tmuxTarget ? 1 : 0],
       );
       if (!record) throw alreadyHandedOffConflict(shortId);
       const ended = await tx.get<AgentRow>(`UPDATE agents SET status = 'ended', ended_at = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [at, current.id]);
