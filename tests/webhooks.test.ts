@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SHIFT_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { MAX_REPLAY } from "../lib/changes";
@@ -685,6 +686,22 @@ describe("several instances on one database", () => {
     await until(async () => (await recentDeliveries())[0]?.status === "delivered");
     await sleep(300);
     expect(target.received).toHaveLength(1);
+  });
+
+  it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("refuses Redeliver of a delivery in flight on an instance whose clock runs ahead by more than a lease", async () => {
+    const target = await newReceiver();
+    target.state.hold = true;
+    await createWebhook({ url: target.url, events: ["entry.created"] });
+    await start({ sendIntervalMs: 20 });
+    await createHandoff({ title: "clocks apart", content: "redelivered elsewhere" });
+    await until(() => target.received.length === 1);
+    const [delivery] = await recentDeliveries();
+    const worker = path.join(import.meta.dirname, "support", "redeliver-worker.ts");
+    const { stdout } = await promisify(execFile)("faketime", ["-f", "+45s", process.execPath, "--import", "tsx", worker, String(delivery.id)], { env: process.env });
+    expect(JSON.parse(stdout)).toEqual({ refused: `delivery ${delivery.id} is being sent right now; Redeliver it once this attempt's outcome shows in its log, if it still needs to go` });
+    target.state.hold = false;
+    target.answerHeld();
+    await until(async () => (await recentDeliveries())[0]?.status === "delivered");
   });
 
   it("hands back what it claimed when shutting down, and another instance sends it at once", async () => {

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { Conflict, NotFound } from "../errors";
-import { lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
+import { databaseNow, lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import { parseInput } from "../validation";
 import { withoutCredentials } from "../url-credentials";
@@ -195,7 +195,8 @@ export async function deliveryAttempts(deliveryId: number): Promise<AttemptView[
 export async function redeliver(input: { id?: unknown }): Promise<DeliveryView> {
   const id = parseInput(idSchema, input).id;
   return write(async (tx) => {
-    const now = storedDate();
+    // The database's clock, which leases are written on (claimDue): this machine's may run ahead.
+    const now = storedDate(await databaseNow(tx));
     const row = await tx.get<DeliveryRow>(
       "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?, delivered_at = NULL WHERE id = ? AND (claimed_until IS NULL OR claimed_until <= ?) RETURNING *",
       [now, id, now],
