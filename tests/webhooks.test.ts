@@ -688,6 +688,19 @@ describe("several instances on one database", () => {
     expect(target.received).toHaveLength(1);
   });
 
+  it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("sends at once from an instance whose clock runs ahead, and a retry when its schedule says, not the clocks' difference later", async () => {
+    const target = await newReceiver();
+    target.state.answer = 500;
+    await createWebhook({ url: target.url, events: ["entry.created"] });
+    await otherInstance({ sendIntervalMs: 10, retryScheduleMs: [500] }, { clockAheadMs: 45_000 });
+    const created = Date.now();
+    await createHandoff({ title: "clock ahead", content: "sent at once" });
+    await until(() => target.received.length === 1);
+    expect(Date.now() - created).toBeLessThan(3_000);
+    target.state.answer = 200;
+    await until(() => target.received.length === 2, 5_000);
+  });
+
   it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("refuses Redeliver of a delivery in flight on an instance whose clock runs ahead by more than a lease", async () => {
     const target = await newReceiver();
     target.state.hold = true;

@@ -1,5 +1,5 @@
 import "server-only";
-import { storedDate, type Tx } from "../database";
+import { databaseNow, storedDate, type Tx } from "../database";
 import { eventsOf } from "./hooks";
 import type { WebhookEvent } from "./schemas";
 
@@ -22,13 +22,15 @@ export async function hooksIn(tx: Tx): Promise<Hook[]> {
 /** Queues `queued` for every one of `hooks` (hooksIn) that wants it, in the caller's transaction; returns how many rows were added. */
 export async function enqueue(tx: Tx, hooks: readonly Hook[], queued: Queued[], occurredAt: string): Promise<number> {
   if (queued.length === 0) return 0;
-  const now = storedDate();
+  // Due now by the database's clock, which claimDue compares with: this machine's may run ahead.
+  let now: string | undefined;
   let added = 0;
   for (const { id, wanted } of hooks) {
     for (const item of queued) {
       if (!(wanted.events as string[]).includes(item.event)) continue;
       if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
       const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
+      now ??= storedDate(await databaseNow(tx));
       await tx.run("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)", [
         id,
         item.event,

@@ -130,7 +130,7 @@ export async function resumeWebhook(input: { id?: unknown }): Promise<WebhookVie
   const id = parseInput(idSchema, input).id;
   return write(async (tx) => {
     await hookIn(tx, id);
-    await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'", [storedDate(), id]);
+    await tx.run("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending'", [storedDate(await databaseNow(tx)), id]);
     return viewOf((await tx.get<HookRow>("UPDATE webhooks SET status = 'active', consecutive_failures = 0 WHERE id = ? RETURNING *", [id]))!);
   });
 }

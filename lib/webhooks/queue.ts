@@ -150,7 +150,8 @@ export async function record(due: Due, result: AttemptResult, options: { retrySc
       return "recorded";
     }
     const gaveUp = result.refused === true || attempts > options.retryScheduleMs.length;
-    const next = gaveUp ? now : storedDate(new Date(Date.now() + options.retryScheduleMs[attempts - 1]));
+    // On the database's clock, which claimDue compares with: this machine's may run ahead.
+    const next = gaveUp ? now : storedDate(new Date((await databaseNow(tx)).getTime() + options.retryScheduleMs[attempts - 1]));
     await tx.run("UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_response_ms = ?, last_error = ?, claimed_until = NULL WHERE id = ?", [
       gaveUp ? "failed" : "pending",
       attempts,
