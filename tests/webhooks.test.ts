@@ -717,6 +717,39 @@ describe("several instances on one database", () => {
     await until(async () => (await recentDeliveries())[0]?.status === "delivered");
   });
 
+  it("sends the entries a close wiped before any dispatcher read them, each once, from the instance that runs next", async () => {
+    const target = await newReceiver();
+    await createWebhook({ url: target.url, events: ["entry.created", "question.asked", "handoff.closed"] });
+    const first = await otherInstance({ sendIntervalMs: 10 });
+    const { handoff } = await createHandoff({ title: "closed at once", content: "first" });
+    await until(() => target.received.length === 1);
+    // While no instance runs (a restart, or one lagging behind), an agent's last entry and the close right after it.
+    await stopWorker(first);
+    await addEntry({ id: handoff.id, type: "question", content: "last question?" });
+    await closeHandoff({ id: handoff.id });
+    const { handoff: archived } = await createHandoff({ title: "archived at once", content: "opening" });
+    await addEntry({ id: archived.id, type: "decision", content: "final decision" });
+    await closeHandoff({ id: archived.id, archive: true });
+    await otherInstance({ sendIntervalMs: 10 });
+    await until(() => target.received.length >= 7, 10_000);
+    await sleep(500);
+    const events = target.received.map((delivery) => {
+      const { event, data } = JSON.parse(delivery.body) as { event: string; data: { entry?: { content: string }; handoff: { title: string } } };
+      return `${event}: ${data.entry?.content ?? data.handoff.title}`;
+    });
+    expect(events.sort()).toEqual(
+      [
+        "entry.created: first",
+        "entry.created: last question?",
+        "question.asked: last question?",
+        "handoff.closed: closed at once",
+        "entry.created: opening",
+        "entry.created: final decision",
+        "handoff.closed: archived at once",
+      ].sort(),
+    );
+  });
+
   it("hands back what it claimed when shutting down, and another instance sends it at once", async () => {
     const target = await newReceiver();
     target.state.hold = true;

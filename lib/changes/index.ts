@@ -12,6 +12,7 @@ export { changeFeedStats, changesAfter, MAX_REPLAY, subscribe, type Subscription
 export { latestChangeSeq, type FeedEvent, type FeedStats } from "./fan-out";
 export { CHECK_INTERVAL_MS } from "./follow-sqlite";
 export { KEEP_MS, KEEP_ROWS, pruneChanges } from "./prune";
+export { entryChangesOfThreadAfter } from "./rows";
 export { changeStream, EVENT_STREAM_HEADERS, eventsRequestOf, HEARTBEAT_MS, type EventsRequest } from "./sse";
 export { DroppedStream, MAX_STREAMS, MAX_STREAMS_PER_CALLER, STREAM_RETRY_AFTER_S, takeStreamSlot } from "./stream-slots";
 export * from "./types";

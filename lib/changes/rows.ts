@@ -41,6 +41,15 @@ export const rowsAfter = async (tx: Tx, after: number, limit: number) =>
     changeOf,
   );
 
+/** A thread's new-entry changes after `after`, in seq order: what a close reads before it wipes the entries they name. */
+export const entryChangesOfThreadAfter = async (tx: Tx, handoffId: string, after: number) =>
+  (
+    await tx.all<Row>("SELECT seq, subject, action, handoff_id, agent_id, entry_seq, created_at FROM changes WHERE seq > ? AND handoff_id = ? AND subject = 'entry' ORDER BY seq", [
+      after,
+      handoffId,
+    ])
+  ).map(changeOf);
+
 /** PostgreSQL's `xmin:xmax:xip,…` snapshot: which writing transactions were running. */
 export type Snapshot = { xmax: bigint; running: Set<string> };
 export const snapshotOf = (text: string): Snapshot => {

@@ -5,6 +5,7 @@ import { handoffIdSchema } from "../handoffs/schemas";
 import { closeHandoffIn, loadHandoff } from "../handoffs/store";
 import type { HandoffView } from "../handoffs/views";
 import { keepSummaryFindableIn } from "../search";
+import { queueEntryEventsBeforeWipeIn } from "../webhooks/queue";
 import { operationInput, parseInput, type DoorInput } from "../validation";
 import { mirrorBlob } from "./blobs";
 import type { Bundle } from "./bundle";
@@ -38,12 +39,21 @@ async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedHandoff & { b
   const snapshot = await loadSnapshot(tx, id, null, "bundle");
   if (snapshot.handoff.status === "completed") return { handoff: snapshot.handoff, artifactId: await keptBundleOf(tx, id), bundle: null };
   if (snapshot.entries.length === 0) return { handoff: await closeHandoffIn(tx, id), artifactId: null, bundle: null };
+  await queueEntryEventsBeforeWipeIn(tx, id);
   // The archive names this thread as its source cut, even for a child that added nothing to its bundle.
   const rendered = renderSnapshot({ ...snapshot, reuseSourceDocument: false });
   const artifactId = await recordBundleIn(tx, id, rendered, "close_archive");
   // The entries go; what the kept bundle says of them stays findable.
   await keepSummaryFindableIn(tx, id, (JSON.parse(rendered.text) as Bundle).summary_markdown);
   return { handoff: await closeHandoffIn(tx, id), artifactId, bundle: rendered.text };
+}
+
+/** Closes without an archive; entries webhooks have not been told of yet are queued for them first. */
+async function wipeIn(tx: Tx, id: string): Promise<HandoffView> {
+  // Writers of this thread wait until it is closed: no entry of it is still being written.
+  const existing = await loadHandoff(tx, id, { lock: true });
+  if (existing.status !== "completed") await queueEntryEventsBeforeWipeIn(tx, id);
+  return closeHandoffIn(tx, id);
 }
 
 /**
@@ -54,7 +64,7 @@ async function closeArchivingIn(tx: Tx, id: string): Promise<ClosedHandoff & { b
  */
 export async function closeHandoff(options: CloseHandoffOptions): Promise<ClosedHandoff> {
   const input = parseInput(closeHandoffInput, options);
-  if (!input.archive) return write(async (tx) => ({ handoff: await closeHandoffIn(tx, input.id), artifactId: null }));
+  if (!input.archive) return write(async (tx) => ({ handoff: await wipeIn(tx, input.id), artifactId: null }));
   const { bundle, ...closed } = await write((tx) => closeArchivingIn(tx, input.id));
   if (bundle !== null) mirrorBlob(bundle);
   return closed;

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Change } from "../changes";
+import { entryChangesOfThreadAfter, type Change } from "../changes";
 import { databaseNow, lockRows, read, storedDate, write, type Tx } from "../database";
 import { enqueue, hooksIn } from "./enqueue";
 import { eventsOfChange, mayDeliver } from "./events";
@@ -63,6 +63,24 @@ export async function processChanges(changes: readonly Change[]): Promise<number
     await tx.run("UPDATE webhook_cursor SET seq = ? WHERE id = 1", [fresh[fresh.length - 1].seq]);
     return added;
   });
+}
+
+/**
+ * Before a close wipes a thread's entries: queues the events of its new entries no dispatcher has
+ * turned into deliveries yet (changes after the stored cursor), which once the entries are gone
+ * would make none (eventsOfChange finds no entry): an agent's last entry, closed right after,
+ * never reached a hook. The caller holds the thread's row lock, so no entry of it is still being
+ * written. The cursor row is locked as processChanges locks it: a dispatcher processing the same
+ * changes either went first (the cursor is past them) or goes after (their entries are gone), so
+ * each event is queued once. Nothing is read without a hook that wants entries, nor before any
+ * dispatcher ran (hooks are about what happens once one runs).
+ */
+export async function queueEntryEventsBeforeWipeIn(tx: Tx, handoffId: string): Promise<void> {
+  const hooks = await hooksIn(tx);
+  if (!hooks.some((hook) => hook.wanted.events.some((event) => event === "entry.created" || event === "question.asked"))) return;
+  const cursor = await tx.get<{ seq: number }>(`SELECT seq FROM webhook_cursor WHERE id = 1${lockRows(tx)}`);
+  if (!cursor) return;
+  for (const change of await entryChangesOfThreadAfter(tx, handoffId, cursor.seq)) await enqueue(tx, hooks, await eventsOfChange(tx, change), change.at);
 }
 
 /**
