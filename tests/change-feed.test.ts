@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -10,6 +11,7 @@ import { databaseFile } from "../lib/config";
 import { write } from "../lib/database";
 import { addEntry, createHandoff } from "../lib/handoffs";
 import { serveApi, type ApiServer } from "./support/api-server";
+import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
 import { rowsOf } from "./support/rows";
 
 const run = promisify(execFile);
@@ -273,6 +275,76 @@ describe.runIf(process.env.BATON_TEST_ENGINE === "postgres")("the change feed on
       errors.mockRestore();
     }
   });
+
+  /**
+   * A TCP relay in front of PostgreSQL that can go silent on the connection that LISTENs (bytes
+   * no longer pass either way, nothing is closed), as a NAT or firewall that forgot an idle
+   * connection does; connections made after that pass again.
+   */
+  async function silenceableRelay() {
+    const target = new URL(process.env.DATABASE_URL!);
+    const listeners: net.Socket[] = [];
+    const server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      let silenced = false;
+      client.on("data", (chunk) => {
+        if (chunk.includes("LISTEN baton_changes")) listeners.push(client);
+        if (!silenced) upstream.write(chunk);
+      });
+      upstream.on("data", (chunk) => void (silenced || client.write(chunk)));
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+      client.on("error", () => upstream.destroy());
+      upstream.on("error", () => client.destroy());
+      client.once("silence", () => (silenced = true));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = new URL(target);
+    url.port = String((server.address() as net.AddressInfo).port);
+    return {
+      url: url.toString(),
+      silenceListeners: () => listeners.splice(0).forEach((socket) => socket.emit("silence")),
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("reaches another instance's subscribers within a second again after its listening connection went silent", async () => {
+    const relay = await silenceableRelay();
+    const door = await startHttpDoor({ DATABASE_URL: relay.url });
+    const aborted = new AbortController();
+    try {
+      const { handoff } = await createHandoff({ title: "silent listener", content: "start" });
+      const response = await fetch(`${door.origin}/api/events?handoff=${handoff.id}&subject=entry`, { signal: aborted.signal });
+      const arrivals: { at: number; text: string }[] = [];
+      void (async () => {
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) arrivals.push({ at: Date.now(), text: decoder.decode(chunk.value) });
+      })().catch(() => undefined);
+      await vi.waitFor(() => expect(arrivals.some((arrival) => arrival.text.includes("event: ready"))), { timeout: 5_000 });
+      /** Writes an entry from this process (another instance) and answers how long the door's subscriber waited for it. */
+      const latency = async (content: string) => {
+        const written = Date.now();
+        await addEntry({ id: handoff.id, type: "progress", content });
+        await vi.waitFor(() => expect(arrivals.some((arrival) => arrival.text.includes('"subject":"entry"') && arrival.at >= written)).toBe(true), { timeout: 7_000 });
+        const arrival = arrivals.find((candidate) => candidate.text.includes('"subject":"entry"') && candidate.at >= written)!;
+        arrivals.splice(0, arrivals.indexOf(arrival) + 1);
+        return arrival.at - written;
+      };
+      expect(await latency("before")).toBeLessThan(1_000);
+      relay.silenceListeners();
+      // Long enough for a silent connection to be found out and replaced.
+      await sleep(8_000);
+      for (const content of ["after 1", "after 2", "after 3"]) {
+        expect(await latency(content)).toBeLessThan(1_000);
+        await sleep(1_300);
+      }
+    } finally {
+      aborted.abort();
+      await stopHttpDoor(door.door, "SIGTERM");
+      await relay.close();
+    }
+  }, 60_000);
 
   it("keeps a change that commits while another instance prunes after a quiet day, and hands it out", async () => {
     const handoffId = "hof_committed_while_pruned";

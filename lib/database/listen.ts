@@ -5,6 +5,14 @@ import { pgDriver } from "./pg-driver";
 
 /** Pauses between reconnections of a dropped listening connection, the last one repeated. */
 const RECONNECT_PAUSES_MS = [100, 200, 400, 800, 1600, 3200, 5000];
+/**
+ * How often a listening connection is asked to answer, and how long it has to: one a NAT or
+ * firewall forgot while idle (nothing closed, no error, no notification ever again) looked alive
+ * forever, and every wake-up waited for the change feed's slow poll. One that does not answer is
+ * dropped and replaced like one that closed.
+ */
+const CHECK_EVERY_MS = 5_000;
+const CHECK_TIMEOUT_MS = 2_000;
 
 export type Listening = { stop: () => void };
 
@@ -25,11 +33,22 @@ export async function listen(options: { url: string; channel: string; label: str
 
   const connect = async () => {
     const { Client } = await pgDriver();
-    const connection = new Client({ connectionString: options.url, connectionTimeoutMillis: 10_000, stream: () => new net.Socket().unref() });
+    const connection = new Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: 10_000,
+      query_timeout: CHECK_TIMEOUT_MS,
+      stream: () => new net.Socket().unref(),
+    });
     let dropped = false;
+    // From the moment it listens (client is this connection) until it is dropped.
+    const check = setInterval(() => {
+      if (client === connection) connection.query("SELECT 1").catch(drop);
+    }, CHECK_EVERY_MS);
+    check.unref?.();
     const drop = (error?: unknown) => {
       if (dropped) return;
       dropped = true;
+      clearInterval(check);
       if (client === connection) client = null;
       void connection.end().catch(() => undefined);
       if (stopped) return;
