@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BUNDLE_SCHEMA, MAX_BUNDLE_BYTES } from "../lib/formats/bundle";
 import { MAX_LIST_ITEMS } from "../lib/formats/schema-helpers";
 import { apiServerForFile } from "./support/api-server";
+import { runBaton } from "./support/baton-command";
 
 /**
  * A bundle Baton writes from a thread imported from a bundle carries that bundle's refs, plus a
@@ -13,23 +12,15 @@ import { apiServerForFile } from "./support/api-server";
  * would refuse", a 500).
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 
 const post = async (route: string, body: unknown) => {
   const answer = await api.fetch(route, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: answer.status, body: await answer.json() };
 };
 
-function baton(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+async function baton(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runBaton(args);
+  return { status: code, stdout, stderr };
 }
 
 /** A bundle at the limits: 200 artifact refs and 200 file refs, with notes of `noteLength` characters. */

@@ -1,13 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseFile } from "../lib/config";
 import { closeDatabase } from "../lib/database";
 import { createHandoff, getHandoff } from "../lib/handoffs";
 import { runBaton } from "./support/baton-command";
 import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
+import { holdSqliteLock } from "./support/sqlite-lock";
 import { connectHttpClient, connectStdioClient } from "./support/mcp-clients";
 
 /**
@@ -20,31 +20,6 @@ const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
 const SHORT_WAIT = { BATON_BUSY_TIMEOUT_MS: "300" };
 const BUSY_MESSAGE = String.raw`the database is busy: another process kept it locked for the 300 ms Baton waits \(.*\); nothing of this request was stored; send the same request again in a moment`;
 const BUSY = new RegExp(`^${BUSY_MESSAGE}$`);
-
-/**
- * Another process holding the database's lock until released: `write` takes the write lock (BEGIN
- * IMMEDIATE: readers go on), `everything` the whole file (locking_mode EXCLUSIVE, as a sqlite3
- * shell can: readers wait too; it can be taken only while no other connection is open).
- */
-async function lockHolder(mode: "write" | "everything"): Promise<{ release: () => Promise<void> }> {
-  const lock = mode === "write" ? `db.exec("BEGIN IMMEDIATE")` : `db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE")`;
-  const holder: ChildProcess = spawn(
-    process.execPath,
-    ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); ${lock}; process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise((resolve) => holder.once("exit", resolve));
-  await new Promise<void>((resolve, reject) => {
-    holder.stdout!.once("data", () => resolve());
-    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
-  });
-  return {
-    release: async () => {
-      holder.stdin!.end();
-      await exited;
-    },
-  };
-}
 
 const toolText = (result: Awaited<ReturnType<Awaited<ReturnType<typeof connectStdioClient>>["client"]["callTool"]>>) =>
   (result.content as { type: string; text: string }[]).map((part) => part.text).join("");
@@ -63,7 +38,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
   it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's one line (exit 1); nothing stored, no stack logged", async () => {
     const stdio = await connectStdioClient({ env: SHORT_WAIT });
     const http = await connectHttpClient(`${door.origin}/api/mcp`);
-    const holder = await lockHolder("write");
+    const holder = await holdSqliteLock("write");
     try {
       const rest = await fetch(`${door.origin}/api/handoffs/${id}/entries`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ type: "progress", content: "over REST" }) });
       expect(rest.status).toBe(503);
@@ -102,7 +77,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     const badFormat = await runBaton(["export", id, "--format", "pdf"], { env: SHORT_WAIT });
     expect(badFormat.code).toBe(1);
     expect(badFormat.stderr).toMatch(/^baton export: refused:\n {2}.+\n$/);
-    const holder = await lockHolder("write");
+    const holder = await holdSqliteLock("write");
     try {
       const busy = [
         await runBaton(["close", id, "--archive"], { env: SHORT_WAIT }),
@@ -126,7 +101,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     const repo = fs.mkdtempSync(path.join(os.tmpdir(), "baton-busy-checkpoint-"));
     try {
       execFileSync("git", ["init", "-q", repo]);
-      const holder = await lockHolder("write");
+      const holder = await holdSqliteLock("write");
       let ran;
       try {
         ran = await runBaton(["checkpoint", "--goal", "Ship auth", "--now", "Writing auth.py", "--push"], { cwd: repo, env: SHORT_WAIT });
@@ -146,7 +121,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     // The lock on the whole file can be taken only while no connection is open: the door and this process close theirs.
     await stopHttpDoor(door.door, "SIGTERM");
     await closeDatabase();
-    const holder = await lockHolder("everything");
+    const holder = await holdSqliteLock("whole");
     try {
       door = await startHttpDoor(SHORT_WAIT);
       const http = await connectHttpClient(`${door.origin}/api/mcp`);

@@ -1,14 +1,15 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
-import { databaseFile, databaseUrl } from "../lib/config";
+import { databaseUrl } from "../lib/config";
 import { closeDatabase, engineOf, write } from "../lib/database";
 import { closeHandoff, exportHandoff, findProjectRoot, getProvenance } from "../lib/formats";
 import { findHandoffs, getHandoff } from "../lib/handoffs";
 import { rowsOf } from "./support/rows";
+import { holdSqliteLock, type SqliteLock } from "./support/sqlite-lock";
 
 const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const temporary: string[] = [];
@@ -327,25 +328,9 @@ describe("npx baton checkpoint", () => {
  * connection is open, so this process closes its own first), `write` as a writer in a long
  * transaction (an older server importing) holds the write lock.
  */
-async function holdLock(mode: "exclusive" | "write"): Promise<{ release: () => Promise<void> }> {
+async function holdLock(mode: "exclusive" | "write"): Promise<SqliteLock> {
   await closeDatabase();
-  const take = mode === "exclusive" ? `db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE");` : `db.exec("BEGIN IMMEDIATE");`;
-  const holder = spawn(
-    process.execPath,
-    ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); ${take} process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise((resolve) => holder.once("exit", resolve));
-  await new Promise<void>((resolve, reject) => {
-    holder.stdout.once("data", () => resolve());
-    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
-  });
-  return {
-    release: async () => {
-      holder.stdin.end();
-      await exited;
-    },
-  };
+  return holdSqliteLock(mode === "exclusive" ? "whole" : "write");
 }
 
 /** The PreCompact hook as Claude Code runs it: `baton checkpoint --hook --push`, its JSON on stdin. */

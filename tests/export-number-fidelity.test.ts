@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { apiServerForFile } from "./support/api-server";
+import { runBaton } from "./support/baton-command";
 
 /**
  * An exported handoff.json gives its source document back with every field (unknown keys too),
@@ -13,7 +13,6 @@ import { apiServerForFile } from "./support/api-server";
  * and the export, the kept bundle and its artifact id said so.
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 
 const BIG = ["12345678901234567890", "9007199254740993", "-18446744073709551615", "0.12345678901234567890123"];
 const extra = `"pr_id": ${BIG[0]}, "ids": [${BIG[1]}, {"deep": ${BIG[2]}}], "ratio": ${BIG[3]}`;
@@ -26,16 +25,9 @@ const documents: [string, string, string][] = [
 const exportWithCli = (id: string, format: string) => run(process.cwd(), ["export", id, "--format", format]);
 
 /** The real CLI in `cwd`; not spawnSync: the server above lives in this process and must go on answering. */
-function run(cwd: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+async function run(cwd: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runBaton(args, { cwd });
+  return { status: code, stdout, stderr };
 }
 
 describe("numbers past a double's precision in an imported document", () => {

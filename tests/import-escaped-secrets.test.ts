@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { SECRET_SAMPLES, secretPartOf } from "./fixtures/secrets/corpus";
 import { apiServerForFile } from "./support/api-server";
 import { rowsOf } from "./support/rows";
+import { runBaton } from "./support/baton-command";
 
 /**
  * A secret spelled with escapes (JSON's `\u0067`, YAML's `\x67`) is the same token to every
@@ -14,7 +14,6 @@ import { rowsOf } from "./support/rows";
  * document, its export and a bundle's blob. The raw text was scanned, found clean, and kept.
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const token = SECRET_SAMPLES.find((sample) => sample.name === "GitHub personal token")!.value;
 /** Every character escaped: no scan of the raw text sees a token, nor a run of random letters. */
 const escaped = (prefix: string, digits: number) => [...token].map((char) => `\\${prefix}${char.charCodeAt(0).toString(16).padStart(digits, "0")}`).join("");
@@ -28,16 +27,9 @@ const documents = {
   bundle: EXAMPLE_DOCUMENTS.bundle.text.replace('"summary_markdown": "### Summary\\n- …\\n"', `"summary_markdown": "### Summary\\n- token ${inJson}\\n", "x": "${inJson}"`),
 };
 
-function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "export", id, "--format", format], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+async function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runBaton(["export", id, "--format", format]);
+  return { status: code, stdout, stderr };
 }
 
 const blobTexts = () => {

@@ -1,15 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent, triggerHandoff } from "../lib/agents";
-import { databaseFile } from "../lib/config";
 import { read } from "../lib/database";
 import { createHandoff } from "../lib/handoffs";
 import { RESOURCE_NOT_FOUND } from "../lib/mcp/resources";
 import { connectStdioClient } from "./support/mcp-clients";
 import { rejectionOf } from "./support/rejection";
+import { holdSqliteLock } from "./support/sqlite-lock";
 
 /**
  * resources/* and prompts/get over a real `baton mcp` (stdio) when the database is busy past its
@@ -33,22 +32,9 @@ beforeAll(async () => {
 
 const refusal = (request: Promise<unknown>) => rejectionOf(request, McpError);
 
-/** Another process holding SQLite's write lock (BEGIN IMMEDIATE) until released, as tests/busy-database.test.ts does. */
+/** Another process holding SQLite's write lock until released. */
 async function sqliteWriteLock(): Promise<() => Promise<void>> {
-  const holder: ChildProcess = spawn(
-    process.execPath,
-    ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise((resolve) => holder.once("exit", resolve));
-  await new Promise<void>((resolve, reject) => {
-    holder.stdout!.once("data", () => resolve());
-    holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
-  });
-  return async () => {
-    holder.stdin!.end();
-    await exited;
-  };
+  return (await holdSqliteLock("write")).release;
 }
 
 /** Another session holding Baton's tables (ACCESS EXCLUSIVE: reads wait too) until released. */

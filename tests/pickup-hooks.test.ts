@@ -13,6 +13,7 @@ import { THREAD_ANSWER_BUDGET_BYTES } from "../lib/handoffs/limits";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
 import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
 import { runHookProcess, type HookRun } from "./support/hook-process";
+import { holdSqliteLock, type SqliteLock } from "./support/sqlite-lock";
 
 /**
  * Issue 19, acceptance 1: Baton's hooks driven exactly as Claude Code drives them, a process per
@@ -278,28 +279,10 @@ describe("baton hook session-start", () => {
 });
 
 describe.runIf(engineOf(databaseUrl()) === "sqlite")("a SQLite database locked whole by another process", () => {
-  /**
-   * What a sqlite3 shell in exclusive locking mode holds: the whole file, readers wait too. It can
-   * be taken only while no connection is open: this process closes its own first.
-   */
-  async function lockWhole(): Promise<{ release: () => Promise<void> }> {
+  /** What a sqlite3 shell in exclusive locking mode holds: the whole file, readers wait too (this process's connection closed first). */
+  async function lockWhole(): Promise<SqliteLock> {
     await closeDatabase();
-    const holder = spawn(
-      process.execPath,
-      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.pragma("locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
-      { stdio: ["pipe", "pipe", "inherit"] },
-    );
-    const exited = new Promise((resolve) => holder.once("exit", resolve));
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout.once("data", () => resolve());
-      holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
-    });
-    return {
-      release: async () => {
-        holder.stdin.end();
-        await exited;
-      },
-    };
+    return holdSqliteLock("whole");
   }
 
   it("holds neither hook past its 5 s, whatever BATON_BUSY_TIMEOUT_MS says: SQLite waits for a lock inside the driver, where no timer runs", async () => {

@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXAMPLE_DOCUMENTS } from "../lib/formats/examples";
 import { apiServerForFile } from "./support/api-server";
+import { runBaton } from "./support/baton-command";
 
 /**
  * Titles (200 characters) and a handoff.yaml's `now` (500) are cut from longer text between
@@ -11,7 +10,6 @@ import { apiServerForFile } from "./support/api-server";
  * as handoff.yaml was one Baton then refused to import.
  */
 const api = apiServerForFile();
-const bin = path.resolve(import.meta.dirname, "..", "bin", "baton.mjs");
 const EMOJI = "\u{1F600}";
 /** Text whose emoji straddles the `max`-th UTF-16 unit of its first line. */
 const across = (max: number) => `${"a".repeat(max - 2)}${EMOJI} and more words after the limit`;
@@ -21,16 +19,9 @@ const post = async (route: string, body: unknown) => {
   return { status: answer.status, body: await answer.json() };
 };
 
-function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "export", id, "--format", format], { env: process.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
+async function exportWithCli(id: string, format: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runBaton(["export", id, "--format", format]);
+  return { status: code, stdout, stderr };
 }
 
 const isWellFormed = (text: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +9,7 @@ import { databaseFile, dataDir } from "../lib/config";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
 import { serveApi } from "./support/api-server";
 import { startHttpDoor, stopHttpDoor } from "./support/crash-rig";
+import { holdSqliteLock } from "./support/sqlite-lock";
 
 // A private tmux server (its own socket), so the test never touches a person's tmux sessions.
 const socket = `baton-test-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -389,26 +390,6 @@ process.stdin.on("data", () => {});
 });
 
 describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy while the prompt is delivered", () => {
-  /** Another process holding SQLite's write lock (BEGIN IMMEDIATE: readers go on) until released. */
-  async function holdWriteLock(): Promise<{ release: () => Promise<void> }> {
-    const holder = spawn(
-      process.execPath,
-      ["-e", `const db = new (require("better-sqlite3"))(process.argv[1]); db.exec("BEGIN IMMEDIATE"); process.stdout.write("held\\n"); process.stdin.on("end", () => { db.exec("ROLLBACK"); db.close(); }).resume();`, databaseFile()],
-      { stdio: ["pipe", "pipe", "inherit"] },
-    );
-    const exited = new Promise((resolve) => holder.once("exit", resolve));
-    await new Promise<void>((resolve, reject) => {
-      holder.stdout.once("data", () => resolve());
-      holder.once("exit", (code) => reject(new Error(`the lock holder exited (${code}) before holding the lock`)));
-    });
-    return {
-      release: async () => {
-        holder.stdin.end();
-        await exited;
-      },
-    };
-  }
-
   it("never undoes the handoff: the answer is the committed handoff, not 'busy, nothing was stored', and the prompt is still entered", async () => {
     const door = await startHttpDoor({ BATON_BUSY_TIMEOUT_MS: "300" });
     try {
@@ -425,7 +406,7 @@ describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy wh
         database.close();
       }
       // Another process writes for a while, past the door's 300 ms wait, while the prompt is typed and recorded.
-      const lock = await holdWriteLock();
+      const lock = await holdSqliteLock("write");
       let answer: Response;
       try {
         answer = await handed;
@@ -462,7 +443,7 @@ describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy wh
         database.close();
       }
       // The typed step waits for the database; meanwhile the operator moves to the other pane.
-      const lock = await holdWriteLock();
+      const lock = await holdSqliteLock("write");
       let answer: Response;
       try {
         await waitFor(() => screen("=pinned:.0").includes(`Continuing from Agent ${agent.shortId}.`), "the prompt typed");
