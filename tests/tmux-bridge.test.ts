@@ -390,6 +390,16 @@ process.stdin.on("data", () => {});
 });
 
 describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy while the prompt is delivered", () => {
+  /** Waits, reading the file as another process would, until the agent's handoff record has committed. */
+  async function handoffCommitted(agentId: number): Promise<void> {
+    const database = new (await import("better-sqlite3")).default(databaseFile(), { readonly: true });
+    try {
+      await waitFor(() => database.prepare("SELECT 1 FROM handoff_records WHERE agent_id = ?").get(agentId) !== undefined, "the handoff committed");
+    } finally {
+      database.close();
+    }
+  }
+
   it("never undoes the handoff: the answer is the committed handoff, not 'busy, nothing was stored', and the prompt is still entered", async () => {
     const door = await startHttpDoor({ BATON_BUSY_TIMEOUT_MS: "300" });
     try {
@@ -399,12 +409,7 @@ describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy wh
       tmux("new-window", "-d", "-t", "baton:", "-n", "busydb", `sh -c 'i=0; while [ $i -lt 20 ]; do printf "\\r%s Working... (esc to interrupt)" $i; i=$((i+1)); sleep 0.1; done; printf "\\r\\033[2Kready\\n"; exec cat'`);
       await waitFor(() => screen("baton:busydb.0").includes("Working"), "the successor's pane at work");
       const handed = post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "baton:busydb" } });
-      const database = new (await import("better-sqlite3")).default(databaseFile(), { readonly: true });
-      try {
-        await waitFor(() => database.prepare("SELECT 1 FROM handoff_records WHERE agent_id = ?").get(agent.id) !== undefined, "the handoff committed");
-      } finally {
-        database.close();
-      }
+      await handoffCommitted(agent.id);
       // Another process writes for a while, past the door's 300 ms wait, while the prompt is typed and recorded.
       const lock = await holdSqliteLock("write");
       let answer: Response;
@@ -436,12 +441,7 @@ describe.runIf(process.env.BATON_TEST_ENGINE !== "postgres")("a database busy wh
       const post = (route: string, body: unknown) => fetch(`${door.origin}${route}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const agent = (await (await post("/api/agents", { personaSlug: "pinned-pane" })).json()) as { id: number; shortId: string };
       const handed = post(`/api/agents/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nGo on.\n", successor: { tmuxTarget: "pinned" } });
-      const database = new (await import("better-sqlite3")).default(databaseFile(), { readonly: true });
-      try {
-        await waitFor(() => database.prepare("SELECT 1 FROM handoff_records WHERE agent_id = ?").get(agent.id) !== undefined, "the handoff committed");
-      } finally {
-        database.close();
-      }
+      await handoffCommitted(agent.id);
       // The typed step waits for the database; meanwhile the operator moves to the other pane.
       const lock = await holdSqliteLock("write");
       let answer: Response;
