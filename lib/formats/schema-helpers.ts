@@ -262,12 +262,18 @@ export function firstLine(text: string, max = 200): string {
   return line.length > max ? `${startOf(line, max - 1)}…` : line;
 }
 
-/** The longest start of `text` of at most `max` UTF-16 units that ends between characters (graphemes). */
-export function startOf(text: string, max: number): string {
-  if (text.length <= max) return text;
+/**
+ * The longest start of `text` costing at most `max`, cut between characters (grapheme clusters),
+ * so no emoji, surrogate pair or letter with its combining marks is ever split. The cost is
+ * UTF-16 units unless `costOf` measures a piece otherwise (summaries: its bytes in JSON).
+ */
+export function startOf(text: string, max: number, costOf: (piece: string) => number = (piece) => piece.length): string {
+  if (costOf(text) <= max) return text;
+  let used = 0;
   let end = 0;
   for (const { index, segment } of graphemes.segment(text)) {
-    if (index + segment.length > max) break;
+    used += costOf(segment);
+    if (used > max) break;
     end = index + segment.length;
   }
   return text.slice(0, end);

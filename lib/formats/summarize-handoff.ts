@@ -3,6 +3,7 @@ import type { EntryView, HandoffView } from "../handoffs/views";
 import type { SnapshotEntry } from "./types";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { jsonTextBytes } from "../json-bytes";
+import { startOf } from "./schema-helpers";
 import { openQuestions as openQuestionsOf } from "./snapshot";
 
 /** Most a summary may take: it becomes an entry of the thread that imports it (64 KiB). */
@@ -27,23 +28,8 @@ const GROUPS: { type: EntryType; heading: string }[] = [
   { type: "question", heading: "Answered questions" },
 ];
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/**
- * The longest start of `text` costing at most `maxBytes`, cut between grapheme clusters, so no
- * emoji, surrogate pair or letter with its combining marks is ever split.
- */
-export function clip(text: string, maxBytes: number): string {
-  if (jsonTextBytes(text) <= maxBytes) return text;
-  let used = 0;
-  let end = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
-    used += jsonTextBytes(segment);
-    if (used > maxBytes) break;
-    end = index + segment.length;
-  }
-  return text.slice(0, end);
-}
+/** The longest start of `text` costing at most `maxBytes` in JSON, cut between characters (startOf). */
+export const clip = (text: string, maxBytes: number): string => startOf(text, maxBytes, jsonTextBytes);
 
 const excerptSuffix = (more: number) => `… (${more} more bytes in the source thread)`;
 
