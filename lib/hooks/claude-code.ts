@@ -1,15 +1,13 @@
 import "server-only";
-import fs from "node:fs";
 import { z } from "zod";
-import { databaseFile, databaseUrl } from "../config";
-import { engineOf } from "../database";
+import { databaseUrl } from "../config";
 import { namedFolderSchema } from "../caller";
 import { oneLine, quotedOneLine } from "../one-line";
 import { sessionStartPickup, stopReminder } from "../pickup";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
 import { busySkipNote } from "./busy-wait-bound";
 import { byDeadline, gaveUpOnDatabase, hookDeadline, TIMED_OUT } from "./deadline";
-import { migrationsLeftAfterWait, olderDatabaseNote } from "./older-database";
+import { hookDatabaseProblem } from "./older-database";
 
 /**
  * Claude Code's hooks as a door to lib/pickup: the hook's JSON from standard input in, what
@@ -53,10 +51,9 @@ const silent = (note: string | null = null): HookOutcome => ({ stdout: "", note 
  * (lib/hooks/older-database.ts).
  */
 async function databaseProblem(): Promise<string | null> {
-  const url = databaseUrl();
-  if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) return `no Baton database at ${databaseFile(url)} yet, so nothing waits`;
-  const pending = await migrationsLeftAfterWait(url);
-  return pending > 0 ? olderDatabaseNote(pending) : null;
+  const problem = await hookDatabaseProblem(databaseUrl());
+  if (!problem) return null;
+  return "missing" in problem ? `no Baton database at ${problem.missing} yet, so nothing waits` : problem.older;
 }
 
 async function sessionStart(text: string): Promise<HookOutcome> {

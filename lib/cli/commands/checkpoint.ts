@@ -1,10 +1,9 @@
 import "server-only";
 import { isDomainError, Unavailable } from "../../errors";
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { databaseFile, databaseUrl } from "../../config";
-import { closeDatabase, engineOf } from "../../database";
+import { databaseUrl } from "../../config";
+import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
 import { domainErrorText } from "../failure";
 import { parseCommandArgs } from "../args";
@@ -12,7 +11,7 @@ import { checkpointProject, type CheckpointFields } from "../../formats";
 import { redactionLines } from "../../secrets";
 import { boundBusyWaitForHook, busySkipNote } from "../../hooks/busy-wait-bound";
 import { byDeadline, exitSoonAfterGivingUp, gaveUpOnDatabase, HOOK_DEADLINE_MS, hookDeadline, TIMED_OUT } from "../../hooks/deadline";
-import { migrationsLeftAfterWait, olderDatabaseNote } from "../../hooks/older-database";
+import { hookDatabaseProblem } from "../../hooks/older-database";
 import { oneLine } from "../../one-line";
 import { visibleControls } from "../../validation";
 import { MAX_HOOK_INPUT_BYTES, readHookInput } from "../read-bounded";
@@ -53,12 +52,13 @@ async function readHookJson(deadline: number): Promise<z.output<typeof hookInput
  * waited 30 s). Thrown after the file is saved, so it is said as the push's refusal.
  */
 async function refuseUnlessUsableByHook(): Promise<void> {
-  const url = databaseUrl();
-  if (engineOf(url) === "sqlite" && !fs.existsSync(databaseFile(url))) {
-    throw new Unavailable(`no Baton database at ${databaseFile(url)} yet (a hook creates none); \`baton checkpoint --push\` by hand, the MCP server or the dashboard creates it`);
-  }
-  const pending = await migrationsLeftAfterWait(url);
-  if (pending > 0) throw new Unavailable(olderDatabaseNote(pending));
+  const problem = await hookDatabaseProblem(databaseUrl());
+  if (!problem) return;
+  throw new Unavailable(
+    "missing" in problem
+      ? `no Baton database at ${problem.missing} yet (a hook creates none); \`baton checkpoint --push\` by hand, the MCP server or the dashboard creates it`
+      : problem.older,
+  );
 }
 
 export async function run(args: string[]): Promise<number> {
