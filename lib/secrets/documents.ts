@@ -1,6 +1,6 @@
 import "server-only";
 import { isPair, isScalar, parseDocument, visit, type Scalar } from "yaml";
-import { findSecrets, type SecretHit } from "./scan";
+import { findSecrets, withMarkers, type SecretHit } from "./scan";
 
 /** One string of a document (a value or a key): where it stands in the text, its decoded value and the key giving it `.env`-style context. */
 type DocumentString = { start: number; end: number; value: string; context: string | null };
@@ -27,16 +27,6 @@ function valueHits(value: string, context: string | null): SecretHit[] {
     .filter((hit) => hit.end > prefix.length)
     .map((hit) => ({ kind: hit.kind, start: Math.max(0, hit.start - prefix.length), end: hit.end - prefix.length }));
   return disjoint([...alone, ...inContext]);
-}
-
-function withMarkers(text: string, hits: SecretHit[]): string {
-  let out = "";
-  let from = 0;
-  for (const hit of hits) {
-    out += text.slice(from, hit.start) + `[redacted: ${hit.kind}]`;
-    from = hit.end;
-  }
-  return out + text.slice(from);
 }
 
 /** The marker replacing text inside a comment or anything the structured pass left. */

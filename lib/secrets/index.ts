@@ -10,7 +10,7 @@ import "server-only";
 import { Invalid } from "../errors";
 import { describeFieldErrors } from "../validation";
 import { documentSecrets, redactDocument } from "./documents";
-import { findSecrets, type SecretHit } from "./scan";
+import { findSecrets, withMarkers, type SecretHit } from "./scan";
 
 export { findSecrets, type SecretHit } from "./scan";
 
@@ -28,10 +28,6 @@ export function secretsPolicy(): SecretsPolicy {
 
 /** What was redacted and where, for the writer: never the value. Lines and columns count from 1. */
 export type Redaction = { field: string; kind: string; line: number; column: number; offset: number };
-
-export function redactionMarker(kind: string): string {
-  return `[redacted: ${kind}]`;
-}
 
 /** Where `offset` falls in `text`: line and column, both counting from 1. */
 export function positionOf(text: string, offset: number): { line: number; column: number } {
@@ -81,14 +77,7 @@ export function secretsIn(text: string, options: CleanOptions = {}): SecretHit[]
 
 /** `text` with every hit replaced by its marker. */
 export function redactText(text: string, hits: SecretHit[], options: CleanOptions = {}): string {
-  if (options.document) return redactDocument(text, options.document);
-  let out = "";
-  let from = 0;
-  for (const hit of hits) {
-    out += text.slice(from, hit.start) + redactionMarker(hit.kind);
-    from = hit.end;
-  }
-  return out + text.slice(from);
+  return options.document ? redactDocument(text, options.document) : withMarkers(text, hits);
 }
 
 /**

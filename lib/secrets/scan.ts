@@ -5,6 +5,22 @@ import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/t
 /** One secret in a text: what kind, and where (UTF-16 offsets, end exclusive). Never the value. */
 export type SecretHit = { kind: string; start: number; end: number };
 
+/** What stands in a stored text where a secret was. */
+function redactionMarker(kind: string): string {
+  return `[redacted: ${kind}]`;
+}
+
+/** `text` with each of `hits` (in order, not overlapping) replaced by its marker. */
+export function withMarkers(text: string, hits: SecretHit[]): string {
+  let out = "";
+  let from = 0;
+  for (const hit of hits) {
+    out += text.slice(from, hit.start) + redactionMarker(hit.kind);
+    from = hit.end;
+  }
+  return out + text.slice(from);
+}
+
 type Scanner = (text: string, report: (hit: SecretHit) => void) => void;
 
 /**
