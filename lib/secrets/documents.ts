@@ -64,6 +64,12 @@ function jsonStrings(text: string): DocumentString[] {
   return strings;
 }
 
+/** The key a YAML scalar is the value of (its `.env`-style context), or null for a key, a list item or a top-level scalar. */
+function keyContextOf(node: Scalar, path: readonly unknown[]): string | null {
+  const parent = path.at(-1);
+  return isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+}
+
 /** The string scalars of a YAML document (a pair's value in its key's context), or null when it does not parse or one has no place. */
 function yamlStrings(text: string): DocumentString[] | null {
   // uniqueKeys off: the parser's check compares each key with every earlier one (87 s for a
@@ -79,8 +85,7 @@ function yamlStrings(text: string): DocumentString[] | null {
         placed = false;
         return visit.BREAK;
       }
-      const parent = path.at(-1);
-      const context = isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+      const context = keyContextOf(node, path);
       strings.push({ start: node.range[0], end: node.range[1], value: node.value, context });
     },
   });
@@ -181,8 +186,7 @@ function redactYamlWhole(text: string): string {
   if (doc.errors.length > 0) return redactLeftovers(text);
   visit(doc, {
     Scalar(_, node, path) {
-      const parent = path.at(-1);
-      const context = isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+      const context = keyContextOf(node, path);
       if (typeof node.value === "string") node.value = withMarkers(node.value, valueHits(node.value, context));
     },
   });
