@@ -83,6 +83,10 @@ describe("baton secrets scan", () => {
     for (const place of ["title of hof_", "entry #", "imported document of hof_", "file name of the imported document of hof_", "shift document ", "(in the database)", `artifact ${exportedArtifact}`, `artifact ${oldArtifact}`]) {
       expect(report.stdout).toContain(place);
     }
+    // An entry is named by its number in its thread (#1 first), as everywhere else: this thread's
+    // only entry is #1, though another thread's entry was stored before it.
+    expect(report.stdout).toContain(`entry #1 of ${exportedHandoff}\t`);
+    expect(report.stdout).not.toMatch(new RegExp(`entry #[2-9]\\d* of ${exportedHandoff}`));
     expect(report.stderr).toMatch(/^\d+ secrets found \(.*github \d+.*\); run with --redact to clean them$/m);
     for (const needle of needles) expect(report.stdout + report.stderr).not.toContain(needle);
 

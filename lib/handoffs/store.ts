@@ -305,9 +305,12 @@ export async function redactStoredHandoffTextsIn(tx: Tx, redactor: StoredTextRed
   }
   const rewritten = new Set<string>();
   for (let after = 0; ; ) {
-    const page = await tx.rows<[number, string, string]>("SELECT seq, handoff_id, content FROM handoff_entries WHERE seq > ? ORDER BY seq LIMIT ?", [after, PAGE_ROWS]);
-    for (const [seq, handoffId, content] of page) {
-      const redacted = redactor(`entry #${seq} of ${handoffId}`, content);
+    const page = await tx.rows<[number, number, string, string]>(
+      "SELECT seq, number, handoff_id, content FROM handoff_entries WHERE seq > ? ORDER BY seq LIMIT ?",
+      [after, PAGE_ROWS],
+    );
+    for (const [seq, number, handoffId, content] of page) {
+      const redacted = redactor(`entry #${number} of ${handoffId}`, content);
       if (redacted === null) continue;
       await tx.run("UPDATE handoff_entries SET content = ? WHERE seq = ?", [redacted, seq]);
       rewritten.add(handoffId);
