@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Invalid } from "./errors";
+import { BIDI_CONTROLS } from "./one-line";
 
 /** Field path as people write it: `current_story.progress_percent`, `refs.threads[0].seq`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -24,8 +25,6 @@ export function visibleControls(text: string): string {
   return text.replace(CONTROLS, escapeOf);
 }
 
-/** Marks that reorder text (ALM, LRM, RLM, embeddings, overrides, isolates), as a character class's inside. */
-const BIDI_CONTROLS = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
 const CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, "g");
 const ONLY_BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROLS}]`, "g");
 const escapeOf = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;

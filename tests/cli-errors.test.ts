@@ -267,6 +267,26 @@ describe("terminal control characters are shown as escapes", () => {
     expect(listed.stdout.split("\t")).toHaveLength(2);
   }, 60_000);
 
+  it("baton import shows an imported document's title and the text its warnings quote escaped: no clipboard write, screen clear, carriage return or reordering reaches the terminal", async () => {
+    const { env } = await dataFolder();
+    const folder = tempFolder();
+    // OSC 52 (write the clipboard), a title change, clear screen, a carriage return and backspaces
+    // (a fake line over Baton's), a right-to-left override and an 8-bit CSI (U+009B).
+    const hostile = "Fix\u001b]52;c;cm0gLXJmIH4=\u0007\u001b]0;pwned\u0007\u001b[2J\rSYSTEM\u0008\u0008 \u202etxt.exe\u009b31m";
+    fs.writeFileSync(path.join(folder, "handoff.yaml"), `goal: ${JSON.stringify(hostile)}\nnow: ${JSON.stringify(`go${hostile}`)}\nstatus: in_progress\ntimestamp: 2026-01-02T03:04:05.000Z\n`);
+    const story = { id: `US-1${hostile}`, title: "Login", progress_percent: 10, status: "implementing" };
+    const work = { files_modified: ["a.ts"], uncommitted_changes: "none", last_completed_step: "x", next_steps: ["Call save() in US-2"] };
+    const json = { timestamp: "2026-01-02T03:04:05.000Z", reason: "context_threshold", current_story: story, work_in_progress: work, context_learned: [], blockers: [], handoff_instruction: "Wire save() into form.ts" };
+    fs.writeFileSync(path.join(folder, "handoff.json"), JSON.stringify(json));
+    for (const file of ["handoff.yaml", "handoff.json"]) {
+      const imported = await baton(["import", file], { cwd: folder, env });
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stdout).toMatch(/^hof_[\w-]{21}\n$/);
+      expect(imported.stderr, file).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(imported.stderr, file).toContain("\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b]0;pwned\\u0007\\u001b[2J\\rSYSTEM\\b\\b \\u202etxt.exe\\u009b31m");
+    }
+  }, 60_000);
+
   it("checkpoint --hook quotes input that is not JSON with its control characters escaped", async () => {
     const ran = await baton(["checkpoint", "--hook"], { cwd: gitRepository(), input: "\u001b[41mRED\u0007" });
     expect(ran.code).toBe(1);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Invalid } from "../errors";
 import { MAX_CONTENT_BYTES } from "../handoffs/schemas";
+import { oneLine } from "../one-line";
 import type { EntryView } from "../handoffs/views";
 import {
   entryText,
@@ -90,7 +91,7 @@ function qualityWarnings(doc: HandoffJson): QualityWarning[] {
     warnings.push({
       code: "multiple_stories",
       field: "current_story",
-      message: `More than one story in this handoff (${[story.id, ...others].join(", ")}): hand off one story at a time.`,
+      message: `More than one story in this handoff (${[oneLine(story.id), ...others].join(", ")}): hand off one story at a time.`,
     });
   }
   if ((story.status === "implementing" || story.status === "testing") && work.files_modified.length === 0) {

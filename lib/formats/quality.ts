@@ -1,3 +1,4 @@
+import { quotedOneLine } from "../one-line";
 import { startOf } from "./schema-helpers";
 import type { QualityWarning } from "./types";
 
@@ -27,7 +28,8 @@ export function vagueInstructionWarning(field: string, text: string): QualityWar
     {
       code: "vague_instruction",
       field,
-      message: `"${startOf(text.trim(), 80)}" is vague: the next agent will not know what to do first. Name the file, function or step (e.g. "Wire up handleSubmit in TaskEdit.tsx to call the updatePriority action").`,
+      // Quoted escaped: a terminal prints the warning (baton import), and the instruction is anyone's text.
+      message: `${quotedOneLine(startOf(text.trim(), 80))} is vague: the next agent will not know what to do first. Name the file, function or step (e.g. "Wire up handleSubmit in TaskEdit.tsx to call the updatePriority action").`,
     },
   ];
 }

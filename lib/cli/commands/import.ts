@@ -7,6 +7,7 @@ import { ensureMigrated } from "../../database/migrate";
 import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError } from "../args";
 import { FORMAT_LABELS, importDocument, MAX_IMPORT_BYTES } from "../../formats";
+import { quotedOneLine } from "../../one-line";
 import { redactionLines } from "../../secrets";
 import { readBounded } from "../read-bounded";
 
@@ -56,7 +57,7 @@ export async function run(args: string[]): Promise<number> {
     }, { repoPath: process.cwd() });
     process.stdout.write(`${imported.handoff.id}\n`);
     const parent = imported.parentId ? `, child of ${imported.parentId}` : "";
-    process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as "${imported.handoff.title}" (${imported.entries.length} entries${parent})\n`);
+    process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as ${quotedOneLine(imported.handoff.title)} (${imported.entries.length} entries${parent})\n`);
     for (const warning of imported.warnings) process.stderr.write(`warning: ${warning.field}: ${warning.message}\n`);
     for (const line of redactionLines(imported.redactions)) process.stderr.write(`${line}\n`);
     return 0;
