@@ -76,6 +76,13 @@ describe("agent tools over stdio", () => {
     const agent = await ok<Agent>("register_agent", { persona: "reviewer" });
     const percent = await call("report_context", { agent: agent.id, percent: 150 });
     expect(percent).toMatchObject({ isError: true, text: expect.stringMatching(/context percent must be between 0 and 100/) });
+    // Each field is named as this tool takes it: report_context's `percent`, trigger_handoff's
+    // flattened successor_* arguments (not register_agent's context_percent, nor successor.tmux_target).
+    expect(percent.text).not.toContain("context_percent");
+    const target = await call("trigger_handoff", { agent: agent.id, reason: "shift_end", document: "## Goal\nx", successor_tmux_target: "a;b", successor_session_id: "zz" });
+    expect(target).toMatchObject({ isError: true, text: expect.stringMatching(/successor_tmux_target: tmux target "a;b" is not valid/) });
+    expect(target.text).toMatch(/successor_session_id: session id "zz" is not a UUID/);
+    expect(target.text).not.toMatch(/successor\./);
     const reason = await call("trigger_handoff", { agent: agent.id, reason: "tired", document: "x" });
     expect(reason).toMatchObject({ isError: true, text: expect.stringMatching(/reason must be one of context_limit, shift_end, task_boundary/) });
     const persona = await call("register_agent", { persona: "Bad Persona" });

@@ -26,6 +26,8 @@ export type ToolDefinition<Input extends z.ZodObject, Output extends z.ZodObject
   run: (args: z.output<Input>, context: ToolContext) => Promise<z.output<Output>>;
   /** A short text the model should read before the JSON (e.g. a staleness warning); null for none. */
   lead?: (result: z.output<Output>) => string | null;
+  /** The domain's field names this tool takes under other names (`contextPercent` → `percent`), for its refusals. */
+  argumentNames?: Readonly<Record<string, string>>;
 };
 
 /** Identity for typing: keeps each tool's argument and result types tied to its schemas. */
@@ -73,7 +75,7 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const json = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
     } catch (error) {
-      return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log) }], isError: true };
+      return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log, tool.argumentNames) }], isError: true };
     }
   };
   server.registerTool(

@@ -11,6 +11,7 @@ export const reportContextTool = defineTool({
     "Report how full your context window is (0–100 %), every so often during long work. The operator's dashboard " +
     "shows it; when it nears the limit, write a shift document and call trigger_handoff with reason context_limit.",
   input: operationInput({ agent: agentRefArg, percent: contextPercentArg }),
+  argumentNames: { contextPercent: "percent" },
   output: mcpAgentSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args) {

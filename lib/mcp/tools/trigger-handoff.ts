@@ -35,6 +35,7 @@ export const triggerHandoffTool = defineTool({
     redactions: mcpRedactionsSchema,
   }),
   lead: (result) => redactionLead(result.redactions),
+  argumentNames: { "successor.tmuxTarget": "successor_tmux_target", "successor.name": "successor_name", "successor.sessionId": "successor_session_id" },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, context) {
     const { triggerHandoff } = await loadAgents();
