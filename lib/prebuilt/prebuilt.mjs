@@ -77,29 +77,52 @@ export function freshEntry(name) {
 }
 
 /**
+ * The code cache in `cacheFile` when this user wrote it and no one else may change it, else
+ * undefined. V8 runs a code cache made from any source of the same length as the one it is
+ * given (it checks the length, not the text): a cache another user could write is their code,
+ * run as this user. The published package keeps its caches in the user's cache folder.
+ * @param {string} cacheFile
+ * @returns {Buffer | undefined}
+ */
+function readOwnCodeCache(cacheFile) {
+  let descriptor;
+  try {
+    // O_NOFOLLOW: a link in its place is not followed (0 on Windows, which has none of this).
+    descriptor = fs.openSync(cacheFile, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fs.fstatSync(descriptor);
+    // Owners and modes mean nothing on Windows (no getuid), where the user's folder is theirs.
+    const othersMayWrite = process.getuid !== undefined && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0);
+    return stat.isFile() && !othersMayWrite ? fs.readFileSync(descriptor) : undefined;
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
+
+/**
  * Loads a CommonJS build as a script compiled with its code cache (`cacheFile`). `saveCache`
- * is set when there was none or V8 refused it (another Node, a rebuilt command): called later, it
- * also keeps the functions compiled since the start. It throws when the cache cannot be written.
+ * is set when there was none, V8 refused it (another Node, a rebuilt command) or it was not
+ * this user's alone: called later, it also keeps the functions compiled since the start, in a
+ * file (and folders) only this user may read or write, whatever the umask. It throws when the
+ * cache cannot be written.
  * @param {string} entry
  * @param {string} cacheFile
  * @returns {{ command: RunnableCommand; saveCache: (() => void) | null }}
  */
 function loadWithCodeCache(entry, cacheFile) {
-  /** @type {Buffer | undefined} */
-  let cachedData;
-  try {
-    cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
+  const cachedData = readOwnCodeCache(cacheFile);
   const source = fs.readFileSync(entry, "utf8");
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: entry, cachedData });
   const loaded = { exports: /** @type {RunnableCommand} */ ({}) };
   script.runInThisContext()(loaded.exports, createRequire(entry), loaded, entry, path.dirname(entry));
   const saveCache = () => {
-    fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
     const temporary = `${cacheFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, script.createCachedData());
+    // wx: never through a file or link already there.
+    fs.writeFileSync(temporary, script.createCachedData(), { flag: "wx", mode: 0o600 });
     fs.renameSync(temporary, cacheFile);
   };
   return { command: loaded.exports, saveCache: !cachedData || script.cachedDataRejected ? saveCache : null };
