@@ -37,7 +37,8 @@ describe("live-update streams per caller", () => {
     const refused = await open(first);
     expect(refused.response.status).toBe(429);
     expect(Number(refused.response.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(((await refused.response.json()) as { error: { message: string } }).error.message).toMatch(/too many live-update streams/);
+    // The API's error shape, as every other refusal: a code beside the message.
+    expect(await refused.response.json()).toEqual({ error: { code: "REFUSED", message: expect.stringMatching(/too many live-update streams/) } });
 
     const other = await open(second);
     expect(other.response.status).toBe(200);

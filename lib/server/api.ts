@@ -289,7 +289,7 @@ const API_ROUTES: readonly ApiRoute[] = [
       const release = takeStreamSlot(callerKey(c.var.caller));
       if (!release) {
         return Response.json(
-          { error: { message: "too many live-update streams are open (per caller or in all): close one, or try again later" } },
+          { error: { code: "REFUSED", message: "too many live-update streams are open (per caller or in all): close one, or try again later" } },
           { status: 429, headers: { "retry-after": String(STREAM_RETRY_AFTER_S), "cache-control": "no-store" } },
         );
       }
