@@ -39,6 +39,28 @@ describe("help and version", () => {
     expect(fs.existsSync(dataFolder)).toBe(false);
   });
 
+  it("a verb's --help and a verb given bad arguments (token, webhook) answer before the database is touched: nothing is made", () => {
+    const dataFolder = path.join(tempFolder(), "data");
+    for (const args of [["token", "create", "--help"], ["token", "list", "-h"], ["webhook", "remove", "--help"], ["webhook", "add", "--help"]]) {
+      const asked = baton(args, dataFolder);
+      expect([args.join(" "), asked.status, asked.stderr]).toEqual([args.join(" "), 0, ""]);
+      expect(asked.stdout).toMatch(/^usage: baton (token|webhook) /);
+    }
+    for (const [args, message] of [
+      [["token", "create", "--name", "ci"], /^baton token: create needs --name and --role$/m],
+      [["token", "list", "--bogus"], /^baton token: Unknown option '--bogus'/m],
+      [["token", "revoke"], /^baton token: revoke takes one token name$/m],
+      [["webhook", "add", "https://example.com/hook"], /^baton webhook: add needs --events/m],
+      [["webhook", "list", "extra"], /^baton webhook: Unexpected argument 'extra'/m],
+      [["webhook", "remove", "x"], /^baton webhook: the webhook id must be a whole number/m],
+    ] as const) {
+      const refused = baton([...args], dataFolder);
+      expect([args.join(" "), refused.status, refused.stdout]).toEqual([args.join(" "), 2, ""]);
+      expect(refused.stderr).toMatch(message);
+    }
+    expect(fs.existsSync(dataFolder)).toBe(false);
+  });
+
   it("--version and -v print the version alone", () => {
     const dataFolder = path.join(tempFolder(), "data");
     for (const flag of ["--version", "-v"]) {

@@ -1,5 +1,6 @@
 import "server-only";
 import { createToken, listTokens, revokeToken } from "../../auth";
+import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError } from "../args";
 import { runVerb } from "../verbs";
 
@@ -16,6 +17,7 @@ async function create(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("token", USAGE, args, { options: { name: { type: "string" }, role: { type: "string" } } });
   if (typeof parsed === "number") return parsed;
   if (!parsed.values.name || !parsed.values.role) return usageError("token", "create needs --name and --role", USAGE);
+  await ensureMigrated();
   const { token, view } = await createToken({ name: parsed.values.name, role: parsed.values.role });
   process.stdout.write(`${token}\n`);
   process.stderr.write(`created ${view.role} token "${view.name}"; it is shown only this once\n`);
@@ -25,6 +27,7 @@ async function create(args: string[]): Promise<number> {
 async function list(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("token", USAGE, args, { options: {} });
   if (typeof parsed === "number") return parsed;
+  await ensureMigrated();
   const tokens = await listTokens();
   if (tokens.length === 0) process.stderr.write("no tokens; create one with `baton token create --name NAME --role operator`\n");
   for (const token of tokens) {
@@ -38,6 +41,7 @@ async function revoke(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("token", USAGE, args, { allowPositionals: true, options: {} });
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("token", "revoke takes one token name", USAGE);
+  await ensureMigrated();
   await revokeToken({ name: parsed.positionals[0] });
   process.stderr.write(`revoked "${parsed.positionals[0]}"\n`);
   return 0;

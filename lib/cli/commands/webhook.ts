@@ -1,5 +1,6 @@
 import "server-only";
 import { createWebhook, listWebhooks, removeWebhook, WEBHOOK_EVENTS } from "../../webhooks";
+import { ensureMigrated } from "../../database/migrate";
 import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
 import { runVerb } from "../verbs";
 
@@ -21,6 +22,7 @@ async function add(args: string[]): Promise<number> {
   if (typeof parsed === "number") return parsed;
   if (parsed.positionals.length !== 1) return usageError("webhook", "add takes one URL", USAGE);
   if (!parsed.values.events) return usageError("webhook", `add needs --events, among ${WEBHOOK_EVENTS.join(", ")}`, USAGE);
+  await ensureMigrated();
   const { webhook, secret } = await createWebhook({ url: parsed.positionals[0], events: list(parsed.values.events), types: list(parsed.values.types) });
   process.stdout.write(`${secret}\n`);
   process.stderr.write(`added webhook ${webhook.id} for ${webhook.events.join(", ")}; the secret above is shown only this once\n`);
@@ -30,6 +32,7 @@ async function add(args: string[]): Promise<number> {
 async function show(args: string[]): Promise<number> {
   const parsed = parseCommandArgs("webhook", USAGE, args, { options: {} });
   if (typeof parsed === "number") return parsed;
+  await ensureMigrated();
   const hooks = await listWebhooks();
   if (hooks.length === 0) process.stderr.write("no webhooks; add one with `baton webhook add <url> --events question.asked`\n");
   for (const hook of hooks) {
@@ -46,6 +49,7 @@ async function remove(args: string[]): Promise<number> {
   if (parsed.positionals.length !== 1) return usageError("webhook", "remove takes one webhook id", USAGE);
   const id = wholeNumberArgument("the webhook id", parsed.positionals[0]);
   if ("refused" in id) return usageError("webhook", id.refused, USAGE);
+  await ensureMigrated();
   await removeWebhook({ id: id.value });
   process.stderr.write(`removed webhook ${id.value} and its deliveries\n`);
   return 0;
