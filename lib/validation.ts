@@ -134,6 +134,13 @@ export type DoorInput<Schema extends z.ZodType> = {
 };
 
 /**
+ * A text field's type error, by what was sent: `title is required` when it is absent, `title must
+ * be text` when it is something else (a number, a list, null). Both used to read "is required",
+ * so a caller who sent `"content": ["x"]` was told to send what it had sent.
+ */
+export const textFieldError = (name: string) => (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : `${name} must be text`);
+
+/**
  * Absent, null or only whitespace: what a form's empty field, a JSON null and an unset CLI flag
  * all mean for an optional value. Every optional field's preprocess uses this one rule.
  */

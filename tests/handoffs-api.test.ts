@@ -62,6 +62,18 @@ describe("HTTP API", () => {
     expect(Object.keys(error.fieldErrors).sort()).toEqual(["content", "project", "title"]);
   });
 
+  it("tells a field sent as another JSON type from a missing one: must be text, not is required", async () => {
+    const response = await createRoute(post(base, { title: 7, content: ["first"], project: 5 }));
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.fieldErrors).toEqual({ title: ["title must be text"], content: ["content must be text"], project: ["project must be text"] });
+    const missing = await createRoute(post(base, {}));
+    expect((await missing.json()).error.fieldErrors).toEqual({ title: ["title is required"], content: ["content is required"] });
+    const { handoff } = await create("typed fields");
+    const entry = await entriesRoute(post(`${base}/${handoff.id}/entries`, { type: "task", content: null }), context(handoff.id));
+    expect((await entry.json()).error.fieldErrors).toEqual({ content: ["content must be text"] });
+    expect((await (await getRoute(new Request(`${base}/${handoff.id}`), context(handoff.id))).json()).entryCount).toBe(1);
+  });
+
   it("reads MCP's snake_case as the same field, refuses a field it does not take with 400 naming the one meant, and stores nothing", async () => {
     const { handoff } = await create("strict fields");
     // MCP's spelling of the side, as scripts copy it from MCP calls: it used to be dropped, and the

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { blankToUndefined } from "../validation";
+import { blankToUndefined, textFieldError } from "../validation";
 
 /** nanoid's URL-safe alphabet; a handoff id is `hof_` + 21 of these. */
 export const NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -24,7 +24,7 @@ export type EntryType = (typeof ENTRY_TYPES)[number];
 export type HandoffStatus = (typeof HANDOFF_STATUSES)[number];
 
 export const handoffIdSchema = z
-  .string({ error: "id is required" })
+  .string({ error: textFieldError("id") })
   .regex(HANDOFF_ID_PATTERN, {
     error: (issue) =>
       `"${String(issue.input).slice(0, 60)}" is not a handoff ID; IDs look like hof_ followed by 21 letters, digits, _ or -`,
@@ -39,20 +39,20 @@ export const entryTypeSchema = z.enum(ENTRY_TYPES, {
 export const handoffStatusSchema = z.enum(HANDOFF_STATUSES, { error: 'status must be "active" or "completed"' });
 
 export const titleSchema = z
-  .string({ error: "title is required" })
+  .string({ error: textFieldError("title") })
   .trim()
   .min(1, { error: "title must not be empty" })
   .max(MAX_TITLE_LENGTH, { error: `title must be at most ${MAX_TITLE_LENGTH} characters` });
 
 export const contentSchema = z
-  .string({ error: "content is required" })
+  .string({ error: textFieldError("content") })
   .refine((text) => text.trim().length > 0, { error: "content must not be empty" })
   .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES, {
     error: `content must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes of UTF-8)`,
   });
 
 export const projectTagSchema = z
-  .string()
+  .string({ error: textFieldError("project") })
   .regex(PROJECT_TAG_PATTERN, {
     error: "project must be 1–40 characters: lowercase letters, digits, _ or -, starting with a letter or digit",
   });

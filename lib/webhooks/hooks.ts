@@ -4,7 +4,7 @@ import { z } from "zod";
 import { Conflict, NotFound } from "../errors";
 import { databaseNow, lockRows, MAX_INT4, read, storedDate, write, type Tx } from "../database";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
-import { parseInput } from "../validation";
+import { parseInput, textFieldError } from "../validation";
 import { withoutCredentials } from "../url-credentials";
 import { webhookUrlProblem } from "./addresses";
 import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type WebhookEvent, type WebhookView } from "./schemas";
@@ -13,7 +13,7 @@ import { ENTRY_TYPES, WEBHOOK_EVENTS, type DeliveryView, type EntryType, type We
 export const MAX_URL_LENGTH = 2000;
 
 const urlSchema = z
-  .string({ error: "url is required" })
+  .string({ error: textFieldError("url") })
   .trim()
   .min(1, { error: "url is required" })
   .max(MAX_URL_LENGTH, { error: `url must be at most ${MAX_URL_LENGTH} characters` })
