@@ -1,3 +1,6 @@
+import { rules as recommendedRules } from "@secretlint/secretlint-rule-preset-recommend";
+import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/types";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanText, findSecrets } from "../lib/secrets";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
@@ -43,5 +46,65 @@ describe("the secret scanner on the corpus", () => {
     const text = SECRET_SAMPLES.map((sample, i) => embed(sample, embeddingOf(i))).join("\n\n");
     const once = cleanText("content", text).text;
     expect(cleanText("content", once)).toEqual({ text: once, redactions: [] });
+  });
+});
+
+/**
+ * What secretlint's own AWS rule reports in `text` (its ID check on, as Baton scans): each range
+ * as the rule gives it, except a secret access key's, which the rule starts at its assignment
+ * with the key's length: there the key's own offsets.
+ */
+function presetAwsHits(text: string): { start: number; end: number }[] {
+  const rule = (recommendedRules as unknown as SecretLintRuleCreator[]).find((candidate) => candidate.meta.id === "@secretlint/secretlint-rule-aws")!;
+  const hits: { start: number; end: number }[] = [];
+  let key: string | undefined;
+  const context = {
+    sharedOptions: {},
+    createTranslator: () => (messageId: string, data: { KEY?: string }) => ((key = messageId === "AWSSecretAccessKey" ? data.KEY : undefined), { message: messageId, data }),
+    report: ({ range }: { range: readonly [number, number] }) => {
+      const start = key === undefined ? range[0] : text.indexOf(key, range[0]);
+      hits.push({ start, end: key === undefined ? range[1] : start + key.length });
+    },
+    ignore: () => {},
+  } as unknown as SecretLintRuleContext;
+  const handler = rule.create(context, { enableIDScanRule: true }) as { file: (source: { content: string; contentType: "text"; filePath: undefined; ext: string }) => void };
+  handler.file({ content: text, contentType: "text", filePath: undefined, ext: "" });
+  return hits;
+}
+
+describe("Baton's AWS scanner against secretlint's AWS rule", () => {
+  const upper = fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+  const keyChar = fc.constantFrom(..."ABCXYZabcxyz0189/+=");
+  const accessKeyId = fc.tuple(fc.constantFrom("AKIA", "ASIA", "AGPA", "A3TX", "AIDA", "AKIB"), fc.array(upper, { minLength: 15, maxLength: 17 })).map(([prefix, rest]) => prefix + rest.join(""));
+  const quote = fc.constantFrom("", '"', "'");
+  const connect = fc.constantFrom("=", ":", "=>", " = ", ": ", " => ", "\t=\t");
+  const secretKey = fc
+    .tuple(quote, fc.constantFrom("aws_", "AWS", "Aws_", "", "_"), fc.constantFrom("secret_access_key", "SECRET_ACCESS_KEY", "SecretAccessKey", "secretaccesskey", "secret_key"), quote, connect, quote, fc.array(keyChar, { minLength: 39, maxLength: 41 }), quote)
+    .map(([q1, aws, name, q2, connector, q3, key, q4]) => `${q1}${aws}${name}${q2}${connector}${q3}${key.join("")}${q4}`);
+  const accountId = fc
+    .tuple(quote, fc.constantFrom("aws_", "AWS", ""), fc.constantFrom("account_id", "ACCOUNT", "AccountId", "accountid"), quote, connect, quote, fc.stringMatching(/^[0-9]{4}-?[0-9]{4}-?[0-9]{4}[0-9]?$/), quote)
+    .map(([q1, aws, name, q2, connector, q3, digits, q4]) => `${q1}${aws}${name}${q2}${connector}${q3}${digits}${q4}`);
+  const filler = fc.constantFrom(" ", "\n", "x", "key ", "AKIA", "=", '"', "export ", "aws", "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+  const text = fc.array(fc.oneof(accessKeyId, secretKey, accountId, filler), { maxLength: 8 }).map((parts) => parts.join(""));
+
+  it("covers every secret the rule finds, and starts no hit where the rule finds none", () => {
+    fc.assert(
+      fc.property(text, (sample) => {
+        const found = findSecrets(sample);
+        const theirs = presetAwsHits(sample);
+        for (const expected of theirs) expect(found.some((hit) => hit.start <= expected.start && expected.end <= hit.end)).toBe(true);
+        // A merged hit keeps the kind of the hit it starts with: one of kind aws starts with this scanner's.
+        for (const hit of found.filter((candidate) => candidate.kind === "aws")) expect(theirs.some((expected) => expected.start === hit.start)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("reports a secret access key at the key itself, never the name before it", () => {
+    const key = "Zq8/ABCxyz0189+Zq8ABCxyz0189Zq8ABCxyz012";
+    const text = `"aws_secret_access_key" => "${key}"`;
+    const [hit] = findSecrets(text).filter((found) => found.kind === "aws");
+    expect(text.slice(hit.start, hit.end)).toBe(key);
+    expect(cleanText("content", text).text).toBe('"aws_secret_access_key" => "[redacted: aws]"');
   });
 });
