@@ -133,6 +133,22 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
         const result = await http.callTool({ name: "get_handoff", arguments: { id } });
         expect(result.isError).toBe(true);
         expect(toolText(result)).toMatch(BUSY);
+        // A credential is checked against the database before any route: its check meets the lock
+        // too, and is refused alike (it was "Baton could not check this request", no Retry-After,
+        // and a stack in the log), on the REST door and, in JSON-RPC's shape, on /api/mcp.
+        const bearer = { authorization: `Bearer baton_${"A".repeat(43)}` };
+        const checked = await fetch(`${door.origin}/api/handoffs/${id}`, { headers: bearer });
+        expect(checked.status).toBe(503);
+        expect(checked.headers.get("retry-after")).toBe("2");
+        expect((await checked.json()) as unknown).toEqual({ error: { code: "UNAVAILABLE", message: expect.stringMatching(BUSY) } });
+        const mcpChecked = await fetch(`${door.origin}/api/mcp`, {
+          method: "POST",
+          headers: { ...bearer, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        });
+        expect(mcpChecked.status).toBe(503);
+        expect(mcpChecked.headers.get("retry-after")).toBe("2");
+        expect((await mcpChecked.json()) as unknown).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: expect.stringMatching(BUSY) }, id: null });
       } finally {
         await http.close();
       }

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpBindings } from "@hono/node-server";
 import type { MiddlewareHandler } from "hono";
 import { withCaller, type Caller } from "../caller";
+import { Unavailable } from "../errors";
+import { UNAVAILABLE_RETRY_AFTER_S } from "../http";
 import { actionRefusalText } from "./action-refusal";
 import { clientAddressOf } from "./client-address";
 import { oauthUrls, publicBaseUrl } from "../oauth";
@@ -29,7 +31,14 @@ function signInReturn(url: string): string {
   return target.pathname + target.search;
 }
 
-function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }>, serverAction: boolean): Response {
+/**
+ * A request the guard could not decide because the database refused for now (a credential's check
+ * met a busy, stopped or unreachable database): nothing was done, and the same request may be
+ * sent again, as every door says of Unavailable.
+ */
+type Undecided = { ok: false; status: 503; reason: string; signIn?: undefined; invalidToken?: undefined };
+
+function refusal(path: string, url: string, host: string | null, verdict: Exclude<Verdict, { ok: true }> | Undecided, serverAction: boolean): Response {
   if (verdict.status === 401 && verdict.signIn) {
     return new Response(null, { status: 303, headers: { location: `/sign-in?next=${encodeURIComponent(signInReturn(url))}`, "cache-control": "no-store" } });
   }
@@ -39,8 +48,9 @@ function refusal(path: string, url: string, host: string | null, verdict: Exclud
   }
   const body = jsonRpcPaths.has(path)
     ? { jsonrpc: "2.0", error: { code: -32000, message: verdict.reason }, id: null }
-    : { error: { code: verdict.status === 401 ? "UNAUTHENTICATED" : "REFUSED", message: verdict.reason } };
+    : { error: { code: verdict.status === 401 ? "UNAUTHENTICATED" : verdict.status === 503 ? "UNAVAILABLE" : "REFUSED", message: verdict.reason } };
   const headers = new Headers({ "content-type": "application/json", "cache-control": "no-store" });
+  if (verdict.status === 503) headers.set("retry-after", String(UNAVAILABLE_RETRY_AFTER_S));
   if (verdict.status === 401) {
     // RFC 6750 §3: a presented token that failed is invalid_token, so a client refreshes or re-authorizes.
     const challenge = ['Bearer realm="baton"'];
@@ -94,15 +104,19 @@ export function guard(policy: GuardPolicy): MiddlewareHandler<BatonEnv> {
       askForBody(incoming, c.env.outgoing);
       return withCaller(reentry, next);
     }
+    const url = incoming.url ?? "/";
+    const refuse = (refused: Exclude<Verdict, { ok: true }> | Undecided) =>
+      refusal(url.split("?")[0], url, incoming.headers.host ?? null, refused, incoming.headers["next-action"] !== undefined);
     let verdict: Verdict;
     try {
       verdict = await screenRequest(policy, incoming);
     } catch (error) {
+      // The database refused the credential's check for now: said as every door says it, with no stack.
+      if (error instanceof Unavailable) return refuse({ ok: false, status: 503, reason: error.message });
       console.error("baton: the guard failed", error);
       return c.json({ error: { code: "UNAVAILABLE", message: "Baton could not check this request; see the server log" } }, 503);
     }
-    const url = incoming.url ?? "/";
-    if (!verdict.ok) return refusal(url.split("?")[0], url, incoming.headers.host ?? null, verdict, incoming.headers["next-action"] !== undefined);
+    if (!verdict.ok) return refuse(verdict);
     c.set("caller", verdict.caller);
     askForBody(incoming, c.env.outgoing);
     await withCaller(verdict.caller, next);
