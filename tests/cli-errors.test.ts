@@ -123,6 +123,26 @@ describe("the command line's failures are one line", () => {
     expect(served.stderr).toBe(`baton: ${message}`);
   }, 60_000);
 
+  it("a BATON_SECRETS that is none of redact, refuse and off stops a write, and npm start's server, in one line naming it; nothing is stored", async () => {
+    const message = 'BATON_SECRETS must be redact, refuse, off or unset (it is "refuze"); fix it or leave it unset for redact\n';
+    const env = { ...desk.env, BATON_SECRETS: "refuze" };
+    const handoffs = () => new Database(path.join(desk.folder, "baton.db"), { readonly: true }).prepare("SELECT count(*) AS n FROM handoffs").get();
+    const before = handoffs();
+    const ran = await baton(["import", "-"], { env, input: "goal: g\nstatus: in_progress\nnow: n\ntimestamp: 2026-01-17T10:30:00Z\n" });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toBe(`baton import: ${message}`);
+    expect(handoffs()).toEqual(before);
+    const projectRoot = path.resolve(import.meta.dirname, "..");
+    const served = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, PORT: "0" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(served.status).toBe(1);
+    expect(served.stderr).toBe(`baton: ${message}`);
+  }, 60_000);
+
   it("a database file that is not SQLite's is one line naming it and what to do", async () => {
     const folder = tempFolder();
     fs.writeFileSync(path.join(folder, "baton.db"), "not a database, only text long enough to fill a header ".repeat(4));
@@ -167,6 +187,34 @@ describe("the command line's failures are one line", () => {
       server.close();
     }
   }, 90_000);
+});
+
+describe("baton export --out", () => {
+  it("onto a disk that fills midway leaves the file it would replace as it was, and no partial file beside it", async () => {
+    const { env } = await dataFolder();
+    const folder = tempFolder();
+    const words = "word ".repeat(12_000);
+    fs.writeFileSync(path.join(folder, "big.yaml"), `goal: Big\nnow: Fix handleSubmit in form.ts ${words}\nhypothesis: ${words}\noutcome: ${words}\nstatus: in_progress\ntimestamp: 2026-01-02T03:04:05.000Z\n`);
+    const imported = await baton(["import", "big.yaml"], { cwd: folder, env });
+    expect(imported.code, imported.stderr).toBe(0);
+    const out = path.join(folder, "export.json");
+    fs.writeFileSync(out, "the previous export\n");
+    // A file size limit of 128 KiB stands in for the full disk: a write past it fails (EFBIG) as on one (ENOSPC).
+    const limited = spawnSync("sh", ["-c", 'ulimit -f 256; trap "" XFSZ; exec "$0" "$@"', process.execPath, bin, "export", imported.stdout.trim(), "--format", "json", "--out", out], {
+      cwd: folder,
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(limited.status).toBe(1);
+    expect(fs.readFileSync(out, "utf8")).toBe("the previous export\n");
+    expect(fs.readdirSync(folder).sort()).toEqual(["big.yaml", "export.json"]);
+    expect(limited.stderr).toBe(`baton export: cannot write ${out}: EFBIG: file too large\n`);
+    const written = await baton(["export", imported.stdout.trim(), "--format", "json", "--out", out], { cwd: folder, env });
+    expect(written.code, written.stderr).toBe(0);
+    expect(fs.statSync(out).size).toBeGreaterThan(128 * 1024);
+    expect(JSON.parse(fs.readFileSync(out, "utf8"))).toHaveProperty("handoff_instruction");
+  }, 60_000);
 });
 
 describe("another application's database", () => {
