@@ -12,7 +12,9 @@ import { refuseBadBusyTimeout } from "../lib/database/busy";
 import { engineOf } from "../lib/database/engine";
 import type { Engine } from "../lib/database/types";
 import { ensureMigrated } from "../lib/database/migrate";
+import { Conflict } from "../lib/errors";
 import { poolSize } from "../lib/database/postgres";
+import { secretsPolicy } from "../lib/secrets";
 import { isCheckout, projectRoot } from "../lib/paths.mjs";
 import { startBatonServer } from "../lib/server";
 import { boundHeap, shrinkYoungGeneration } from "../lib/server/heap-bounds";
@@ -36,7 +38,8 @@ process.env.CHECKPOINT_DISABLE = "1";
  * DATABASE_URL naming neither engine; on SQLite, a database it cannot write (a read-only file,
  * folder or disk would answer every change with a 500, and SQLite opens such a file read-only
  * without a word, so the file system is asked, as this user) or a BATON_BUSY_TIMEOUT_MS out of
- * range; on PostgreSQL, a pool size that would refuse every request.
+ * range; on PostgreSQL, a pool size that would refuse every request; on either, a BATON_SECRETS
+ * that is none of its values.
  */
 function startRefusal(): string | null {
   let engine: Engine;
@@ -44,6 +47,7 @@ function startRefusal(): string | null {
     engine = engineOf(databaseUrl());
     if (engine === "postgres") poolSize();
     else refuseBadBusyTimeout();
+    secretsPolicy();
   } catch (error) {
     return `baton: ${(error as Error).message}`;
   }
@@ -66,7 +70,8 @@ if (refusal) {
 try {
   await ensureMigrated();
 } catch (error) {
-  console.error(`baton: could not migrate the database ${describeDatabase()}: ${(error as Error).message}`);
+  // A refusal names the database and what to do (another application's, a newer Baton's).
+  console.error(error instanceof Conflict ? `baton: ${error.message}` : `baton: could not migrate the database ${describeDatabase()}: ${(error as Error).message}`);
   process.exit(1);
 }
 console.log(`baton: data in ${dataDir()}, database ${describeDatabase()}`);

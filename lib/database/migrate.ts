@@ -5,7 +5,9 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type pg from "pg";
-import { databaseFile, databaseUrl } from "../config";
+import { databaseFile, databaseUrl, describeDatabase } from "../config";
+import { oneLine } from "../one-line";
+import { batonCommand } from "../paths.mjs";
 import { Conflict, Unavailable } from "../errors";
 import { BUSY_TIMEOUT_MS, unavailableWhenBusy } from "./busy";
 import { engineOf } from "./engine";
@@ -83,7 +85,26 @@ async function appliedInPostgres(client: pg.Client): Promise<Set<string>> {
   return new Set((await client.query<{ migration_name: string }>(APPLIED)).rows.map((row) => row.migration_name));
 }
 
-/** Names of committed migrations the database has not applied yet (all of them for a new one). */
+/**
+ * The refusal of Baton's database that a newer Baton migrated (migrations `unknown` are not among
+ * this Baton's), or null. An older Baton writes rows as its own schema had them: after the
+ * newer one numbered entries, an older one stored every entry it was given as #0, without a
+ * word. So every process refuses it as it starts, before it reads or writes a row.
+ */
+function newerDatabaseRefusal(url: string, unknown: string[]): Conflict | null {
+  if (unknown.length === 0) return null;
+  const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version: string };
+  const newest = oneLine(unknown.at(-1)!);
+  const which = unknown.length === 1 ? `migration ${newest}, which this Baton ${version} does not know` : `${unknown.length} migrations this Baton ${version} does not know, the newest ${newest}`;
+  return new Conflict(
+    `the database ${oneLine(describeDatabase(url))} was migrated by a newer Baton (${which}), whose rows this one would store wrongly; nothing was read or changed: run that newer Baton (${batonCommand()} at its latest version, and update a Claude Code plugin that pins this one)`,
+  );
+}
+
+/**
+ * Names of committed migrations the database has not applied yet (all of them for a new one).
+ * A database of Baton's with migrations this Baton does not know is refused (newerDatabaseRefusal).
+ */
 export async function pendingMigrations(url: string = databaseUrl()): Promise<string[]> {
   const engine = engineOf(url);
   const committed = committedMigrations(engine);
@@ -109,6 +130,11 @@ export async function pendingMigrations(url: string = databaseUrl()): Promise<st
     // loose are narrowed once the file is known to be Baton's database: one DATABASE_URL names
     // may be another application's, which is refused and left as it was.
     if (committed.some((name) => applied.has(name))) narrowOlderModes(file, stat);
+  }
+  // Baton's own (it applied some of this Baton's migrations): another application's database is refused by ensureMigrated.
+  if (committed.some((name) => applied.has(name))) {
+    const refusal = newerDatabaseRefusal(url, [...applied].filter((name) => !committed.includes(name)).sort());
+    if (refusal) throw refusal;
   }
   return committed.filter((name) => !applied.has(name));
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { databaseUrl, describeDatabase } from "../config";
 import { engineOf } from "../database/engine";
-import { Unavailable } from "../errors";
+import { Conflict, Unavailable } from "../errors";
 import type { ClientSide } from "../handoffs/schemas";
 import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
@@ -51,8 +51,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<number> {
   try {
     await ensureMigrated();
   } catch (error) {
-    // Refused for a reason it names with what to do (busy, no connection left, a setting): said as it is.
-    if (error instanceof Unavailable) throw error;
+    // Refused for a reason it names with what to do (busy, no connection left, a setting; another
+    // application's database, or a newer Baton's): said as it is.
+    if (error instanceof Unavailable || error instanceof Conflict) throw error;
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     const check = engineOf(databaseUrl()) === "postgres" ? "check DATABASE_URL and that the server is up" : "check BATON_DATA_DIR and that the folder is writable";
     throw new Error(`could not prepare the database ${describeDatabase()} (${reason}); ${check}`);
