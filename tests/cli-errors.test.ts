@@ -124,7 +124,7 @@ describe("the command line's failures are one line", () => {
   }, 60_000);
 
   it("a BATON_SECRETS that is none of redact, refuse and off stops a write, and npm start's server, in one line naming it; nothing is stored", async () => {
-    const message = 'BATON_SECRETS must be redact, refuse, off or unset (it is "refuze"); fix it or leave it unset for redact\n';
+    const message = "BATON_SECRETS is refuze: set it to redact, refuse or off, or leave it unset for redact\n";
     const env = { ...desk.env, BATON_SECRETS: "refuze" };
     const handoffs = () => new Database(path.join(desk.folder, "baton.db"), { readonly: true }).prepare("SELECT count(*) AS n FROM handoffs").get();
     const before = handoffs();
@@ -333,6 +333,31 @@ describe("terminal control characters are shown as escapes", () => {
       expect(imported.stderr, file).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
       expect(imported.stderr, file).toContain("\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b]0;pwned\\u0007\\u001b[2J\\rSYSTEM\\b\\b \\u202etxt.exe\\u009b31m");
     }
+  }, 60_000);
+
+  it("file names, options and commands a command quotes back are escaped: a file an agent named in a repository cannot drive the terminal", async () => {
+    const { env, hof } = await dataFolder();
+    const folder = tempFolder();
+    const hostile = "x\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\u202e";
+    const shown = "x\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2J\\r\\u202e";
+    fs.writeFileSync(path.join(folder, `${hostile}.yaml`), "not: [a handoff");
+    const runs = await Promise.all([
+      baton(["import", `${hostile}.yaml`], { cwd: folder, env }),
+      baton(["import", `${hostile}-missing.json`], { cwd: folder, env }),
+      baton(["export", hof, "--format", "json", "--out", `${hostile}.json`], { cwd: folder, env }),
+      baton(["export", hof, "--format", "json", "--out", path.join(hostile, "out.json")], { cwd: folder, env }),
+      baton([`--${hostile}`, "import"], { cwd: folder, env }),
+      baton(["import", `--${hostile}`], { cwd: folder, env }),
+      baton(["mcp", hostile], { cwd: folder, env }),
+      baton([hostile], { cwd: folder, env }),
+    ]);
+    expect(runs.map((ran) => ran.code)).toEqual([1, 1, 0, 1, 2, 2, 2, 2]);
+    for (const ran of runs) {
+      expect(ran.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      // The carriage return as \r or \u000d, as the message escapes it.
+      expect(ran.stderr).toMatch(/x\\u001b\]52;c;cm0gLXJmIH4=\\u0007\\u001b\[2J\\(r|u000d)\\u202e/);
+    }
+    expect(runs[2].stderr).toBe(`wrote ${shown}.json (cut at entry #1)\n`);
   }, 60_000);
 
   it("checkpoint --hook quotes input that is not JSON with its control characters escaped", async () => {

@@ -7,7 +7,7 @@
  * scan`): each table's owner rewrites its own rows with the redactor of stored-redactor.ts.
  */
 import "server-only";
-import { Invalid } from "../errors";
+import { Invalid, Unavailable } from "../errors";
 import { describeFieldErrors } from "../validation";
 import { documentSecrets, redactDocument } from "./documents";
 import { findSecrets, withMarkers, type SecretHit } from "./scan";
@@ -19,11 +19,20 @@ export { findSecrets, type SecretHit } from "./scan";
  * (the default) replaces it with `[redacted: <kind>]`, `refuse` refuses the whole write,
  * `off` stores it as given.
  */
-export type SecretsPolicy = "redact" | "refuse" | "off";
+const SECRETS_POLICIES = ["redact", "refuse", "off"] as const;
+export type SecretsPolicy = (typeof SECRETS_POLICIES)[number];
 
+/**
+ * BATON_SECRETS, unset or blank meaning `redact`. Any other value is refused, by the server as it
+ * starts and by every write, in one line: a typo (`refuze`, `of`) used to be read as `redact`
+ * without a word, so an operator who set `refuse` stored redacted secrets instead.
+ */
 export function secretsPolicy(): SecretsPolicy {
-  const value = process.env.BATON_SECRETS?.trim().toLowerCase();
-  return value === "refuse" || value === "off" ? value : "redact";
+  const value = process.env.BATON_SECRETS?.trim().toLowerCase() || "redact";
+  const policy = SECRETS_POLICIES.find((known) => known === value);
+  if (policy) return policy;
+  // Unquoted: the CLI's one line would show JSON's quotes escaped.
+  throw new Unavailable(`BATON_SECRETS is ${process.env.BATON_SECRETS?.trim()}: set it to redact, refuse or off, or leave it unset for redact`);
 }
 
 /** What was redacted and where, for the writer: never the value. Lines and columns count from 1. */
