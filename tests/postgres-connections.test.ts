@@ -168,6 +168,9 @@ describe.runIf(onPostgres)("PostgreSQL stopped while Baton runs", () => {
         "baton: health check: the database answers again",
       ]);
       expect(door.stderr()).not.toMatch(/^\s+at /m);
+      // Nor a line per check besides (the write's 503 is still said).
+      expect(door.stderr()).not.toMatch(/answered 503 to GET \/api\/health/);
+      expect(door.stderr()).toMatch(/^baton: answered 503 to POST \/api\/handoffs$/m);
     } finally {
       await stopHttpDoor(door.door, "SIGTERM");
       await database.stop();

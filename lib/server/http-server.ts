@@ -114,7 +114,11 @@ export function createBatonHttpServer(options: { policy: GuardPolicy; pages?: Pa
     }
     outgoing.once("finish", () => {
       if (outgoing.statusCode < 500) return;
-      const line = `baton: answered ${outgoing.statusCode} to ${incoming.method} ${(incoming.url ?? "/").split("?")[0]}`;
+      const path = (incoming.url ?? "/").split("?")[0];
+      // The health check's 503 says the database is down, which the check logs itself once per
+      // outage (api.ts's reportHealth): a load balancer asks every few seconds.
+      if (path === "/api/health" && outgoing.statusCode === 503) return;
+      const line = `baton: answered ${outgoing.statusCode} to ${incoming.method} ${path}`;
       console.error(line);
       options.onServerError?.(line);
     });
