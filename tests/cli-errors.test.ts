@@ -338,8 +338,7 @@ describe("terminal control characters are shown as escapes", () => {
   it("file names, options and commands a command quotes back are escaped: a file an agent named in a repository cannot drive the terminal", async () => {
     const { env, hof } = await dataFolder();
     const folder = tempFolder();
-    const hostile = "x\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\u202e";
-    const shown = "x\\u001b]52;c;cm0gLXJmIH4=\\u0007\\u001b[2J\\r\\u202e";
+    const hostile = "x\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\r\u202e";
     fs.writeFileSync(path.join(folder, `${hostile}.yaml`), "not: [a handoff");
     const runs = await Promise.all([
       baton(["import", `${hostile}.yaml`], { cwd: folder, env }),
@@ -355,9 +354,9 @@ describe("terminal control characters are shown as escapes", () => {
     for (const ran of runs) {
       expect(ran.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
       // The carriage return as \r or \u000d, as the message escapes it.
-      expect(ran.stderr).toMatch(/x\\u001b\]52;c;cm0gLXJmIH4=\\u0007\\u001b\[2J\\(r|u000d)\\u202e/);
+      expect(ran.stderr).toMatch(/x\\u001b\]52;c;cm0gLXJmIH4K\\u0007\\u001b\[2J\\(r|u000d)\\u202e/);
     }
-    expect(runs[2].stderr).toBe(`wrote ${shown}.json (cut at entry #1)\n`);
+    expect(runs[2].stderr).toMatch(/^wrote x\\u001b\]52;c;cm0gLXJmIH4K\\u0007\\u001b\[2J\\r\\u202e\.json \(cut at entry #\d+\)\n$/);
   }, 60_000);
 
   it("checkpoint --hook quotes input that is not JSON with its control characters escaped", async () => {

@@ -1,13 +1,17 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_INT4 } from "../database";
-import { wholeNumberParam } from "../validation";
+import { visibleControls, wholeNumberParam } from "../validation";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
 
-/** Writes `baton <command>: <message>` and the usage to stderr; returns exit code 2. */
+/**
+ * Writes `baton <command>: <message>` and the usage to stderr; returns exit code 2. The message
+ * may quote what was typed (parseArgs quotes an unknown option): its control characters are shown
+ * as escapes, never sent to the terminal.
+ */
 export function usageError(command: string, message: string, usage: string): number {
-  process.stderr.write(`baton ${command}: ${message}\n\n${usage}\n`);
+  process.stderr.write(`baton ${command}: ${visibleControls(message)}\n\n${usage}\n`);
   return 2;
 }
 

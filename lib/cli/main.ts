@@ -6,6 +6,7 @@
 import "server-only";
 import fs from "node:fs";
 import path from "node:path";
+import { quotedOneLine } from "../one-line";
 import { isCheckout, projectRoot } from "../paths.mjs";
 import { failureDetails, failureLine, logErrorsInOneLine } from "./failure";
 
@@ -51,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    process.stderr.write(`baton: unknown command "${name}"\n\n${usage()}\n`);
+    process.stderr.write(`baton: unknown command ${quotedOneLine(name)}\n\n${usage()}\n`);
     return 2;
   }
   logErrorsInOneLine();

@@ -126,7 +126,7 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     const shown = path.relative(process.cwd(), result.file) || result.file;
-    process.stdout.write(`${result.mode} ${shown} (${result.doc.status}, ${result.doc.timestamp})\n`);
+    process.stdout.write(`${result.mode} ${oneLine(shown)} (${result.doc.status}, ${result.doc.timestamp})\n`);
     if (result.pushed) {
       const { handoff, created, entry } = result.pushed;
       process.stdout.write(created ? `pushed to new handoff ${handoff.id}\n` : `pushed to handoff ${handoff.id} as entry #${entry?.number}\n`);

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { closeDatabase } from "../../database";
 import { ensureMigrated } from "../../database/migrate";
+import { oneLine } from "../../one-line";
 import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError, wholeNumberArgument } from "../args";
 import { exportHandoff } from "../../formats";
@@ -86,10 +87,10 @@ export async function run(args: string[]): Promise<number> {
       try {
         writeWhole(values.out, exported.text);
       } catch (error) {
-        process.stderr.write(`baton export: cannot write ${values.out}: ${withoutPath(error as NodeJS.ErrnoException)}\n`);
+        process.stderr.write(`baton export: cannot write ${oneLine(values.out)}: ${oneLine(withoutPath(error as NodeJS.ErrnoException))}\n`);
         return 1;
       }
-      process.stderr.write(`wrote ${values.out}${exported.cutNumber === null ? "" : ` (cut at entry #${exported.cutNumber})`}\n`);
+      process.stderr.write(`wrote ${oneLine(values.out)}${exported.cutNumber === null ? "" : ` (cut at entry #${exported.cutNumber})`}\n`);
     } else {
       process.stdout.write(exported.text);
     }

@@ -7,7 +7,7 @@ import { ensureMigrated } from "../../database/migrate";
 import { domainErrorText } from "../failure";
 import { parseCommandArgs, usageError } from "../args";
 import { FORMAT_LABELS, importDocument, MAX_IMPORT_BYTES } from "../../formats";
-import { quotedOneLine } from "../../one-line";
+import { oneLine, quotedOneLine } from "../../one-line";
 import { redactionLines } from "../../secrets";
 import { readBounded } from "../read-bounded";
 
@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<number> {
       // 24 GB of the bench machine's memory.
       text = (await readBounded(file === "-" ? process.stdin : fs.createReadStream(file), MAX_IMPORT_BYTES)).text;
     } catch (error) {
-      process.stderr.write(`baton import: cannot read ${file}: ${(error as Error).message}\n`);
+      process.stderr.write(`baton import: cannot read ${oneLine(file)}: ${oneLine((error as Error).message)}\n`);
       return 1;
     }
   }
@@ -64,7 +64,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (error) {
     // Anything else is the CLI's to say in one line (lib/cli/failure.ts).
     if (!isDomainError(error)) throw error;
-    process.stderr.write(domainErrorText("import", `refused${file ? ` ${file}` : ""}; nothing was stored`, error));
+    process.stderr.write(domainErrorText("import", `refused${file ? ` ${oneLine(file)}` : ""}; nothing was stored`, error));
     return 1;
   } finally {
     await closeDatabase();

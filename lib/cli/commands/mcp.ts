@@ -3,6 +3,7 @@ import { closeDatabase } from "../../database";
 import { Invalid } from "../../errors";
 import { parseStdioArgs, STDIO_USAGE } from "../../mcp/client-identity";
 import { serveStdio } from "../../mcp/serve-stdio";
+import { visibleControls } from "../../validation";
 
 /** `baton mcp [--as code|chat]`: the MCP tools over stdio, for Claude Desktop and Claude Code. */
 export async function run(args: string[]): Promise<number> {
@@ -11,7 +12,7 @@ export async function run(args: string[]): Promise<number> {
     options = parseStdioArgs(args);
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
-    process.stderr.write(`baton mcp: ${error.message}\n\n${STDIO_USAGE}\n`);
+    process.stderr.write(`baton mcp: ${visibleControls(error.message)}\n\n${STDIO_USAGE}\n`);
     return 2;
   }
   if (options.help) {
