@@ -175,6 +175,16 @@ for (const proxy of proxies) {
     expect(await handoffTotal()).toBe(before + 4);
   });
 
+  test(`through ${proxy.name}, a body as large as Baton takes reaches it: an import past nginx's default 1 MiB`, async () => {
+    // A document under the formats' 1 MiB whose JSON escapes make a 1.2 MB body (imports take up
+    // to 4 MiB); a dry run, so Baton answers its verdict (200) and stores nothing.
+    const body = JSON.stringify({ text: "a\n".repeat(400_000), dryRun: true });
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const answer = await through(proxy, "POST", "/api/import", { ...bearer(), "content-type": "application/json" }, body);
+    expect(answer.status, answer.body.slice(0, 200)).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ ok: false });
+  });
+
   test(`an operator signs in through ${proxy.name} by the public name and sees writes on either instance live`, async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
