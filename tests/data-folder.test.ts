@@ -56,6 +56,29 @@ describe("what Baton makes for its data is readable by its owner alone", () => {
     expect(modeOf(parent)).toBe("755");
   });
 
+  it("a kept bundle (close --archive) is made 600 in folders made 700, also in a folder of the user's own that keeps its mode", async () => {
+    const folder = tempFolder();
+    fs.chmodSync(folder, 0o755);
+    fs.writeFileSync(path.join(folder, "notes.txt"), "mine");
+    const { client } = await connectStdioClient({ command: { command: "sh", args: [...UNDER_UMASK_022, "mcp"] }, cwd: tempFolder(), env: userEnv({ BATON_DATA_DIR: folder }), inheritEnv: false });
+    let id: string;
+    try {
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "Private", content: "Only for its owner" } });
+      expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+      id = (created.structuredContent as { handoff: { id: string } }).handoff.id;
+    } finally {
+      await client.close();
+    }
+    const closed = baton(["close", id, "--archive"], { BATON_DATA_DIR: folder });
+    expect(closed.status, closed.stderr).toBe(0);
+    const artifact = /kept bundle ([0-9a-f]{64})/.exec(closed.stdout)?.[1];
+    expect(artifact, closed.stdout).toBeDefined();
+    expect(modeOf(folder)).toBe("755");
+    const blobs = path.join(folder, "artifacts", "blobs");
+    for (const made of [path.join(folder, "artifacts"), blobs]) expect([made, modeOf(made)]).toEqual([made, "700"]);
+    expect(modeOf(path.join(blobs, artifact!))).toBe("600");
+  });
+
   it("a database named by DATABASE_URL outside the data folder is made 600 in a folder made 700", () => {
     const folder = path.join(tempFolder(), "elsewhere");
     const database = path.join(folder, "desk.db");

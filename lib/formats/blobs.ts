@@ -66,10 +66,12 @@ export function writeBlob(bytes: Buffer): string {
     fsyncPath(folder);
     return artifactId;
   }
-  fs.mkdirSync(folder, { recursive: true });
+  // A bundle is a thread's text: its owner's alone whatever the umask, as the database is, also in
+  // a data folder of the user's own that keeps its wider mode (BATON_DATA_DIR at ~/notes).
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`;
   try {
-    const fd = fs.openSync(temporary, "wx");
+    const fd = fs.openSync(temporary, "wx", 0o600);
     try {
       fs.writeFileSync(fd, bytes);
       fs.fsyncSync(fd);
