@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { SHIFT_DOCUMENT_TEMPLATE, registerAgent, triggerHandoff } from "../lib/agents";
 import { MAX_REPLAY } from "../lib/changes";
 import { storedDate, write } from "../lib/database";
-import { addEntry, createHandoff } from "../lib/handoffs";
+import { addEntry, createHandoff, getHandoff } from "../lib/handoffs";
 import { closeHandoff } from "../lib/formats";
 import {
   createWebhook,
@@ -212,6 +212,8 @@ describe("deliveries", () => {
     }
     const question = JSON.parse(got.find((delivery) => delivery.headers["x-baton-event"] === "question.asked")!.body);
     expect(question).toMatchObject({ event: "question.asked", data: { handoff: { id: handoff.id, title: "signed" }, entry: { number: 2, answers: null, type: "question", from: "code", content: "Which database?" }, waitingFor: "chat" } });
+    // Dates as every view of the API writes them (ISO-8601 with Z), not as the database hands them back (+00:00).
+    expect(question.data.entry.createdAt).toBe((await getHandoff({ id: handoff.id })).entries[1].createdAt);
     const logged = await until(async () => {
       const rows = await recentDeliveries();
       return rows.every((delivery) => delivery.status === "delivered") && rows;
@@ -225,9 +227,10 @@ describe("deliveries", () => {
     await createWebhook({ url: target.url, events: ["handoff.closed"] });
     await start();
     const { handoff } = await createHandoff({ title: "to close", content: "start" });
-    await closeHandoff({ id: handoff.id });
+    const closed = await closeHandoff({ id: handoff.id });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: "handoff.closed", data: { handoff: { id: handoff.id } } });
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: "handoff.closed", data: { handoff: { id: handoff.id, closedAt: closed.handoff.closedAt } } });
+    expect(closed.handoff.closedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
   it("sends agent.handed_off when an agent writes its shift handoff", async () => {
@@ -237,7 +240,7 @@ describe("deliveries", () => {
     const agent = await registerAgent({ personaSlug: "hook-watcher", project: "baton", name: "Hooky" });
     await triggerHandoff({ agentId: agent.id, reason: "shift_end", document: SHIFT_DOCUMENT_TEMPLATE.replace("## Goal\n", "## Goal\nShip webhooks.\n") });
     const [delivery] = await until(() => target.received.length >= 1 && target.received);
-    expect(JSON.parse(delivery.body)).toMatchObject({ event: "agent.handed_off", data: { agent: { id: agent.id, name: "Hooky", project: "baton" }, handoff: { reason: "shift_end" } } });
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: "agent.handed_off", data: { agent: { id: agent.id, name: "Hooky", project: "baton" }, handoff: { reason: "shift_end", createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) } } });
   });
 
   it(`opens at most ${MAX_IN_FLIGHT_PER_HOOK} connections at once to a receiver that hangs, while another hook's deliveries still go out`, async () => {
