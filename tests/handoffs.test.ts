@@ -147,6 +147,21 @@ describe("getHandoff", () => {
     expect(second.handoff.chatLastSeen).toBe(first.handoff.chatLastSeen);
     expect(first.entries.map((entry) => entry.type)).toEqual(["context", "question"]);
   });
+
+  it("names a one-entry range in its hint as that entry, not as a range of one (#2, not #2–#2)", async () => {
+    const { handoff } = await createHandoff({ title: "three", content: "one" });
+    await addEntry({ id: handoff.id, type: "task", content: "two" });
+    await addEntry({ id: handoff.id, type: "task", content: "three" });
+    const { entries } = await getHandoff({ id: handoff.id });
+    const thread = await getHandoff({ id: handoff.id, afterSeq: entries[0].seq, limit: 1 });
+    expect(thread.hint).toBe(`This answer carries 1 entry (#2) (limit=1). Left out 1 later entry (#3): call get_handoff with after_seq=${entries[1].seq} to read on.`);
+    const back = await getHandoff({ id: handoff.id, beforeSeq: entries[2].seq, limit: 1 });
+    expect(back.hint).toBe(
+      `This answer carries 1 entry (#2) (limit=1). Left out 1 earlier entry (#1): call get_handoff with before_seq=${entries[1].seq} to read back from there (newest first), or after_seq=0 to read them from the start.`,
+    );
+    const two = await getHandoff({ id: handoff.id, afterSeq: 0, limit: 2 });
+    expect(two.hint).toMatch(/^This answer carries 2 entries \(#1–#2\) \(limit=2\)\. Left out 1 later entry \(#3\):/);
+  });
 });
 
 describe("addEntry", () => {

@@ -126,23 +126,25 @@ async function rangeOf(tx: Tx, handoffId: string, bounds: SeqBounds, side: "befo
 }
 
 const entriesWord = (count: number) => (count === 1 ? "entry" : "entries");
+/** `#3–#7`, or `#3` alone for one entry, where `#3–#3` read as a range. */
+const numbersOf = (first: number, last: number) => (first === last ? `#${first}` : `#${first}–#${last}`);
 
 function hintOf(thread: Pick<HandoffThread, "entries" | "omitted">, reason: string, scope: SeqBounds, cursor: number): string | null {
   const { earlier, later } = thread.omitted;
   if (!earlier && !later) return null;
   const first = thread.entries[0];
   const last = thread.entries[thread.entries.length - 1];
-  const sentences = [`This answer carries ${thread.entries.length} ${entriesWord(thread.entries.length)} (#${first.number}–#${last.number}) ${reason}.`];
+  const sentences = [`This answer carries ${thread.entries.length} ${entriesWord(thread.entries.length)} (${numbersOf(first.number, last.number)}) ${reason}.`];
   if (earlier) {
     sentences.push(
-      `Left out ${earlier.count} earlier ${entriesWord(earlier.count)} (#${earlier.firstNumber}–#${earlier.lastNumber}): call get_handoff with ` +
+      `Left out ${earlier.count} earlier ${entriesWord(earlier.count)} (${numbersOf(earlier.firstNumber, earlier.lastNumber)}): call get_handoff with ` +
         `before_seq=${first.seq} to read back from there (newest first), or after_seq=${scope.gt ?? 0} to read them from the start.`,
     );
   }
   if (later) {
     const unread = later.lastSeq > cursor ? " Some are new to you: read them before calling mark_handoff_read, which marks the whole thread read." : "";
     sentences.push(
-      `Left out ${later.count} later ${entriesWord(later.count)} (#${later.firstNumber}–#${later.lastNumber}): call get_handoff with ` +
+      `Left out ${later.count} later ${entriesWord(later.count)} (${numbersOf(later.firstNumber, later.lastNumber)}): call get_handoff with ` +
         `after_seq=${last.seq}${scope.lt !== undefined ? ` and before_seq=${scope.lt}` : ""} to read on.${unread}`,
     );
   }
