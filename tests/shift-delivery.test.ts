@@ -8,6 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgent, registerAgent, retryDelivery, triggerHandoff, updateAgent } from "../lib/agents";
 import { deliverPrompt } from "../lib/agents/tmux-bridge";
+import { databaseNow, read, storedDate, write } from "../lib/database";
 import { connectStdioClient } from "./support/mcp-clients";
 
 // A private tmux server (its own socket), so the test never touches a person's tmux sessions.
@@ -177,6 +178,27 @@ describe("shift handoff delivery through a real tmux", () => {
     expect(record.deliveryState).toBe("submitted");
     expect(JSON.parse(retry)).toEqual({ refused: expect.stringMatching(/^agent \w+'s prompt is being delivered already \(since /) });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await received(out)).toHaveLength(1);
+  }, 30_000);
+
+  it("a delivery that outlasted its claim leaves the claim another delivery took over since: Retry stays refused while that one types", async () => {
+    const out = path.join(workDir, "slow.jsonl");
+    tmux("new-session", "-d", "-s", "slow", "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out} 3000`);
+    const agent = await registerAgent({ personaSlug: "developer-con-5" });
+    const handingOff = triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nOnce more.\n", successor: { tmuxTarget: "slow" } });
+    // While the handoff's delivery waits for the pane, another delivery takes the claim over, as
+    // one does once DELIVERY_CLAIM_MS has passed (a minute: written here instead of waited for).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const takenOver = await write(async (tx) => {
+      const claim = storedDate(await databaseNow(tx));
+      await tx.run("UPDATE handoff_records SET delivering_since = ? WHERE agent_id = ?", [claim, agent.id]);
+      return claim;
+    });
+    const { record } = await handingOff;
+    expect(record.deliveryState).toBe("submitted");
+    const [{ since }] = await read((tx) => tx.all<{ since: string | null }>("SELECT delivering_since AS since FROM handoff_records WHERE agent_id = ?", [agent.id]));
+    expect(since === null ? null : new Date(since).toISOString()).toBe(new Date(takenOver).toISOString());
+    await expect(retryDelivery({ agentId: agent.id })).rejects.toThrow(/prompt is being delivered already/);
     expect(await received(out)).toHaveLength(1);
   }, 30_000);
 

@@ -18,8 +18,12 @@ type StepExtra = {
   submittedAt?: Date;
   readAt?: Date;
   actedAt?: Date;
-  /** The delivery that held the record's claim (claimDelivery) has ended: the next may begin. */
-  release?: boolean;
+  /**
+   * The delivery that held the record's claim under this stamp (claimDelivery's) has ended: the
+   * next may begin. A claim taken over since (this delivery outlasted DELIVERY_CLAIM_MS) stays:
+   * it is another delivery's, still typing.
+   */
+  release?: string;
 };
 
 /**
@@ -42,7 +46,8 @@ async function lockRecord(tx: Tx, where: "id" | "agent_id", value: number): Prom
 async function recordStep(tx: Tx, record: RecordRow, state: DeliveryState, extra: StepExtra = {}): Promise<RecordRow> {
   const firstTime = (kept: string | null, at: Date | undefined) => kept ?? (at ? storedDate(at) : null);
   const row = await tx.get<RecordRow>(
-    `UPDATE handoff_records SET delivery_state = ?, delivery = ?, typed_at = ?, submitted_at = ?, read_at = ?, acted_at = ?${extra.release ? ", delivering_since = NULL" : ""}
+    `UPDATE handoff_records SET delivery_state = ?, delivery = ?, typed_at = ?, submitted_at = ?, read_at = ?, acted_at = ?,
+       delivering_since = CASE WHEN delivering_since = ? THEN NULL ELSE delivering_since END
      WHERE id = ? RETURNING ${RECORD_RETURNING}`,
     [
       advancedState(record.delivery_state as DeliveryState | null, state),
@@ -51,6 +56,7 @@ async function recordStep(tx: Tx, record: RecordRow, state: DeliveryState, extra
       firstTime(record.submitted_at, extra.submittedAt),
       firstTime(record.read_at, extra.readAt),
       firstTime(record.acted_at, extra.actedAt),
+      extra.release ?? null,
       record.id,
     ],
   );
@@ -71,7 +77,7 @@ async function updateRecord(id: number, state: DeliveryState, extra: StepExtra):
  * would type the prompt twice into one line, their pieces interleaved, and press Enter twice.
  * The claim is in the record, so it holds across a team server's instances.
  */
-async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<HandoffRecordView> {
+async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise<{ claimed: HandoffRecordView; claim: string }> {
   const current = await tx.get<{ delivering_since: string | null }>(`SELECT delivering_since FROM handoff_records WHERE id = ?${lockRows(tx)}`, [recordId]);
   if (!current) throw new NotFound(`handoff record ${recordId} is gone (its agent was deleted)`);
   // The database's clock, as the claim's stamp is written on: instances on machines whose clocks
@@ -83,18 +89,19 @@ async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise
       `agent ${shortId}'s prompt is being delivered already (since ${since.toISOString()}): its outcome shows on the agent's page within a minute; retry then if it failed`,
     );
   }
+  const claim = storedDate(now);
   const claimed = await tx.get<RecordRow>(`UPDATE handoff_records SET delivering_since = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ? RETURNING ${RECORD_RETURNING}`, [
-    storedDate(now),
+    claim,
     recordId,
   ]);
-  return toHandoffRecordView(claimed!);
+  return { claimed: toHandoffRecordView(claimed!), claim };
 }
 
 /**
  * Sends the record's injection prompt to `target` and records each step: typed once tmux took
  * the whole text, then submitted (the prompt seen entered) or failed with tmux's reason. The
- * caller has claimed the record (claimDelivery, or the handoff's insert); the last step releases
- * it. tmux runs between transactions, never inside one.
+ * caller has claimed the record (claimDelivery, or the handoff's insert) with the stamp `claim`;
+ * the last step releases that claim. tmux runs between transactions, never inside one.
  *
  * The steps are bookkeeping, never a reason to stop or to fail: a database busy or gone while
  * the prompt is typed neither keeps Enter from a typed prompt nor turns a handoff that committed
@@ -102,7 +109,7 @@ async function claimDelivery(tx: Tx, recordId: number, shortId: string): Promise
  * is logged, and the answer is the record as `claimed` (what the caller holds from its claim): it
  * stays claimed until the claim lapses (DELIVERY_CLAIM_MS), then Retry is offered.
  */
-export async function deliverRecord(recordId: number, target: string, prompt: string, claimed: HandoffRecordView): Promise<HandoffRecordView> {
+export async function deliverRecord(recordId: number, target: string, prompt: string, claimed: HandoffRecordView, claim: string): Promise<HandoffRecordView> {
   const unrecorded = (step: string) => (error: unknown) => {
     console.error(`baton: the ${step} of handoff record ${recordId}'s delivery could not be recorded: ${(error as Error).message.split("\n")[0]}`);
   };
@@ -112,9 +119,9 @@ export async function deliverRecord(recordId: number, target: string, prompt: st
   const delivery = outcomeOf(sent);
   try {
     let row: RecordRow;
-    if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt, release: true });
-    else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt, release: true });
-    else row = await updateRecord(recordId, "failed", { delivery, release: true });
+    if (sent.step === "submitted") row = await updateRecord(recordId, "submitted", { delivery, typedAt: sent.typedAt, submittedAt: sent.submittedAt, release: claim });
+    else if (sent.step === "typed") row = await updateRecord(recordId, "typed", { delivery, typedAt: sent.typedAt, release: claim });
+    else row = await updateRecord(recordId, "failed", { delivery, release: claim });
     return toHandoffRecordView(row);
   } catch (error) {
     unrecorded(`outcome (${delivery})`)(error);
@@ -140,7 +147,7 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
   const input = parseInput(retryDeliveryInput, options);
   // Naming a pane is choosing where text gets typed: the same rule as setting a target anywhere.
   if (input.tmuxTarget) assertMayTypeIntoTmux(currentCaller());
-  const { recordId, target, prompt, claimed } = await write(async (tx) => {
+  const { recordId, target, prompt, claimed, claim } = await write(async (tx) => {
     const agent = await loadAgent(tx, await resolveAgentIdIn(tx, input.agentId));
     const shortId = shortIdOf(agent.session_id);
     if (!agent.handoff) throw new Conflict(`agent ${shortId} has not handed off: there is no delivery to retry`);
@@ -165,10 +172,10 @@ export async function retryDelivery(options: RetryDeliveryOptions): Promise<Hand
     if (!successor?.tmux_target) {
       throw new Conflict(`agent ${shortId}'s successor has no tmux target: set one on the successor's page (or paste the prompt yourself), then retry`);
     }
-    const claimed = await claimDelivery(tx, agent.handoff.id, shortId);
-    return { recordId: agent.handoff.id, target: successor.tmux_target, prompt, claimed };
+    const { claimed, claim } = await claimDelivery(tx, agent.handoff.id, shortId);
+    return { recordId: agent.handoff.id, target: successor.tmux_target, prompt, claimed, claim };
   });
-  return deliverRecord(recordId, target, prompt, claimed);
+  return deliverRecord(recordId, target, prompt, claimed, claim);
 }
 
 /**

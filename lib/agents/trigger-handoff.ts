@@ -99,8 +99,9 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
   const git = input.repoPath ? await gitStateForWrite(input.repoPath) : null;
 
   let committed: TriggeredHandoff;
+  let claim: string | null;
   try {
-    committed = await write(async (tx) => {
+    ({ committed, claim } = await write(async (tx) => {
       // Locked: of two handoffs at once, the second waits here and then finds the first's record.
       const current = await lockAgent(tx, outgoing.id);
       if (current.handoff) throw alreadyHandedOffConflict(shortId);
@@ -113,17 +114,17 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
       );
       if (!successor) throw sessionTakenConflict(successorSessionId);
       // The claim's stamp on the database's clock, which claimDelivery compares it with.
-      const claimedAt = tmuxTarget ? storedDate(await databaseNow(tx)) : null;
+      const claim = tmuxTarget ? storedDate(await databaseNow(tx)) : null;
       const record = await tx.get<RecordRow>(
         // With a target, the record is claimed for its first delivery (claimDelivery's columns): no Retry types alongside it.
         `INSERT INTO handoff_records (agent_id, reason, file_path, document, injection_prompt, delivery, delivery_state, created_at, git, delivering_since, delivery_attempts)
          VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?) ON CONFLICT (agent_id) DO NOTHING RETURNING ${RECORD_RETURNING}`,
-        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null, claimedAt, tmuxTarget ? 1 : 0],
+        [current.id, input.reason, location.relative, document, injectionPrompt, tmuxTarget ? null : "no target", at, git ? JSON.stringify(git) : null, claim, tmuxTarget ? 1 : 0],
       );
       if (!record) throw alreadyHandedOffConflict(shortId);
       const ended = await tx.get<AgentRow>(`UPDATE agents SET status = 'ended', ended_at = ? WHERE id = ? RETURNING ${AGENT_RETURNING}`, [at, current.id]);
-      return { record: toHandoffRecordView(record), agent: toAgentView(ended!), successor: toAgentView(successor), redactions };
-    });
+      return { committed: { record: toHandoffRecordView(record), agent: toAgentView(ended!), successor: toAgentView(successor), redactions }, claim };
+    }));
   } catch (error) {
     await removeShiftDocument(location);
     throw error;
@@ -134,6 +135,6 @@ export async function triggerHandoff(options: TriggerHandoffOptions): Promise<Tr
     console.error(`baton: could not remove what earlier handoffs of agent ${shortId} left in ${path.posix.dirname(location.relative)}`, error),
   );
 
-  if (!tmuxTarget) return committed;
-  return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt, committed.record) };
+  if (!tmuxTarget || !claim) return committed;
+  return { ...committed, record: await deliverRecord(committed.record.id, tmuxTarget, injectionPrompt, committed.record, claim) };
 }
