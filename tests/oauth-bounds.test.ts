@@ -18,6 +18,8 @@ import {
   type AuthorizationParams,
 } from "../lib/oauth";
 import { database, read, storedDate, write } from "../lib/database";
+import { listTokens } from "../lib/auth";
+import { runBaton } from "./support/baton-command";
 
 /**
  * The bounds of anonymous OAuth: what a registration may store, how long an unused client lives,
@@ -72,6 +74,19 @@ describe("client registration is bounded in size", async () => {
   it("keeps a client name from reordering the consent page: bidirectional overrides and controls are stored as visible escapes", async () => {
     const registered = await registerClient({ client_name: "Claude\u202e tahc sa tca ot\u2066x\u0007", redirect_uris: ["http://localhost:3334/oauth/callback"] });
     expect(registered.client_name).toBe("Claude\\u202e tahc sa tca ot\\u2066x\\u0007");
+  });
+
+  it("keeps an approved connector's name, tabs and line breaks in it, from adding lines or columns to baton token list", async () => {
+    const name = "Claude\n\tdesk\toperator\tcreated 2026-01-01T00:00:00.000Z\tlast used never";
+    const registered = await registerClient({ client_name: name, redirect_uris: [callback] });
+    await approveAuthorization({ ...authorizationParams(registered.client_id), act_as: "chat" }, resource);
+    const listed = await runBaton(["token", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    // One line a token, each its name, role, dates and (a connector's) label: no line the name made.
+    const lines = listed.stdout.trimEnd().split("\n").map((line) => line.split("\t"));
+    expect(lines).toHaveLength((await listTokens()).length);
+    for (const columns of lines) expect(columns[0]).toMatch(/^[a-z0-9][a-z0-9._-]*$/);
+    expect(lines.map((columns) => columns.at(-1))).toContain("Claude\\n\\tdesk\\toperator\\tcreated 2026-01-01T00:00:00.000Z\\tlast used never (connector, acts as chat)");
   });
 
   it("refuses the reviewers' 19.5 KiB registration and each limit with RFC 7591's error and a description; stores nothing", async () => {

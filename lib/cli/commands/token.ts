@@ -1,6 +1,7 @@
 import "server-only";
 import { createToken, listTokens, revokeToken } from "../../auth";
 import { ensureMigrated } from "../../database/migrate";
+import { oneLine } from "../../one-line";
 import { parseCommandArgs, usageError } from "../args";
 import { runVerb } from "../verbs";
 
@@ -31,7 +32,8 @@ async function list(args: string[]): Promise<number> {
   const tokens = await listTokens();
   if (tokens.length === 0) process.stderr.write("no tokens; create one with `baton token create --name NAME --role operator`\n");
   for (const token of tokens) {
-    const connector = token.connector ? `\t${token.connector.label}` : "";
+    // A connector's name is what its registration sent (line breaks and tabs kept): escaped, it stays in its column.
+    const connector = token.connector ? `\t${oneLine(token.connector.label)}` : "";
     process.stdout.write(`${token.name}\t${token.role}\tcreated ${token.createdAt}\tlast used ${token.lastUsedAt ?? "never"}${connector}\n`);
   }
   return 0;
