@@ -8,8 +8,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 
-/** Packages loaded from node_modules at run time: native code, WASM and files found by path. */
-export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma"];
+/**
+ * Packages loaded from node_modules at run time: native code, WASM and files found by path, and
+ * esbuild, whose API finds its binary beside its own files and refuses to run bundled (`baton
+ * setup` in a checkout prebuilds the hook from the CLI's bundle).
+ */
+export const EXTERNAL = ["@prisma/*", "better-sqlite3", "pg", "prisma", "esbuild"];
 
 /**
  * Packages bundled from another of their builds. jsonc-parser's main entry is a UMD build whose

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,7 +8,7 @@ import { temporaryFolders } from "./support/temp-folders";
 import { describeDatabase } from "../lib/config";
 import { projectRoot } from "../lib/paths.mjs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
-import { freshEntry } from "../lib/prebuilt/prebuilt.mjs";
+import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
 
 // A folder outside the checkout, as a user's repository would be; removed after the file's tests.
 const elsewhere = temporaryFolders("baton-elsewhere-");
@@ -54,6 +54,34 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     }).trim();
     expect(fs.existsSync(entry)).toBe(true);
     expect(freshEntry("cli")).toBe(entry);
+  });
+
+  it("`baton setup claude-code` run from the CLI's build prebuilds a stale hook (esbuild's API, which refuses to run bundled, stays outside)", { timeout: 120_000 }, async () => {
+    await ensurePrebuilt("cli");
+    const repository = elsewhere();
+    execFileSync("git", ["init", "-q"], { cwd: repository });
+    // The hook's own launcher newer than its build: the hook is stale, the CLI's build is not.
+    const launcher = path.join(projectRoot, "lib", "hooks", "launch.mjs");
+    const { atime, mtime } = fs.statSync(launcher);
+    const startedAt = Date.now();
+    let setup: ReturnType<typeof spawnSync>;
+    try {
+      fs.utimesSync(launcher, atime, new Date(Date.now() + 60_000));
+      expect(freshEntry("hook")).toBeNull();
+      expect(freshEntry("cli")).not.toBeNull();
+      setup = spawnSync(process.execPath, [path.join(projectRoot, "bin", "baton.mjs"), "setup", "claude-code"], {
+        cwd: repository,
+        env: { ...process.env, HOME: elsewhere() },
+        encoding: "utf8",
+      });
+    } finally {
+      fs.utimesSync(launcher, atime, mtime);
+    }
+    expect(setup.status, String(setup.stderr)).toBe(0);
+    expect(String(setup.stderr)).not.toMatch(/could not prebuild/);
+    const hook = JSON.parse(fs.readFileSync(manifestFile("hook"), "utf8")) as { entry: string; builtAt: number };
+    expect(hook.builtAt).toBeGreaterThanOrEqual(startedAt);
+    expect(fs.existsSync(hook.entry)).toBe(true);
   });
 
   it("counts as stale once any source it was built from is newer; launch then runs the sources and prebuilds again", async () => {
