@@ -411,6 +411,21 @@ describe("YAML's own warnings stay off the command's stderr", () => {
 });
 
 describe("arguments are read as typed", () => {
+  it("an argument that is not UTF-8 (a Latin-1 terminal's café) is refused by name, never saved with U+FFFD for its letters", async () => {
+    const { env } = await dataFolder();
+    const repo = gitRepository();
+    // Node cannot pass bytes that are not UTF-8 as an argument; printf in a shell can.
+    const latin1 = (args: string) => spawnSync("sh", ["-c", `exec "$0" "$1" ${args}`, process.execPath, bin], { cwd: repo, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
+    const checkpoint = latin1(`checkpoint --goal "$(printf 'Caf\\351 cr\\350me')" --now "Fix the menu in menu.ts"`);
+    expect(checkpoint.status, checkpoint.stderr).toBe(2);
+    expect(checkpoint.stderr).toMatch(/^baton checkpoint: --goal is not UTF-8 text \(it holds U\+FFFD, which stands in for bytes that are not\); give it in UTF-8/);
+    expect(fs.existsSync(path.join(repo, ".flow-guardian"))).toBe(false);
+    const hook = latin1(`webhook add "$(printf 'https://example.com/caf\\351')" --events question.asked`);
+    expect(hook.status, hook.stderr).toBe(2);
+    expect(hook.stderr).toMatch(/^baton webhook: the argument "https:\/\/example\.com\/caf\ufffd" is not UTF-8 text/);
+    expect((await baton(["webhook", "list"], { env })).stdout).toBe("");
+  }, 60_000);
+
   it("numbers are plain digits (1e3 is not 1000), and copy-data names --to when it is no postgresql:// URL", async () => {
     const { env, hof } = await dataFolder();
     for (const [args, message] of [

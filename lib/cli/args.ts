@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_INT4 } from "../database";
+import { quotedOneLine } from "../one-line";
 import { visibleControls, wholeNumberParam } from "../validation";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
@@ -19,7 +20,7 @@ export function usageError(command: string, message: string, usage: string): num
  * A command's arguments (with --help/-h added), or the exit code when the command ends here:
  * 0 after printing the usage for --help, 2 after an unknown option, a missing value, or a value
  * option given twice (parseArgs keeps the last: `--events question.asked --events entry.created`
- * registered a hook for entry.created alone, without a word).
+ * registered a hook for entry.created alone, without a word), or a value that was not UTF-8.
  */
 export function parseCommandArgs<const Options extends OptionsConfig, const Positionals extends boolean = false>(
   command: string,
@@ -32,6 +33,15 @@ export function parseCommandArgs<const Options extends OptionsConfig, const Posi
     parsed = parseArgs({ args, strict: true, tokens: true, allowPositionals: config.allowPositionals, options: { ...config.options, ...HELP_OPTION } });
   } catch (error) {
     return usageError(command, (error as Error).message, usage);
+  }
+  // Node reads arguments as UTF-8 and puts U+FFFD for each byte that is not: a terminal or script
+  // in Latin-1 had `--goal "café"` saved as "caf\ufffd" without a word.
+  for (const token of parsed.tokens) {
+    const value = token.kind === "option" ? token.value : token.kind === "positional" ? token.value : undefined;
+    if (value?.includes("\ufffd")) {
+      const named = token.kind === "option" ? `--${token.name}` : `the argument ${quotedOneLine(value)}`;
+      return usageError(command, `${named} is not UTF-8 text (it holds U+FFFD, which stands in for bytes that are not); give it in UTF-8 (a terminal or script set to Latin-1 sends other bytes)`, usage);
+    }
   }
   const given = new Set<string>();
   for (const token of parsed.tokens) {
