@@ -48,12 +48,17 @@ const POSTGRES_BUSY = new Set(["57014", "55P03"]);
 export const AGAIN = "nothing of this request was stored; send the same request again in a moment";
 
 /**
- * `error` as Unavailable when it says the database stayed busy past `waitedMs`; any other error as
- * it is. Called where the transaction that failed was rolled back, so "nothing was stored" holds.
+ * `error` as Unavailable when it says the database stayed busy past `waitedMs`, or that the disk
+ * holding a SQLite database is full (SQLITE_FULL: no room for the WAL's new pages; a data folder on
+ * a full disk answered every write with a 500 and "internal error"); any other error as it is.
+ * Called where the transaction that failed was rolled back, so "nothing was stored" holds.
  */
 export function unavailableWhenBusy(error: unknown, engine: Engine, waitedMs: number): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return error;
+  if (engine === "sqlite" && code === "SQLITE_FULL") {
+    return new Unavailable("the disk holding the database is full; nothing of this request was stored: free some space on it, then send the same request again");
+  }
   const waited = waitedMs >= 1000 ? `${waitedMs / 1000} s` : `${waitedMs} ms`;
   if (engine === "sqlite" && isSqliteBusy(code)) {
     return new Unavailable(
