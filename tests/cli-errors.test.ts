@@ -266,6 +266,20 @@ describe("a DATABASE_URL naming neither engine is the setting's problem, in one 
     }
   });
 
+  it("a postgresql:// URL pg cannot read (port 99999, an IPv6 host left open) names the URL and what to fix, never pg's bare 'Invalid URL'", async () => {
+    for (const [url, shown] of [
+      ["postgresql://baton:Qz7secretvalue@db.internal:99999/baton", "postgresql://baton:…@db.internal:99999/baton"],
+      ["postgresql://baton:Qz7secretvalue@[::1/baton", "postgresql://baton:…@[::1/baton"],
+    ]) {
+      for (const [command, args] of [["token", ["token", "list"]], ["mcp", ["mcp"]]] as const) {
+        const ran = await baton([...args], { env: { DATABASE_URL: url } });
+        expect(ran.code).toBe(1);
+        expectOneLine(ran, new RegExp(`^baton ${command}: the database URL ${shown.replace(/[.[\]]/g, "\\$&")} cannot be read as a URL \\(Invalid URL\\): a port is a whole number up to 65535, .*; correct it where it is set \\(DATABASE_URL`));
+        expect(ran.stderr).not.toContain("secret");
+      }
+    }
+  });
+
   it("npm start's server says it in one line too, before it migrates or serves", async () => {
     const projectRoot = path.resolve(import.meta.dirname, "..");
     const served = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {

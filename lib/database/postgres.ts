@@ -2,7 +2,9 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import { describeDatabase } from "../config";
 import { Unavailable } from "../errors";
+import { oneLine } from "../one-line";
 import { wholeNumberParam } from "../validation";
 import { AGAIN, unavailableWhenBusy } from "./busy";
 import { checkedParams, numberedParameters } from "./params";
@@ -138,6 +140,23 @@ function connectionSetupExplained(error: unknown): unknown {
   return error;
 }
 
+/**
+ * A database URL pg cannot read (a port past 65535 or no number, an IPv6 address without its
+ * closing bracket) refused in one line that names it and what to fix: pg's own TypeError read
+ * "Invalid URL" alone (`baton token: Invalid URL (ERR_INVALID_URL)`), naming neither the URL nor
+ * the setting. pg reads it when a client is made, so one is made here, never connected.
+ */
+function refuseUnreadableUrl(Client: typeof pg.Client, url: string): void {
+  try {
+    new Client({ connectionString: url });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== "ERR_INVALID_URL") throw error;
+    throw new Unavailable(
+      `the database URL ${oneLine(describeDatabase(url))} cannot be read as a URL (${reasonOf(error)}): a port is a whole number up to 65535, an IPv6 address goes between [ ], and @ : / ? # in a user name or password are written %40 %3A %2F %3F %23; correct it where it is set (DATABASE_URL, or copy-data's --to)`,
+    );
+  }
+}
+
 /** pg-pool's error when a caller waited connectionTimeoutMillis for one of the pool's connections to come free. */
 const isPoolWaitTimeout = (error: unknown) => error instanceof Error && error.message === "timeout exceeded when trying to connect";
 
@@ -148,6 +167,7 @@ const isPoolWaitTimeout = (error: unknown) => error instanceof Error && error.me
  */
 export async function withConnection<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const { Client } = await pgDriver();
+  refuseUnreadableUrl(Client, url);
   const client = new Client({ connectionString: withSessionSettings(url, "-c TimeZone=UTC"), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   client.on("error", () => undefined);
   await client.connect().catch(async (error: unknown) => {
@@ -207,7 +227,8 @@ const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 
 export function openPostgres(url: string): Database {
   const max = poolSize();
-  const opening = pgDriver().then(({ Pool }) => {
+  const opening = pgDriver().then(({ Client, Pool }) => {
+    refuseUnreadableUrl(Client, url);
     const pool = new Pool({
       connectionString: withSessionSettings(url, `-c TimeZone=UTC -c statement_timeout=${STATEMENT_TIMEOUT_MS}`),
       max,
