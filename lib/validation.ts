@@ -156,10 +156,27 @@ export const MAX_PAGE = 1_000_000;
  * plain decimal digits (`1e308`, `0x10`, `NaN`, `-1` and `1.5` are refused, not coerced), blank
  * as absent. One rule for page numbers and page sizes at every door.
  */
+/** A query parameter given more than once, as a door hands it over (a JSON body cannot make one). */
+export class GivenMoreThanOnce {
+  constructor(readonly values: readonly string[]) {}
+}
+
+/**
+ * A parameter given more than once is refused by name, since a proxy, a cache or a log may read
+ * the first where Baton would read another (`?status=active&status=completed` answered the
+ * completed ones); any other value is passed on as it is.
+ */
+export function givenOnce(name: string, value: unknown, context: { addIssue: (issue: { code: "custom"; message: string; input: unknown }) => void }): unknown {
+  if (!(value instanceof GivenMoreThanOnce)) return value;
+  context.addIssue({ code: "custom", message: `${name} is given ${value.values.length} times; give it once`, input: value.values });
+  return z.NEVER;
+}
+
 export function wholeNumberParam(name: string, min: number, max: number) {
   const message = `${name} must be a whole number from ${min} to ${max}`;
   return z.preprocess(
-    (value) => {
+    (given, context) => {
+      const value = givenOnce(name, given, context);
       if (value === "" || value === null) return undefined;
       return typeof value === "string" && /^\s*\d{1,16}\s*$/.test(value) ? Number(value) : value;
     },

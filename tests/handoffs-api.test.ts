@@ -74,6 +74,25 @@ describe("HTTP API", () => {
     expect((await (await getRoute(new Request(`${base}/${handoff.id}`), context(handoff.id))).json()).entryCount).toBe(1);
   });
 
+  it("refuses a query parameter given twice with 400 naming it, where the last one was used; one it does not know is still ignored", async () => {
+    const { handoff } = await create("given twice");
+    const refusals: [string, Record<string, string[]>][] = [
+      [`${base}?status=active&status=completed`, { status: ["status is given 2 times; give it once"] }],
+      [`${base}?q=a&q=b&page=1&page=2&page=3`, { q: ["q is given 2 times; give it once"], page: ["page is given 3 times; give it once"] }],
+      [`${base}/${handoff.id}?after_seq=0&after_seq=5`, { afterSeq: ["after_seq is given 2 times; give it once"] }],
+    ];
+    for (const [url, fieldErrors] of refusals) {
+      const response = await api.fetch(new URL(url).pathname + new URL(url).search);
+      expect(response.status, url).toBe(400);
+      expect((await response.json()).error.fieldErrors, url).toEqual(fieldErrors);
+    }
+    const ignored = await api.fetch(`/api/handoffs?project=api&utm=1&utm=2`);
+    expect(ignored.status).toBe(200);
+    // A list in a JSON body is another JSON type, not a repeated parameter.
+    const listed = await entriesRoute(post(`${base}/${handoff.id}/entries`, { content: "x", answers: [1] }), context(handoff.id));
+    expect((await listed.json()).error.fieldErrors).toEqual({ answers: ["answers must be a whole number from 1 to 2147483647"] });
+  });
+
   it("reads MCP's snake_case as the same field, refuses a field it does not take with 400 naming the one meant, and stores nothing", async () => {
     const { handoff } = await create("strict fields");
     // MCP's spelling of the side, as scripts copy it from MCP calls: it used to be dropped, and the

@@ -2,20 +2,21 @@ import "server-only";
 import { z } from "zod";
 import { read, type Tx } from "../database";
 import { FILTERED_SEARCH_SCAN, parseSearchQuery, SEARCH_MATCH_LIMIT, searchEngineOf, type FoundHits, type SearchMatch, type SearchTerm } from "../search";
-import { blankToUndefined, parseInput, wholeNumberParam, type DoorInput } from "../validation";
+import { blankToUndefined, givenOnce, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { HISTORY_FILTER_FIELDS } from "./history-filters";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
 
 export const HISTORY_PAGE_SIZE = 50;
 
-const optionalFilter = <Schema extends z.ZodType>(schema: Schema) => z.preprocess(blankToUndefined, schema.optional());
+const optionalFilter = <Schema extends z.ZodType>(name: string, schema: Schema) =>
+  z.preprocess((value, context) => blankToUndefined(givenOnce(name, value, context)), schema.optional());
 
 const findHandoffsInput = z.object({
-  status: optionalFilter(HISTORY_FILTER_FIELDS.status),
-  project: optionalFilter(HISTORY_FILTER_FIELDS.project),
-  q: optionalFilter(HISTORY_FILTER_FIELDS.q),
-  source: optionalFilter(HISTORY_FILTER_FIELDS.source),
-  unread: optionalFilter(HISTORY_FILTER_FIELDS.unread),
+  status: optionalFilter("status", HISTORY_FILTER_FIELDS.status),
+  project: optionalFilter("project", HISTORY_FILTER_FIELDS.project),
+  q: optionalFilter("q", HISTORY_FILTER_FIELDS.q),
+  source: optionalFilter("source", HISTORY_FILTER_FIELDS.source),
+  unread: optionalFilter("unread", HISTORY_FILTER_FIELDS.unread),
   page: HISTORY_FILTER_FIELDS.page.transform((page) => page ?? 1),
   perPage: wholeNumberParam("perPage", 1, 200).transform((perPage) => perPage ?? HISTORY_PAGE_SIZE),
 });

@@ -23,7 +23,7 @@ import { mediaType } from "../guard/media-type";
 import { clientBlockOf } from "../guard/client-address";
 import { endWhenRevoked } from "../guard/revocation-watch";
 import { addEntry, createHandoff, findHandoffs, getHandoff, markRead } from "../handoffs";
-import type { AddEntryOptions, CreateHandoffOptions, MarkReadOptions } from "../handoffs";
+import type { AddEntryOptions, CreateHandoffOptions, FindHandoffsOptions, GetHandoffOptions, MarkReadOptions } from "../handoffs";
 import { camelCaseFields, errorResponse, readJsonBody } from "../http";
 import { serveMcp } from "../mcp/handle-http";
 import {
@@ -37,7 +37,7 @@ import {
   revokeOAuthToken,
   tokenRequest,
 } from "../oauth";
-import { operationInput, parseInput, wholeNumberParam } from "../validation";
+import { GivenMoreThanOnce, operationInput, parseInput, wholeNumberParam } from "../validation";
 import { failedDeliveriesSince } from "../webhooks";
 
 /**
@@ -67,7 +67,15 @@ const PUBLIC: RoutePolicy = { access: "public", body: "default" };
 const AGENT: RoutePolicy = { access: "agent", body: "default" };
 const OPERATOR: RoutePolicy = { access: "operator", body: "default" };
 
-const query = (c: Ctx) => Object.fromEntries(new URL(c.req.url).searchParams);
+/**
+ * A GET's query as its operation reads it: each parameter's text, or GivenMoreThanOnce when it
+ * is given more than once, which the operation refuses by name (a parameter it does not know is
+ * ignored, however often it comes).
+ */
+const query = (c: Ctx): Record<string, string | GivenMoreThanOnce> => {
+  const params = new URL(c.req.url).searchParams;
+  return Object.fromEntries([...new Set(params.keys())].map((name) => [name, params.getAll(name).length === 1 ? params.get(name)! : new GivenMoreThanOnce(params.getAll(name))]));
+};
 /** An operation's JSON body, its fields as the operation spells them (camelCase; MCP's snake_case read as the same). */
 const operationBody = async (c: Ctx) => camelCaseFields(await readJsonBody(c.req.raw));
 /**
@@ -152,7 +160,7 @@ function reportHealth(state: { up: true } | { up: false; reason: string }): void
 const API_ROUTES: readonly ApiRoute[] = [
   // Threads.
   /** History: `?status=&project=&q=&source=&page=&perPage=`. */
-  { methods: ["GET"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await findHandoffs(query(c))) },
+  { methods: ["GET"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await findHandoffs(query(c) as FindHandoffsOptions)) },
   /** Create: `{ title, content, project?, asClient?, repoPath? }` → `{ handoff, entries, redactions }`. */
   { methods: ["POST"], path: "/api/handoffs", policy: AGENT, handler: async (c) => json(await createHandoff((await operationBody(c)) as CreateHandoffOptions), 201) },
   /** The thread as one side sees it: `?as=chat|code`, within the answer budget; `after_seq`, `before_seq`, `from_number`, `limit` page it. */
@@ -160,17 +168,11 @@ const API_ROUTES: readonly ApiRoute[] = [
     methods: ["GET"],
     path: "/api/handoffs/:id",
     policy: AGENT,
-    handler: async (c) =>
-      json(
-        await getHandoff({
-          id: idParam(c),
-          asClient: c.req.query("as"),
-          afterSeq: c.req.query("after_seq"),
-          beforeSeq: c.req.query("before_seq"),
-          fromNumber: c.req.query("from_number"),
-          limit: c.req.query("limit"),
-        }),
-      ),
+    handler: async (c) => {
+      const given = query(c);
+      const options = { id: idParam(c), asClient: given.as, afterSeq: given.after_seq, beforeSeq: given.before_seq, fromNumber: given.from_number, limit: given.limit };
+      return json(await getHandoff(options as GetHandoffOptions));
+    },
   },
   /** Append: `{ type, content, answers?, asClient?, repoPath? }` (type may be left out with `answers`) → `{ handoff, entry, redactions }`; 409 on a completed handoff. */
   {
