@@ -350,6 +350,15 @@ process.stdin.on("data", (chunk) => {
     expect(await delivery).toBe("delivered");
     await waitFor(() => screen("baton:copy.0").includes("after copy mode"), "the prompt after copy mode");
   });
+
+  it("a pane still in copy mode when the wait runs out: the outcome names the mode as people say it", async () => {
+    tmux("new-window", "-d", "-t", "baton:", "-n", "copied", "cat");
+    tmux("copy-mode", "-t", "baton:copied.0");
+    const outcome = await deliverPrompt("baton:copied.0", "never typed", { restWaitMs: 1_000 });
+    expect(outcome).toMatch(/^failed: the pane "baton:copied\.0" did not come to rest within 1 s \(it is in copy mode\); nothing was typed/);
+    tmux("send-keys", "-t", "baton:copied.0", "-X", "cancel");
+    expect(screen("baton:copied.0")).not.toContain("never typed");
+  });
 });
 
 describe("tmux bridge reports a delivery only when this delivery's text reached the pane", () => {

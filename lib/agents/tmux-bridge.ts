@@ -149,7 +149,8 @@ const BUSY: [RegExp, string][] = [[/\besc to interrupt\b/i, "is working (it show
 /** Why the pane is not at rest, from its state and screen; null when nothing holds it. */
 function heldBy(state: string, screen: string): string | null {
   const [inMode, mode] = state.trim().split("\t");
-  if (inMode === "1") return `it is in ${mode || "a"} mode`;
+  // tmux names the mode with its suffix (copy-mode, view-mode): said as "copy mode", not "copy-mode mode".
+  if (inMode === "1") return `it is in ${mode ? mode.replace(/-mode$/, "") : "a"} mode`;
   const lines = screen.split("\n").filter((line) => line.trim() !== "").slice(-REST_LINES);
   for (const [patterns, kind] of [[DIALOGS, "dialog"], [BUSY, "busy"]] as const) {
     for (const [pattern, what] of patterns) {
