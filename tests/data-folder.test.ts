@@ -181,14 +181,37 @@ describe("a data folder an older Baton left readable by others is made private o
     expect(modeOf(path.join(folder, "baton.db"))).toBe("600");
   });
 
-  it.skipIf(process.getuid?.() !== 0)("what another user owns is never changed (run as root, which may write it)", () => {
+  it.skipIf(process.getuid?.() !== 0)("a database another user owns is never changed (run as root, which may write it)", () => {
+    const folder = olderDataFolder();
+    const nobody = 65_534;
+    for (const file of databaseFiles(path.join(folder, "baton.db"))) fs.chownSync(file, nobody, nobody);
+    const ran = baton(["token", "list"], { BATON_DATA_DIR: folder });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stderr).not.toContain("database");
+    expect(modeOf(path.join(folder, "baton.db"))).toBe("644");
+  });
+});
+
+describe("a data folder another user owns", () => {
+  it.skipIf(process.getuid?.() !== 0)("is refused in one line by the CLI, baton mcp and the server, and nothing in it is read or changed (run as root, which could write it)", async () => {
     const folder = olderDataFolder();
     const nobody = 65_534;
     for (const entry of [folder, ...databaseFiles(path.join(folder, "baton.db"))]) fs.chownSync(entry, nobody, nobody);
-    const ran = baton(["token", "list"], { BATON_DATA_DIR: folder });
-    expect(ran.status, ran.stderr).toBe(0);
-    expect(ran.stderr).not.toContain("private");
-    expect(modeOf(folder)).toBe("755");
-    expect(modeOf(path.join(folder, "baton.db"))).toBe("644");
+    fs.chmodSync(folder, 0o777);
+    const before = fs.readdirSync(folder).map((name) => [name, fs.statSync(path.join(folder, name)).mtimeMs]);
+    const refusal = `the data folder ${folder} belongs to another user (uid ${nobody}), who could replace what Baton keeps there; nothing was read or changed: use a folder of your own (BATON_DATA_DIR=<folder>), or have its owner run Baton\n`;
+    const token = baton(["token", "create", "--name", "desk", "--role", "operator"], { BATON_DATA_DIR: folder });
+    expect([token.status, token.stdout, token.stderr]).toEqual([1, "", `baton token: ${refusal}`]);
+    const mcp = baton(["mcp"], { BATON_DATA_DIR: folder });
+    expect([mcp.status, mcp.stdout, mcp.stderr]).toEqual([1, "", `baton mcp: ${refusal}`]);
+    const server = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], {
+      cwd: projectRoot,
+      env: userEnv({ BATON_DATA_DIR: folder, HOST: "127.0.0.1", PORT: "0" }) as NodeJS.ProcessEnv,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect([server.status, server.stderr]).toEqual([1, `baton: ${refusal}`]);
+    expect(fs.readdirSync(folder).map((name) => [name, fs.statSync(path.join(folder, name)).mtimeMs])).toEqual(before);
+    expect([modeOf(folder), modeOf(path.join(folder, "baton.db")), fs.statSync(folder).uid]).toEqual(["777", "644", nobody]);
   });
 });

@@ -12,7 +12,7 @@ import { Conflict, Unavailable } from "../errors";
 import { BUSY_TIMEOUT_MS, unavailableWhenBusy } from "./busy";
 import { engineOf } from "./engine";
 import { withConnection, withTransaction } from "./postgres";
-import { narrowOlderDataFolder, narrowOlderModes } from "./private-modes";
+import { narrowOlderDataFolder, narrowOlderModes, refuseDataFolderOfAnotherUser } from "./private-modes";
 import { createSqliteFile, refuseUnlessPlainFile } from "./sqlite";
 import type { Engine } from "./types";
 
@@ -103,9 +103,12 @@ function newerDatabaseRefusal(url: string, unknown: string[]): Conflict | null {
 
 /**
  * Names of committed migrations the database has not applied yet (all of them for a new one).
- * A database of Baton's with migrations this Baton does not know is refused (newerDatabaseRefusal).
+ * Every process asks as it starts, so two refusals come first: a data folder another user owns
+ * (refuseDataFolderOfAnotherUser), and a database of Baton's with migrations this Baton does not
+ * know (newerDatabaseRefusal).
  */
 export async function pendingMigrations(url: string = databaseUrl()): Promise<string[]> {
+  refuseDataFolderOfAnotherUser();
   const engine = engineOf(url);
   const committed = committedMigrations(engine);
   let applied: Set<string>;

@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../config";
+import { Conflict } from "../errors";
 import { oneLine } from "../one-line";
 
 /**
@@ -86,4 +87,22 @@ export function narrowOlderModes(file: string, stat: fs.Stats): void {
  */
 export function narrowOlderDataFolder(): void {
   sayNarrowed([narrowFolder(dataDir(), DEFAULT_DATABASE_NAME)], "its shift documents and artifacts");
+}
+
+/**
+ * Refuses a data folder another user owns, before anything in it is read: its owner can replace
+ * what Baton keeps there (the database, shift documents, the runtime copy `baton setup
+ * claude-code` points Claude Code's hooks at) with their own, which this user's processes would
+ * then trust, and run. Another user comes to own it where they may write its parent (made under
+ * a permissive umask): they move the user's folder aside and make their own in its place. Root
+ * too, as PostgreSQL refuses a data directory its user does not own. Never on Windows (no owners).
+ */
+export function refuseDataFolderOfAnotherUser(): void {
+  if (process.getuid === undefined) return;
+  const folder = dataDir();
+  const stat = fs.statSync(folder, { throwIfNoEntry: false });
+  if (!stat || stat.uid === process.getuid()) return;
+  throw new Conflict(
+    `the data folder ${oneLine(folder)} belongs to another user (uid ${stat.uid}), who could replace what Baton keeps there; nothing was read or changed: use a folder of your own (BATON_DATA_DIR=<folder>), or have its owner run Baton`,
+  );
 }

@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../config";
+import { refuseDataFolderOfAnotherUser } from "../database/private-modes";
 import { BUNDLE_EXTERNALS, dependencyFolders } from "../package/dependencies";
 import { isCheckout, projectRoot } from "../paths.mjs";
 
@@ -41,7 +42,11 @@ export async function prepareBatonCommand(): Promise<void> {
     await ensurePrebuilt("cli");
     return;
   }
-  if (runsFromNpxCache()) copyRuntime(runtimeCopyDir());
+  if (runsFromNpxCache()) {
+    // The commands will start what is in the folder: never one another user could have put there.
+    refuseDataFolderOfAnotherUser();
+    copyRuntime(runtimeCopyDir());
+  }
 }
 
 /** In a native package only the compiled `.node` files of `build/` run; its sources and objects stay behind. */
