@@ -4,7 +4,8 @@
  * its own loader, which knows nothing of the tsconfig path that makes "server-only" importable.
  */
 import path from "node:path";
-import { defaultDataDir } from "./paths.mjs";
+import { Unavailable } from "./errors";
+import { defaultDataDir, homeShorthandProblem } from "./paths.mjs";
 import { withoutCredentials } from "./url-credentials";
 
 /**
@@ -14,6 +15,8 @@ import { withoutCredentials } from "./url-credentials";
  * and the CLI can point a process at a temporary folder before first use.
  */
 export function dataDir(): string {
+  const problem = process.env.BATON_DATA_DIR ? homeShorthandProblem("BATON_DATA_DIR", process.env.BATON_DATA_DIR) : null;
+  if (problem) throw new Unavailable(problem);
   // turbopackIgnore: the folder is chosen at run time; the build must not trace the project through it.
   return path.resolve(/*turbopackIgnore: true*/ process.env.BATON_DATA_DIR || defaultDataDir());
 }
@@ -27,7 +30,10 @@ export function databaseFile(url: string = databaseUrl()): string {
   if (!url.startsWith("file:")) {
     throw new Error(`DATABASE_URL must be a SQLite file: URL, got "${withoutCredentials(url, { keepUserName: true, standIn: "…" })}"`);
   }
-  return path.resolve(/*turbopackIgnore: true*/ url.slice("file:".length).replace(/\?.*$/, ""));
+  const file = url.slice("file:".length).replace(/\?.*$/, "");
+  const problem = homeShorthandProblem("DATABASE_URL's file: path", file);
+  if (problem) throw new Unavailable(problem);
+  return path.resolve(/*turbopackIgnore: true*/ file);
 }
 
 /** The configured database for messages: a SQLite file's path, or a PostgreSQL URL without its password. */

@@ -5,6 +5,7 @@
  * dashboard, MCP and the CLI.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import envPaths from "env-paths";
@@ -52,6 +53,21 @@ export function userFolders() {
  */
 export function defaultDataDir() {
   return isCheckout() ? path.join(projectRoot, "data") : userFolders().data;
+}
+
+/**
+ * Why a path setting (BATON_DATA_DIR, DATABASE_URL's file: path) that starts with `~` cannot be
+ * used, or null when it does not: only a shell turns `~` into the home folder, and a setting in a
+ * service's unit, Claude Desktop's "env" or a .env file reaches Baton as written. Read as a
+ * relative path it made a folder named `~` in whatever folder the process started in, with an
+ * empty database in it beside the real one.
+ * @param {string} setting the variable, as the message names it
+ * @param {string} value the path as set
+ */
+export function homeShorthandProblem(setting, value) {
+  if (!/^~(?:[\\/]|$)/.test(value)) return null;
+  const meant = path.join(os.homedir(), value.slice(1));
+  return `${setting} starts with ~ (${value}), which only a shell turns into the home folder, and none read it here; give the full path, ${meant}`;
 }
 
 /**

@@ -293,6 +293,25 @@ describe("a DATABASE_URL naming neither engine is the setting's problem, in one 
   });
 });
 
+describe("a path setting that starts with ~ (no shell expanded it) is one line naming the setting and the full path meant", () => {
+  it("BATON_DATA_DIR=~/… and DATABASE_URL=file:~/… made a folder named ~ in the current folder, with an empty database; now nothing is made", async () => {
+    const home = tempFolder();
+    const cwd = tempFolder();
+    for (const [env, setting, meant] of [
+      [{ BATON_DATA_DIR: "~/baton-data", DATABASE_URL: "" }, "BATON_DATA_DIR", path.join(home, "baton-data")],
+      [{ DATABASE_URL: "file:~/baton.db" }, "DATABASE_URL's file: path", path.join(home, "baton.db")],
+    ] as const) {
+      for (const args of [["token", "list"], ["mcp"]]) {
+        const ran = await baton(args, { cwd, env: { ...env, HOME: home } });
+        expect(ran.code, ran.stderr).toBe(1);
+        expectOneLine(ran, new RegExp(`^baton ${args[0]}: ${setting} starts with ~ \\(~/baton[-.]\\w+\\), which only a shell turns into the home folder, and none read it here; give the full path, ${meant.replace(/[.]/g, "\\.")}$`, "m"));
+      }
+    }
+    expect(fs.readdirSync(cwd)).toEqual([]);
+    expect(fs.readdirSync(home)).toEqual([]);
+  }, 60_000);
+});
+
 describe("a SQLite database path that is no plain file is one line naming it", () => {
   it("a folder (file: alone names the working folder) and /dev/null: never SQLite's bare 'disk I/O error', and no journal made beside the device", async () => {
     const folder = tempFolder();

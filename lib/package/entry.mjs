@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { defaultDataDir, makePrivateFolder, projectRoot, userFolders } from "../paths.mjs";
+import { defaultDataDir, homeShorthandProblem, makePrivateFolder, projectRoot, userFolders } from "../paths.mjs";
 import { runWithCodeCache } from "../prebuilt/prebuilt.mjs";
 import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { exitUnlessSupportedNode } from "../supported-node.mjs";
@@ -29,6 +29,11 @@ const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.j
  * @returns {string | null} the folder, or null when it is not writable
  */
 function writableDataDir() {
+  const problem = process.env.BATON_DATA_DIR ? homeShorthandProblem("BATON_DATA_DIR", process.env.BATON_DATA_DIR) : null;
+  if (problem) {
+    process.stderr.write(`baton: ${problem}\n`);
+    return null;
+  }
   const folder = path.resolve(process.env.BATON_DATA_DIR || defaultDataDir());
   try {
     makePrivateFolder(folder);
