@@ -117,6 +117,8 @@ describe("triggerHandoff", () => {
       const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
       expect(error).toBeInstanceOf(Invalid);
       expect(error.fieldErrors.document?.[0]).toMatch(/empty|only headings/);
+      // One reason each: an empty document is empty (it was also said to hold only headings).
+      expect(error.fieldErrors.document).toHaveLength(1);
     }
     expect(personaFiles().filter((file) => file.startsWith("empty-doc/"))).toEqual([]);
     expect((await getAgent({ agentId: agent.id })).status).toBe("active");

@@ -83,7 +83,8 @@ const HEADING_LINE = /^[ \t]*#{1,6}(?:[ \t].*)?$/gm;
 /** The shift document: refused when empty or when it holds nothing but headings. */
 export const shiftDocumentSchema = z
   .string({ error: "document is required: write what the successor needs to pick up the work" })
-  .refine((text) => text.trim().length > 0, { error: "document must not be empty: write what the successor needs to know" })
+  // abort: an empty document is said to be empty, not also to hold only headings.
+  .refine((text) => text.trim().length > 0, { error: "document must not be empty: write what the successor needs to know", abort: true })
   .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
     error: "document has only headings: fill in at least one section (Goal, Done, In progress, Next steps, Blockers, Key files)",
   })
