@@ -111,10 +111,12 @@ describe("shift handoff delivery through a real tmux", () => {
     expect(path.isAbsolute(line.named!)).toBe(true);
     expect(line.opened).toBe(document);
     expect(line.line).toContain(`baton://agents/${agent.id}/handoff`);
-    expect(line.line).toContain(`get_shift_document with agent "${agent.shortId}"`);
+    expect(line.line).toContain(`get_shift_document with agent ${agent.id}`);
 
-    // A successor elsewhere fetches it by MCP, with the id the prompt gives.
-    const fetched = await client.callTool({ name: "get_shift_document", arguments: { agent: /Agent ([0-9a-f]{8})/.exec(line.line)![1] } });
+    // A successor elsewhere fetches it by MCP, with the id the prompt gives: the agent's own, not
+    // the 8 hex digits another agent's session id may start with too (any caller picks its own).
+    await registerAgent({ personaSlug: "developer-con-1", sessionId: `${agent.sessionId.slice(0, 8)}-0000-4000-8000-000000000000` });
+    const fetched = await client.callTool({ name: "get_shift_document", arguments: { agent: Number(/get_shift_document with agent (\d+)/.exec(line.line)![1]) } });
     expect(fetched.isError, JSON.stringify(fetched.content)).not.toBe(true);
     expect((fetched.structuredContent as { content: string }).content).toBe(document);
     let shown = (await getAgent({ agentId: agent.id })).handoff!;
