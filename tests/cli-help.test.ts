@@ -39,6 +39,16 @@ describe("help and version", () => {
     expect(fs.existsSync(dataFolder)).toBe(false);
   });
 
+  it("every command's --help is its usage on standard output, exit 0, and makes nothing (baton mcp's went to standard error)", () => {
+    const dataFolder = path.join(tempFolder(), "data");
+    for (const command of ["import", "export", "close", "token", "webhook", "secrets", "hook", "setup", "link", "copy-data", "checkpoint", "mcp"]) {
+      const asked = baton([command, "--help"], dataFolder);
+      expect([command, asked.status, asked.stderr]).toEqual([command, 0, ""]);
+      expect(asked.stdout).toMatch(new RegExp(`^usage: baton ${command}\\b`));
+    }
+    expect(fs.existsSync(dataFolder)).toBe(false);
+  });
+
   it("a verb's --help and a verb given bad arguments (token, webhook) answer before the database is touched: nothing is made", () => {
     const dataFolder = path.join(tempFolder(), "data");
     for (const args of [["token", "create", "--help"], ["token", "list", "-h"], ["webhook", "remove", "--help"], ["webhook", "add", "--help"]]) {

@@ -16,7 +16,10 @@ export async function run(args: string[]): Promise<number> {
     return 2;
   }
   if (options.help) {
-    process.stderr.write(`${STDIO_USAGE}\n`);
+    // Asked for, the usage is the answer on standard output, as every command's (`baton mcp --help | less`).
+    // No server runs, so nothing else handles a reader that left: `| head -1` ends quietly.
+    process.stdout.on("error", () => undefined);
+    process.stdout.write(`${STDIO_USAGE}\n`);
     return 0;
   }
   try {
