@@ -104,8 +104,8 @@ describe("handoff.waiting webhook", () => {
     await write((tx) => tx.run("DELETE FROM webhooks"));
   });
 
-  async function receiver(): Promise<{ url: string; bodies: { event: string; data: Record<string, unknown> }[] }> {
-    const bodies: { event: string; data: Record<string, unknown> }[] = [];
+  async function receiver(): Promise<{ url: string; bodies: { event: string; occurredAt: string; data: Record<string, unknown> }[] }> {
+    const bodies: { event: string; occurredAt: string; data: Record<string, unknown> }[] = [];
     const server = http.createServer((request, response) => {
       let body = "";
       request.on("data", (chunk: Buffer) => (body += chunk.toString()));
@@ -140,6 +140,8 @@ describe("handoff.waiting webhook", () => {
       event: "handoff.waiting",
       data: { handoff: { id: handoff.id, title: "Left unread", project: "shop" }, waitingFor: "code", firstUnreadSeq: entries[0].seq, unreadCount: 1, since: entries[0].createdAt },
     });
+    // When it was raised, written as the API writes dates (it came as 2026-…+00:00).
+    expect(ours()[0].occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
     // More entries while code still has not read: the same episode, not raised again.
     await addEntry({ id: handoff.id, type: "task", content: "And the tests", asClient: "chat" });

@@ -1,5 +1,6 @@
 import "server-only";
 import { databaseNow, storedDate, type Tx } from "../database";
+import { isoOf } from "../iso-date";
 import { eventsOf } from "./hooks";
 import type { WebhookEvent } from "./schemas";
 
@@ -29,7 +30,8 @@ export async function enqueue(tx: Tx, hooks: readonly Hook[], queued: Queued[], 
     for (const item of queued) {
       if (!(wanted.events as string[]).includes(item.event)) continue;
       if (item.event === "entry.created" && wanted.types.length > 0 && !wanted.types.includes(item.entryType as never)) continue;
-      const payload = JSON.stringify({ event: item.event, occurredAt, data: item.data });
+      // As the API writes dates (…Z): a raised handoff.waiting or delivery.failed comes stamped as stored (…+00:00).
+      const payload = JSON.stringify({ event: item.event, occurredAt: isoOf(occurredAt), data: item.data });
       now ??= storedDate(await databaseNow(tx));
       await tx.run("INSERT INTO webhook_deliveries (webhook_id, event, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)", [
         id,
