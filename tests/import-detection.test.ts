@@ -59,6 +59,18 @@ describe("a document with another format's key is still read as its own format",
   }, 60_000);
 });
 
+describe("what baton import says on standard error", () => {
+  it("counts the entries in words that agree with the count: 1 entry, 3 entries", async () => {
+    const folder = tempFolder();
+    fs.writeFileSync(path.join(folder, "bundle.json"), EXAMPLE_DOCUMENTS.bundle.text);
+    fs.writeFileSync(path.join(folder, "handoff.yaml"), EXAMPLE_DOCUMENTS.handoff_yaml.text);
+    const bundle = await runBaton(["import", "bundle.json"], { cwd: folder });
+    expect(bundle.stderr).toBe('imported rip context bundle as "Summary" (1 entry)\n');
+    const yaml = await runBaton(["import", "handoff.yaml"], { cwd: folder });
+    expect(yaml.stderr).toBe('imported handoff.yaml as "Implement user authentication with JWT" (3 entries)\n');
+  }, 60_000);
+});
+
 describe("a document that starts with a byte order mark", () => {
   it("is read without it, over the API and by baton import", async () => {
     const bom = "\uFEFF";

@@ -57,7 +57,7 @@ export async function run(args: string[]): Promise<number> {
     }, { repoPath: process.cwd() });
     process.stdout.write(`${imported.handoff.id}\n`);
     const parent = imported.parentId ? `, child of ${imported.parentId}` : "";
-    process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as ${quotedOneLine(imported.handoff.title)} (${imported.entries.length} entries${parent})\n`);
+    process.stderr.write(`imported ${FORMAT_LABELS[imported.format]} as ${quotedOneLine(imported.handoff.title)} (${imported.entries.length} ${imported.entries.length === 1 ? "entry" : "entries"}${parent})\n`);
     for (const warning of imported.warnings) process.stderr.write(`warning: ${warning.field}: ${warning.message}\n`);
     for (const line of redactionLines(imported.redactions)) process.stderr.write(`${line}\n`);
     return 0;
