@@ -85,6 +85,10 @@ describe("formats over HTTP", () => {
 
     const badFormat = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?format=pdf`), context(handoff.id));
     expect(badFormat.status).toBe(400);
+    // Left out, the format is missing, not an unknown one named "".
+    const noFormat = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export`), context(handoff.id));
+    expect(noFormat.status).toBe(400);
+    expect((await noFormat.json()).error).toEqual({ code: "INVALID", message: "format is required: bundle, json or yaml", fieldErrors: { format: ["is required: bundle, json or yaml"] } });
     expect((await artifactRoute(new Request("http://127.0.0.1/api/artifacts/xyz"), context("xyz"))).status).toBe(400);
     const missing = "0".repeat(64);
     expect((await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${missing}`), context(missing))).status).toBe(404);

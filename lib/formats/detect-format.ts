@@ -73,6 +73,7 @@ export function chosenFormat(name: string, text: string): Detection {
 /** A format named by a person (`json`, `yaml`, `bundle`, `handoff_json` …), or an Invalid listing them. */
 export function formatNamed(name: string, field = "format"): SourceFormat {
   const key = name.trim().toLowerCase();
+  if (key === "") throw new Invalid(`${field} is required: bundle, json or yaml`, { [field]: ["is required: bundle, json or yaml"] });
   // Own keys only: `constructor` or `__proto__` must not find Object.prototype's members.
   const format = Object.hasOwn(FORMAT_ALIASES, key) ? FORMAT_ALIASES[key] : undefined;
   if (!format) throw new Invalid(`unknown format ${JSON.stringify(name.slice(0, 40))}: use bundle, json or yaml`, { [field]: ["must be bundle, json or yaml"] });
