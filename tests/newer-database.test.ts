@@ -17,7 +17,7 @@ import { countRows } from "./support/rows";
 const { version } = JSON.parse(fs.readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version: string };
 const NEWER = "29991231000000_from_a_newer_baton";
 const refusal = new RegExp(
-  `was migrated by a newer Baton \\(migration ${NEWER}, which this Baton ${version.replace(/\./g, "\\.")} does not know\\), whose rows this one would store wrongly; nothing was read or changed: run that newer Baton \\(npx baton at its latest version, and update a Claude Code plugin that pins this one\\)$`,
+  `was migrated by a newer Baton \\(migration ${NEWER}, which this Baton ${version.replace(/\./g, "\\.")} does not know\\), whose rows this one would store wrongly; nothing was read or changed: run that newer Baton \\(npx baton at its latest version; for Claude Code, \`npx baton setup claude-code\` again, or update the plugin that pins this one\\)$`,
 );
 
 function expectOneLine(ran: CommandRun, prefix: string) {

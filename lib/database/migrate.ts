@@ -97,7 +97,7 @@ function newerDatabaseRefusal(url: string, unknown: string[]): Conflict | null {
   const newest = oneLine(unknown.at(-1)!);
   const which = unknown.length === 1 ? `migration ${newest}, which this Baton ${version} does not know` : `${unknown.length} migrations this Baton ${version} does not know, the newest ${newest}`;
   return new Conflict(
-    `the database ${oneLine(describeDatabase(url))} was migrated by a newer Baton (${which}), whose rows this one would store wrongly; nothing was read or changed: run that newer Baton (${batonCommand()} at its latest version, and update a Claude Code plugin that pins this one)`,
+    `the database ${oneLine(describeDatabase(url))} was migrated by a newer Baton (${which}), whose rows this one would store wrongly; nothing was read or changed: run that newer Baton (${batonCommand()} at its latest version; for Claude Code, \`${batonCommand()} setup claude-code\` again, or update the plugin that pins this one)`,
   );
 }
 
