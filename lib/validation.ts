@@ -161,6 +161,12 @@ export class GivenMoreThanOnce {
   constructor(readonly values: readonly string[]) {}
 }
 
+/** A query parameter as a door hands it to an operation: its text, GivenMoreThanOnce, or undefined when absent. */
+export function queryValue(params: URLSearchParams, name: string): string | GivenMoreThanOnce | undefined {
+  const values = params.getAll(name);
+  return values.length > 1 ? new GivenMoreThanOnce(values) : values[0];
+}
+
 /**
  * A parameter given more than once is refused by name, since a proxy, a cache or a log may read
  * the first where Baton would read another (`?status=active&status=completed` answered the

@@ -88,7 +88,16 @@ describe("formats over HTTP", () => {
     // Left out, the format is missing, not an unknown one named "".
     const noFormat = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export`), context(handoff.id));
     expect(noFormat.status).toBe(400);
-    expect((await noFormat.json()).error).toEqual({ code: "INVALID", message: "format is required: bundle, json or yaml", fieldErrors: { format: ["is required: bundle, json or yaml"] } });
+    expect((await noFormat.json()).error).toEqual({ code: "INVALID", message: "format is required: bundle, json or yaml", fieldErrors: { format: ["format is required: bundle, json or yaml"] } });
+    // A parameter given twice is refused by name: the first one used to count, without a word.
+    for (const [query, fieldErrors] of [
+      ["format=json&format=yaml", { format: ["format is given 2 times; give it once"] }],
+      ["format=json&cutAtEntry=1&cutAtEntry=2", { cutAtEntry: ["cutAtEntry is given 2 times; give it once"] }],
+    ] as const) {
+      const twice = await exportRoute(new Request(`http://127.0.0.1/handoffs/${handoff.id}/export?${query}`), context(handoff.id));
+      expect(twice.status, query).toBe(400);
+      expect((await twice.json()).error.fieldErrors, query).toEqual(fieldErrors);
+    }
     expect((await artifactRoute(new Request("http://127.0.0.1/api/artifacts/xyz"), context("xyz"))).status).toBe(400);
     const missing = "0".repeat(64);
     expect((await artifactRoute(new Request(`http://127.0.0.1/api/artifacts/${missing}`), context(missing))).status).toBe(404);

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Invalid } from "../errors";
 import { handoffIdSchema } from "../handoffs/schemas";
 import { MAX_INT4, read, write, type Tx } from "../database";
-import { parseInput, wholeNumberParam } from "../validation";
+import { givenOnce, parseInput, wholeNumberParam, type GivenMoreThanOnce } from "../validation";
 import { artifactIdOf, mirrorBlob } from "./blobs";
 import { loadSnapshot, seqOfEntryNumber } from "./load-snapshot";
 import { FORMATS } from "./registry";
@@ -14,7 +14,7 @@ import { FORMAT_LABELS, type SourceFormat, type HandoffSnapshot } from "./types"
 export const exportHandoffInput = z
   .object({
     id: handoffIdSchema,
-    format: z.string({ error: "format is required: bundle, json or yaml" }),
+    format: z.preprocess((value, context) => givenOnce("format", value, context), z.string({ error: "format is required: bundle, json or yaml" })),
     // An entry's seq, plain digits as every door's numbers (a coerced `?cut=0x10` cut at seq 16).
     cut: wholeNumberParam("cut", 1, MAX_INT4),
     // The same cut named by the entry's number, #1 first: what the desk, get_handoff and people show.
@@ -25,7 +25,13 @@ export const exportHandoffInput = z
     path: ["cutAtEntry"],
   });
 
-export type ExportHandoffOptions = { id: string; format: string; cut?: number | string | null; cutAtEntry?: number | string | null };
+/** As the doors hand them over: a query parameter given twice comes as GivenMoreThanOnce, refused by name. */
+export type ExportHandoffOptions = {
+  id: string;
+  format?: string | GivenMoreThanOnce;
+  cut?: number | string | GivenMoreThanOnce | null;
+  cutAtEntry?: number | string | GivenMoreThanOnce | null;
+};
 
 /** `#42` given as the cut: the number people see, which `cut` (a seq) would read as another entry or refuse without saying why. */
 function refuseNumberAsCut(cut: ExportHandoffOptions["cut"]): void {

@@ -37,7 +37,7 @@ import {
   revokeOAuthToken,
   tokenRequest,
 } from "../oauth";
-import { GivenMoreThanOnce, operationInput, parseInput, wholeNumberParam } from "../validation";
+import { operationInput, parseInput, queryValue, wholeNumberParam, type GivenMoreThanOnce } from "../validation";
 import { failedDeliveriesSince } from "../webhooks";
 
 /**
@@ -74,7 +74,7 @@ const OPERATOR: RoutePolicy = { access: "operator", body: "default" };
  */
 const query = (c: Ctx): Record<string, string | GivenMoreThanOnce> => {
   const params = new URL(c.req.url).searchParams;
-  return Object.fromEntries([...new Set(params.keys())].map((name) => [name, params.getAll(name).length === 1 ? params.get(name)! : new GivenMoreThanOnce(params.getAll(name))]));
+  return Object.fromEntries([...new Set(params.keys())].map((name) => [name, queryValue(params, name)!]));
 };
 /** An operation's JSON body, its fields as the operation spells them (camelCase; MCP's snake_case read as the same). */
 const operationBody = async (c: Ctx) => camelCaseFields(await readJsonBody(c.req.raw));

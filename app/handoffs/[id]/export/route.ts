@@ -1,5 +1,6 @@
 import { downloadHandoff, exportHandoff, type ExportedDocument } from "@/lib/formats/export-handoff";
 import { errorResponse } from "@/lib/http";
+import { queryValue } from "@/lib/validation";
 
 type Context = { params: Promise<{ id: string }> };
 
@@ -24,7 +25,7 @@ async function answer(request: Request, { params }: Context, render: typeof down
   const { id } = await params;
   const search = new URL(request.url).searchParams;
   try {
-    const exported: ExportedDocument = await render({ id, format: search.get("format") ?? "", cut: search.get("cut"), cutAtEntry: search.get("cutAtEntry") });
+    const exported: ExportedDocument = await render({ id, format: queryValue(search, "format"), cut: queryValue(search, "cut"), cutAtEntry: queryValue(search, "cutAtEntry") });
     return new Response(exported.text, {
       headers: {
         "content-type": exported.contentType,
