@@ -186,6 +186,16 @@ describe("a server that asks for a password", () => {
       }
       const listed = await batonOn(url, ["token", "list"], { PGPASSWORD: "Qz7secretvalue" });
       expect(listed).toEqual({ code: 0, stderr: "no tokens; create one with `baton token create --name NAME --role operator`\n" });
+      // ~/.pgpass (here PGPASSFILE), as the refusal says: it works, and says nothing more (pg's own
+      // reading of it printed a DeprecationWarning under every command); one others may read is ignored.
+      const pgpass = path.join(cluster.dir, "pgpass");
+      const port = new URL(url).port;
+      fs.writeFileSync(pgpass, `# Baton\nother.host:${port}:baton:baton:wrong\n127.0.0.1:${port}:*:baton:Qz7secretvalue\n`, { mode: 0o600 });
+      expect(await batonOn(url, ["token", "list"], { PGPASSFILE: pgpass })).toEqual(listed);
+      fs.chmodSync(pgpass, 0o644);
+      const exposed = await batonOn(url, ["token", "list"], { PGPASSFILE: pgpass });
+      expect(exposed.code).toBe(1);
+      expect(exposed.stderr).toContain(`password file "${pgpass}" has group or world access`);
     } finally {
       cluster.destroy();
     }

@@ -1,5 +1,6 @@
 import "server-only";
 import type pg from "pg";
+import { pgpassPassword } from "./pgpass";
 
 /** `2026-11-22 06:54:51.47` (Postgres drops trailing zeros) → `2026-11-22T06:54:51.470+00:00`. */
 function storedFormOf(value: string): string {
@@ -23,6 +24,10 @@ export function pgDriver(): Promise<typeof pg> {
     driver.types.setTypeParser(driver.types.builtins.NUMERIC, (value) => Number(value));
     driver.types.setTypeParser(driver.types.builtins.TIMESTAMP, storedFormOf);
     driver.types.setTypeParser(driver.types.builtins.TIMESTAMPTZ, (value) => new Date(value).toISOString().replace("Z", "+00:00"));
+    // A connection whose URL and PGPASSWORD give no password asks ~/.pgpass through Baton's reader
+    // (lib/database/pgpass.ts), not pg's own, which prints a DeprecationWarning in every process.
+    // pg calls a function here with the connection's parameters; its types know only a string.
+    (driver.defaults as { password?: unknown }).password = (target: Parameters<typeof pgpassPassword>[0]) => pgpassPassword(target);
     return driver;
   }));
 }
