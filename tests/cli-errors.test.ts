@@ -190,6 +190,19 @@ describe("the command line's failures are one line", () => {
 });
 
 describe("baton export --out", () => {
+  it("that cannot be written (no such folder, a folder) is refused before a bundle is kept: no artifact is stored", async () => {
+    const { folder, env, hof } = await dataFolder();
+    const artifacts = () => (new Database(path.join(folder, "baton.db"), { readonly: true }).prepare("SELECT count(*) AS n FROM artifacts").get() as { n: number }).n;
+    for (const [out, reason] of [[path.join(tempFolder(), "missing", "bundle.json"), "ENOENT: no such file or directory"], [tempFolder(), "EISDIR: illegal operation on a directory"]]) {
+      const ran = await baton(["export", hof, "--format", "bundle", "--out", out], { env });
+      expect(ran.code).toBe(1);
+      expectOneLine(ran, new RegExp(`^baton export: cannot write ${out.replace(/[.]/g, "\\.")}: ${reason}$`, "m"));
+    }
+    expect(artifacts()).toBe(0);
+    expect(fs.existsSync(path.join(folder, "artifacts"))).toBe(false);
+  }, 60_000);
+
+
   it("onto a disk that fills midway leaves the file it would replace as it was, and no partial file beside it", async () => {
     const { env } = await dataFolder();
     const folder = tempFolder();

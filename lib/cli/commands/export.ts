@@ -17,40 +17,60 @@ whose seq is SEQ, as a bundle's refs.threads names it; default its last entry) a
 bundle, a handoff.json or a handoff.yaml to standard output or FILE. A bundle is also stored under
 <data folder>/artifacts/blobs/<sha256>; its artifact id is printed on standard error.`;
 
+/** Where --out FILE is written: opened before anything is exported, finished once the text is ready. */
+type Out = { finish: (text: string) => void; discard: () => void };
+
 /**
- * --out FILE written whole: into a new file beside it, renamed over it once every byte is on
- * disk, so a full disk or a failure midway leaves FILE as it was (written in place, an export
- * onto a full disk truncated the previous file and left half a document under its name). A link
- * is followed (its target is replaced). What is not a plain file (/dev/stdout, a FIFO) cannot be
- * replaced and is written as it is, as is a file in a folder that takes no new files.
+ * --out FILE, opened before the export runs, so a FILE that cannot be written (no such folder, a
+ * folder, no permission) is refused before a bundle is kept as an artifact (it was kept, and the
+ * command said only that it could not write). FILE is written whole: into a new file beside it,
+ * renamed over it once every byte is on disk, so a full disk or a failure midway leaves FILE as it
+ * was (written in place, an export onto a full disk truncated the previous file and left half a
+ * document under its name). A link is followed (its target is replaced). What is not a plain file
+ * (/dev/stdout, a FIFO) cannot be replaced and is written as it is, as is a file in a folder that
+ * takes no new files.
  */
-function writeWhole(file: string, text: string): void {
+function openOut(file: string): Out {
   const existing = fs.statSync(file, { throwIfNoEntry: false });
-  if (existing && !existing.isFile()) return fs.writeFileSync(file, text);
+  if (existing?.isDirectory()) throw Object.assign(new Error("EISDIR: illegal operation on a directory"), { code: "EISDIR" });
+  const inPlace = (target: string): Out => {
+    fs.accessSync(target, fs.constants.W_OK);
+    return { finish: (text) => fs.writeFileSync(target, text), discard: () => undefined };
+  };
+  if (existing && !existing.isFile()) return inPlace(file);
   const target = existing ? fs.realpathSync(file) : file;
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  let descriptor: number;
+  let descriptor: number | null;
   try {
     descriptor = fs.openSync(temporary, "wx", 0o666);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (existing && (code === "EACCES" || code === "EPERM" || code === "EROFS")) return fs.writeFileSync(target, text);
+    if (existing && (code === "EACCES" || code === "EPERM" || code === "EROFS")) return inPlace(target);
     throw error;
   }
-  try {
+  const discard = () => {
+    if (descriptor === null) return;
+    fs.closeSync(descriptor);
+    descriptor = null;
+    fs.rmSync(temporary, { force: true });
+  };
+  const finish = (text: string) => {
+    if (descriptor === null) throw new Error("the output was already closed");
     try {
       // The file keeps its mode (a private 600 stays so).
       if (existing) fs.fchmodSync(descriptor, existing.mode & 0o7777);
       fs.writeFileSync(descriptor, text);
       fs.fsyncSync(descriptor);
-    } finally {
       fs.closeSync(descriptor);
+      descriptor = null;
+      fs.renameSync(temporary, target);
+    } catch (error) {
+      discard();
+      fs.rmSync(temporary, { force: true });
+      throw error;
     }
-    fs.renameSync(temporary, target);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
+  };
+  return { finish, discard };
 }
 
 /** A file system error's message without the path it names (the temporary file's, for one). */
@@ -80,15 +100,24 @@ export async function run(args: string[]): Promise<number> {
   if (cut && "refused" in cut) return usageError("export", cut.refused, USAGE);
   const cutAtEntry = values["cut-at-entry"] === undefined ? undefined : wholeNumberArgument("--cut-at-entry", values["cut-at-entry"]);
   if (cutAtEntry && "refused" in cutAtEntry) return usageError("export", cutAtEntry.refused, USAGE);
+  const cannotWrite = (file: string, error: unknown) => {
+    process.stderr.write(`baton export: cannot write ${oneLine(file)}: ${oneLine(withoutPath(error as NodeJS.ErrnoException))}\n`);
+    return 1;
+  };
+  let out: Out | undefined;
+  try {
+    out = values.out === undefined ? undefined : openOut(values.out);
+  } catch (error) {
+    return cannotWrite(values.out!, error);
+  }
   try {
     await ensureMigrated();
     const exported = await exportHandoff({ id: positionals[0], format: values.format, cut: cut?.value, cutAtEntry: cutAtEntry?.value });
-    if (values.out) {
+    if (out && values.out !== undefined) {
       try {
-        writeWhole(values.out, exported.text);
+        out.finish(exported.text);
       } catch (error) {
-        process.stderr.write(`baton export: cannot write ${oneLine(values.out)}: ${oneLine(withoutPath(error as NodeJS.ErrnoException))}\n`);
-        return 1;
+        return cannotWrite(values.out, error);
       }
       process.stderr.write(`wrote ${oneLine(values.out)}${exported.cutNumber === null ? "" : ` (cut at entry #${exported.cutNumber})`}\n`);
     } else {
@@ -102,6 +131,7 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(domainErrorText("export", "refused", error));
     return 1;
   } finally {
+    out?.discard();
     await closeDatabase();
   }
 }
