@@ -75,8 +75,12 @@ const spellingOf = (field: string) => field.toLowerCase().replace(/[_-]/g, "");
  * REST takes `asClient`). An unknown field used to be dropped: a side sent as `as_client` was
  * lost and the entry stored as the caller's default side.
  */
-export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, options: { notAnObject?: string } = {}) {
+export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, options: { notAnObject?: string; target?: keyof Shape & string } = {}) {
   const fields = Object.keys(shape);
+  // The field naming what the operation acts on (a thread's id) comes from a REST path or a CLI
+  // argument, never a body (a body's id is refused): listing it among the fields a body takes
+  // told REST callers to send what they may not.
+  const listed = fields.filter((field) => field !== options.target);
   const fieldBySpelling = new Map(fields.map((field) => [spellingOf(field), field]));
   return z.strictObject(shape, {
     error: (issue) => {
@@ -86,7 +90,7 @@ export function operationInput<Shape extends z.ZodRawShape>(shape: Shape, option
       const more = issue.keys.length - named.length;
       const meant = named.flatMap((key) => fieldBySpelling.get(spellingOf(key)) ?? []);
       const unknown = `${named.map(quotedField).join(", ")}${more > 0 ? ` and ${more} more` : ""} ${issue.keys.length > 1 ? "are not fields" : "is not a field"} here`;
-      return `${unknown}${meant.length > 0 ? ` (did you mean ${meant.join(", ")}?)` : ""}; this takes ${fields.join(", ")}`;
+      return `${unknown}${meant.length > 0 ? ` (did you mean ${meant.join(", ")}?)` : ""}; this takes ${listed.join(", ")}`;
     },
   });
 }

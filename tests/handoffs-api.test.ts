@@ -105,8 +105,8 @@ describe("HTTP API", () => {
 
     const refusals: [unknown, Record<string, string[]>][] = [
       [{ type: "task", content: "x", asClient: "chat", as_client: "code" }, { asClient: ["given twice, as asClient and as as_client: send one"] }],
-      [{ type: "task", content: "x", side: "code" }, { side: ["side is not a field here; this takes id, type, content, answers, asClient, repoPath"] }],
-      [{ type: "task", content: "x", asclient: "code" }, { asclient: ["asclient is not a field here (did you mean asClient?); this takes id, type, content, answers, asClient, repoPath"] }],
+      [{ type: "task", content: "x", side: "code" }, { side: ["side is not a field here; this takes type, content, answers, asClient, repoPath"] }],
+      [{ type: "task", content: "x", asclient: "code" }, { asclient: ["asclient is not a field here (did you mean asClient?); this takes type, content, answers, asClient, repoPath"] }],
     ];
     for (const [body, fieldErrors] of refusals) {
       const response = await entriesRoute(post(`${base}/${handoff.id}/entries`, body), context(handoff.id));
@@ -126,7 +126,7 @@ describe("HTTP API", () => {
     }
     const closing = await closeRoute(post(`${base}/${handoff.id}/close`, { archived: true }), context(handoff.id));
     expect(closing.status).toBe(400);
-    expect((await closing.json()).error.fieldErrors.archived).toEqual(["archived is not a field here; this takes id, archive"]);
+    expect((await closing.json()).error.fieldErrors.archived).toEqual(["archived is not a field here; this takes archive"]);
     const created = await createRoute(post(base, { title: "t", content: "x", colour: "red" }));
     expect(created.status).toBe(400);
     const thread = await (await getRoute(new Request(`${base}/${handoff.id}`), context(handoff.id))).json();

@@ -21,7 +21,7 @@ import { keptBundleOf } from "./sources";
 const closeHandoffInput = operationInput({
   id: handoffIdSchema,
   archive: z.boolean({ error: "archive must be true or false" }).default(false),
-});
+}, { target: "id" });
 
 export type CloseHandoffOptions = DoorInput<typeof closeHandoffInput>;
 export type ClosedHandoff = { handoff: HandoffView; artifactId: string | null };

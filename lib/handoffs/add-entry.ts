@@ -20,7 +20,7 @@ const addEntryInput = operationInput({
   asClient: asClientSchema,
   /** The writer's working folder; recorded for the code side, whose entries describe the code. */
   repoPath: namedFolderSchema.optional(),
-});
+}, { target: "id" });
 
 export type AddEntryOptions = DoorInput<typeof addEntryInput>;
 export type AddedEntry = { handoff: HandoffView; entry: EntryView; redactions: Redaction[] };

@@ -9,7 +9,7 @@ import type { HandoffView } from "./views";
 const markReadInput = operationInput({
   id: handoffIdSchema,
   asClient: asClientSchema,
-});
+}, { target: "id" });
 
 export type MarkReadOptions = DoorInput<typeof markReadInput>;
 
