@@ -659,6 +659,18 @@ describe("baton setup claude-code", () => {
     expect(fs.existsSync(path.join(home, ".claude.json"))).toBe(false);
   });
 
+  it("shows a hook command it takes out of the repository's shared settings with its escape sequences escaped: a cloned repository cannot drive the terminal", () => {
+    const repo = repository();
+    // Baton's form (a quoted word may hold anything), committed with an OSC 52 clipboard write and a screen clear in its path.
+    const command = "node '/x/\u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\r\u202e/bin/baton.mjs' hook session-start";
+    write(path.join(repo, ".claude", "settings.json"), { hooks: { SessionStart: [{ hooks: [{ type: "command", command }] }] } });
+    const removed = baton(repo, ["setup", "claude-code", "--remove"]);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(removed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(removed.stdout).toContain(".claude/settings.json: removed the SessionStart hook (node '/x/\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J\\r\\u202e/bin/baton.mjs' hook session-start)\n");
+    expect(fs.existsSync(path.join(repo, ".claude", "settings.json"))).toBe(false);
+  });
+
   it("recognises its own hooks when a path holds a quote: a second run changes nothing and --remove takes them out", () => {
     const dataFolder = path.join(tempFolder(), "o'brien data");
     const home = path.join(tempFolder(), "o'brien");

@@ -253,13 +253,14 @@ function planSettings(file: string, options: { remove: boolean; deleteWhenEmpty:
     const found = hookCommands(hooks, hook.event).filter(({ entry }) => isBatonCommand(String(entry.command), hook.args));
     if (remove) {
       for (const { group, entry } of found) group.hooks = (group.hooks as HookCommand[]).filter((other) => other !== entry);
-      if (found.length > 0) changes.push(`removed the ${hook.event} hook (${found.map(({ entry }) => entry.command).join("; ")})`);
+      // The commands as the file holds them, escaped: a shared file comes with the repository, written by anyone.
+      if (found.length > 0) changes.push(`removed the ${hook.event} hook (${found.map(({ entry }) => oneLine(String(entry.command))).join("; ")})`);
       continue;
     }
     if (found.length > 0) {
       const [first] = found;
       if (first.entry.command !== command) {
-        changes.push(`updated the ${hook.event} hook: ${command} (was: ${first.entry.command})`);
+        changes.push(`updated the ${hook.event} hook: ${command} (was: ${oneLine(String(first.entry.command))})`);
         first.entry.command = command;
       }
       continue;
@@ -327,7 +328,7 @@ function isBatonServer(server: unknown): boolean {
  */
 function serverCommandShown(server: unknown): string {
   const { command, args, url } = asObject(server);
-  if (typeof command === "string") return [command, ...(Array.isArray(args) ? args.map(String) : [])].join(" ");
+  if (typeof command === "string") return oneLine([command, ...(Array.isArray(args) ? args.map(String) : [])].join(" "));
   if (typeof url !== "string") return "an entry of another kind";
   // Neither credentials nor a query, which may carry a token.
   return URL.canParse(url) ? `${new URL(url).origin}${new URL(url).pathname}` : "an address";
