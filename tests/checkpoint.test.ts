@@ -197,6 +197,19 @@ describe("npx baton checkpoint", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("goal: [unclosed\n");
   });
 
+  it("as a hook in a project never checkpointed by hand, says there is nothing to update and exits 0, writing and pushing nothing", async () => {
+    const repo = gitRepo();
+    const before = (await findHandoffs({ perPage: 200 })).total;
+    const hook = baton(repo, ["checkpoint", "--hook", "--push"], JSON.stringify({ session_id: "fresh", cwd: repo, hook_event_name: "PreCompact", trigger: "auto" }));
+    // It failed every compaction with 'goal: is required' and exit 1.
+    expect(hook.status, hook.stderr).toBe(0);
+    expect(hook.stderr).toBe(
+      "baton checkpoint: this project has no .flow-guardian/handoff.yaml yet, so the hook has nothing to update; run `baton checkpoint --goal … --now …` once to start one\n",
+    );
+    expect(fs.existsSync(path.join(repo, ".flow-guardian"))).toBe(false);
+    expect((await findHandoffs({ perPage: 200 })).total).toBe(before);
+  });
+
   it("never reads or writes through a link a cloned repository planted in .flow-guardian/ (PreCompact runs it in any repository)", async () => {
     const hookInput = (repo: string) => JSON.stringify({ session_id: "s-links", cwd: repo, hook_event_name: "PreCompact", trigger: "auto" });
     const plainCheckpoint = "goal: build it\nstatus: in_progress\nnow: step one\ntimestamp: 2026-11-28T10:00:00Z\n";

@@ -34,6 +34,12 @@ export type CheckpointProjectOptions = {
    * database is usable as it is); what it throws is said as the push's refusal, the file saved.
    */
   beforePush?: () => Promise<void>;
+  /**
+   * Only update an existing handoff.yaml (a PreCompact hook): with none yet, nothing is written
+   * or pushed and the answer is null. A hook runs in every repository a session works in, and
+   * in one never checkpointed by hand it failed each compaction with `goal: is required`.
+   */
+  updateOnly?: boolean;
 };
 
 export type CheckpointResult = {
@@ -68,11 +74,12 @@ function mirroredHandoffId(root: string): string | null {
  * (and files, when git reports uncommitted ones) from git unless given, always refreshing the
  * timestamp. A file that is not valid YAML is never overwritten.
  */
-export async function checkpointProject(options: CheckpointProjectOptions): Promise<CheckpointResult> {
+export async function checkpointProject(options: CheckpointProjectOptions): Promise<CheckpointResult | null> {
   const at = options.at ?? new Date();
   const root = findProjectRoot(options.cwd);
   const file = handoffYamlPath(root);
   const loaded = loadHandoffFile(root);
+  if (loaded.state === "missing" && options.updateOnly) return null;
   // Read before anything is written: a refused baton.json stops the checkpoint with nothing changed.
   const mirrored = options.push ? mirroredHandoffId(root) : null;
   if (loaded.state === "invalid") {

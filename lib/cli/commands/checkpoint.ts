@@ -116,13 +116,18 @@ export async function run(args: string[]): Promise<number> {
     // By hand the database is made ready (created, migrated) too, but only once the file is saved:
     // a busy database refuses the push, never the checkpoint itself.
     const beforePush = values.hook ? refuseUnlessUsableByHook : () => ensureMigrated();
-    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush });
+    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush, updateOnly: values.hook });
   };
   try {
     const result = deadline === Infinity ? await checkpoint() : await byDeadline(checkpoint(), deadline);
     if (result === TIMED_OUT) {
       process.stderr.write(`baton checkpoint: ${gaveUpOnDatabase()}; the checkpoint was not pushed: run \`baton checkpoint --push\` once it answers\n`);
       exitSoonAfterGivingUp();
+      return 0;
+    }
+    if (result === null) {
+      // A hook only updates (the README's "run one checkpoint by hand first"): none to update is no failure.
+      process.stderr.write("baton checkpoint: this project has no .flow-guardian/handoff.yaml yet, so the hook has nothing to update; run `baton checkpoint --goal … --now …` once to start one\n");
       return 0;
     }
     const shown = path.relative(process.cwd(), result.file) || result.file;
