@@ -458,6 +458,21 @@ describe("YAML's own warnings stay off the command's stderr", () => {
 });
 
 describe("arguments are read as typed", () => {
+  it("a refused value of 100 KB is quoted cut, not echoed whole: baton mcp --as, its unknown argument, BATON_CLIENT and copy-data --to", async () => {
+    const long = "a".repeat(100_000);
+    for (const [args, env, message] of [
+      [["mcp", "--as", long], {}, /^baton mcp: --as must be "chat" or "code", got "a{64}…"$/m],
+      [["mcp", long], {}, /^baton mcp: unknown argument "a{64}…"$/m],
+      [["mcp"], { BATON_CLIENT: long }, /^baton mcp: BATON_CLIENT must be "chat" or "code", got "a{64}…"$/m],
+      [["copy-data", "--to", long], {}, /^baton copy-data: --to must be a postgresql:\/\/ URL \(the empty PostgreSQL database to copy into\), got "a{64}…"$/m],
+    ] as const) {
+      const ran = await baton([...args], { env });
+      expect(ran.code, ran.stderr.slice(0, 200)).not.toBe(0);
+      expect(ran.stderr).toMatch(message);
+      expect(ran.stderr.length).toBeLessThan(2_000);
+    }
+  }, 60_000);
+
   it("an argument that is not UTF-8 (a Latin-1 terminal's café) is refused by name, never saved with U+FFFD for its letters", async () => {
     const { env } = await dataFolder();
     const repo = gitRepository();

@@ -1,11 +1,13 @@
 import { Invalid } from "../errors";
 import { CLIENT_SIDES, type ClientSide } from "../handoffs/schemas";
+import { quotedField } from "../validation";
 
 export type StdioOptions = { defaultClient: ClientSide; help: boolean };
 
 function sideOf(value: string, source: string): ClientSide {
   const side = CLIENT_SIDES.find((candidate) => candidate === value.trim().toLowerCase());
-  if (!side) throw new Invalid(`${source} must be "chat" or "code", got "${value}"`);
+  // Quoted cut and escaped: an argument or a variable may be anything, 100 KB of it.
+  if (!side) throw new Invalid(`${source} must be "chat" or "code", got "${quotedField(value)}"`);
   return side;
 }
 
@@ -23,7 +25,7 @@ export function parseStdioArgs(args: readonly string[], env: Readonly<Record<str
       flag = args[++index];
       if (flag === undefined) throw new Invalid('--as needs a value: "chat" or "code"');
     } else if (arg.startsWith("--as=")) flag = arg.slice("--as=".length);
-    else throw new Invalid(`unknown argument "${arg}"`);
+    else throw new Invalid(`unknown argument "${quotedField(arg)}"`);
   }
   if (flag !== undefined) return { defaultClient: sideOf(flag, "--as"), help };
   if (env.BATON_CLIENT) return { defaultClient: sideOf(env.BATON_CLIENT, "BATON_CLIENT"), help };

@@ -1,8 +1,8 @@
 import "server-only";
 import { databaseUrl, describeDatabase } from "../../config";
 import { copyData } from "../../database/copy-data";
-import { oneLine } from "../../one-line";
 import { withoutCredentials } from "../../url-credentials";
+import { quotedField } from "../../validation";
 import { parseCommandArgs, usageError } from "../args";
 
 const USAGE = `usage: baton copy-data --to postgresql://USER:PASSWORD@HOST:PORT/DATABASE
@@ -19,7 +19,7 @@ export async function run(args: string[]): Promise<number> {
   const to = parsed.values.to;
   if (!to) return usageError("copy-data", "give --to postgresql://…", USAGE);
   if (!/^postgres(ql)?:\/\//i.test(to)) {
-    return usageError("copy-data", `--to must be a postgresql:// URL (the empty PostgreSQL database to copy into), got "${oneLine(withoutCredentials(to, { keepUserName: true, standIn: "…" }))}"`, USAGE);
+    return usageError("copy-data", `--to must be a postgresql:// URL (the empty PostgreSQL database to copy into), got "${quotedField(withoutCredentials(to, { keepUserName: true, standIn: "…" }))}"`, USAGE);
   }
   const from = databaseUrl();
   try {
