@@ -116,7 +116,7 @@ export async function run(args: string[]): Promise<number> {
     // By hand the database is made ready (created, migrated) too, but only once the file is saved:
     // a busy database refuses the push, never the checkpoint itself.
     const beforePush = values.hook ? refuseUnlessUsableByHook : () => ensureMigrated();
-    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush, updateOnly: values.hook });
+    return checkpointProject({ cwd, fields, push: values.push ?? false, pushToNew: values.new ?? false, project: values.project, beforePush, updateOnly: values.hook && !(values.goal && values.now) });
   };
   try {
     const result = deadline === Infinity ? await checkpoint() : await byDeadline(checkpoint(), deadline);
@@ -126,7 +126,7 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     if (result === null) {
-      // A hook only updates (the README's "run one checkpoint by hand first"): none to update is no failure.
+      // A hook without --goal and --now only updates (the README's "run one checkpoint by hand first"): none to update is no failure.
       process.stderr.write("baton checkpoint: this project has no .flow-guardian/handoff.yaml yet, so the hook has nothing to update; run `baton checkpoint --goal … --now …` once to start one\n");
       return 0;
     }
