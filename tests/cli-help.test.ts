@@ -47,7 +47,8 @@ describe("help and version", () => {
       expect(asked.stdout).toMatch(new RegExp(`^usage: baton ${command}\\b`));
     }
     expect(fs.existsSync(dataFolder)).toBe(false);
-  });
+    // Twelve commands one after another: through tsx (sources newer than the prebuilt bundle) each takes seconds.
+  }, 120_000);
 
   it("a verb's --help and a verb given bad arguments (token, webhook) answer before the database is touched: nothing is made", () => {
     const dataFolder = path.join(tempFolder(), "data");
@@ -69,7 +70,7 @@ describe("help and version", () => {
       expect(refused.stderr).toMatch(message);
     }
     expect(fs.existsSync(dataFolder)).toBe(false);
-  });
+  }, 120_000);
 
   it("--version and -v print the version alone", () => {
     const dataFolder = path.join(tempFolder(), "data");
