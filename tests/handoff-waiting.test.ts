@@ -138,7 +138,7 @@ describe("handoff.waiting webhook", () => {
     expect(ours().length).toBe(1);
     expect(ours()[0]).toMatchObject({
       event: "handoff.waiting",
-      data: { handoff: { id: handoff.id, title: "Left unread", project: "shop" }, waitingFor: "code", firstUnreadSeq: entries[0].seq, unreadCount: 1, since: entries[0].createdAt },
+      data: { handoff: { id: handoff.id, title: "Left unread", project: "shop" }, waitingFor: "code", firstUnreadSeq: entries[0].seq, firstUnreadNumber: 1, unreadCount: 1, since: entries[0].createdAt },
     });
     // When it was raised, written as the API writes dates (it came as 2026-…+00:00).
     expect(ours()[0].occurredAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -155,7 +155,8 @@ describe("handoff.waiting webhook", () => {
     const again = Date.now() + 5_000;
     while (ours().length < 2 && Date.now() < again) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(ours().length).toBe(2);
-    expect(ours()[1].data).toMatchObject({ waitingFor: "code", firstUnreadSeq: entry.seq, unreadCount: 1 });
+    // The number people see (#3 here), beside the seq: a receiver links to #entry-3, which no seq names.
+    expect(ours()[1].data).toMatchObject({ waitingFor: "code", firstUnreadSeq: entry.seq, firstUnreadNumber: 3, unreadCount: 1 });
 
     // A restarted server raises none of these again.
     await dispatcher.stop();

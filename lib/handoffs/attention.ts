@@ -155,6 +155,8 @@ export type WaitingHandoff = {
   waitingFor: ClientSide;
   /** The first entry that side has not read: it names the waiting episode. */
   firstUnreadSeq: number;
+  /** That entry's number in its thread (#1 first), as people and the desk's links name it. */
+  firstUnreadNumber: number;
   /** When that entry was written (ISO-8601): the handoff has waited since then. */
   since: string;
   /** Entries past that side's cursor. */
@@ -177,9 +179,10 @@ const findWaitingInput = z.object({
  */
 export async function waitingIn(tx: Tx, side: ClientSide, cutoff: string, limit: number): Promise<WaitingHandoff[]> {
   const cursor = cursorColumn(side);
-  const rows = await tx.all<HandoffRow & { first_seq: number; since: string; unread: number }>(
+  const rows = await tx.all<HandoffRow & { first_seq: number; first_number: number; since: string; unread: number }>(
     `SELECT ${HANDOFF_COLUMNS}, w.since,
          (SELECT MIN(e.seq) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS first_seq,
+         (SELECT MIN(e.number) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS first_number,
          (SELECT COUNT(*) FROM handoff_entries e WHERE e.handoff_id = h.id AND e.seq > ${cursor}) AS unread
        FROM (
          SELECT u.handoff_id AS id, u.since
@@ -194,6 +197,7 @@ export async function waitingIn(tx: Tx, side: ClientSide, cutoff: string, limit:
     handoff: toHandoffView(row),
     waitingFor: side,
     firstUnreadSeq: row.first_seq,
+    firstUnreadNumber: row.first_number,
     since: new Date(row.since).toISOString(),
     unreadCount: row.unread,
   }));

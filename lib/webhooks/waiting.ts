@@ -36,6 +36,7 @@ function dataOf(waiting: WaitingHandoff, now: Date): Record<string, unknown> {
     since: waiting.since,
     waitingMinutes: Math.floor((now.getTime() - Date.parse(waiting.since)) / 60_000),
     firstUnreadSeq: waiting.firstUnreadSeq,
+    firstUnreadNumber: waiting.firstUnreadNumber,
     unreadCount: waiting.unreadCount,
   };
 }
