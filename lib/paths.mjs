@@ -40,9 +40,20 @@ export function batonCommand() {
   return isCheckout() ? "npx baton" : "npx baton-desk";
 }
 
-/** The platform's per-user folders for Baton (`~/.local/share/baton`, `~/Library/Application Support/baton`, `%LOCALAPPDATA%\baton\Data` …). */
+/**
+ * The platform's per-user folders for Baton (`~/.local/share/baton`, `~/Library/Application Support/baton`, `%LOCALAPPDATA%\baton\Data` …).
+ * A relative XDG_DATA_HOME or XDG_CACHE_HOME is ignored, as the XDG base directory specification
+ * says: env-paths takes it as given, which made a desk of its own under each current folder (the
+ * desk started in one, Claude Code's MCP server in each project's).
+ */
 export function userFolders() {
-  return envPaths("baton", { suffix: "" });
+  const folders = envPaths("baton", { suffix: "" });
+  const home = os.homedir();
+  return {
+    ...folders,
+    data: path.isAbsolute(folders.data) ? folders.data : path.join(home, ".local", "share", "baton"),
+    cache: path.isAbsolute(folders.cache) ? folders.cache : path.join(home, ".cache", "baton"),
+  };
 }
 
 /**

@@ -338,6 +338,19 @@ describe("npx -y baton-desk on this machine's Node", () => {
     }
   });
 
+  it("a relative XDG_DATA_HOME or XDG_CACHE_HOME is ignored, as the XDG specification says: one desk whatever the current folder", { timeout: 120_000 }, () => {
+    const home = tempFolder("home");
+    const relative = { XDG_DATA_HOME: "data", XDG_CACHE_HOME: "cache" };
+    const [first, second] = [tempFolder("empty"), tempFolder("empty")];
+    const created = npx(line, home, first, ["token", "create", "--name", "desk", "--role", "operator"], relative);
+    expect(created.status, created.stderr).toBe(0);
+    const listed = npx(line, home, second, ["token", "list"], relative);
+    expect(listed.stdout, listed.stderr).toMatch(/^desk\toperator\t/m);
+    expect(fs.existsSync(path.join(home, ".local", "share", "baton", "baton.db"))).toBe(true);
+    expect(fs.existsSync(path.join(home, ".cache", "baton", "code-cache", version, "cli.cache"))).toBe(true);
+    expect([fs.readdirSync(first), fs.readdirSync(second)]).toEqual([[], []]);
+  });
+
   it("--help lists start, the command baton alone runs, on standard output; --version prints the version; neither makes the data folder", { timeout: 120_000 }, () => {
     const home = tempFolder("home");
     const help = npx(line, home, tempFolder("empty"), ["--help"]);
