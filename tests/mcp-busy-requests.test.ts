@@ -19,8 +19,8 @@ import { holdSqliteLock } from "./support/sqlite-lock";
  * read, a write). PostgreSQL: another session holds the tables past a short lock_timeout (reads too).
  */
 const engine = process.env.BATON_TEST_ENGINE === "postgres" ? "postgres" : "sqlite";
-// The server's McpError says its code in its message, and the client's says it again.
-const BUSY = /^MCP error -32603: MCP error -32603: the database is busy: .*; nothing of this request was stored; send the same request again in a moment$/;
+// The client's McpError says the code before the server's message, once.
+const BUSY = /^MCP error -32603: the database is busy: .*; nothing of this request was stored; send the same request again in a moment$/;
 
 let agentId = 0;
 let handoffId = "";

@@ -58,6 +58,8 @@ describe.each(["stdio", "HTTP"] as const)("unknown resources over %s", (transpor
     expect(RESOURCE_NOT_FOUND).toBe(-32002);
     expect(error.data).toEqual({ uri });
     expect(error.message).not.toMatch(/\n\s+at /);
+    // The client's McpError names the code once: the server's message does not carry it too.
+    expect(error.message).toMatch(/^MCP error -32002: (?!MCP error)/);
   });
 
   it("a known handoff still reads, and subscribing to a URI that is no Baton resource answers -32002", async () => {
@@ -81,7 +83,7 @@ describe.each(["stdio", "HTTP"] as const)("subscribing to what does not exist ov
     const error = await refusal(reader().subscribeResource({ uri }));
     expect(error.code).toBe(RESOURCE_NOT_FOUND);
     expect(error.data).toEqual({ uri });
-    expect(error.message).toMatch(/not found/);
+    expect(error.message).toMatch(/^MCP error -32002: (?!MCP error).*not found/);
   });
 
   it("an agent that has not handed off yet may be followed", async () => {

@@ -133,11 +133,29 @@ function wrapEachRequestHandler(server: McpServer, wrap: (method: string, handle
 }
 
 /**
- * A request whose params do not fit its method's schema (`tools/call` with `arguments` an array,
- * `resources/read` with a numeric `uri`, `initialize` without its fields) fails in the SDK's own
- * parse with a ZodError, which the SDK answered as -32603 Internal error with the issues' JSON as
- * its message. Each handler the server has (call this once all are registered) is wrapped so the
- * same refusal is -32602 Invalid params with one line naming the fields.
+ * A protocol error as it goes out: the SDK answers a request with a thrown error's code, data and
+ * message, and an McpError's message begins "MCP error <code>: ", which the client's McpError puts
+ * before it again, so every refusal read "MCP error -32002: MCP error -32002: resource … not found".
+ */
+class ProtocolRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const asSent = (error: McpError) => new ProtocolRefusal(error.code, error.message.replace(`MCP error ${error.code}: `, ""), error.data);
+
+/**
+ * Wraps each handler the server has (call this once all are registered): a request whose params
+ * do not fit its method's schema (`tools/call` with `arguments` an array, `resources/read` with a
+ * numeric `uri`, `initialize` without its fields) fails in the SDK's own parse with a ZodError,
+ * which the SDK answered as -32603 Internal error with the issues' JSON as its message; it is
+ * -32602 Invalid params with one line naming the fields. And every protocol error (Baton's and
+ * the SDK's own McpErrors) goes out with its message once (ProtocolRefusal).
  */
 export function refuseMalformedParams(server: McpServer): void {
   // The SDK's parse throws before the handler's promise exists: caught here either way.
@@ -145,8 +163,9 @@ export function refuseMalformedParams(server: McpServer): void {
     try {
       return await handler(request, extra);
     } catch (error) {
+      if (error instanceof McpError) throw asSent(error);
       if (!(error instanceof z.core.$ZodError)) throw error;
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
+      throw new ProtocolRefusal(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeFieldErrors(fieldErrorsOf(error as z.ZodError))}`);
     }
   });
 }
