@@ -49,6 +49,15 @@ describe("agents HTTP API", () => {
       expect(response.status, url).toBe(400);
       expect((await response.json()).error.fieldErrors, url).toEqual({ agentId: ["comes from the path"] });
     }
+    // The fields a body may hold, never the agent, which the path names.
+    for (const [routeOf, method, url, body, fieldErrors] of [
+      [patchRoute, "PATCH", `${base}/${agent.id}`, { percent: 50 }, { percent: ["percent is not a field here; this takes contextPercent, tmuxTarget"] }],
+      [handoffRoute, "POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", repo: "/srv" }, { repo: ["repo is not a field here; this takes reason, document, successor, repoPath"] }],
+    ] as const) {
+      const response = await routeOf(send(method, url, body), context(agent.id));
+      expect(response.status, url).toBe(400);
+      expect((await response.json()).error.fieldErrors, url).toEqual(fieldErrors);
+    }
     expect(((await (await getRoute(send("GET", `${base}/${agent.id}`), context(agent.id))).json()) as Agent).status).toBe("active");
     const handed = await handoffRoute(send("POST", `${base}/${agent.id}/handoff`, { reason: "shift_end", document: "## Goal\nShip it.\n", successor: { session_id: sessionId } }), context(agent.id));
     expect(handed.status).toBe(201);

@@ -34,7 +34,7 @@ export const triggerHandoffInput = operationInput({
   ).default({}),
   /** The outgoing agent's working folder: where its repository stands is recorded with the handoff. */
   repoPath: namedFolderSchema.optional(),
-});
+}, { target: "agentId" });
 
 export type TriggerHandoffOptions = {
   agentId: string | number;

@@ -17,7 +17,7 @@ export const updateAgentInput = operationInput({
   contextPercent: contextPercentSchema.optional(),
   /** Where its terminal is; null or blank clears it. */
   tmuxTarget: nullableTmuxTargetSchema.optional(),
-});
+}, { target: "agentId" });
 
 export type UpdateAgentOptions = {
   agentId: string | number;
