@@ -26,17 +26,26 @@ export function visibleControls(text: string): string {
 }
 
 const CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI_CONTROLS}]`, "g");
-const ONLY_BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROLS}]`, "g");
+/** Characters that print nothing: soft hyphen, Mongolian vowel separator, zero-width space, word joiner and invisible operators, byte order mark. */
+const INVISIBLE_MARKS = "\\u00ad\\u180e\\u200b\\u2060-\\u2064\\ufeff";
+/**
+ * The zero-width non-joiner and joiner print nothing either, but Persian and Indic words and emoji
+ * sequences (a ZWJ between two emoji) need them; beside an ASCII character they only hide.
+ */
+const JOINERS_BESIDE_ASCII = "(?<=[\\u0000-\\u007f])[\\u200c\\u200d]|[\\u200c\\u200d](?=[\\u0000-\\u007f])";
+const SHOWN_AS_ESCAPES = new RegExp(`[${BIDI_CONTROLS}${INVISIBLE_MARKS}]|${JOINERS_BESIDE_ASCII}`, "g");
 const escapeOf = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /**
- * Only the bidirectional formatting characters of visibleControls shown as escapes: how the desk
- * shows titles, names and entries that anyone with a token wrote. A right-to-left override in a
- * title ("Invoice \u202efdp.exe") would otherwise read "Invoice exe.pdf"; the desk shows the
- * spoofing as it is. Line breaks and tabs stay (an entry's text keeps its lines).
+ * The bidirectional formatting characters of visibleControls, and the characters that print
+ * nothing, shown as escapes: how the desk shows titles, names and entries that anyone with a token
+ * wrote. A right-to-left override in a title ("Invoice \u202efdp.exe") would otherwise read
+ * "Invoice exe.pdf"; a zero-width space made "De\u200bploy to prod" a twin of "Deploy to prod",
+ * and a title of zero-width spaces alone an empty row whose link had no width to click. The desk
+ * shows the spoofing as it is. Line breaks and tabs stay (an entry's text keeps its lines).
  */
 export function visibleBidiControls(text: string): string {
-  return text.replace(ONLY_BIDI_CONTROLS, escapeOf);
+  return text.replace(SHOWN_AS_ESCAPES, escapeOf);
 }
 
 /** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */
