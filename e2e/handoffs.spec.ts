@@ -66,6 +66,8 @@ test("create, copy, paste, converse, mark read and close a handoff", async ({ pa
   await waitForHydration(page);
   await page.getByRole("button", { name: "Close handoff…" }).click();
   const dialog = page.getByRole("dialog", { name: "Close this handoff?" });
+  // It names the thread it deletes: the page behind the dimmed backdrop is no longer read.
+  await expect(dialog.getByTestId("close-target")).toHaveText(`E2E: implement auth ${id}`);
   await expect(dialog).toContainText("All 2 entries will be permanently deleted");
   await dialog.getByRole("button", { name: "Close and delete entries" }).click();
   await expect(page.getByText("This handoff is completed.")).toBeVisible();

@@ -5,10 +5,11 @@ import { closeHandoffAction } from "@/app/handoffs/actions";
 import { buttonClass } from "@/components/ui/button";
 import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { idleFormState, withoutPreviousState } from "@/lib/form-state";
+import { visibleBidiControls } from "@/lib/validation";
 import { useRefreshAfterSuccess } from "./use-refresh-thread";
 
-/** Close asks first, saying plainly that the entries will be deleted. */
-export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entryCount: number }) {
+/** Close asks first, naming the thread and saying plainly that its entries will be deleted. */
+export function CloseDialog({ handoffId, title, entryCount }: { handoffId: string; title: string; entryCount: number }) {
   const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(withoutPreviousState(closeHandoffAction), idleFormState);
   useRefreshAfterSuccess(state, handoffId);
@@ -28,6 +29,9 @@ export function CloseDialog({ handoffId, entryCount }: { handoffId: string; entr
           <h2 id="close-heading" className="text-lg font-semibold text-slate-900">
             Close this handoff?
           </h2>
+          <p data-testid="close-target" className="text-sm break-words text-slate-900">
+            <span className="font-medium">{visibleBidiControls(title)}</span> <span className="font-mono text-xs text-slate-600">{handoffId}</span>
+          </p>
           <p className="text-sm text-slate-700">
             {entryCount === 1 ? "Its 1 entry" : `All ${entryCount} entries`} will be permanently deleted. The handoff stays in the
             history as completed, and nothing more can be added to it.

@@ -166,7 +166,7 @@ export function ThreadView({
             </h2>
             <p className="text-sm text-slate-600">Closing deletes its entries; a context bundle of them is kept unless you say otherwise.</p>
           </div>
-          <CloseDialog handoffId={handoff.id} entryCount={entryCount} />
+          <CloseDialog handoffId={handoff.id} title={handoff.title} entryCount={entryCount} />
         </section>
       )}
     </div>
