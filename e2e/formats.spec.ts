@@ -232,6 +232,21 @@ test("a document just under the import's 1 MiB imports from the page", async ({ 
   await expect(page.getByTestId("provenance")).toContainText("Imported from handoff.yaml");
 });
 
+test("a document past 2 MiB is refused by the preview for its size, as the import refuses it", async ({ page }) => {
+  test.setTimeout(120_000);
+  // 2.1 MiB: the preview's action had a 2 MiB limit of its own and answered "is too large or
+  // malformed" where the import, like every door, says the formats' 1 MiB.
+  const header = 'goal: "Too large"\nstatus: in_progress\nnow: "Checking the refusal"\n';
+  const document = header + "# padding line\n".repeat(Math.ceil((2.1 * 1024 * 1024) / 15));
+  await page.goto("/import");
+  await (await whenHydrated(page.getByLabel("Or choose a file"))).setInputFiles({ name: "handoff.yaml", mimeType: "application/yaml", buffer: Buffer.from(document) });
+  const errors = page.getByTestId("field-errors");
+  // Loading 2 MiB into the box and sending it to the preview takes a while in a busy browser.
+  await expect(errors).toContainText("(document): must be at most 1 MiB", { timeout: 60_000 });
+  await expect(errors).not.toContainText("too large or malformed");
+  await expect(page.getByRole("button", { name: "Import as a new handoff" })).toBeDisabled();
+});
+
 test("an export is cut at entry #N with cutAtEntry (cut stays a seq); #N given as cut is refused saying which to give", async ({ request }) => {
   // Another thread written in between: entry #3 of this one has another seq than 3.
   const created = await request.post("/api/handoffs", { data: { title: "Cut where people see it", content: "We decided on JWT.", project: "e2e" } });

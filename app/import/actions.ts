@@ -2,24 +2,19 @@
 
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import { z } from "zod";
 import { Invalid, isDomainError } from "@/lib/errors";
 import { formValues, typedText, type FormState } from "@/lib/form-state";
 import { importDocument } from "@/lib/formats/import-document";
+import type { ImportDocumentOptions } from "@/lib/formats/plan-import";
 import { previewImport, type ImportPreview } from "@/lib/formats/preview-import";
 
-const previewInput = z.object({
-  text: z.string().max(2 * 1024 * 1024).optional(),
-  artifactId: z.string().max(200).optional(),
-  fileName: z.string().max(255).optional(),
-  format: z.string().max(40).optional(),
-});
-
-/** The preview for what is in the form; never stores anything. It reads the text as the import will (formValues). */
-export async function previewImportAction(input: z.input<typeof previewInput>): Promise<ImportPreview> {
-  const parsed = previewInput.safeParse(input);
-  if (!parsed.success) return { ok: false, message: "the form sent something unexpected", fieldErrors: { "(document)": ["is too large or malformed"] } };
-  return previewImport({ ...parsed.data, text: parsed.data.text === undefined ? undefined : typedText(parsed.data.text) });
+/**
+ * The preview for what is in the form; never stores anything. It reads the text as the import
+ * will (formValues); what the fields may hold is the domain's to check, as for the import.
+ */
+export async function previewImportAction(input: ImportDocumentOptions): Promise<ImportPreview> {
+  if (typeof input !== "object" || input === null) return previewImport(input);
+  return previewImport(typeof input.text === "string" ? { ...input, text: typedText(input.text) } : input);
 }
 
 function importFailure(error: unknown, values: Record<string, string>): FormState {
