@@ -5,7 +5,7 @@ import { createTokenAction, type CreateTokenState } from "@/app/settings/tokens/
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { ShownOnce } from "@/components/ui/shown-once";
-import { ROLE_LABELS, ROLES } from "@/lib/auth/schemas";
+import { MAX_TOKEN_NAME_LENGTH, ROLE_LABELS, ROLES } from "@/lib/auth/schemas";
 import { focusFirstInvalid, withoutPreviousState } from "@/lib/form-state";
 
 const initial: CreateTokenState = { status: "idle" };
@@ -32,7 +32,7 @@ export function CreateTokenForm() {
             id="token-name"
             name="name"
             required
-            maxLength={40}
+            maxLength={MAX_TOKEN_NAME_LENGTH}
             defaultValue={state.values?.name}
             aria-invalid={invalid("name")}
             aria-describedby="token-name-hint token-name-error"

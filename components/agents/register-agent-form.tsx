@@ -5,14 +5,16 @@ import { registerAgentAction } from "@/app/agents/actions";
 import { keepingUnsent } from "@/components/forms/drafts";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
+import { MAX_NAME_LENGTH, MAX_PERSONA_SLUG_LENGTH } from "@/lib/agents/schemas";
 import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
+import { MAX_PROJECT_LENGTH } from "@/lib/handoffs/schemas";
 
 type TextField = { name: string; label: string; hint: string; required?: boolean; mono?: boolean; maxLength: number };
 
 const FIELDS: TextField[] = [
-  { name: "personaSlug", label: "Persona", hint: "A slug such as developer-con-1: lowercase letters and digits joined by single hyphens.", required: true, mono: true, maxLength: 64 },
-  { name: "name", label: "Name (optional)", hint: "How the dashboard shows it; defaults to the persona.", maxLength: 100 },
-  { name: "project", label: "Project (optional)", hint: "A tag such as baton: lowercase letters, digits, _ or -.", mono: true, maxLength: 40 },
+  { name: "personaSlug", label: "Persona", hint: "A slug such as developer-con-1: lowercase letters and digits joined by single hyphens.", required: true, mono: true, maxLength: MAX_PERSONA_SLUG_LENGTH },
+  { name: "name", label: "Name (optional)", hint: "How the dashboard shows it; defaults to the persona.", maxLength: MAX_NAME_LENGTH },
+  { name: "project", label: "Project (optional)", hint: "A tag such as baton: lowercase letters, digits, _ or -.", mono: true, maxLength: MAX_PROJECT_LENGTH },
   { name: "tmuxTarget", label: "tmux target (optional)", hint: "Where it runs, as session:window.pane (e.g. work:2.0), for injection prompts.", mono: true, maxLength: 140 },
   { name: "sessionId", label: "Session id (optional)", hint: "Its own session UUID if it has one (e.g. Claude Code's); a new one is made otherwise.", mono: true, maxLength: 36 },
 ];

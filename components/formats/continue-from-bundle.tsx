@@ -5,7 +5,7 @@ import { importArtifactAction } from "@/app/import/actions";
 import { buttonClass } from "@/components/ui/button";
 import { Field, FieldMessages, inputClass } from "@/components/ui/field";
 import { idleFormState, withoutPreviousState } from "@/lib/form-state";
-import { MAX_TITLE_LENGTH } from "@/lib/handoffs/schemas";
+import { MAX_PROJECT_LENGTH, MAX_TITLE_LENGTH } from "@/lib/handoffs/schemas";
 
 /** The title a continuation starts with: the closed thread's, marked as its continuation (the operator may change it). */
 function continuationTitle(title: string): string {
@@ -45,7 +45,7 @@ export function ContinueFromBundle({ artifactId, parentId, title, project }: { a
           <input
             id="continue-project"
             name="project"
-            maxLength={40}
+            maxLength={MAX_PROJECT_LENGTH}
             defaultValue={state.values?.project ?? project ?? ""}
             autoComplete="off"
             spellCheck={false}

@@ -7,7 +7,7 @@ import { NEW_HANDOFF_DRAFT } from "./new-handoff-draft";
 import { buttonClass } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { focusFirstInvalid, idleFormState } from "@/lib/form-state";
-import type { ClientSide } from "@/lib/handoffs/schemas";
+import { MAX_PROJECT_LENGTH, MAX_TITLE_LENGTH, type ClientSide } from "@/lib/handoffs/schemas";
 
 /** `defaultSide`: the side the caller counts as when it names none (lib/caller.ts defaultSideOf), checked first. */
 export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
@@ -34,12 +34,12 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
           </p>
         )}
       </div>
-      <Field id="title" label="Title" errors={errors.title} hint="A short description of the session, up to 200 characters.">
+      <Field id="title" label="Title" errors={errors.title} hint={`A short description of the session, up to ${MAX_TITLE_LENGTH} characters.`}>
         <input
           id="title"
           name="title"
           required
-          maxLength={200}
+          maxLength={MAX_TITLE_LENGTH}
           value={title}
           onChange={(event) => setTitle(event.target.value)}
           aria-invalid={invalid("title")}
@@ -51,7 +51,7 @@ export function NewHandoffForm({ defaultSide }: { defaultSide: ClientSide }) {
         <input
           id="project"
           name="project"
-          maxLength={40}
+          maxLength={MAX_PROJECT_LENGTH}
           defaultValue={values.project}
           aria-invalid={invalid("project")}
           aria-describedby="project-hint project-error"

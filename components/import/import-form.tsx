@@ -10,7 +10,7 @@ import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { EXAMPLE_DOCUMENTS } from "@/lib/formats/examples";
 import type { ImportPreview as Preview } from "@/lib/formats/preview-import";
 import { FORMAT_LABELS } from "@/lib/formats/types";
-import { SOURCE_FORMATS } from "@/lib/handoffs/schemas";
+import { MAX_PROJECT_LENGTH, SOURCE_FORMATS } from "@/lib/handoffs/schemas";
 import { utf8TextOf } from "@/lib/utf8";
 import { FieldErrorList, ImportPreview } from "./import-preview";
 
@@ -142,7 +142,7 @@ export function ImportForm() {
             />
           </Field>
           <Field id="project" label="Project (optional)" errors={state.fieldErrors?.project} hint="A tag for the new thread, e.g. hlg.">
-            <input id="project" name="project" maxLength={40} defaultValue={state.values?.project} aria-describedby="project-hint project-error" className={`${inputClass} font-mono`} />
+            <input id="project" name="project" maxLength={MAX_PROJECT_LENGTH} defaultValue={state.values?.project} aria-describedby="project-hint project-error" className={`${inputClass} font-mono`} />
           </Field>
         </div>
         <div aria-live="polite" className="flex flex-col gap-3">

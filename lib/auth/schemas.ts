@@ -12,13 +12,14 @@ export const ROLE_LABELS: Record<Role, string> = {
   agent: "Agent: MCP tools and the thread/agent API, no token management",
 };
 
-export const TOKEN_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,39}$/;
+export const MAX_TOKEN_NAME_LENGTH = 40;
+export const TOKEN_NAME_PATTERN = new RegExp(`^[a-z0-9][a-z0-9._-]{0,${MAX_TOKEN_NAME_LENGTH - 1}}$`);
 
 export const tokenNameSchema = z
   .string({ error: "name is required" })
   .trim()
   .toLowerCase()
-  .regex(TOKEN_NAME_PATTERN, "name: 1-40 characters, lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+  .regex(TOKEN_NAME_PATTERN, `name: 1-${MAX_TOKEN_NAME_LENGTH} characters, lowercase letters, digits, '.', '_' or '-', starting with a letter or digit`);
 
 export const roleSchema = z.enum(ROLES, { error: 'role must be "operator" or "agent"' });
 

@@ -17,7 +17,8 @@ export const SOURCE_FILTERS = ["native", ...SOURCE_FORMATS] as const;
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_CONTENT_BYTES = 64 * 1024;
-export const PROJECT_TAG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const MAX_PROJECT_LENGTH = 40;
+export const PROJECT_TAG_PATTERN = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${MAX_PROJECT_LENGTH - 1}}$`);
 
 export type ClientSide = (typeof CLIENT_SIDES)[number];
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -54,7 +55,7 @@ export const contentSchema = z
 export const projectTagSchema = z
   .string({ error: textFieldError("project") })
   .regex(PROJECT_TAG_PATTERN, {
-    error: "project must be 1–40 characters: lowercase letters, digits, _ or -, starting with a letter or digit",
+    error: `project must be 1–${MAX_PROJECT_LENGTH} characters: lowercase letters, digits, _ or -, starting with a letter or digit`,
   });
 
 /** An optional project: blank or null means none. */
