@@ -157,6 +157,17 @@ test("End shift starts from the project's last checkpoint in one click; its empt
   await expect(document.getByRole("heading", { name: "Done" })).toHaveCount(0);
 });
 
+test("End shift names the agent whose shift it ends, by name beside its short id (which another agent's session id may share)", async ({ page }) => {
+  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-named", project: "e2e", name: "E2E night builder" } });
+  expect(registered.status()).toBe(201);
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  await expect(dialog.getByTestId("end-shift-target")).toHaveText(`E2E night builder ${agent.shortId}`);
+});
+
 test("End shift drops the template's empty sections but never touches a code block: a fenced template quoted in the document arrives whole", async ({ page }) => {
   const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-fenced", project: "e2e" } });
   const agent = (await registered.json()) as { id: number; shortId: string };

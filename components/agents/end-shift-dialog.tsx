@@ -8,10 +8,13 @@ import { useModalDialog } from "@/components/ui/use-modal-dialog";
 import { Field, inputClass } from "@/components/ui/field";
 import { MAX_SHIFT_DOCUMENT_BYTES } from "@/lib/agents/schemas";
 import { formValues, idleFormState, type FormState } from "@/lib/form-state";
+import { visibleBidiControls } from "@/lib/validation";
 import { shiftDocumentDraft } from "./shift-draft";
 
 type Props = {
   agentId: number;
+  /** The agent's name: its short id alone may be another agent's too (callers choose session ids). */
+  name: string;
   shortId: string;
   template: string;
   tmuxTarget: string | null;
@@ -53,7 +56,7 @@ async function endShift(previous: FormState, formData: FormData): Promise<FormSt
  * document in one click. Sections of the template left empty are dropped on save. What is typed is
  * this agent's draft in the browser until the agent has ended, across reloads and navigation.
  */
-export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpoint }: Props) {
+export function EndShiftDialog({ agentId, name, shortId, template, tmuxTarget, checkpoint }: Props) {
   const modal = useModalDialog();
   const [state, formAction, pending] = useActionState(endShift, idleFormState);
   const errors = state.fieldErrors ?? {};
@@ -83,6 +86,9 @@ export function EndShiftDialog({ agentId, shortId, template, tmuxTarget, checkpo
             <h2 id="end-shift-heading" className="text-lg font-semibold text-slate-900">
               End the shift of agent {shortId}
             </h2>
+            <p data-testid="end-shift-target" className="mt-1 text-sm break-words text-slate-900">
+              <span className="font-medium">{visibleBidiControls(name)}</span> <span className="font-mono text-xs text-slate-600">{shortId}</span>
+            </p>
             <p className="mt-1 text-sm text-slate-700">
               The document is saved under the data folder, a successor agent starts (same persona and project) and is told where to
               read it. This agent ends.

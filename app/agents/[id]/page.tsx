@@ -109,7 +109,7 @@ export default async function AgentPage({ params, searchParams }: Props) {
         }
         actions={
           agent.status === "active" ? (
-            <EndShiftDialog agentId={agent.id} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} checkpoint={checkpoint} />
+            <EndShiftDialog agentId={agent.id} name={agent.name} shortId={agent.shortId} template={SHIFT_DOCUMENT_TEMPLATE} tmuxTarget={agent.tmuxTarget} checkpoint={checkpoint} />
           ) : (
             // Its shift is over (handed off here, elsewhere, or ended): a shift document typed for it has no use left.
             <ForgetDraft name={shiftDocumentDraft(agent.id)} />
