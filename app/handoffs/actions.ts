@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { NotFound } from "@/lib/errors";
 import { formStateFromError, formValues, type FormState } from "@/lib/form-state";
-import { addEntry, createHandoff, extractHandoffId, getHandoff, markRead } from "@/lib/handoffs";
+import { addEntry, createHandoff, extractHandoffId, getHandoff, HANDOFF_ID_SHAPE, markRead } from "@/lib/handoffs";
 import { closeHandoff } from "@/lib/formats";
 import { redactionLines } from "@/lib/secrets";
 import { revalidateThread } from "./revalidate";
@@ -24,7 +24,7 @@ export async function openHandoffAction(_previous: FormState, formData: FormData
     return {
       status: "error",
       fieldErrors: {
-        ref: ["That is not a handoff ID. IDs look like hof_ followed by 21 letters, digits, _ or - (e.g. hof_V1StGXR8_Z5jdHi6B-myT)."],
+        ref: [`That is not a handoff ID. IDs look like ${HANDOFF_ID_SHAPE} (e.g. hof_V1StGXR8_Z5jdHi6B-myT).`],
       },
       values,
     };

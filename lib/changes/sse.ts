@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { Invalid } from "../errors";
-import { HANDOFF_ID_PATTERN } from "../handoffs/schemas";
+import { HANDOFF_ID_PATTERN, HANDOFF_ID_SHAPE } from "../handoffs/schemas";
 import { describeFieldErrors, fieldErrorsOf, wholeNumberParam } from "../validation";
 import type { FeedEvent } from "./fan-out";
 import { MAX_REPLAY, subscribe, type Subscription } from "./feed";
@@ -36,7 +36,7 @@ const eventsQuerySchema = z.object({
   "Last-Event-ID": seqParam("Last-Event-ID"),
   handoff: z
     .string()
-    .regex(HANDOFF_ID_PATTERN, { error: "handoff must be a handoff ID: hof_ followed by 21 letters, digits, _ or -" })
+    .regex(HANDOFF_ID_PATTERN, { error: `handoff must be a handoff ID: ${HANDOFF_ID_SHAPE}` })
     .optional(),
   agent: wholeNumberParam("agent", 1, Number.MAX_SAFE_INTEGER),
   subject: z

@@ -4,6 +4,8 @@ import { blankToUndefined, textFieldError } from "../validation";
 /** nanoid's URL-safe alphabet; a handoff id is `hof_` + 21 of these. */
 export const NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
 export const HANDOFF_ID_PATTERN = /^hof_[A-Za-z0-9_-]{21}$/;
+/** HANDOFF_ID_PATTERN in words, for every refusal of something that is not a handoff ID. */
+export const HANDOFF_ID_SHAPE = "hof_ followed by 21 letters, digits, _ or -";
 
 export const CLIENT_SIDES = ["chat", "code"] as const;
 export const ENTRY_TYPES = ["context", "task", "progress", "question", "decision", "done"] as const;
@@ -28,7 +30,7 @@ export const handoffIdSchema = z
   .string({ error: textFieldError("id") })
   .regex(HANDOFF_ID_PATTERN, {
     error: (issue) =>
-      `"${String(issue.input).slice(0, 60)}" is not a handoff ID; IDs look like hof_ followed by 21 letters, digits, _ or -`,
+      `"${String(issue.input).slice(0, 60)}" is not a handoff ID; IDs look like ${HANDOFF_ID_SHAPE}`,
   });
 
 export const clientSideSchema = z.enum(CLIENT_SIDES, { error: 'as_client must be "chat" or "code"' });

@@ -11,7 +11,7 @@ import {
   type ReadResourceResult,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import { HANDOFF_ID_PATTERN } from "../../handoffs/schemas";
+import { HANDOFF_ID_PATTERN, HANDOFF_ID_SHAPE } from "../../handoffs/schemas";
 import { loadAgents, loadHandoffs } from "../domain";
 import { answeringRequestErrors } from "../request-errors";
 import type { ToolContext } from "../tool-kit";
@@ -124,7 +124,7 @@ function asResourceError<T>(work: () => Promise<T>, context: ToolContext, uri: s
 }
 
 async function readHandoff(uri: string, id: string, context: ToolContext): Promise<ReadResourceResult> {
-  if (!HANDOFF_ID_PATTERN.test(id)) throw resourceNotFound(uri, `${uri} names no handoff: use baton://handoffs/hof_ followed by 21 letters, digits, _ or -`);
+  if (!HANDOFF_ID_PATTERN.test(id)) throw resourceNotFound(uri, `${uri} names no handoff: use baton://handoffs/${HANDOFF_ID_SHAPE}`);
   const { getHandoff } = await loadHandoffs();
   const side = defaultSideOf(currentCaller());
   const thread = await getHandoff({ id, asClient: side, repoPath: context.workingFolder });
