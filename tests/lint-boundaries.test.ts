@@ -82,3 +82,21 @@ describe("import cycles", () => {
     expect(await problems(errors, "lib/errors.ts", eslint)).toEqual([]);
   });
 });
+
+describe("server-only marks", () => {
+  /** A value import of the database layer, a driver, the file system, processes or crypto. */
+  const SERVER_IMPORT = /^import (?!type )[^;]*?from "(?:(?:\.\.?\/)+(?:\.\.\/)*database(?:\/[\w-]+)?|node:(?:fs|child_process|crypto)|better-sqlite3|pg)";$/m;
+
+  it("are on every TypeScript module of lib/ that imports the database, a driver, the file system, processes or crypto", () => {
+    const unmarked = fs
+      .readdirSync(path.join(root, "lib"), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts"))
+      .map((entry) => path.join(entry.parentPath, entry.name))
+      .filter((file) => {
+        const text = fs.readFileSync(file, "utf8");
+        return SERVER_IMPORT.test(text) && !/^import "server-only";$/m.test(text);
+      })
+      .map((file) => path.relative(root, file));
+    expect(unmarked).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import "server-only";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_INT4 } from "../database";
 import { quotedOneLine } from "../one-line";

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomBytes } from "node:crypto";
 import type { EntryView } from "../handoffs/views";
 import { quotedOneLine } from "../one-line";
