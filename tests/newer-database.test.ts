@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { write } from "../lib/database";
 import { projectRoot } from "../lib/paths.mjs";
-import { runBaton, type CommandRun } from "./support/baton-command";
+import { runBaton, runOf, type CommandRun } from "./support/baton-command";
 import { countRows } from "./support/rows";
 
 /**
@@ -29,15 +29,7 @@ function expectOneLine(ran: CommandRun, prefix: string) {
 
 /** `npm start`'s server (scripts/serve.ts) on a free port, until it exits. */
 function serve(): Promise<CommandRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], { cwd: projectRoot, env: { ...process.env, HOST: "127.0.0.1", PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runOf(spawn(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/serve.ts"], { cwd: projectRoot, env: { ...process.env, HOST: "127.0.0.1", PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 describe("a database a newer Baton migrated", () => {
