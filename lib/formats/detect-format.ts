@@ -56,6 +56,9 @@ export function detectFormat(text: string, fileName = ""): Detection {
   const value = looksLikeJson ? parseJsonText(text) : parseYamlText(text);
   const detected = fromKeys(value, fileName, looksLikeJson);
   if (!detected) throw unknownDocument();
+  // JSON with handoff.yaml's keys is read as YAML from here on (the secrets pass, the import):
+  // YAML's limits hold for it before either starts (60,000 keys held the server 1-2 s here).
+  if (looksLikeJson && detected.format === "handoff_yaml") refuseUnreadable(text, "yaml");
   return { ...detected, read: { syntax: looksLikeJson ? "json" : "yaml", value } };
 }
 
