@@ -74,6 +74,9 @@ const proxies: Proxy[] = [
       fs.mkdirSync(temp, { recursive: true });
       const config = [
         "daemon off;",
+        // Started as root, nginx runs its workers as nobody, who cannot write the temp folder made
+        // here: a body past nginx's in-memory buffer (the import past 1 MiB) was its own 500.
+        ...(process.getuid?.() === 0 ? ["user root;"] : []),
         `pid ${path.join(scratch, "nginx.pid")};`,
         `error_log ${path.join(scratch, "nginx-error.log")};`,
         "events {}",
