@@ -10,6 +10,17 @@ import { prepareDataDir, startAndWait, stopAndWait, whenHydrated, type ExtraServ
 import { scratchDir } from "./support/scratch";
 
 /** Registers an agent through the form and returns its page URL path. */
+/** Registers an agent (REST), opens its page and its End shift dialog: the agent and the dialog. */
+async function openEndShift(page: Page, data: { personaSlug: string; project: string; name?: string }) {
+  const registered = await page.request.post("/api/agents", { data });
+  expect(registered.status()).toBe(201);
+  const agent = (await registered.json()) as { id: number; shortId: string };
+  await page.goto(`/agents/${agent.id}`);
+  await waitForHydration(page);
+  await page.getByRole("button", { name: "End shift…" }).click();
+  return { agent, dialog: page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` }) };
+}
+
 async function registerThroughForm(page: Page, persona: string, project = "e2e") {
   await page.goto("/");
   // On a phone the navigation's links are in its menu.
@@ -158,13 +169,7 @@ test("End shift starts from the project's last checkpoint in one click; its empt
 });
 
 test("End shift names the agent whose shift it ends, by name beside its short id (which another agent's session id may share)", async ({ page }) => {
-  const registered = await page.request.post("/api/agents", { data: { personaSlug: "e2e-named", project: "e2e", name: "E2E night builder" } });
-  expect(registered.status()).toBe(201);
-  const agent = (await registered.json()) as { id: number; shortId: string };
-  await page.goto(`/agents/${agent.id}`);
-  await waitForHydration(page);
-  await page.getByRole("button", { name: "End shift…" }).click();
-  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  const { agent, dialog } = await openEndShift(page, { personaSlug: "e2e-named", project: "e2e", name: "E2E night builder" });
   await expect(dialog.getByTestId("end-shift-target")).toHaveText(`E2E night builder ${agent.shortId}`);
 });
 
@@ -374,13 +379,7 @@ test("End shift, Register and Retry answered 503 (the server away) keep what was
 });
 
 test("shortcut keys do nothing behind the End shift dialog: what was typed in it stays", async ({ page }) => {
-  const registered = await page.request.post("/api/agents", { data: { personaSlug: "keys-behind-a-dialog", project: "e2e" } });
-  expect(registered.status()).toBe(201);
-  const agent = (await registered.json()) as { id: number; shortId: string };
-  await page.goto(`/agents/${agent.id}`);
-  await waitForHydration(page);
-  await page.getByRole("button", { name: "End shift…" }).click();
-  const dialog = page.getByRole("dialog", { name: `End the shift of agent ${agent.shortId}` });
+  const { agent, dialog } = await openEndShift(page, { personaSlug: "keys-behind-a-dialog", project: "e2e" });
   await dialog.getByLabel("Shift document").fill("## Goal\nHalf a shift document, typed by hand.\n");
   // Tab on to the dialog's buttons, where keys are no longer typed into a field.
   await dialog.getByRole("button", { name: "End shift and hand off" }).focus();
