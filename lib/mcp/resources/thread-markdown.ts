@@ -2,15 +2,18 @@ import type { HandoffThread } from "../../handoffs";
 import type { ClientSide } from "../../handoffs/schemas";
 import type { EntryView } from "../../handoffs/views";
 
+/** An entry's heading names its seq too: what after_seq and before_seq take. */
 function entryBlock(entry: EntryView, fresh: boolean): string {
+  const answers = entry.answers === null ? "" : ` · answers #${entry.answers}`;
   const marker = fresh ? " · **NEW**" : "";
-  return `### #${entry.number} ${entry.type} from ${entry.fromClient} · ${entry.createdAt}${marker}\n\n${entry.content}\n`;
+  return `### #${entry.number} ${entry.type} from ${entry.fromClient}${answers} · ${entry.createdAt} · seq ${entry.seq}${marker}\n\n${entry.content}\n`;
 }
 
 /**
  * A thread as Markdown for the side reading it: a header, then the entries new to that side
  * (marked **NEW**, oldest first), then the earlier ones. What get_handoff's byte budget left
- * out is named with how to fetch it. Reading never moves a cursor.
+ * out is named with how to fetch it. Reading never moves a cursor. The handoff resource, the
+ * pickup prompt and get_handoff's text block.
  */
 export function threadMarkdown(thread: HandoffThread, side: ClientSide): string {
   const { handoff } = thread;
