@@ -3,11 +3,13 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkOutputsSynchronously, defineTool, registerTool } from "../lib/mcp/tool-kit";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { checkOutputsSynchronously, defineTool, deliverRequestsDirectly, registerTool } from "../lib/mcp/tool-kit";
 
 /**
  * lib/mcp/tool-kit.ts replaces the SDK's private output check with a synchronous one (zod's
- * compiled parser): these keep that replacement honest across SDK upgrades.
+ * compiled parser) and hands requests to its private request handling directly: these keep both
+ * honest across SDK upgrades.
  */
 const countTool = defineTool({
   name: "count",
@@ -49,6 +51,32 @@ describe("the synchronous output check", () => {
     const bad = await client.callTool({ name: "count", arguments: { wrong: true } });
     expect(bad.isError).toBe(true);
     expect((bad.content as { text: string }[])[0].text).toMatch(/Output validation error: Invalid structured content for tool count:[\s\S]*count/);
+    await client.close();
+  });
+});
+
+describe("requests delivered directly", () => {
+  it("use a method the SDK still has", () => {
+    expect(typeof (Protocol.prototype as unknown as Record<string, unknown>)._onrequest).toBe("function");
+  });
+
+  it("are answered as before, and the server's own requests still get their answers and notifications still arrive", async () => {
+    const server = new McpServer({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+    checkOutputsSynchronously(server);
+    registerTool(server, countTool, { log: () => {} });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    deliverRequestsDirectly(server, serverSide);
+    let initialized = false;
+    server.server.oninitialized = () => (initialized = true);
+    const client = new Client({ name: "direct-test", version: "1.0.0" });
+    await client.connect(clientSide);
+    expect((await client.callTool({ name: "count", arguments: { wrong: false } })).structuredContent).toEqual({ count: 3 });
+    await expect(client.callTool({ name: "count", arguments: { wrong: "yes" } })).resolves.toMatchObject({ isError: true });
+    await expect(client.request({ method: "no/such-method" }, z.object({}))).rejects.toThrow(/Method not found/);
+    // A notification (notifications/initialized, sent by connect) and a response to the server's own request.
+    expect(initialized).toBe(true);
+    await expect(server.server.ping()).resolves.toEqual({});
     await client.close();
   });
 });

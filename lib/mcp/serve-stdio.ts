@@ -7,7 +7,7 @@ import { database } from "../database";
 import { ensureMigrated } from "../database/migrate";
 import { StdioTransport } from "./stdio-transport";
 import { createMcpServer } from "./create-server";
-import { reportCancelledRequests } from "./tool-kit";
+import { deliverRequestsDirectly, reportCancelledRequests } from "./tool-kit";
 import { setProcessSide } from "../caller";
 import { loadHandoffs } from "./domain";
 import { oneLine } from "../one-line";
@@ -93,6 +93,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<number> {
     stop(`cannot write to stdout (${oneLine(error.message)}): no new call starts`);
   };
   await server.connect(transport);
+  deliverRequestsDirectly(server, transport);
   // The client went away: answer what it asked before it did, then stop.
   process.stdin.once("end", () => stop("stdin ended: the client is done"));
   process.stdin.once("error", (error: NodeJS.ErrnoException) => stop(`stdin failed (${error.code ?? oneLine(error.message)}): the client is gone`));

