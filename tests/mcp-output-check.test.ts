@@ -55,6 +55,31 @@ describe("the synchronous output check", () => {
   });
 });
 
+describe("the output check of a list", () => {
+  const listTool = defineTool({
+    name: "list",
+    title: "List",
+    description: "Answers with entries, one of them wrong when asked to",
+    input: z.object({ wrong: z.boolean() }),
+    output: z.object({ entries: z.array(z.object({ seq: z.number().int(), answers: z.number().int().nullable() })) }),
+    annotations: { readOnlyHint: true },
+    // The wrong entry is the point of the test: the cast gets it past the type check only.
+    run: async (args) => ({ entries: [{ seq: 1, answers: null }, { seq: 2, answers: (args.wrong ? "1" : 1) as unknown as number }] }),
+  });
+
+  it("passes the list and refuses one entry of the wrong type, naming where it is", async () => {
+    const server = new McpServer({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+    checkOutputsSynchronously(server);
+    registerTool(server, listTool, { log: () => {} });
+    const client = await connected(server);
+    expect((await client.callTool({ name: "list", arguments: { wrong: false } })).structuredContent).toEqual({ entries: [{ seq: 1, answers: null }, { seq: 2, answers: 1 }] });
+    const bad = await client.callTool({ name: "list", arguments: { wrong: true } });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as { text: string }[])[0].text).toMatch(/Output validation error: Invalid structured content for tool list:[\s\S]*entries\[1\]\.answers/);
+    await client.close();
+  });
+});
+
 describe("requests delivered directly", () => {
   it("use a method the SDK still has", () => {
     expect(typeof (Protocol.prototype as unknown as Record<string, unknown>)._onrequest).toBe("function");
