@@ -115,29 +115,33 @@ type OutputCheck = (tool: { outputSchema?: unknown }, result: CallToolResult, to
 
 /** Answers a client's SDK checks with: the tool's outputSchema as tools/list advertises it, through the SDK's own Ajv validator. */
 const ajv = new AjvJsonSchemaValidator();
-const validators = new WeakMap<z.ZodType, (content: unknown) => boolean>();
+const validators = new WeakMap<z.ZodType, ((content: unknown) => boolean) | "compiling">();
 
 /**
- * The check of an output schema, compiled on the tool's first answer: the JSON Schema the SDK
- * advertises for it (z.toJSONSchema, draft-7, as output), which is what a client's SDK checks
- * answers against. Ajv reads the answer where it lies; zod's parse copies it, which for a fresh
- * 300-entry get_handoff answer was a fifth of the server's work (0.2 ms).
+ * The compiled check of an output schema: the JSON Schema the SDK advertises for it
+ * (z.toJSONSchema, draft-7, as output), which is what a client's SDK checks answers against. Ajv
+ * reads the answer where it lies; zod's parse copies it, which for a fresh 300-entry get_handoff
+ * answer was a fifth of the server's work (0.2 ms). Compiling takes 10-35 ms, so no call waits
+ * for it: the first answer of each tool is checked by zod, and the compiling runs once that answer
+ * is sent (the event loop's check phase). undefined until then.
  */
-function validatorOf(schema: z.ZodType): (content: unknown) => boolean {
-  let validate = validators.get(schema);
-  if (validate === undefined) {
-    const check = ajv.getValidator(z.toJSONSchema(schema, { target: "draft-7", io: "output" }) as JsonSchemaType);
-    validate = (content) => check(content).valid;
-    validators.set(schema, validate);
+function compiledCheckOf(schema: z.ZodType): ((content: unknown) => boolean) | undefined {
+  const known = validators.get(schema);
+  if (known === undefined) {
+    validators.set(schema, "compiling");
+    setImmediate(() => {
+      const check = ajv.getValidator(z.toJSONSchema(schema, { target: "draft-7", io: "output" }) as JsonSchemaType);
+      validators.set(schema, (content) => check(content).valid);
+    });
   }
-  return validate;
+  return typeof known === "function" ? known : undefined;
 }
 
 /**
  * Checks tool results against their output schemas synchronously. The SDK's own check (McpServer's
  * private `validateToolOutput`, replaced here on the instance) uses zod's safeParseAsync, which
- * turns off zod's compiled object parser and copies the answer; this one asks Ajv (validatorOf),
- * and zod only to word a refusal. tests/mcp-output-check.test.ts fails if the SDK renames the method.
+ * turns off zod's compiled object parser and copies the answer; this one asks Ajv once compiled
+ * (compiledCheckOf), zod before that and to word a refusal. tests/mcp-output-check.test.ts fails if the SDK renames the method.
  */
 export function checkOutputsSynchronously(server: McpServer): void {
   const check: OutputCheck = async (tool, result, toolName) => {
@@ -147,7 +151,8 @@ export function checkOutputsSynchronously(server: McpServer): void {
     }
     const content = result.structuredContent;
     if (fitting.get(content) === tool.outputSchema) return;
-    if (!validatorOf(tool.outputSchema)(content)) {
+    const compiled = compiledCheckOf(tool.outputSchema);
+    if (compiled ? !compiled(content) : !tool.outputSchema.safeParse(content).success) {
       const parsed = tool.outputSchema.safeParse(content);
       const why = parsed.success ? "it does not fit the tool's advertised outputSchema" : z.prettifyError(parsed.error);
       throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${toolName}: ${why}`);
