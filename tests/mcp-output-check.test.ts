@@ -4,7 +4,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { checkOutputsSynchronously, defineTool, deliverRequestsDirectly, registerTool } from "../lib/mcp/tool-kit";
+import { checkOutputsSynchronously, defineTool, deliverRequestsDirectly, outputChecksCompiled, registerTool } from "../lib/mcp/tool-kit";
 
 /**
  * lib/mcp/tool-kit.ts replaces the SDK's private output check with a synchronous one (zod's
@@ -80,8 +80,7 @@ describe("the output check of a list", () => {
     // The tool's first answer is checked by zod while Ajv compiles its schema; the later ones by Ajv.
     await refusal();
     expect((await client.callTool({ name: "list", arguments: { wrong: false } })).structuredContent).toEqual({ entries: [{ seq: 1, answers: null }, { seq: 2, answers: 1 }] });
-    // In memory, calls are answered within one turn of the event loop; the compiling waits for the next.
-    await new Promise((resolve) => setImmediate(resolve));
+    await outputChecksCompiled();
     expect((await client.callTool({ name: "list", arguments: { wrong: false } })).structuredContent).toEqual({ entries: [{ seq: 1, answers: null }, { seq: 2, answers: 1 }] });
     await refusal();
     await client.close();

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType } from "@modelcontextprotocol/sdk/validation";
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type RequestId, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { describeFieldErrors, fieldErrorsOf } from "../validation";
@@ -113,9 +113,15 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
 
 type OutputCheck = (tool: { outputSchema?: unknown }, result: CallToolResult, toolName: string) => Promise<void>;
 
-/** Answers a client's SDK checks with: the tool's outputSchema as tools/list advertises it, through the SDK's own Ajv validator. */
-const ajv = new AjvJsonSchemaValidator();
+/**
+ * What a client's SDK checks answers with: the SDK's own Ajv validator, loaded and made on the
+ * first compiling (not while the server starts, which a client waits for).
+ */
+let ajv: Promise<AjvJsonSchemaValidator> | undefined;
+const ajvValidator = () => (ajv ??= import("@modelcontextprotocol/sdk/validation/ajv").then(({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator()));
 const validators = new WeakMap<z.ZodType, ((content: unknown) => boolean) | "compiling">();
+/** The compilings started so far, settled. */
+let compiled: Promise<void> = Promise.resolve();
 
 /**
  * The compiled check of an output schema: the JSON Schema the SDK advertises for it
@@ -129,12 +135,22 @@ function compiledCheckOf(schema: z.ZodType): ((content: unknown) => boolean) | u
   const known = validators.get(schema);
   if (known === undefined) {
     validators.set(schema, "compiling");
-    setImmediate(() => {
-      const check = ajv.getValidator(z.toJSONSchema(schema, { target: "draft-7", io: "output" }) as JsonSchemaType);
-      validators.set(schema, (content) => check(content).valid);
-    });
+    const compiling = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(ajvValidator)
+      .then((validator) => {
+        const check = validator.getValidator(z.toJSONSchema(schema, { target: "draft-7", io: "output" }) as JsonSchemaType);
+        validators.set(schema, (content) => check(content).valid);
+      })
+      // Without Ajv, zod goes on checking this tool's answers: the same verdicts, more slowly.
+      .catch(() => undefined);
+    compiled = compiled.then(() => compiling);
   }
   return typeof known === "function" ? known : undefined;
+}
+
+/** Resolves once every output check compiling so far has ended (tests: the answers after it are checked by Ajv). */
+export function outputChecksCompiled(): Promise<void> {
+  return compiled;
 }
 
 /**
