@@ -11,7 +11,7 @@ describe("answer lines", () => {
   it("keep nothing in a process that serves no stdio (the HTTP door never sends them as lines)", () => {
     const structure = { kept: "no" };
     const text = JSON.stringify(structure);
-    rememberSerialized(text, structure, text);
+    rememberSerialized(text, structure, () => text);
     const message = { result: { content: [{ type: "text", text }], structuredContent: structure }, jsonrpc: "2.0", id: 1 } as unknown as JSONRPCMessage;
     expect(lineOf(message)).toBe(`${JSON.stringify(message)}\n`);
     // The stdio transport turns keeping on when it is made.
@@ -22,7 +22,7 @@ describe("answer lines", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), fc.option(fc.string()), fc.option(fc.string()), (structure, remembered, withContent, lead, transcript) => {
         const text = transcript ?? JSON.stringify(structure);
-        if (remembered) rememberSerialized(text, structure, JSON.stringify(structure));
+        if (remembered) rememberSerialized(text, structure, () => JSON.stringify(structure));
         // A lead (a staleness warning) goes before the JSON's text block; the text is spliced in escaped.
         const blocks = [...(lead === null ? [] : [{ type: "text", text: lead }]), { type: "text", text }];
         const result = withContent ? { content: blocks, structuredContent: structure } : { structuredContent: structure };
@@ -39,7 +39,7 @@ describe("answer lines", () => {
   it("are spliced when the answer's structure was copied on its way out (the SDK checks it against its schema, copying the top level)", () => {
     const structure = { entries: [{ number: 1, content: 'say "hi"' }] };
     const text = JSON.stringify(structure);
-    rememberSerialized(text, structure, text);
+    rememberSerialized(text, structure, () => text);
     const message = { result: { content: [{ type: "text", text }], structuredContent: { ...structure } }, jsonrpc: "2.0", id: 3 } as unknown as JSONRPCMessage;
     const line = lineOf(message);
     // Spliced: the structure goes last, after the envelope's other members.
@@ -51,8 +51,8 @@ describe("answer lines", () => {
     const text = "# One thread, as read by code";
     const first = { handoff: { chat_last_seen: 4 }, entry_count: 9 };
     const second = { handoff: { chat_last_seen: 9 }, entry_count: 9 };
-    rememberSerialized(text, first, JSON.stringify(first));
-    rememberSerialized(text, second, JSON.stringify(second));
+    rememberSerialized(text, first, () => JSON.stringify(first));
+    rememberSerialized(text, second, () => JSON.stringify(second));
     const messageOf = (structure: object, id: number) => ({ result: { content: [{ type: "text", text }], structuredContent: { ...structure } }, jsonrpc: "2.0", id }) as unknown as JSONRPCMessage;
     // Sent in the other order than they were made, as two calls may end.
     for (const [structure, id] of [[second, 2], [first, 1]] as const) {

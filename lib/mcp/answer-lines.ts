@@ -24,11 +24,14 @@ export function keepAnswersForLines(): void {
   serving = true;
 }
 
-/** Records that the answer of `structure` with the text block `text` is sent with `json`, exactly `JSON.stringify(structure)`. */
-export function rememberSerialized(text: string, structure: Record<string, unknown>, json: string): void {
+/**
+ * Records that the answer of `structure` with the text block `text` is sent with `jsonOf()`,
+ * exactly `JSON.stringify(structure)`: made only here, where it is sent so.
+ */
+export function rememberSerialized(text: string, structure: Record<string, unknown>, jsonOf: () => string): void {
   if (!serving) return;
   const answers = unsent.get(text) ?? [];
-  answers.push({ json, values: Object.values(structure) });
+  answers.push({ json: jsonOf(), values: Object.values(structure) });
   if (answers.length > MAX_UNSENT) answers.shift();
   unsent.set(text, answers);
   if (unsent.size > MAX_UNSENT) unsent.delete(unsent.keys().next().value as string);
@@ -88,7 +91,7 @@ const encodedAnswers = new LRUCache<string, { of: string; text: Buffer; json: Bu
 
 function encodedAnswer(text: string, json: string): { text: Buffer; json: Buffer } {
   let encoded = encodedAnswers.get(text);
-  // The same text with another structure (see AMBIGUOUS) is encoded anew.
+  // The same text with another structure (two answers may share a text, see unsent) is encoded anew.
   if (encoded === undefined || encoded.of !== json) {
     encoded = { of: json, text: Buffer.from(JSON.stringify(text)), json: Buffer.from(json) };
     encodedAnswers.set(text, encoded);

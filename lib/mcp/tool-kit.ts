@@ -87,9 +87,8 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const output = await tool.run(args, context);
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
-      const json = jsonOf(result);
-      const text = textBlocks.get(result) ?? json;
-      rememberSerialized(text, result, json);
+      const text = textBlocks.get(result) ?? jsonOf(result);
+      rememberSerialized(text, result, () => jsonOf(result));
       const block = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, block] : [block], structuredContent: result };
     } catch (error) {
