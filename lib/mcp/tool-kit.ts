@@ -88,7 +88,8 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
       const text = textBlocks.get(result) ?? jsonOf(result);
-      rememberSerialized(text, result, () => jsonOf(result));
+      // Without a text of its own, the text block is the JSON.
+      rememberSerialized(text, result, textBlocks.has(result) ? () => jsonOf(result) : () => text);
       const block = { type: "text" as const, text };
       return { content: lead ? [{ type: "text", text: lead }, block] : [block], structuredContent: result };
     } catch (error) {
