@@ -167,11 +167,14 @@ export function checkOutputsSynchronously(server: McpServer): void {
     }
     const content = result.structuredContent;
     if (fitting.get(content) === tool.outputSchema) return;
-    const compiled = compiledCheckOf(tool.outputSchema);
-    if (compiled ? !compiled(content) : !tool.outputSchema.safeParse(content).success) {
+    // Ajv's verdict once compiled (undefined before); zod's parse decides before that, and words a refusal.
+    const fits = compiledCheckOf(tool.outputSchema)?.(content);
+    if (fits !== true) {
       const parsed = tool.outputSchema.safeParse(content);
-      const why = parsed.success ? "it does not fit the tool's advertised outputSchema" : z.prettifyError(parsed.error);
-      throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${toolName}: ${why}`);
+      if (fits === false || !parsed.success) {
+        const why = parsed.success ? "it does not fit the tool's advertised outputSchema" : z.prettifyError(parsed.error);
+        throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${toolName}: ${why}`);
+      }
     }
     if (Object.isFrozen(content)) fitting.set(content, tool.outputSchema);
   };
