@@ -12,8 +12,8 @@ function entryBlock(entry: EntryView, fresh: boolean): string {
 /**
  * A thread as Markdown for the side reading it: a header, then the entries new to that side
  * (marked **NEW**, oldest first), then the earlier ones. What get_handoff's byte budget left
- * out is named with how to fetch it. Reading never moves a cursor. The handoff resource, the
- * pickup prompt and get_handoff's text block.
+ * out is named with how to fetch it. Reading never moves a cursor. The handoff resource and the
+ * pickup prompt.
  */
 export function threadMarkdown(thread: HandoffThread, side: ClientSide): string {
   const { handoff } = thread;
