@@ -86,16 +86,18 @@ test.describe("BATON_AUTH=required on loopback", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(`${origin}/agents`);
     await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
-    // The session ends (signed out elsewhere, or expired); then an agent registers, and the page's live refresh meets the guard.
+    // The session ends (signed out elsewhere): the server ends its stream, the reopened stream is
+    // refused, and the page is read again at once and meets the guard, with no write needed and
+    // without waiting for the fallback poll (10 s after a drop).
     const cookie = (await page.context().cookies(origin)).map((each) => `${each.name}=${each.value}`).join("; ");
     expect((await fetch(`${origin}/api/session`, { method: "DELETE", headers: { cookie } })).status).toBe(204);
+    await expect(page).toHaveURL(`${origin}/sign-in?next=%2Fagents`, { timeout: 8000 });
     const registered = await fetch(`${origin}/api/agents`, {
       method: "POST",
       headers: { authorization: `Bearer ${tokens.worker}`, "content-type": "application/json" },
       body: JSON.stringify({ personaSlug: "late-arrival", project: "e2e" }),
     });
     expect(registered.status).toBe(201);
-    await expect(page).toHaveURL(`${origin}/sign-in?next=%2Fagents`);
     await page.getByLabel("Token").fill(tokens.desk);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(`${origin}/agents`);

@@ -95,6 +95,7 @@ function usePageRefresher(): (when: RefreshWhen) => void {
 export function LiveFeed({ since, children }: { since: number; children: ReactNode }) {
   const [feed] = useState(() => new ChangeFeed(since));
   const refreshPage = usePageRefresher();
+  useEffect(() => feed.subscribeRefusal(() => refreshPage("now")), [feed, refreshPage]);
   return (
     <ChangeFeedContext value={feed}>
       <PageRefreshContext value={refreshPage}>{children}</PageRefreshContext>

@@ -40,6 +40,8 @@ export class ChangeFeed {
   private keptFrom: number;
   private close: (() => void) | null = null;
 
+  private readonly refusalListeners = new Set<() => void>();
+
   /** `since`: the change seq the server read before rendering the tab's first page. */
   constructor(since: number) {
     this.state = { path: "connecting", seq: since };
@@ -72,6 +74,16 @@ export class ChangeFeed {
       }
     };
   }
+
+  /**
+   * `onRefused` is called when a stream that was open is refused on reopening (401 once the
+   * session ended, 403, 503): the root layout reads the page again at once, so an ended session
+   * meets the guard, and the sign-in page, now rather than at the fallback poll.
+   */
+  subscribeRefusal = (onRefused: () => void): (() => void) => {
+    this.refusalListeners.add(onRefused);
+    return () => this.refusalListeners.delete(onRefused);
+  };
 
   private setState(next: Partial<LiveState>) {
     this.state = { ...this.state, ...next };
@@ -162,6 +174,7 @@ export class ChangeFeed {
         // (a refusal or a non-stream answer); reopen with `after=` the last seq, backing off.
         if (stream.readyState === EventSource.CLOSED && source === stream) {
           source = null;
+          if (everOpened && reopenAttempt === 0) for (const onRefused of this.refusalListeners) onRefused();
           timers.reopen = setTimeout(connect, REOPEN_MS[Math.min(reopenAttempt++, REOPEN_MS.length - 1)]);
         }
       };
