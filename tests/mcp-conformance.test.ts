@@ -65,7 +65,7 @@ describe.each(["stdio", "HTTP"] as const)("unknown resources over %s", (transpor
   it("a known handoff still reads, and subscribing to a URI that is no Baton resource answers -32002", async () => {
     const { handoff } = await createHandoff({ title: "Readable", content: "here" });
     const read = await reader().readResource({ uri: `baton://handoffs/${handoff.id}` });
-    expect((read.contents[0] as { text: string }).text).toContain("# Readable");
+    expect((read.contents[0] as { text: string }).text).toContain('title: "Readable"');
     const error = await refusal(reader().subscribeResource({ uri: "file:///etc/passwd" }));
     expect(error.code).toBe(RESOURCE_NOT_FOUND);
     expect(error.data).toEqual({ uri: "file:///etc/passwd" });

@@ -22,11 +22,15 @@ export function fenceFor(texts: Iterable<string>): Fence {
   }
 }
 
-/** One entry as a quoted block: who wrote it, its type and time on the fence lines. */
+/**
+ * One entry as a quoted block: who wrote it, its type, the question it answers, its time and its
+ * seq (what after_seq and before_seq take) on the fence lines.
+ */
 export function quoteEntry(entry: EntryView, fence: Fence, maxChars = Infinity): string {
   const content = entry.content.length > maxChars ? `${entry.content.slice(0, maxChars)}… [cut at ${maxChars} characters]` : entry.content;
+  const answers = entry.answers === null ? "" : `, answers #${entry.answers}`;
   return [
-    `----- BEGIN QUOTED ENTRY #${entry.number} (written by the ${entry.fromClient} side, type ${entry.type}, ${entry.createdAt}) [${fence}] -----`,
+    `----- BEGIN QUOTED ENTRY #${entry.number} (written by the ${entry.fromClient} side, type ${entry.type}${answers}, ${entry.createdAt}, seq ${entry.seq}) [${fence}] -----`,
     content,
     `----- END QUOTED ENTRY #${entry.number} [${fence}] -----`,
   ].join("\n");

@@ -1,43 +1,43 @@
 import type { HandoffThread } from "../../handoffs";
 import type { ClientSide } from "../../handoffs/schemas";
-import type { EntryView } from "../../handoffs/views";
-
-/** An entry's heading names its seq too: what after_seq and before_seq take. */
-function entryBlock(entry: EntryView, fresh: boolean): string {
-  const answers = entry.answers === null ? "" : ` · answers #${entry.answers}`;
-  const marker = fresh ? " · **NEW**" : "";
-  return `### #${entry.number} ${entry.type} from ${entry.fromClient}${answers} · ${entry.createdAt} · seq ${entry.seq}${marker}\n\n${entry.content}\n`;
-}
+import { stalenessDetails, summarizeStaleness } from "../../git/types";
+import { fenceFor, quoteDetails, quoteEntry, quotingNotice, textsOf, type QuotedField } from "../../pickup/quote";
 
 /**
- * A thread as Markdown for the side reading it: a header, then the entries new to that side
- * (marked **NEW**, oldest first), then the earlier ones. What get_handoff's byte budget left
- * out is named with how to fetch it. Reading never moves a cursor. The handoff resource and the
- * pickup prompt.
+ * A thread as Markdown for the side reading it: Baton's header (ID, status, counts), then the
+ * entries new to that side (oldest first), then the earlier ones. Everything from outside (the
+ * title, the project, the repository's commit subjects, branch and file names, the entries) is
+ * quoted as the hooks quote it (lib/pickup/quote.ts), so no entry can pose as another's heading
+ * or as Baton's words. What get_handoff's byte budget left out is named with how to fetch it.
+ * Reading never moves a cursor. The handoff resource and the pickup prompt.
  */
 export function threadMarkdown(thread: HandoffThread, side: ClientSide): string {
   const { handoff } = thread;
   const fresh = new Set(thread.newEntries.map((entry) => entry.seq));
   const earlier = thread.entries.filter((entry) => !fresh.has(entry.seq));
+  const details: QuotedField[] = [["title", handoff.title], ["project", handoff.project], ...(thread.staleness ? stalenessDetails(thread.staleness) : [])];
+  const fence = fenceFor([...textsOf(details), ...thread.newEntries.map((entry) => entry.content), ...earlier.map((entry) => entry.content)]);
   const lines = [
-    `# ${handoff.title}`,
+    `# Handoff ${handoff.id}`,
     "",
-    `- ID: \`${handoff.id}\``,
-    `- Status: ${handoff.status}${handoff.project ? ` · project ${handoff.project}` : ""}`,
+    `- Status: ${handoff.status}`,
     `- Read as: ${side} · ${thread.newCount} new of ${thread.entryCount} entries`,
     `- Last activity: ${handoff.updatedAt}`,
     "",
+    quotingNotice(fence),
+    "",
   ];
   // Before the entries: the model weighs them against what changed in the code since.
-  if (thread.staleness) lines.push(`> ${thread.staleness.block}`, "");
+  if (thread.staleness) lines.push(`> ${summarizeStaleness(thread.staleness)}`, "");
+  lines.push(`Its title and project${thread.staleness ? ", and what changed in the repository," : ""}:`, quoteDetails(handoff.id, details, fence), "");
   if (handoff.status === "completed") lines.push("This handoff is completed: its entries were deleted when it was closed.", "");
   if (thread.newEntries.length) {
     lines.push(`## New to ${side} (${thread.newEntries.length})`, "");
-    for (const entry of thread.newEntries) lines.push(entryBlock(entry, true));
+    for (const entry of thread.newEntries) lines.push(quoteEntry(entry, fence), "");
   }
   if (earlier.length) {
     lines.push(thread.newEntries.length ? "## Earlier entries" : "## Entries", "");
-    for (const entry of earlier) lines.push(entryBlock(entry, false));
+    for (const entry of earlier) lines.push(quoteEntry(entry, fence), "");
   }
   if (thread.hint) lines.push(`> ${thread.hint}`, "");
   return lines.join("\n");
