@@ -55,7 +55,7 @@ async function getHandoffOverMcp(id: string) {
   const result = await mcp.callTool({ name: "get_handoff", arguments: { id, as_client: "chat" } });
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   const text = (result.content as { type: string; text: string }[]).at(-1)!.text;
-  return { structured: result.structuredContent as { entries: { number: number; seq: number; answers: number | null; content: string }[] }, text };
+  return { structured: result.structuredContent as { entries: { number: number; seq: number; answers: number | null; content: string; created_at: string }[] }, text };
 }
 
 test("typing in the search box lists the matching thread in the first viewport, no Enter; Back returns to the desk; ⌘K opens a thread at the matching entry", async ({ page, request }) => {
@@ -143,7 +143,8 @@ test("replying to a question answers it: off Needs you now, out of the kept bund
     [2, null],
     [3, 2],
   ]);
-  expect(text).toContain('"answers":2');
+  // The text block is the thread as a transcript: the link is in the entry's heading.
+  expect(text).toMatch(/\n\[q-[0-9a-f]{12}\] #3 \w+ from chat, answers #2, /);
 
   const bundle = (await (await request.get(`/handoffs/${id}/export?format=bundle`)).json()) as { summary_markdown: string };
   expect(bundle.summary_markdown).toContain("### Open questions\nNone.");
@@ -214,7 +215,8 @@ test("an entry's number is the same in the thread, its anchor, search results, t
   }
   const { structured, text } = await getHandoffOverMcp(id);
   expect(structured.entries.at(-1)).toMatchObject({ number: 3, seq: entry.seq });
-  expect(text).toContain('"number":3');
+  // The transcript's heading names the entry's number and its seq (what after_seq takes).
+  expect(text).toMatch(new RegExp(`\\n\\[q-[0-9a-f]{12}\\] #3 progress from code, ${structured.entries.at(-1)!.created_at.replaceAll(".", "\\.")}, seq ${entry.seq}\\n`));
   const bundle = (await (await request.get(`/handoffs/${id}/export?format=bundle`)).json()) as { summary_markdown: string };
   expect(bundle.summary_markdown).toContain("- **#3** (code) The wombatique index is built.");
   expect(bundle.summary_markdown).toContain("cut at #3");

@@ -11,18 +11,18 @@ describe("answer lines", () => {
   it("keep nothing in a process that serves no stdio (the HTTP door never sends them as lines)", () => {
     const structure = { kept: "no" };
     const text = JSON.stringify(structure);
-    rememberSerialized(text);
+    rememberSerialized(text, structure, () => text);
     const message = { result: { content: [{ type: "text", text }], structuredContent: structure }, jsonrpc: "2.0", id: 1 } as unknown as JSONRPCMessage;
     expect(lineOf(message)).toBe(`${JSON.stringify(message)}\n`);
     // The stdio transport turns keeping on when it is made.
     keepAnswersForLines();
   });
 
-  it("say what JSON.stringify says, for any structure, remembered or not", () => {
+  it("say what JSON.stringify says, for any structure, remembered or not, with its JSON or another text as its text block", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), fc.option(fc.string()), (structure, remembered, withContent, lead) => {
-        const text = JSON.stringify(structure);
-        if (remembered) rememberSerialized(text);
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), fc.boolean(), fc.option(fc.string()), fc.option(fc.string()), (structure, remembered, withContent, lead, transcript) => {
+        const text = transcript ?? JSON.stringify(structure);
+        if (remembered) rememberSerialized(text, structure, () => JSON.stringify(structure));
         // A lead (a staleness warning) goes before the JSON's text block; the text is spliced in escaped.
         const blocks = [...(lead === null ? [] : [{ type: "text", text: lead }]), { type: "text", text }];
         const result = withContent ? { content: blocks, structuredContent: structure } : { structuredContent: structure };
@@ -36,16 +36,33 @@ describe("answer lines", () => {
     );
   });
 
-  it("are spliced when the answer's structure was copied on its way out (the SDK checks it against its schema)", () => {
+  it("are spliced when the answer's structure was copied on its way out (the SDK checks it against its schema, copying the top level)", () => {
     const structure = { entries: [{ number: 1, content: 'say "hi"' }] };
     const text = JSON.stringify(structure);
-    rememberSerialized(text);
-    const copied = structuredClone(structure);
-    const message = { result: { content: [{ type: "text", text }], structuredContent: copied }, jsonrpc: "2.0", id: 3 } as unknown as JSONRPCMessage;
+    rememberSerialized(text, structure, () => text);
+    const message = { result: { content: [{ type: "text", text }], structuredContent: { ...structure } }, jsonrpc: "2.0", id: 3 } as unknown as JSONRPCMessage;
     const line = lineOf(message);
     // Spliced: the structure goes last, after the envelope's other members.
     expect(line).toBe(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}\n`);
     expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(message)));
+  });
+
+  it("carry each its own structure when answers in flight share a text block (a transcript that does not show what differs)", () => {
+    const text = "# One thread, as read by code";
+    const first = { handoff: { chat_last_seen: 4 }, entry_count: 9 };
+    const second = { handoff: { chat_last_seen: 9 }, entry_count: 9 };
+    rememberSerialized(text, first, () => JSON.stringify(first));
+    rememberSerialized(text, second, () => JSON.stringify(second));
+    const messageOf = (structure: object, id: number) => ({ result: { content: [{ type: "text", text }], structuredContent: { ...structure } }, jsonrpc: "2.0", id }) as unknown as JSONRPCMessage;
+    // Sent in the other order than they were made, as two calls may end.
+    for (const [structure, id] of [[second, 2], [first, 1]] as const) {
+      const line = lineOf(messageOf(structure, id));
+      expect(line).toContain(`"structuredContent":${JSON.stringify(structure)}`);
+      expect(JSON.parse(line)).toEqual(JSON.parse(JSON.stringify(messageOf(structure, id))));
+    }
+    // A third answer with that text, never remembered, is serialized whole.
+    const third = { handoff: { chat_last_seen: 1 }, entry_count: 9 };
+    expect(lineOf(messageOf(third, 4))).toBe(`${JSON.stringify(messageOf(third, 4))}\n`);
   });
 
   it("send other messages as they are", () => {

@@ -17,7 +17,7 @@ import { linesOutsideFences } from "./support/quoted";
  * words. Hostile titles, project tags, branch names, commit subjects, origin URLs and file names
  * are written through every door (REST and MCP over Baton's served HTTP, a handoff.yaml import,
  * git itself), then the SessionStart and Stop hooks run as Claude Code runs them, and its stdio
- * MCP server in the repository answers the handoff resource and the pickup prompt. Each generated
+ * MCP server in the repository answers the handoff resource, the pickup prompt and get_handoff. Each generated
  * value carries a marker in every one of its lines; no line outside a quoted block (between
  * `BEGIN QUOTED … [fence]` and `END QUOTED … [fence]`) may contain a marker.
  */
@@ -170,12 +170,13 @@ describe("what the hooks and the MCP resource and prompt tell Claude Code", () =
           expect(started.stderr + stopped.stderr).toBe("");
 
           // The same thread through MCP, as Claude Code's stdio server in the repository reads it
-          // (so the staleness is compared): the handoff resource and the pickup prompt.
+          // (so the staleness is compared): the handoff resource, the pickup prompt and get_handoff.
           const { client: stdio, stderr } = await connectStdioClient({ entry: "launch", cwd: repo, args: ["--as", "code"] });
           try {
             const resource = ((await stdio.readResource({ uri: `baton://handoffs/${id}` })).contents[0] as { text: string }).text;
             const prompt = ((await stdio.getPrompt({ name: "pickup", arguments: { id } })).messages[0].content as { text: string }).text;
-            for (const text of [resource, prompt]) {
+            const answer = ((await stdio.callTool({ name: "get_handoff", arguments: { id } })).content as { text: string }[])[0].text;
+            for (const text of [resource, prompt, answer]) {
               expect(text).toContain("Stale:");
               expect(text).toContain(marker);
               for (const outside of linesOutsideFences(text)) expect(outside).not.toContain(marker);

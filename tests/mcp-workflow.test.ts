@@ -19,14 +19,38 @@ type Handoff = {
 };
 type Thread = { handoff: Handoff; entries: Entry[]; new_entries: Entry[]; new_count: number };
 
-/** Calls a tool, checks it succeeded and that its text block is the same JSON as structuredContent. */
+/**
+ * Calls a tool, checks it succeeded and that its text block says what structuredContent does: the
+ * same JSON, or for get_handoff the thread as a quoted transcript (each entry under its fenced
+ * heading, the new ones first).
+ */
 async function call<T>(client: Client, name: string, args: Json): Promise<T> {
   const result = await client.callTool({ name, arguments: args });
   const content = result.content as { type: string; text: string }[];
   expect(result.isError, content[0]?.text).toBeFalsy();
   expect(content).toHaveLength(1);
-  expect(JSON.parse(content[0].text)).toEqual(result.structuredContent);
-  return result.structuredContent as T;
+  if (name !== "get_handoff") {
+    expect(JSON.parse(content[0].text)).toEqual(result.structuredContent);
+    return result.structuredContent as T;
+  }
+  const thread = result.structuredContent as Thread;
+  const text = content[0].text;
+  expect(text.startsWith(`# Handoff ${thread.handoff.id}\n`)).toBe(true);
+  expect(text).toContain(`${thread.new_count} new of ${thread.entries.length} entries`);
+  expect(text).toContain(`\ntitle: ${JSON.stringify(thread.handoff.title)}\n`);
+  const fence = /\[(q-[0-9a-f]{12})\] -----/.exec(text)![1];
+  const freshBlock = text.indexOf(`----- BEGIN QUOTED ENTRIES of ${thread.handoff.id}, new to `);
+  const fresh = new Set(thread.new_entries.map((entry) => entry.seq));
+  expect(freshBlock > -1).toBe(fresh.size > 0);
+  for (const entry of thread.entries) {
+    const answers = entry.answers === null ? "" : `, answers #${entry.answers}`;
+    const at = text.indexOf(`\n[${fence}] #${entry.number} ${entry.type} from ${entry.from_client}${answers}, ${entry.created_at}, seq ${entry.seq}\n${entry.content}\n`);
+    expect(at).toBeGreaterThan(-1);
+    // The new entries come first, in their own block.
+    if (fresh.has(entry.seq)) expect(at).toBeGreaterThan(freshBlock);
+    else if (freshBlock > -1) expect(at).toBeGreaterThan(text.indexOf(`----- BEGIN QUOTED ENTRIES of ${thread.handoff.id}, earlier `));
+  }
+  return thread as T;
 }
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -152,12 +152,14 @@ describe("remembered whole-thread reads", () => {
       const first = await get();
       const again = await get();
       expect(again.content).toEqual(first.content);
-      expect(JSON.parse(again.content[0].text)).toEqual(again.structuredContent);
+      expect(again.structuredContent).toEqual(first.structuredContent);
+      // The text block is the thread as a transcript.
+      expect(again.content[0].text).toMatch(/^# Handoff hof_[\w-]+\n[^]*\ntitle: "two servers"\n[^]*\n\[q-[0-9a-f]{12}\] #1 context from chat, \S+, seq \d+\nfirst\n/);
       for (let index = 0; index < 5; index++) {
         await writer.client.callTool({ name: "add_to_handoff", arguments: { id: handoff.id, type: "progress", content: `appended ${index}` } });
         const read = await get();
         expect(read.structuredContent.entries.map((entry) => entry.content).at(-1)).toBe(`appended ${index}`);
-        expect(JSON.parse(read.content[0].text)).toEqual(read.structuredContent);
+        expect(read.content[0].text).toMatch(new RegExp(`BEGIN QUOTED ENTRIES of hof_[\\w-]+, new to \\w+ \\[(q-[0-9a-f]{12})\\] -----\\n[^]*\\[\\1\\] #${index + 2} progress from code, \\S+, seq \\d+\\nappended ${index}\\n`));
       }
     } finally {
       await Promise.all([reader.client.close(), writer.client.close()]);

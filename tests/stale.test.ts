@@ -181,7 +181,7 @@ describe("staleness at pickup", () => {
 });
 
 describe("MCP: get_handoff with the reader's working folder", () => {
-  it("puts the block first in the text and a staleness field in the result (in process, working folder)", async () => {
+  it("puts the block before the entries in the text and a staleness field in the result (in process, working folder)", async () => {
     const repo = repoAtCommitA();
     const server = createMcpServer({ workingFolder: repo, log: () => {} });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -193,8 +193,10 @@ describe("MCP: get_handoff with the reader's working folder", () => {
       threeCommitsLater(repo);
       const result = await client.callTool({ name: "get_handoff", arguments: { id } });
       const content = result.content as { type: string; text: string }[];
-      expect(content[0].text).toMatch(/^Stale: 3 commits on fix\/x/);
-      expect(JSON.parse(content[1].text).staleness.changed_files).toEqual(["src/auth.ts"]);
+      // The text block is the thread as a quoted transcript: the staleness in Baton's words after its short header, the repository's text quoted, then the entries.
+      expect(content).toHaveLength(1);
+      expect(content[0].text).toMatch(/^# Handoff hof_[\w-]+\n[^]*\n> Stale: 3 commits since this handoff was written[^]*\ncommit: [^]*\nchanged file: "src\/auth\.ts"\n[^]*\n\[q-[0-9a-f]{12}\] #1 /);
+      expect((result.structuredContent as { staleness: { changed_files: string[] } }).staleness.changed_files).toEqual(["src/auth.ts"]);
       // Another folder through repo_path: not that repository, so nothing.
       const elsewhere = await client.callTool({ name: "get_handoff", arguments: { id, repo_path: tempFolder() } });
       expect((elsewhere.structuredContent as { staleness: unknown }).staleness).toBeNull();

@@ -186,31 +186,13 @@ async function protocolPath(clients: Client[], p50: { add: number[] }): Promise<
   ];
 }
 
-/** V8 makes a string over 128 KiB in a large-object page of its own; the SDK's client reads each message line into one string. */
-const LARGE_OBJECT_BYTES = 128 * 1024;
-
-/**
- * Baton's answer with the fewest of its entries left out that brings its line under
- * LARGE_OBJECT_BYTES: the same shape, structured and as text, just short of that size.
- */
-function cutUnderLargeObject(result: ToolResult): { content: { type: "text"; text: string }[]; structuredContent: { entries: unknown[] } } {
-  const thread = result.structuredContent as { entries: unknown[] };
-  for (let count = thread.entries.length; count > 0; count--) {
-    const structuredContent = { ...thread, entries: thread.entries.slice(0, count) };
-    const cut = { content: [{ type: "text" as const, text: JSON.stringify(structuredContent) }], structuredContent };
-    // The envelope around a result: {"jsonrpc":"2.0","id":…,"result":…}\n
-    if (JSON.stringify(cut).length + 48 < LARGE_OBJECT_BYTES) return cut;
-  }
-  throw new Error("Baton's answer has no entries to cut");
-}
-
 /**
  * Each server's get_handoff and add_to_handoff answers sent back by bench/workers/canned-answer.ts,
  * a server that only answers: what the same client (the SDK's, as Claude Code's) pays to send the
  * call and receive and parse an answer of that size, interleaved. The difference between the two
- * is the part of the gap that the answer's size makes whatever the server does. A third get_handoff
- * answer, Baton's cut to just under 128 KiB, shows how much of that is the line crossing V8's
- * large-object size. With the seed's p50s (`seedP50`), each line also says how much time point 1's
+ * is the part of the gap that the answer's size makes whatever the server does (a line over
+ * 128 KiB, V8's large-object size, costs the client several times more). With the seed's p50s
+ * (`seedP50`), each line also says how much time point 1's
  * ×0.9 leaves Baton's server for all its work, and how much the seed's server takes for its own.
  */
 async function answerFloors(node: string, clients: Client[], threads: { reads: string[]; writes: string[] }, seedP50: { add: number; get: number }): Promise<Figure[]> {
@@ -224,8 +206,7 @@ async function answerFloors(node: string, clients: Client[], threads: { reads: s
       reads.push(await call(client, "get_handoff", { id: threads.reads[index] }));
       writes.push(await call(client, "add_to_handoff", { id: threads.writes[index], type: "progress", content: "bench entry" }));
     }
-    const cutAnswer = cutUnderLargeObject(reads[0]);
-    const answers = [...reads, cutAnswer, ...writes];
+    const answers = [...reads, ...writes];
     const sizes: number[] = [];
     for (const [index, answer] of answers.entries()) {
       const file = path.join(folder, `answer-${index}.json`);
@@ -236,25 +217,23 @@ async function answerFloors(node: string, clients: Client[], threads: { reads: s
       await cannedClient.connect(transport);
       canned.push(cannedClient);
     }
-    const [ours, seeds, cut] = await interleaved(canned.slice(0, 3), "get_handoff", () => ({ id: "canned" }), STDIO_CALLS);
-    const [ourAdd, seedAdd] = await interleaved(canned.slice(3), "add_to_handoff", () => ({ id: "canned", type: "progress", content: "bench entry" }), STDIO_CALLS);
+    const [ours, seeds] = await interleaved(canned.slice(0, 2), "get_handoff", () => ({ id: "canned" }), STDIO_CALLS);
+    const [ourAdd, seedAdd] = await interleaved(canned.slice(2), "add_to_handoff", () => ({ id: "canned", type: "progress", content: "bench entry" }), STDIO_CALLS);
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
     const room = (tool: "add" | "get", ourFloor: number, seedFloor: number) =>
       `×0.9 of the seed's p50 leaves Baton's server ${msOf(0.9 * seedP50[tool] - ourFloor)} for all its work; the seed's server takes ${msOf(seedP50[tool] - seedFloor)} for its own`;
     log(
       `  the same get_handoff answers from a server that only answers: Baton's ${kib(sizes[0])} p50 ${msOf(median(ours))} p95 ${msOf(percentile(ours, 0.95))} · ` +
-        `the seed's ${kib(sizes[1])} p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))} · ` +
-        `Baton's cut to ${cutAnswer.structuredContent.entries.length} entries, ${kib(sizes[2])} p50 ${msOf(median(cut))} p95 ${msOf(percentile(cut, 0.95))}`,
+        `the seed's ${kib(sizes[1])} p50 ${msOf(median(seeds))} p95 ${msOf(percentile(seeds, 0.95))}`,
     );
     log(`    ${room("get", median(ours), median(seeds))}`);
     log(
-      `  the same add_to_handoff answers from a server that only answers: Baton's ${kib(sizes[3])} p50 ${msOf(median(ourAdd))} p95 ${msOf(percentile(ourAdd, 0.95))} · ` +
-        `the seed's ${kib(sizes[4])} p50 ${msOf(median(seedAdd))} p95 ${msOf(percentile(seedAdd, 0.95))}`,
+      `  the same add_to_handoff answers from a server that only answers: Baton's ${kib(sizes[2])} p50 ${msOf(median(ourAdd))} p95 ${msOf(percentile(ourAdd, 0.95))} · ` +
+        `the seed's ${kib(sizes[3])} p50 ${msOf(median(seedAdd))} p95 ${msOf(percentile(seedAdd, 0.95))}`,
     );
     log(`    ${room("add", median(ourAdd), median(seedAdd))}`);
     return [
       { name: "stdio get_handoff 300 entries p50, the answer alone", value: median(ours), unit: "ms", reference: { value: median(seeds), label: "the seed's answer alone" } },
-      { name: "stdio get_handoff p50, Baton's answer cut under 128 KiB alone", value: median(cut), unit: "ms", reference: { value: median(seeds), label: "the seed's answer alone" } },
       { name: "stdio add_to_handoff p50, the answer alone", value: median(ourAdd), unit: "ms", reference: { value: median(seedAdd), label: "the seed's answer alone" } },
     ];
   } finally {

@@ -4,15 +4,17 @@ import { LRUCache } from "lru-cache";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
- * A tool's answer goes out twice, structured and as its JSON in a text block (tool-kit.ts). The
- * JSON is made once there; a message whose text block is such a JSON sends it as the structure
- * too, instead of serializing the structure a second time (the SDK checks each answer against
- * its schema on the way out, which copies the structure, so the text, a string it passes on as
- * it is, is what identifies the answer). For a 300-entry thread this is most of what sending the
- * answer costs in the server.
+ * A tool's answer goes out twice, structured and in a text block (tool-kit.ts), and its JSON is
+ * made once there: a message carrying an answer sends the structure as that JSON, instead of
+ * serializing it a second time. For a 300-entry thread this is most of what sending the answer
+ * costs in the server. The SDK checks each answer against its schema on the way out, which copies
+ * the structure but not what it holds: the text block, a string, finds the answers it may be, and
+ * the structure's values, the same ones, tell them apart (a transcript says nothing of the other
+ * side's cursor, so two answers in flight may share a text).
  */
-const unsent = new Set<string>();
-/** Answers made but never sent (a call that failed after its tool ran) are forgotten past this many. */
+type Unsent = { json: string; values: unknown[] };
+const unsent = new Map<string, Unsent[]>();
+/** Answers made but never sent (a call that failed after its tool ran) are forgotten past this many texts. */
 const MAX_UNSENT = 64;
 /** Only a process serving stdio sends answers as lines; the HTTP door's answers are never looked up, so none is kept. */
 let serving = false;
@@ -22,11 +24,28 @@ export function keepAnswersForLines(): void {
   serving = true;
 }
 
-/** Records that `json` is exactly `JSON.stringify` of the structure it will be sent with. */
-export function rememberSerialized(json: string): void {
+/**
+ * Records that the answer of `structure` with the text block `text` is sent with `jsonOf()`,
+ * exactly `JSON.stringify(structure)`: made only here, where it is sent so.
+ */
+export function rememberSerialized(text: string, structure: Record<string, unknown>, jsonOf: () => string): void {
   if (!serving) return;
-  unsent.add(json);
-  if (unsent.size > MAX_UNSENT) unsent.delete(unsent.values().next().value as string);
+  const answers = unsent.get(text) ?? [];
+  answers.push({ json: jsonOf(), values: Object.values(structure) });
+  if (answers.length > MAX_UNSENT) answers.shift();
+  unsent.set(text, answers);
+  if (unsent.size > MAX_UNSENT) unsent.delete(unsent.keys().next().value as string);
+}
+
+/** The JSON kept for the answer sent with `text` and `structure`, forgotten as it is taken. */
+function takeSerialized(text: string, structure: object): string | undefined {
+  const answers = unsent.get(text);
+  const values = Object.values(structure);
+  const index = answers?.findIndex((answer) => answer.values.length === values.length && answer.values.every((value, at) => value === values[at])) ?? -1;
+  if (index < 0) return undefined;
+  const [{ json }] = answers!.splice(index, 1);
+  if (answers!.length === 0) unsent.delete(text);
+  return json;
 }
 
 type ToolResult = { structuredContent?: unknown; content?: unknown };
@@ -44,15 +63,15 @@ const isText = (block: unknown): block is { type: "text"; text: string } =>
 export function messagePieces(message: JSONRPCMessage): (string | Buffer)[] {
   const result = "result" in message ? (message.result as ToolResult) : undefined;
   const blocks = result?.structuredContent !== undefined && Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  const json = blocks.find((block): block is { type: "text"; text: string } => isText(block) && unsent.has(block.text))?.text;
-  if (json === undefined) return [`${JSON.stringify(message)}\n`];
-  unsent.delete(json);
+  const text = blocks.find((block): block is { type: "text"; text: string } => isText(block) && unsent.has(block.text))?.text;
+  const json = text === undefined ? undefined : takeSerialized(text, result!.structuredContent as object);
+  if (text === undefined || json === undefined) return [`${JSON.stringify(message)}\n`];
   const { structuredContent: _spliced, ...rest } = result!;
   const { result: _result, ...envelope } = message as { result: unknown };
   // The text block's JSON string is spliced in as well (encodedAnswer).
-  const around = JSON.stringify(rest, (_key, value: unknown) => (value === json ? TEXT_MARK : value)).split(MARKED_TEXT);
+  const around = JSON.stringify(rest, (_key, value: unknown) => (value === text ? TEXT_MARK : value)).split(MARKED_TEXT);
   if (around.length !== 2) return [`${JSON.stringify(message)}\n`];
-  const encoded = encodedAnswer(json);
+  const encoded = encodedAnswer(text, json);
   // The envelope has `jsonrpc` and `id`, the rest of the result its `content`: neither is `{}`.
   return [`${JSON.stringify(envelope).slice(0, -1)},"result":${around[0]}`, encoded.text, `${around[1].slice(0, -1)},"structuredContent":`, encoded.json, "}}\n"];
 }
@@ -62,19 +81,20 @@ const TEXT_MARK = `baton-answer-text-${randomUUID()}`;
 const MARKED_TEXT = JSON.stringify(TEXT_MARK);
 
 /**
- * An answer's JSON as the bytes of its text block (a JSON string) and of its structure: escaping a
- * 300-entry thread's 70 KB took longer than the rest of the line, and a string piece is encoded
- * into a fresh buffer at every write. A thread read again unchanged is the same answer
+ * An answer's text block as the bytes of a JSON string, and its structure's JSON as bytes:
+ * escaping a 300-entry thread's 70 KB took longer than the rest of the line, and a string piece is
+ * encoded into a fresh buffer at every write. A thread read again unchanged is the same answer
  * (lib/handoffs' remembered reads), so the last few are kept.
  */
 const MAX_ENCODED = 8;
-const encodedAnswers = new LRUCache<string, { text: Buffer; json: Buffer }>({ max: MAX_ENCODED });
+const encodedAnswers = new LRUCache<string, { of: string; text: Buffer; json: Buffer }>({ max: MAX_ENCODED });
 
-function encodedAnswer(json: string): { text: Buffer; json: Buffer } {
-  let encoded = encodedAnswers.get(json);
-  if (encoded === undefined) {
-    encoded = { text: Buffer.from(JSON.stringify(json)), json: Buffer.from(json) };
-    encodedAnswers.set(json, encoded);
+function encodedAnswer(text: string, json: string): { text: Buffer; json: Buffer } {
+  let encoded = encodedAnswers.get(text);
+  // The same text with another structure (two answers may share a text, see unsent) is encoded anew.
+  if (encoded === undefined || encoded.of !== json) {
+    encoded = { of: json, text: Buffer.from(JSON.stringify(text)), json: Buffer.from(json) };
+    encodedAnswers.set(text, encoded);
   }
   return encoded;
 }

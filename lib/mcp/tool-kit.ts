@@ -55,13 +55,27 @@ function jsonOf(result: Record<string, unknown>): string {
   return text;
 }
 
+/** Answers whose text block is not their JSON (withTextBlock). */
+const textBlocks = new WeakMap<object, string>();
+
+/**
+ * Gives a tool's answer a text block of its own instead of its JSON: what a client that passes its
+ * model only `content` (Claude Desktop) shows it. The text must say everything in the structure a
+ * model acts on; a program reads the structure. Returns `answer`.
+ */
+export function withTextBlock<T extends object>(answer: T, text: string): T {
+  textBlocks.set(answer, text);
+  return answer;
+}
+
 /** Frozen answers already found to fit their tool's output schema (a frozen answer cannot change). */
 const fitting = new WeakMap<object, unknown>();
 
 /**
  * Registers a tool whose result goes out twice: as `structuredContent` (checked against the
- * tool's `outputSchema`) and as the same JSON in a text block, for clients that read only text.
- * Failures become tool errors (`isError: true`) with a message the model can act on.
+ * tool's `outputSchema`) and in a text block, for clients that read only text: the same JSON, or
+ * the text the tool gave it (withTextBlock). Failures become tool errors (`isError: true`) with a
+ * message the model can act on.
  */
 export function registerTool<Input extends z.ZodObject, Output extends z.ZodObject>(
   server: McpServer,
@@ -73,10 +87,11 @@ export function registerTool<Input extends z.ZodObject, Output extends z.ZodObje
       const output = await tool.run(args, context);
       const result = output as Record<string, unknown>;
       const lead = tool.lead?.(output);
-      const text = jsonOf(result);
-      rememberSerialized(text);
-      const json = { type: "text" as const, text };
-      return { content: lead ? [{ type: "text", text: lead }, json] : [json], structuredContent: result };
+      const text = textBlocks.get(result) ?? jsonOf(result);
+      // Without a text of its own, the text block is the JSON.
+      rememberSerialized(text, result, textBlocks.has(result) ? () => jsonOf(result) : () => text);
+      const block = { type: "text" as const, text };
+      return { content: lead ? [{ type: "text", text: lead }, block] : [block], structuredContent: result };
     } catch (error) {
       return { content: [{ type: "text", text: toolErrorText(tool.name, error, context.log, tool.argumentNames) }], isError: true };
     }

@@ -1,15 +1,16 @@
 import type { HandoffThread } from "../../handoffs";
 import type { ClientSide } from "../../handoffs/schemas";
 import { stalenessDetails, summarizeStaleness } from "../../git/types";
-import { fenceFor, quoteDetails, quoteEntry, quotingNotice, textsOf, type QuotedField } from "../../pickup/quote";
+import { fenceFor, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "../../pickup/quote";
 
 /**
- * A thread as Markdown for the side reading it: Baton's header (ID, status, counts), then the
- * entries new to that side (oldest first), then the earlier ones. Everything from outside (the
+ * A thread as Markdown for the side reading it (get_handoff's text block, the handoff resource,
+ * the pickup prompt): Baton's header (ID, status, counts), then the entries new to that side
+ * (oldest first), then the earlier ones. Everything from outside (the
  * title, the project, the repository's commit subjects, branch and file names, the entries) is
- * quoted as the hooks quote it (lib/pickup/quote.ts), so no entry can pose as another's heading
- * or as Baton's words. What get_handoff's byte budget left out is named with how to fetch it.
- * Reading never moves a cursor. The handoff resource and the pickup prompt.
+ * quoted (lib/pickup/quote.ts: the entries as one block, each under a heading carrying the fence),
+ * so no entry can pose as another's heading or as Baton's words. What get_handoff's byte budget
+ * left out is named with how to fetch it. Reading never moves a cursor.
  */
 export function threadMarkdown(thread: HandoffThread, side: ClientSide): string {
   const { handoff } = thread;
@@ -24,7 +25,7 @@ export function threadMarkdown(thread: HandoffThread, side: ClientSide): string 
     `- Read as: ${side} · ${thread.newCount} new of ${thread.entryCount} entries`,
     `- Last activity: ${handoff.updatedAt}`,
     "",
-    quotingNotice(fence),
+    quotingNotice(fence, true),
     "",
   ];
   // Before the entries: the model weighs them against what changed in the code since.
@@ -33,11 +34,11 @@ export function threadMarkdown(thread: HandoffThread, side: ClientSide): string 
   if (handoff.status === "completed") lines.push("This handoff is completed: its entries were deleted when it was closed.", "");
   if (thread.newEntries.length) {
     lines.push(`## New to ${side} (${thread.newEntries.length})`, "");
-    for (const entry of thread.newEntries) lines.push(quoteEntry(entry, fence), "");
+    lines.push(quoteEntries(`${handoff.id}, new to ${side}`, thread.newEntries, fence), "");
   }
   if (earlier.length) {
     lines.push(thread.newEntries.length ? "## Earlier entries" : "## Entries", "");
-    for (const entry of earlier) lines.push(quoteEntry(entry, fence), "");
+    lines.push(quoteEntries(thread.newEntries.length ? `${handoff.id}, earlier` : handoff.id, earlier, fence), "");
   }
   if (thread.hint) lines.push(`> ${thread.hint}`, "");
   return lines.join("\n");

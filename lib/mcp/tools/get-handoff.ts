@@ -5,7 +5,9 @@ import { operationInput } from "../../validation";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../../handoffs/limits";
 import { loadHandoffs } from "../domain";
 import { repoPathArg, repoPathOf } from "../git-args";
-import { defineTool } from "../tool-kit";
+import { currentCaller, sideOfCall } from "../../caller";
+import { threadMarkdown } from "../resources/thread-markdown";
+import { defineTool, withTextBlock } from "../tool-kit";
 import { afterSeqArg, asClientArg, beforeSeqArg, handoffIdArg, handoffIdOf, limitArg } from "../tool-inputs";
 import { mcpStalenessSchema, toMcpStaleness } from "../staleness-view";
 import { mcpEntrySchema, mcpHandoffSchema, mcpOmittedRangeSchema, toMcpEntry, toMcpHandoff, toMcpOmittedRange } from "../views";
@@ -28,7 +30,7 @@ const threadAnswerSchema = z.object({
 /**
  * Answers made of frozen threads: getHandoff hands over the same frozen thread while nothing
  * changed (lib/handoffs' remembered reads), and its answer is then the same frozen object, whose
- * JSON and output check the tool kit makes only once.
+ * JSON, text block and output check the tool kit makes only once.
  */
 const answers = new WeakMap<HandoffThread, z.output<typeof threadAnswerSchema>>();
 
@@ -36,13 +38,14 @@ export const getHandoffTool = defineTool({
   name: "get_handoff",
   title: "Read handoff",
   description:
-    "Read a handoff by its ID when the user pastes one or asks you to check a handoff. Returns its entries in order " +
-    "plus new_entries: what the other side wrote since you last marked the thread read (new_count of them). A long " +
-    `thread comes back cut to about ${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB, new entries first: then ` +
-    "truncated is true, omitted gives the ranges left out and hint says how to fetch them (after_seq to read on, " +
-    "before_seq to read back). Reading does not move your cursor: call mark_handoff_read once you have taken all the " +
-    "new entries in. A completed handoff has no entries left. When the code has moved on since the handoff was " +
-    "written (commits, another branch, files it names changed), staleness says so; read it before the entries.",
+    "Read a handoff by its ID when the user pastes one or asks you to check a handoff. Returns its entries, with " +
+    "those the other side wrote since you last marked the thread read marked new (new_entries and new_count in the " +
+    `structured answer). A long thread comes back cut to about ${Math.round(THREAD_ANSWER_BUDGET_BYTES / 1000)} KB, new ` +
+    "entries first: the answer then names what it left out and how to fetch it (after_seq to read on, before_seq to " +
+    "read back; truncated, omitted and hint in the structured answer). Reading does not move your cursor: call " +
+    "mark_handoff_read once you have taken all the new entries in. A completed handoff has no entries left. When the " +
+    "code has moved on since the handoff was written (commits, another branch, files it names changed), the answer " +
+    "says so before the entries (staleness); read that first.",
   input: operationInput({ id: handoffIdArg, as_client: asClientArg, after_seq: afterSeqArg, before_seq: beforeSeqArg, limit: limitArg, repo_path: repoPathArg }),
   output: threadAnswerSchema,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -58,6 +61,8 @@ export const getHandoffTool = defineTool({
     });
     let answer = answers.get(thread);
     if (answer) return answer;
+    // The side getHandoff read the thread as (its remembered reads are one per side).
+    const side = sideOfCall(currentCaller(), args.as_client);
     answer = {
       handoff: toMcpHandoff(thread.handoff),
       entries: thread.entries.map(toMcpEntry),
@@ -69,8 +74,11 @@ export const getHandoffTool = defineTool({
       hint: thread.hint,
       staleness: toMcpStaleness(thread.staleness),
     };
+    // The text block is the thread as a transcript (the staleness block before the entries), not its JSON again: what a
+    // model reads in a client that shows it only text, in fewer tokens, and a 300-entry answer
+    // stays under 128 KiB, past which the SDK's client pays several times more to read it.
+    withTextBlock(answer, threadMarkdown(thread, side));
     if (Object.isFrozen(thread)) answers.set(thread, deepFreeze(answer));
     return answer;
   },
-  lead: (result) => result.staleness?.block ?? null,
 });
