@@ -5,8 +5,9 @@ import { quotedOneLine } from "../one-line";
 
 /**
  * Handoff text put into a model's context is quoted material, not orders: a handoff may carry
- * text a third party wrote. Each entry goes between a BEGIN and an END line carrying a random
- * fence, so no text inside can close its block early or pose as Baton's own words.
+ * text a third party wrote. Outside text goes between a BEGIN and an END line carrying a random
+ * fence, and each entry under a heading line starting with it, so no text inside can close its
+ * block early, pose as another entry or as Baton's own words.
  */
 export type Fence = string;
 
@@ -22,20 +23,6 @@ export function fenceFor(texts: Iterable<string>): Fence {
   }
 }
 
-/**
- * One entry as a quoted block: who wrote it, its type, the question it answers, its time and its
- * seq (what after_seq and before_seq take) on the fence lines.
- */
-export function quoteEntry(entry: EntryView, fence: Fence, maxChars = Infinity): string {
-  const content = entry.content.length > maxChars ? `${entry.content.slice(0, maxChars)}… [cut at ${maxChars} characters]` : entry.content;
-  const answers = entry.answers === null ? "" : `, answers #${entry.answers}`;
-  return [
-    `----- BEGIN QUOTED ENTRY #${entry.number} (written by the ${entry.fromClient} side, type ${entry.type}${answers}, ${entry.createdAt}, seq ${entry.seq}) [${fence}] -----`,
-    content,
-    `----- END QUOTED ENTRY #${entry.number} [${fence}] -----`,
-  ].join("\n");
-}
-
 /** Baton's heading of an entry in a block of entries: the fence first, so no entry's text can pose as one. */
 function entryHeading(entry: EntryView, fence: Fence): string {
   const answers = entry.answers === null ? "" : `, answers #${entry.answers}`;
@@ -43,16 +30,17 @@ function entryHeading(entry: EntryView, fence: Fence): string {
 }
 
 /**
- * Many entries as one quoted block, a thread's transcript: each entry is a heading line that
- * starts with the fence (Baton's words: number, type, side, the question answered, time, seq),
- * then its text. No text inside holds the fence, so none can start an entry or close the block.
- * One line an entry where quoteEntry takes two more: a thread of 300 short entries stays a third
- * smaller, and get_handoff's answer under 128 KiB.
+ * Entries as one quoted block: each is a heading line that starts with the fence (Baton's words:
+ * number, type, side, the question answered, time, seq), then its text. No text inside holds the
+ * fence, so none can start an entry or close the block. One line an entry: a get_handoff answer of
+ * 300 short entries stays under 128 KiB. `lastMaxChars` cuts the last entry (a note's budget).
  */
-export function quoteEntries(subject: string, entries: readonly EntryView[], fence: Fence): string {
+export function quoteEntries(subject: string, entries: readonly EntryView[], fence: Fence, lastMaxChars = Infinity): string {
+  const textOf = (entry: EntryView, last: boolean) =>
+    last && entry.content.length > lastMaxChars ? `${entry.content.slice(0, lastMaxChars)}… [cut at ${lastMaxChars} characters]` : entry.content;
   return [
     `----- BEGIN QUOTED ENTRIES of ${subject} [${fence}] -----`,
-    ...entries.map((entry) => `${entryHeading(entry, fence)}\n${entry.content}`),
+    ...entries.map((entry, index) => `${entryHeading(entry, fence)}\n${textOf(entry, index === entries.length - 1)}`),
     `----- END QUOTED ENTRIES of ${subject} [${fence}] -----`,
   ].join("\n");
 }

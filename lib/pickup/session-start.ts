@@ -6,7 +6,7 @@ import type { EntryView } from "../handoffs/views";
 import { read } from "../database";
 import { stalenessDetails, summarizeStaleness, type Staleness } from "../git/types";
 import { linkedProjectIn } from "./links";
-import { fenceFor, quoteDetails, quoteEntry, quotingNotice, textsOf, type QuotedField } from "./quote";
+import { fenceFor, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "./quote";
 import { belongsTo, repositoryAt, type Repository } from "./repository";
 
 /** Handoffs whose new entries are quoted (newest activity first); the others are only named. */
@@ -153,7 +153,7 @@ function render(repository: Repository, handoffs: PickedHandoff[], source: strin
   const lines = [
     `Baton (automatic pickup): ${plural(handoffs.length, "handoff")} wait${handoffs.length === 1 ? "s" : ""} for the code side in this repository (its folder and origin are quoted below).`,
     `This note was added by Baton's SessionStart hook (\`baton hook session-start\`${sourceNote}), not typed by the user.`,
-    quotingNotice(fence),
+    quotingNotice(fence, quotedHandoffs.length > 0),
     quoteDetails("this repository", repositoryDetails, fence),
   ];
   for (const picked of quotedHandoffs) {
@@ -164,10 +164,7 @@ function render(repository: Repository, handoffs: PickedHandoff[], source: strin
     );
     if (picked.staleness) lines.push(summarizeStaleness(picked.staleness));
     lines.push(quoteDetails(handoff.id, detailsOf(picked), fence));
-    for (const [index, entry] of picked.quoted.entries()) {
-      const last = index === picked.quoted.length - 1;
-      lines.push(quoteEntry(entry, fence, last && picked.cutAt !== null ? picked.cutAt : Infinity));
-    }
+    lines.push(quoteEntries(`${handoff.id}, new to code`, picked.quoted, fence, picked.cutAt ?? Infinity));
     const cut = picked.quoted.at(-1);
     if (cut && picked.cutAt !== null) lines.push(`(Entry #${cut.number} is cut at ${picked.cutAt} characters to keep this note short: get_handoff reads it whole.)`);
     if (picked.leftOut > 0) lines.push(`(${plural(picked.leftOut, "later new entry", "later new entries")} left out to keep this note short: get_handoff reads them.)`);

@@ -2,7 +2,7 @@ import "server-only";
 import { findUnansweredQuestions, type UnansweredQuestion } from "../handoffs/attention";
 import { read } from "../database";
 import { linkedProjectIn } from "./links";
-import { fenceFor, quoteDetails, quoteEntry, quotingNotice } from "./quote";
+import { fenceFor, quoteDetails, quoteEntries, quotingNotice } from "./quote";
 import { belongsTo, repositoryAt } from "./repository";
 import { readSessionState, writeSessionState } from "./session-state";
 
@@ -48,7 +48,7 @@ function render(open: UnansweredQuestion[]): string {
   const lines = [
     `Before you stop: ${open.length === 1 ? "a question from the chat side is" : `${open.length} questions from the chat side are`} still unanswered in Baton ` +
       "handoffs of this repository. (This reminder comes from Baton's Stop hook, `baton hook stop`, once per question; it is not from the user.)",
-    quotingNotice(fence),
+    quotingNotice(fence, true),
   ];
   const quoted = open.slice(0, MAX_QUOTED_QUESTIONS);
   for (const { handoff, question } of quoted) {
@@ -56,7 +56,7 @@ function render(open: UnansweredQuestion[]): string {
       "",
       `Handoff ${handoff.id}, question #${question.number} (the handoff's title is quoted with it):`,
       quoteDetails(handoff.id, [["title", handoff.title]], fence),
-      quoteEntry(question, fence, QUOTED_CHARS),
+      quoteEntries(`${handoff.id}, question #${question.number}`, [question], fence, QUOTED_CHARS),
     );
   }
   const rest = open.slice(quoted.length);
