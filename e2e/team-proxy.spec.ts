@@ -94,6 +94,7 @@ const proxies: Proxy[] = [
 ];
 
 let cluster: PostgresCluster;
+let teamUrl: string;
 let token: string;
 let browser: Browser;
 const servers: ExtraServer[] = [];
@@ -108,26 +109,27 @@ const handoffTotal = async () => {
   return ((await response.json()) as { total: number }).total;
 };
 
+/** An instance on `port`, started as the README says. */
+const startInstance = (port: number) =>
+  startAndWait(
+    // BATON_TRUSTED_PROXIES as the README says: the proxy's address (here loopback's 127.0.0.1), so
+    // clients on 127.0.0.2 and beyond are clients, not proxies.
+    { dataDir: fs.mkdtempSync(path.join(scratch, "instance-")), port, env: { DATABASE_URL: teamUrl, BATON_ALLOWED_HOSTS: publicName, BATON_TRUSTED_PROXIES: "127.0.0.1" } },
+    async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok,
+    `Baton on ${port}`,
+  );
+
 test.beforeAll(async () => {
   for (const proxy of proxies) {
     if (!fs.existsSync(proxy.binary)) throw new Error(`${proxy.binary} is missing: install Debian's ${proxy.package} (.ci/run does)`);
   }
   cluster = await startPostgresCluster();
-  const teamUrl = await cluster.createDatabase("proxied");
+  teamUrl = await cluster.createDatabase("proxied");
   // The README's step 3: a token, then each instance with the public name. BATON_PUBLIC_URL is
   // left out: it only shapes OAuth metadata, which these tests do not reach, and two proxies make two origins.
   const env = { ...process.env, DATABASE_URL: teamUrl, BATON_DATA_DIR: scratch };
   token = execFileSync(process.execPath, ["bin/baton.mjs", "token", "create", "--name", "ops", "--role", "operator"], { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-  for (const port of [portA, portB]) {
-    const server = await startAndWait(
-      // BATON_TRUSTED_PROXIES as the README says: the proxy's address (here loopback's 127.0.0.1), so
-      // clients on 127.0.0.2 and beyond are clients, not proxies.
-      { dataDir: fs.mkdtempSync(path.join(scratch, "instance-")), port, env: { DATABASE_URL: teamUrl, BATON_ALLOWED_HOSTS: publicName, BATON_TRUSTED_PROXIES: "127.0.0.1" } },
-      async () => (await fetch(`http://127.0.0.1:${port}/api/health`)).ok,
-      `Baton on ${port}`,
-    );
-    servers.push(server);
-  }
+  for (const port of [portA, portB]) servers.push(await startInstance(port));
   for (const proxy of proxies) {
     proxy.process = proxy.start();
     proxy.log = "";
@@ -241,5 +243,42 @@ test("with one instance stopped (SIGTERM), both proxies go on through the other,
       // A write that reached the stopped instance first is sent again whole to the other.
       expect((JSON.parse(written.body) as { handoff: { title: string } }).handoff.title).toBe(title);
     }
+  }
+});
+
+test("with every instance stopped, a page open through each proxy keeps what it shows (the proxy's 502 for its stream reloads nothing) and is live again once an instance is back", async () => {
+  const pages = [];
+  for (const proxy of proxies) {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const origin = `http://${publicName}:${proxy.port}`;
+    await page.goto(`${origin}/`);
+    await signInWith(page, token);
+    await expect(page).toHaveURL(`${origin}/`);
+    await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "stream");
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    pages.push({ proxy, page, context });
+  }
+  expect(await stopAndWait(servers[0])).toBe("exited");
+  servers.shift();
+  for (const { proxy, page } of pages) {
+    await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "reconnecting");
+    expect((await through(proxy, "GET", "/api/health")).status).toBe(502);
+  }
+  for (const { proxy, page } of pages) {
+    // Ten seconds after the drop the page polls: each poll would re-render the page, which the proxy answers 502.
+    await expect(page.getByTestId("live-status")).toHaveAttribute("data-live-path", "polling", { timeout: 15_000 });
+    await page.waitForTimeout(6000);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), proxy.name).toBe(true);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  }
+  servers.push(await startInstance(portB));
+  const title = "Written once an instance is back";
+  const response = await fetch(`http://127.0.0.1:${portB}/api/handoffs`, { method: "POST", headers: { ...bearer(), "content-type": "application/json" }, body: JSON.stringify({ title, content: "back" }) });
+  expect(response.status).toBe(201);
+  for (const { proxy, page, context } of pages) {
+    await expect(page.getByRole("link", { name: title }), proxy.name).toBeVisible({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), proxy.name).toBe(true);
+    await context.close();
   }
 });

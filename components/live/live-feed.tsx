@@ -60,9 +60,11 @@ export function useThrottled(run: () => void): (when: RefreshWhen) => void {
 /**
  * One re-render of the server page for every request made in the same turn, none while the tab
  * is hidden or a dialog is open (the operator may be typing a shift document), then one when
- * that ends.
+ * that ends. Off the stream (the fallback poll), only once the server answers its health check:
+ * a re-render the server cannot answer (a proxy's 502 while every instance is away) would replace
+ * the page with the error, where the page can wait and catch up.
  */
-function usePageRefresher(): (when: RefreshWhen) => void {
+function usePageRefresher(feed: ChangeFeed): (when: RefreshWhen) => void {
   const router = useRouter();
   const owed = useRef(false);
   const refresh = useCallback(() => {
@@ -71,8 +73,15 @@ function usePageRefresher(): (when: RefreshWhen) => void {
       return;
     }
     owed.current = false;
-    router.refresh();
-  }, [router]);
+    if (feed.getState().path === "stream") {
+      router.refresh();
+      return;
+    }
+    fetch("/api/health", { cache: "no-store" }).then(
+      (health) => (health.ok ? router.refresh() : (owed.current = true)),
+      () => (owed.current = true),
+    );
+  }, [router, feed]);
   useEffect(() => {
     const settle = () => {
       if (owed.current) refresh();
@@ -94,7 +103,7 @@ function usePageRefresher(): (when: RefreshWhen) => void {
  */
 export function LiveFeed({ since, children }: { since: number; children: ReactNode }) {
   const [feed] = useState(() => new ChangeFeed(since));
-  const refreshPage = usePageRefresher();
+  const refreshPage = usePageRefresher(feed);
   useEffect(() => feed.subscribeRefusal(() => refreshPage("now")), [feed, refreshPage]);
   return (
     <ChangeFeedContext value={feed}>

@@ -77,8 +77,9 @@ export class ChangeFeed {
 
   /**
    * `onRefused` is called when a stream that was open is refused on reopening (401 once the
-   * session ended, 403, 503): the root layout reads the page again at once, so an ended session
-   * meets the guard, and the sign-in page, now rather than at the fallback poll.
+   * session ended; a proxy's 502 while the server is away): the root layout reads the page again
+   * at once if the server answers, so an ended session meets the guard, and the sign-in page, now
+   * rather than at the fallback poll.
    */
   subscribeRefusal = (onRefused: () => void): (() => void) => {
     this.refusalListeners.add(onRefused);
