@@ -4,13 +4,13 @@ import { stalenessDetails, summarizeStaleness } from "../../git/types";
 import { fenceFor, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "../../pickup/quote";
 
 /**
- * A thread as Markdown for the side reading it (get_handoff's text block, the handoff resource,
- * the pickup prompt): Baton's header (ID, status, counts), then the entries new to that side
- * (oldest first), then the earlier ones. Everything from outside (the
- * title, the project, the repository's commit subjects, branch and file names, the entries) is
- * quoted (lib/pickup/quote.ts: the entries as one block, each under a heading carrying the fence),
- * so no entry can pose as another's heading or as Baton's words. What get_handoff's byte budget
- * left out is named with how to fetch it. Reading never moves a cursor.
+ * A thread as Markdown for the side reading it, the **transcript** (get_handoff's text block, the
+ * handoff resource, the pickup prompt): Baton's header (ID, status, counts), then the entries new
+ * to that side (oldest first), then the earlier ones. Everything from outside (the title, the
+ * project, the repository's commit subjects, branch and file names, the entries) is quoted
+ * (lib/pickup/quote.ts: the entries as one block, each under a heading carrying the fence), so no
+ * entry can pose as another's heading or as Baton's words. What get_handoff's byte budget left out
+ * is named with how to fetch it. Reading never moves a cursor.
  */
 export function threadMarkdown(thread: HandoffThread, side: ClientSide): string {
   const { handoff } = thread;

@@ -74,9 +74,10 @@ export const getHandoffTool = defineTool({
       hint: thread.hint,
       staleness: toMcpStaleness(thread.staleness),
     };
-    // The text block is the thread as a transcript (the staleness block before the entries), not its JSON again: what a
-    // model reads in a client that shows it only text, in fewer tokens, and a 300-entry answer
-    // stays under 128 KiB, past which the SDK's client pays several times more to read it.
+    // The text block is the thread as a quoted transcript (the staleness before the entries), not
+    // its JSON again: what a model reads in a client that shows it only text, in fewer tokens, and
+    // a 300-entry answer stays under 128 KiB, past which the SDK's client pays several times more
+    // to read it.
     withTextBlock(answer, threadMarkdown(thread, side));
     if (Object.isFrozen(thread)) answers.set(thread, deepFreeze(answer));
     return answer;
