@@ -1,5 +1,6 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { stalenessDetails, type Staleness } from "../git/types";
 import type { EntryView } from "../handoffs/views";
 import { quotedOneLine } from "../one-line";
 
@@ -56,6 +57,11 @@ export type QuotedField = readonly [name: string, value: string | null];
 export function quoteDetails(subject: string, fields: readonly QuotedField[], fence: Fence): string {
   const lines = fields.flatMap(([name, value]) => (value === null ? [] : [`${name}: ${quotedOneLine(value)}`]));
   return [`----- BEGIN QUOTED DETAILS of ${subject} [${fence}] -----`, ...lines, `----- END QUOTED DETAILS of ${subject} [${fence}] -----`].join("\n");
+}
+
+/** A handoff's outside text, field by field: its title and project, and what its staleness names of the repository. */
+export function handoffDetails(handoff: { title: string; project: string | null }, staleness: Omit<Staleness, "block"> | null): QuotedField[] {
+  return [["title", handoff.title], ["project", handoff.project], ...(staleness ? stalenessDetails(staleness) : [])];
 }
 
 /** The texts of `fields`, for fenceFor. */

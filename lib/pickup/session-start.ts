@@ -4,9 +4,9 @@ import { getHandoff } from "../handoffs/get-handoff";
 import { THREAD_ANSWER_BUDGET_BYTES } from "../handoffs/limits";
 import type { EntryView } from "../handoffs/views";
 import { read } from "../database";
-import { stalenessDetails, summarizeStaleness, type Staleness } from "../git/types";
+import { summarizeStaleness, type Staleness } from "../git/types";
 import { linkedProjectIn } from "./links";
-import { fenceFor, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "./quote";
+import { fenceFor, handoffDetails, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "./quote";
 import { belongsTo, repositoryAt, type Repository } from "./repository";
 
 /** Handoffs whose new entries are quoted (newest activity first); the others are only named. */
@@ -132,11 +132,7 @@ const SESSION_SOURCE = /^[a-z]{1,16}$/;
  * entries) is inside the quoted blocks.
  */
 function render(repository: Repository, handoffs: PickedHandoff[], source: string | undefined): string {
-  const detailsOf = (picked: PickedHandoff): QuotedField[] => [
-    ["title", picked.handoff.title],
-    ["project", picked.handoff.project],
-    ...(picked.staleness ? stalenessDetails(picked.staleness) : []),
-  ];
+  const detailsOf = (picked: PickedHandoff): QuotedField[] => handoffDetails(picked.handoff, picked.staleness);
   const repositoryDetails: QuotedField[] = [
     ["folder", repository.root],
     ["origin", repository.remote],

@@ -1,7 +1,7 @@
 import type { HandoffThread } from "../../handoffs";
 import type { ClientSide } from "../../handoffs/schemas";
-import { stalenessDetails, summarizeStaleness } from "../../git/types";
-import { fenceFor, quoteDetails, quoteEntries, quotingNotice, textsOf, type QuotedField } from "../../pickup/quote";
+import { summarizeStaleness } from "../../git/types";
+import { fenceFor, handoffDetails, quoteDetails, quoteEntries, quotingNotice, textsOf } from "../../pickup/quote";
 
 /**
  * A thread as Markdown for the side reading it, the **transcript** (get_handoff's text block, the
@@ -16,7 +16,7 @@ export function threadMarkdown(thread: HandoffThread, side: ClientSide): string 
   const { handoff } = thread;
   const fresh = new Set(thread.newEntries.map((entry) => entry.seq));
   const earlier = thread.entries.filter((entry) => !fresh.has(entry.seq));
-  const details: QuotedField[] = [["title", handoff.title], ["project", handoff.project], ...(thread.staleness ? stalenessDetails(thread.staleness) : [])];
+  const details = handoffDetails(handoff, thread.staleness);
   const fence = fenceFor([...textsOf(details), ...thread.newEntries.map((entry) => entry.content), ...earlier.map((entry) => entry.content)]);
   const lines = [
     `# Handoff ${handoff.id}`,
