@@ -317,6 +317,48 @@ test.describe("a first run on an empty server", () => {
     await page.getByTestId("connect-step-code-http").getByRole("button", { name: "Copy command" }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(http);
   });
+
+  test("revoking a token or deleting a webhook from the keyboard leaves focus on the next one, then on the empty list", async ({ page }) => {
+    /** Opens the confirming dialog from the focused button and confirms it, with keys alone. */
+    const confirmByKeyboard = async (ask: string, dialogName: string, confirm: string) => {
+      await page.getByRole("button", { name: ask }).focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.getByRole("dialog", { name: dialogName });
+      await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused();
+      await page.keyboard.press("Tab");
+      await expect(dialog.getByRole("button", { name: confirm })).toBeFocused();
+      await page.keyboard.press("Enter");
+      await expect(page.getByRole("button", { name: ask })).toHaveCount(0);
+    };
+
+    await page.goto(`${origin}/settings/tokens`);
+    for (const name of ["focus-a", "focus-b"]) {
+      await page.getByLabel("Name").fill(name);
+      await page.getByRole("button", { name: "Create token" }).click();
+      await expect(page.getByRole("button", { name: `Revoke ${name}` })).toBeVisible();
+    }
+    // A token's row shows when it was made: the first <time> on the page.
+    await waitForHydration(page);
+    await confirmByKeyboard("Revoke focus-a", "Revoke focus-a?", "Revoke token");
+    await expect(page.getByRole("button", { name: "Revoke focus-b" })).toBeFocused();
+    await confirmByKeyboard("Revoke focus-b", "Revoke focus-b?", "Revoke token");
+    await expect(page.getByText("No tokens yet.")).toBeFocused();
+
+    const urls = ["http://127.0.0.1:9/focus-a", "http://127.0.0.1:9/focus-b"];
+    // Within the hydrated page: the webhooks page has no <time> to tell hydration by until a delivery.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+    await expect(page).toHaveURL(`${origin}/settings/webhooks`);
+    for (const url of urls) {
+      await page.getByLabel("URL").fill(url);
+      await page.getByRole("checkbox", { name: /question/ }).first().check();
+      await page.getByRole("button", { name: "Add webhook" }).click();
+      await expect(page.getByRole("button", { name: `Delete ${url}` })).toBeVisible();
+    }
+    await confirmByKeyboard(`Delete ${urls[0]}`, "Delete this webhook?", "Delete webhook");
+    await expect(page.getByRole("button", { name: `Delete ${urls[1]}` })).toBeFocused();
+    await confirmByKeyboard(`Delete ${urls[1]}`, "Delete this webhook?", "Delete webhook");
+    await expect(page.getByText("No webhooks yet.")).toBeFocused();
+  });
 });
 
 test("every page fits 390 px without scrolling sideways, and axe finds nothing critical or serious, light and dark", async ({ page, request }) => {

@@ -1,7 +1,9 @@
 "use client";
 
+import { useRef } from "react";
 import { revokeTokenAction } from "@/app/settings/tokens/actions";
-import { ConfirmAction } from "@/components/ui/confirm-action";
+import { CONFIRM_ACTION_BUTTON, ConfirmAction } from "@/components/ui/confirm-action";
+import { useFocusOutlivesRows } from "@/components/ui/use-focus-outlives-rows";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { TokenView } from "@/lib/auth/tokens";
 
@@ -24,9 +26,23 @@ function RevokeButton({ token }: { token: TokenView }) {
   );
 }
 
+/** Where focus goes when the last token is revoked. */
+const NO_TOKENS_ID = "no-tokens";
+
+/** A revoked token's row leaves: focus goes to the next row's Revoke, or to the empty list's words. */
 export function TokenList({ tokens }: { tokens: TokenView[] }) {
+  const rows = useRef<HTMLTableSectionElement>(null);
+  const focusKeeping = useFocusOutlivesRows(
+    rows,
+    tokens.map((token) => token.name),
+    { keyAttribute: "data-row-key", focusIn: CONFIRM_ACTION_BUTTON, fallbackId: NO_TOKENS_ID },
+  );
   if (tokens.length === 0) {
-    return <p className="text-sm text-slate-600">No tokens yet. On loopback the desk is open without one; beyond loopback nothing is served without one.</p>;
+    return (
+      <p id={NO_TOKENS_ID} tabIndex={-1} className="text-sm text-slate-600">
+        No tokens yet. On loopback the desk is open without one; beyond loopback nothing is served without one.
+      </p>
+    );
   }
   return (
     <table className="w-full border-collapse text-left text-sm">
@@ -42,9 +58,9 @@ export function TokenList({ tokens }: { tokens: TokenView[] }) {
           </th>
         </tr>
       </thead>
-      <tbody>
+      <tbody ref={rows} {...focusKeeping}>
         {tokens.map((token) => (
-          <tr key={token.name} className="border-b border-slate-100">
+          <tr key={token.name} data-row-key={token.name} className="border-b border-slate-100">
             <td className="py-2 pr-3">
               <span className="font-mono break-all">{token.name}</span>
               {token.connector && <span className="block text-xs text-slate-600">{token.connector.label}</span>}

@@ -1,13 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { useActionState, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type RefObject } from "react";
+import { useActionState, useRef, useState, type KeyboardEvent } from "react";
 import { markAttentionAction, unmarkAttentionAction } from "@/app/attention-actions";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { AttentionGroup } from "./attention-group";
 import { useDismissableDetails } from "@/components/ui/use-dismissable-details";
+import { useFocusOutlivesRows } from "@/components/ui/use-focus-outlives-rows";
 import type { SideAttention, ThreadAttention } from "@/lib/dashboard/find-attention";
 import { idleFormState, withoutPreviousState } from "@/lib/form-state";
 import { visibleBidiControls } from "@/lib/validation";
@@ -148,34 +149,6 @@ function keepFocusInList(form: HTMLFormElement) {
 }
 
 /**
- * A row that leaves with the server's next list while focus is in it (answered or read by another
- * process) hands focus on as Done does: to the row now in its place, the last one, or "Needs you
- * now". Without it focus falls to the page's top, and `e` and the reader start from there.
- */
-function useFocusOutlivesRows(list: RefObject<HTMLUListElement | null>, shownIds: string) {
-  const focused = useRef<{ id: string; index: number } | null>(null);
-  useLayoutEffect(() => {
-    const left = focused.current;
-    if (!left || shownIds.split(" ").includes(left.id)) return;
-    focused.current = null;
-    // Focus went somewhere on purpose: leave it there.
-    if (document.activeElement && document.activeElement !== document.body) return;
-    const rows = list.current?.children;
-    const next = rows?.[Math.min(left.index, rows.length - 1)];
-    (next instanceof HTMLElement ? next : document.getElementById(ATTENTION_HEADING_ID))?.focus();
-  }, [list, shownIds]);
-  return {
-    onFocus: (event: FocusEvent<HTMLUListElement>) => {
-      const row = (event.target as HTMLElement).closest("li");
-      focused.current = row ? { id: row.dataset.handoffId ?? "", index: [...event.currentTarget.children].indexOf(row) } : null;
-    },
-    onBlur: (event: FocusEvent<HTMLUListElement>) => {
-      if (event.relatedTarget && !event.currentTarget.contains(event.relatedTarget)) focused.current = null;
-    },
-  };
-}
-
-/**
  * "Needs you now": one row per thread, newest first, with Done (`e`) and Snooze. A marked row
  * leaves the list as it is sent (the server keeps the mark per operator and side, and the page
  * follows); Undo brings it back. The marks' state lives here, not in the row: the row is gone by
@@ -190,7 +163,12 @@ export function AttentionThreads({ threads }: { threads: ThreadAttention[] }) {
   const failed = state.status === "error";
   const shown = threads.filter((thread) => failed || markedIn !== threads || thread.handoffId !== marked?.handoffId);
   const list = useRef<HTMLUListElement>(null);
-  const focusKeeping = useFocusOutlivesRows(list, shown.map((thread) => thread.handoffId).join(" "));
+  // A row that leaves with the server's next list while focus is in it (answered or read by another process) hands focus on as Done does.
+  const focusKeeping = useFocusOutlivesRows(
+    list,
+    shown.map((thread) => thread.handoffId),
+    { keyAttribute: "data-handoff-id", fallbackId: ATTENTION_HEADING_ID },
+  );
   const marking: Marking = {
     mark,
     onSubmit: (thread, form) => {

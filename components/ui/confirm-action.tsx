@@ -8,6 +8,9 @@ import { useModalDialog } from "./use-modal-dialog";
 /** A small confirming dialog, centred over a dimmed page: ConfirmAction's, and any other question a page asks first. */
 export const CONFIRM_DIALOG_CLASS = "m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40";
 
+/** The button that asks (its `data-confirm-action`): a list hands focus to the next row's when a row leaves (useFocusOutlivesRows). */
+export const CONFIRM_ACTION_BUTTON = "[data-confirm-action]";
+
 type Props = {
   /** The server action to run once confirmed. */
   action: (previous: FormState, formData: FormData) => Promise<FormState>;
@@ -32,7 +35,7 @@ export function ConfirmAction({ action, fields, label, describe, title, children
   const [state, formAction, pending] = useActionState(withoutPreviousState(action), idleFormState);
   return (
     <>
-      <button type="button" {...modal.openProps} aria-label={describe} className={buttonClass("danger")}>
+      <button type="button" {...modal.openProps} aria-label={describe} className={buttonClass("danger")} data-confirm-action="">
         {label}
       </button>
       <dialog

@@ -1,10 +1,11 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useRef } from "react";
 import { pauseWebhookAction, redeliverAction, removeWebhookAction, resumeWebhookAction } from "@/app/settings/webhooks/actions";
 import { buttonClass } from "@/components/ui/button";
-import { ConfirmAction } from "@/components/ui/confirm-action";
+import { CONFIRM_ACTION_BUTTON, ConfirmAction } from "@/components/ui/confirm-action";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { useFocusOutlivesRows } from "@/components/ui/use-focus-outlives-rows";
 import { idleFormState, withoutPreviousState, type FormState } from "@/lib/form-state";
 import type { DeliveryView, WebhookView } from "@/lib/webhooks/schemas";
 
@@ -69,19 +70,31 @@ function Deliveries({ deliveries }: { deliveries: DeliveryView[] }) {
   );
 }
 
-/** `command`: how Baton's commands run on the server (lib/paths.mjs batonCommand), for the hint. */
+/** Where focus goes when the last webhook is deleted. */
+const NO_WEBHOOKS_ID = "no-webhooks";
+
+/**
+ * `command`: how Baton's commands run on the server (lib/paths.mjs batonCommand), for the hint. A
+ * deleted webhook leaves: focus goes to the next one's Delete, or to the empty list's words.
+ */
 export function WebhookList({ hooks, command }: { hooks: { hook: WebhookView; deliveries: DeliveryView[] }[]; command: string }) {
+  const list = useRef<HTMLUListElement>(null);
+  const focusKeeping = useFocusOutlivesRows(
+    list,
+    hooks.map(({ hook }) => String(hook.id)),
+    { keyAttribute: "data-row-key", focusIn: CONFIRM_ACTION_BUTTON, fallbackId: NO_WEBHOOKS_ID },
+  );
   if (hooks.length === 0) {
     return (
-      <p className="text-sm text-slate-600">
+      <p id={NO_WEBHOOKS_ID} tabIndex={-1} className="text-sm text-slate-600">
         No webhooks yet. Add one above, or on the server with <code className="font-mono">{command} webhook add URL --events question.asked</code>.
       </p>
     );
   }
   return (
-    <ul className="flex flex-col gap-4">
+    <ul ref={list} {...focusKeeping} className="flex flex-col gap-4">
       {hooks.map(({ hook, deliveries }) => (
-        <li key={hook.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="webhook">
+        <li key={hook.id} data-row-key={hook.id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="webhook">
           <div className="mb-3 flex flex-wrap items-center gap-3">
             <span className="font-mono text-sm break-all">{hook.url}</span>
             {hook.status === "paused" ? (
