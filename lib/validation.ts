@@ -48,6 +48,27 @@ export function visibleBidiControls(text: string): string {
   return text.replace(SHOWN_AS_ESCAPES, escapeOf);
 }
 
+/**
+ * Whether `text` has a character that shows: not only white space and characters Unicode says
+ * print nothing (zero-width spaces and joiners, the word joiner, bidirectional controls, a soft
+ * hyphen, variation selectors, the Hangul filler). What must not be empty (a title, an entry, a
+ * shift document, a name) must not be that either: "\u200b" was stored as a title no one could
+ * read, shown only as its escape.
+ */
+export function showsSomething(text: string): boolean {
+  return SHOWN_CHARACTER.test(text);
+}
+
+const SHOWN_CHARACTER = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * The refusal of a text that does not show anything (with showsSomething): `message`, and why
+ * when what came was not blank.
+ */
+export function emptyRefusal(message: string): (issue: { input?: unknown }) => string {
+  return (issue) => (typeof issue.input === "string" && issue.input.trim() !== "" ? `${message} (characters that print nothing, such as U+200B, do not count)` : message);
+}
+
 /** A field name a caller sent, as messages quote it: escaped, and cut at 64 characters. */
 export function quotedField(field: string): string {
   return visibleControls(field.length > 64 ? `${field.slice(0, 64)}…` : field);

@@ -152,6 +152,13 @@ describe("exports of imported threads that moved on in Baton", () => {
 describe("titles taken from a document's first line", () => {
   // A counterexample fast-check found (tests/formats-properties.test.ts): a goal of heading marks
   // alone lost them all and the import was refused with "title must not be empty".
+  it("skip a first line that shows nothing; a goal of nothing that shows is refused", async () => {
+    const doc = (goal: string) => JSON.stringify({ goal, status: "in_progress", now: "!", timestamp: "2000-01-01T00:00:00.000Z" });
+    const imported = await importDocument({ text: doc("\u200b\u2060\nShip the importer"), fileName: "handoff.yaml" });
+    expect(imported.handoff.title).toBe("Ship the importer");
+    await expect(importDocument({ text: doc("\u200b\n\u3164"), fileName: "handoff.yaml" })).rejects.toThrow(/goal: must not be empty \(characters that print nothing/);
+  });
+
   it("keep a line of heading marks alone, drop the marks before words, and round-trip", async () => {
     for (const [goal, title] of [["#", "#"], ["## ", "##"], ["# Fix the login", "Fix the login"], ["###\nthen words", "###"]]) {
       const doc = { goal, status: "in_progress", now: "!", timestamp: "2000-01-01T00:00:00.000Z" };

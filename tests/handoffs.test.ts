@@ -105,6 +105,9 @@ describe("createHandoff", () => {
     [{ title: "x".repeat(201), content: "c" }, /^title must be at most 200 characters$/],
     [{ title: "t", content: "" }, /^content must not be empty$/],
     [{ title: "t", content: "   \n " }, /^content must not be empty$/],
+    // Characters that print nothing (zero-width space, word joiner, Hangul filler, a variation selector) are not a title or an entry.
+    [{ title: "\u200b\u2060 \u3164", content: "c" }, /^title must not be empty \(characters that print nothing, such as U\+200B, do not count\)$/],
+    [{ title: "t", content: "\u200d\ufe0f\n\u00ad" }, /^content must not be empty \(characters that print nothing, such as U\+200B, do not count\)$/],
     [{ title: "t", content: "é".repeat(MAX_CONTENT_BYTES / 2 + 1) }, /content must be at most 64 KiB/],
     [{ title: "t", content: "c", project: "Has Caps" }, /^project must be 1–40 characters/],
     [{ title: "t", content: "c", project: "-lead" }, /^project must be/],
@@ -215,6 +218,7 @@ describe("addEntry", () => {
   it.each([
     [{ type: "note", content: "x" }, /^type must be one of context, task, progress, question, decision, done/],
     [{ type: "task", content: "" }, /content must not be empty/],
+    [{ type: "task", content: "\u200b" }, /^content must not be empty \(characters that print nothing/],
     [{ type: "task", content: "x".repeat(MAX_CONTENT_BYTES + 1) }, /content must be at most 64 KiB/],
     [{ type: "task", content: "x", asClient: "robot" }, /^asClient: as_client must be "chat" or "code"/],
   ])("refuses %j and stores nothing", async (input, message) => {

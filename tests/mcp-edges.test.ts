@@ -95,6 +95,8 @@ describe.each(Object.keys(transports))("edge cases over %s", (transport) => {
     await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "   " }, /content must not be empty/);
     await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "é".repeat(MAX_CONTENT_BYTES / 2 + 1) }, /content must be at most 64 KiB/);
     await refused(servers.plain, "create_handoff", { title: "", content: "x" }, /title must not be empty/);
+    await refused(servers.plain, "create_handoff", { title: "\u200b\u200b", content: "x" }, /title must not be empty \(characters that print nothing/);
+    await refused(servers.plain, "add_to_handoff", { id, type: "task", content: "\u2060" }, /content must not be empty \(characters that print nothing/);
     await refused(servers.plain, "create_handoff", { title: "t", content: "x", project: "Not A Tag" }, /project must be 1–40 characters/);
     await refused(servers.plain, "get_handoff", { id, as_client: "desktop" }, /as_client must be "chat" or "code"/);
     expect(await countRows("handoff_entries", "handoff_id = ?", [id])).toBe(before);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { blankToUndefined } from "../validation";
+import { blankToUndefined, emptyRefusal, showsSomething } from "../validation";
 
 export const AGENT_STATUSES = ["active", "ended"] as const;
 export const SHIFT_HANDOFF_REASONS = ["context_limit", "shift_end", "task_boundary"] as const;
@@ -61,7 +61,7 @@ export const optionalSessionIdSchema = z.preprocess(blankToUndefined, sessionIdS
 export const agentNameSchema = z
   .string()
   .trim()
-  .min(1, { error: "name must not be empty" })
+  .refine(showsSomething, { error: emptyRefusal("name must not be empty") })
   .max(MAX_NAME_LENGTH, { error: `name must be at most ${MAX_NAME_LENGTH} characters` })
   .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "name must be one line without control characters" });
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { z } from "zod";
 import { dataDir } from "../config";
 import { Invalid } from "../errors";
+import { emptyRefusal, showsSomething } from "../validation";
 import { MAX_SHIFT_DOCUMENT_BYTES, PERSONA_SLUG_PATTERN, SESSION_PREFIX_PATTERN } from "./schemas";
 
 /** A fenced code block's opening or closing line (CommonMark: up to 3 spaces, then 3 or more ` or ~). */
@@ -84,7 +85,7 @@ const HEADING_LINE = /^[ \t]*#{1,6}(?:[ \t].*)?$/gm;
 export const shiftDocumentSchema = z
   .string({ error: "document is required: write what the successor needs to pick up the work" })
   // abort: an empty document is said to be empty, not also to hold only headings.
-  .refine((text) => text.trim().length > 0, { error: "document must not be empty: write what the successor needs to know", abort: true })
+  .refine(showsSomething, { error: emptyRefusal("document must not be empty: write what the successor needs to know"), abort: true })
   .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
     error: "document has only headings: fill in at least one section (Goal, Done, In progress, Next steps, Blockers, Key files)",
   })

@@ -4,7 +4,7 @@ import { Invalid } from "../errors";
 import { contentSchema, MAX_CONTENT_BYTES } from "../handoffs/schemas";
 import { duplicateKeyRefusal } from "../json-keys";
 import { jsonTooDeep, tooDeepMessage, valueTooDeep, yamlTooDeep, type TooDeep } from "../nesting";
-import { describeFieldErrors, parseInput } from "../validation";
+import { describeFieldErrors, emptyRefusal, parseInput, showsSomething } from "../validation";
 import type { ThreadDraft } from "./types";
 
 /** Largest document Baton reads: ten entries' worth; anything bigger is not a handoff. */
@@ -32,7 +32,7 @@ const ENTRY_LIMIT_MESSAGE = `must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes 
 export function entryText() {
   return z
     .string(requiredAs("a string"))
-    .refine((text) => text.trim().length > 0, { error: "must not be empty" })
+    .refine(showsSomething, { error: emptyRefusal("must not be empty") })
     .refine(fitsInEntry, { error: ENTRY_LIMIT_MESSAGE });
 }
 
@@ -251,12 +251,15 @@ export function validateDocument<Schema extends z.ZodType>(schema: Schema, value
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /**
- * First line of `text`, at most `max` characters (UTF-16 units), for titles and one-line fields,
- * cut between characters: cut inside a surrogate pair (an emoji at the 200th place of a goal),
- * the title held half of it, and a valid document was refused as invalid Unicode.
+ * First line of `text` that shows something (lib/validation's showsSomething: a line of zero-width
+ * characters alone would be a title no one can read, and is refused as one), at most `max`
+ * characters (UTF-16 units), for titles and one-line fields, cut between characters: cut inside a
+ * surrogate pair (an emoji at the 200th place of a goal), the title held half of it, and a valid
+ * document was refused as invalid Unicode.
  */
 export function firstLine(text: string, max = 200): string {
-  const whole = text.trim().split("\n")[0].trim();
+  const lines = text.split("\n").map((line) => line.trim());
+  const whole = lines.find(showsSomething) ?? lines.find((line) => line !== "") ?? "";
   // A line of heading marks alone ("#") stays as it is: a title is never empty.
   const line = whole.replace(/^#+\s*/, "").trim() || whole;
   return line.length > max ? `${startOf(line, max - 1)}…` : line;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { blankToUndefined, textFieldError } from "../validation";
+import { blankToUndefined, emptyRefusal, showsSomething, textFieldError } from "../validation";
 
 /** nanoid's URL-safe alphabet; a handoff id is `hof_` + 21 of these. */
 export const NANOID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -44,12 +44,12 @@ export const handoffStatusSchema = z.enum(HANDOFF_STATUSES, { error: 'status mus
 export const titleSchema = z
   .string({ error: textFieldError("title") })
   .trim()
-  .min(1, { error: "title must not be empty" })
+  .refine(showsSomething, { error: emptyRefusal("title must not be empty") })
   .max(MAX_TITLE_LENGTH, { error: `title must be at most ${MAX_TITLE_LENGTH} characters` });
 
 export const contentSchema = z
   .string({ error: textFieldError("content") })
-  .refine((text) => text.trim().length > 0, { error: "content must not be empty" })
+  .refine(showsSomething, { error: emptyRefusal("content must not be empty") })
   .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_CONTENT_BYTES, {
     error: `content must be at most 64 KiB (${MAX_CONTENT_BYTES} bytes of UTF-8)`,
   });
