@@ -113,7 +113,7 @@ describe("triggerHandoff", () => {
 
   it("refuses an empty document or one with only the template's headings, writing nothing", async () => {
     const agent = await registerAgent({ personaSlug: "empty-doc" });
-    for (const document of ["", "   \n\n", SHIFT_DOCUMENT_TEMPLATE, withoutEmptySections(SHIFT_DOCUMENT_TEMPLATE)]) {
+    for (const document of ["", "   \n\n", "\u200b\n\u2060", SHIFT_DOCUMENT_TEMPLATE, withoutEmptySections(SHIFT_DOCUMENT_TEMPLATE)]) {
       const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
       expect(error).toBeInstanceOf(Invalid);
       expect(error.fieldErrors.document?.[0]).toMatch(/empty|only headings/);
@@ -190,6 +190,14 @@ describe("the shift document in the database", () => {
 describe("escape attempts are refused with a clear message and write nothing", () => {
   const badSlugs = ["../etc", "a/b", "/abs", "..", "x;rm -rf ~", "dev\nnew", "dev$(id)", "Dev", "dev--1", "-dev", "a".repeat(65)];
   const badTargets = ["work;kill-server", "work:1.0; rm -rf /", "$(reboot)", "work\nEnter", "../x", "/tmp/sock", "work:1.0 extra", "`id`", "-t", "work:1.x", "a|b", "work:&"];
+
+  it("a name of characters that print nothing alone", async () => {
+    const before = await counts();
+    const error = (await caught(registerAgent({ personaSlug: "invisible", name: "\u200b\u3164" }))) as Invalid;
+    expect(error).toBeInstanceOf(Invalid);
+    expect(error.fieldErrors.name).toEqual(["name must not be empty (characters that print nothing, such as U+200B, do not count)"]);
+    expect(await counts()).toEqual(before);
+  });
 
   it.each(badSlugs)("persona slug %j", async (personaSlug) => {
     const before = await counts();
