@@ -173,8 +173,10 @@ describe("the command line's failures are one line", () => {
         baton(["mcp"], { env: { DATABASE_URL: server.url }, keepInputOpen: true }),
       ]);
       expect(hook.code, hook.stderr).toBe(0);
-      // 5 s from when it started reading, and its start.
-      expect(hook.seconds).toBeLessThan(6.5);
+      // 5 s from when it started reading, and its start: 1.5 s of start-up was once not enough with
+      // the three started together while CI's other files ran on two cores (6.53 s). What this
+      // tells apart is the hooks' 5 s from the 30 s migration lock's wait, or none.
+      expect(hook.seconds).toBeLessThan(9);
       expectOneLine(hook, /^baton checkpoint: the Baton database did not answer within 5 s \(postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton\); gave up so the session is not held; the checkpoint was not pushed/);
       expect(exported.code).toBe(1);
       expectOneLine(exported, /^baton export: the database postgresql:\/\/baton@127\.0\.0\.1:\d+\/baton is not answering \(timeout expired\); check that the server is up/);
