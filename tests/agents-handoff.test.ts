@@ -126,7 +126,8 @@ describe("triggerHandoff", () => {
 
   it("counts the text under a heading line of bare marks, and refuses headings alone however they are marked", async () => {
     const agent = await registerAgent({ personaSlug: "bare-marks" });
-    for (const document of ["# Handoff\n## Goal\n#\n", "  ## Goal\n### Done"]) {
+    // Under its headings, a line of characters that print nothing is no section filled in either.
+    for (const document of ["# Handoff\n## Goal\n#\n", "  ## Goal\n### Done", "## Goal\n\u200b\u2060\n## Next steps\n"]) {
       const error = (await caught(triggerHandoff({ agentId: agent.id, reason: "shift_end", document }))) as Invalid;
       expect(error, JSON.stringify(document)).toBeInstanceOf(Invalid);
       expect(error.fieldErrors.document?.[0]).toMatch(/only headings/);

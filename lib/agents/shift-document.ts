@@ -86,7 +86,7 @@ export const shiftDocumentSchema = z
   .string({ error: "document is required: write what the successor needs to pick up the work" })
   // abort: an empty document is said to be empty, not also to hold only headings.
   .refine(showsSomething, { error: emptyRefusal("document must not be empty: write what the successor needs to know"), abort: true })
-  .refine((text) => text.replace(HEADING_LINE, "").trim().length > 0, {
+  .refine((text) => showsSomething(text.replace(HEADING_LINE, "")), {
     error: "document has only headings: fill in at least one section (Goal, Done, In progress, Next steps, Blockers, Key files)",
   })
   .refine((text) => Buffer.byteLength(text, "utf8") <= MAX_SHIFT_DOCUMENT_BYTES, {
