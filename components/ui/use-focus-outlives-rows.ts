@@ -33,8 +33,9 @@ export function useFocusOutlivesRows(list: RefObject<HTMLElement | null>, shownK
   }, [list, shown, focusIn, fallbackId]);
   return {
     onFocus: (event: FocusEvent<HTMLElement>) => {
-      const row = [...event.currentTarget.children].find((child) => child.contains(event.target as Node));
-      focused.current = row ? { key: row.getAttribute(keyAttribute) ?? "", index: [...event.currentTarget.children].indexOf(row) } : null;
+      const rows = [...event.currentTarget.children];
+      const index = rows.findIndex((row) => row.contains(event.target as Node));
+      focused.current = index < 0 ? null : { key: rows[index].getAttribute(keyAttribute) ?? "", index };
     },
     onBlur: (event: FocusEvent<HTMLElement>) => {
       if (event.relatedTarget && !event.currentTarget.contains(event.relatedTarget)) focused.current = null;
