@@ -68,6 +68,30 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     expect(thread.handoff.status).not.toBe("completed");
   }, 60_000);
 
+  it("a server's first write waiting for the lock leaves it answering: a ping meanwhile is answered at once, the write refused after its wait", async () => {
+    const wait = 3000;
+    const stdio = await connectStdioClient({ env: { BATON_BUSY_TIMEOUT_MS: String(wait) } });
+    const holder = await holdSqliteLock("write");
+    try {
+      const started = performance.now();
+      const write = stdio.client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: "first write of this process" } });
+      // Its turn: the write has reached the database and met the lock.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await stdio.client.ping();
+      const pingedAfter = performance.now() - started;
+      const result = await write;
+      const refusedAfter = performance.now() - started;
+      expect(result.isError).toBe(true);
+      expect(toolText(result)).toMatch(/^the database is busy: another process kept it locked for the 3 s Baton waits/);
+      // SQLite's own busy handler sleeps in the thread that runs JavaScript: the ping waited out the whole write.
+      expect(pingedAfter).toBeLessThan(wait / 2);
+      expect(refusedAfter).toBeGreaterThanOrEqual(wait - 100);
+    } finally {
+      await holder.release();
+      await stdio.client.close();
+    }
+  }, 60_000);
+
   it("the CLI says a busy database is busy, not that the input was refused (close, export, import); a bad input is still refused", async () => {
     const document = await runBaton(["export", id, "--format", "json"]);
     expect(document.code, document.stderr).toBe(0);
