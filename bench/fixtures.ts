@@ -6,6 +6,7 @@
 import Database from "better-sqlite3";
 import { databaseFile } from "../lib/config";
 import { storedDate } from "../lib/database";
+import { INDEX_PENDING_ENTRIES } from "../lib/search/pending";
 
 const TYPES = ["context", "task", "progress", "question", "decision", "done"];
 const PROJECTS = ["hlg", "dnd", "billing", "infra", "search", "design", "growth", "shop"];
@@ -23,6 +24,9 @@ function random(seed: number) {
 }
 
 const iso = (time: number) => storedDate(new Date(time));
+
+/** The search index of the entries written so far, as an append's batch writes it (lib/search/pending.ts). */
+const indexPendingEntries = (sqlite: Database.Database) => INDEX_PENDING_ENTRIES.forEach((statement) => sqlite.exec(statement));
 
 export type FillOptions = {
   firstIndex?: number;
@@ -69,6 +73,7 @@ export function fillHandoffs(handoffs: number, entries: number, options: FillOpt
       lastNumber.set(id, number);
       insertEntry.run(id, number, next() < 0.5 ? "chat" : "code", TYPES[Math.floor(next() * TYPES.length)], content(index, next), iso(start + index * 1000));
     }
+    indexPendingEntries(sqlite);
   });
   for (let from = 0; from < entries; from += batch) insertEntries(from, Math.min(entries, from + batch));
   const setLastNumber = sqlite.prepare("UPDATE handoffs SET last_number = ? WHERE id = ?");
@@ -100,6 +105,7 @@ export function fillThread(id: string, entries: number): number {
     // Code has read everything; chat has read all but the last 4,000 (or half of a short thread).
     const chatCursor = Math.max(last - Math.min(4000, Math.floor(entries / 2)), 0);
     sqlite.prepare("UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ? WHERE id = ?").run(chatCursor, last, id);
+    indexPendingEntries(sqlite);
   })();
   sqlite.close();
   return last;

@@ -35,7 +35,7 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     if (door) await stopHttpDoor(door.door, "SIGTERM");
   });
 
-  it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's one line (exit 1); nothing stored, no stack logged", async () => {
+  it("a write refused at every door as Unavailable: REST 503 with Retry-After, an MCP tool error over HTTP and stdio, the CLI's one line (exit 1); nothing stored, no stack logged; a search with entries to index first alike", async () => {
     const stdio = await connectStdioClient({ env: SHORT_WAIT });
     const http = await connectHttpClient(`${door.origin}/api/mcp`);
     const holder = await holdSqliteLock("write");
@@ -46,6 +46,13 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
       const { error } = (await rest.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe("UNAVAILABLE");
       expect(error.message).toMatch(BUSY);
+
+      // The thread's first entry waits for the search index's next batch: a search indexes it
+      // first, a write the lock holds back, so it is refused alike rather than missing the entry.
+      const search = await fetch(`${door.origin}/api/handoffs?q=first`);
+      expect(search.status).toBe(503);
+      expect(search.headers.get("retry-after")).toBe("2");
+      expect(((await search.json()) as { error: { message: string } }).error.message).toMatch(BUSY);
 
       for (const client of [http, stdio.client]) {
         const result = await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: "over MCP" } });
@@ -66,6 +73,16 @@ describe.runIf(onSqlite)("a database busy past the wait", () => {
     const thread = await getHandoff({ id });
     expect(thread.entries.map((entry) => entry.content)).toEqual(["first"]);
     expect(thread.handoff.status).not.toBe("completed");
+    // Let go, the search indexes the entry and finds it; with nothing pending, a search under the lock reads on.
+    const found = (await (await fetch(`${door.origin}/api/handoffs?q=first`)).json()) as { items: { id: string }[] };
+    expect(found.items.map((item) => item.id)).toEqual([id]);
+    const heldAgain = await holdSqliteLock("write");
+    try {
+      const again = await fetch(`${door.origin}/api/handoffs?q=first`);
+      expect(again.status).toBe(200);
+    } finally {
+      await heldAgain.release();
+    }
   }, 60_000);
 
   it("a server's first write waiting for the lock leaves it answering: a ping meanwhile is answered at once, the write refused after its wait", async () => {

@@ -231,6 +231,43 @@ describe("copy-data checks its target before it touches it", () => {
   });
 });
 
+describe("after copy-data, search finds what the source held", () => {
+  it("entries the source's search index had not taken yet (pending, written since its last batch) are indexed on the copy too", async () => {
+    const url = await database("copy_pending");
+    const copied = await copyDataTo(url, async (deskUrl) => {
+      const writer = await connectStdioClient({ env: { DATABASE_URL: deskUrl } });
+      try {
+        const created = await writer.client.callTool({ name: "create_handoff", arguments: { title: "Moving day", content: "pack the quokka first" } });
+        const { id } = (created.structuredContent as { handoff: { id: string } }).handoff;
+        for (const content of ["then the numbat", "last the bilby"]) {
+          expect((await writer.client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content } })).isError).not.toBe(true);
+        }
+      } finally {
+        await writer.client.close();
+      }
+      const desk = new Database(deskUrl.replace(/^file:/, ""), { readonly: true });
+      try {
+        const { pending } = desk.prepare("SELECT COUNT(*) AS pending FROM handoff_entries e WHERE NOT EXISTS (SELECT 1 FROM entry_search_owners o WHERE o.seq = e.seq)").get() as { pending: number };
+        expect(pending).toBe(3);
+      } finally {
+        desk.close();
+      }
+    });
+    expect(copied.code, copied.stderr).toBe(0);
+    const target = new pg.Client({ connectionString: url });
+    await target.connect();
+    try {
+      // PostgreSQL's search reads an entry through its owner row: one for each entry, the pending ones included.
+      const { rows } = await target.query<{ entries: number; owners: number }>(
+        "SELECT (SELECT COUNT(*)::int FROM handoff_entries) AS entries, (SELECT COUNT(*)::int FROM entry_search_owners) AS owners",
+      );
+      expect(rows[0]).toEqual({ entries: 3, owners: 3 });
+    } finally {
+      await target.end();
+    }
+  }, 120_000);
+});
+
 describe("after copy-data, ids go on where the source's stopped", () => {
   it("a change's seq continues past the last one the source handed out, so the webhook cursor copied with it still sees new writes (the changes table was empty after a quiet day)", async () => {
     const received: string[] = [];

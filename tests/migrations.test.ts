@@ -32,7 +32,6 @@ describe("the migrated database", () => {
         { name: "changes_handoff_updated", tableName: "handoffs" },
         { name: "changes_shift_handoff_created", tableName: "handoff_records" },
         { name: "changes_shift_handoff_updated", tableName: "handoff_records" },
-        { name: "search_entry_created", tableName: "handoff_entries" },
         { name: "search_entry_deleted", tableName: "handoff_entries" },
         { name: "search_entry_updated", tableName: "handoff_entries" },
         { name: "search_handoff_created", tableName: "handoffs" },

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Invalid } from "../lib/errors";
@@ -6,6 +9,7 @@ import { closeHandoff } from "../lib/formats";
 import { read, write } from "../lib/database";
 import { fts5QueryOf, MAX_SEARCH_WORDS, parseSearchQuery, SEARCH_MATCH_LIMIT, tsqueryOf } from "../lib/search";
 import { EXCERPT_TOKENS, passageOf } from "../lib/search/fts5";
+import { catchUpEntryIndex, INDEX_BATCH } from "../lib/search/pending";
 import { MATCH_END, MATCH_START } from "../lib/search/highlight";
 import { scanStored } from "../lib/jobs/secrets-sweep";
 import type { HighlightedText, SearchMatch } from "../lib/search/types";
@@ -19,6 +23,8 @@ import { SECRET_SAMPLES } from "./fixtures/secrets/corpus";
  */
 
 const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
+const run = promisify(execFile);
+const appendWorker = path.join(import.meta.dirname, "support", "append-worker.ts");
 const ids = (items: HandoffSummary[]) => items.map((item) => item.id);
 const marked = (text: HighlightedText | undefined) => (text ?? []).filter((segment) => segment.match).map((segment) => segment.text);
 const plain = (text: HighlightedText | undefined) => (text ?? []).map((segment) => segment.text).join("");
@@ -319,6 +325,43 @@ describe("the index", () => {
     const after = await integrityOf();
     expect(after.owners).toBe(after.entries);
     expect(after.texts).toBe(after.handoffs);
+  });
+
+  const pendingSeqs = (handoffId: string) =>
+    read(async (tx) =>
+      (await tx.all<{ seq: number }>("SELECT seq FROM handoff_entries e WHERE handoff_id = ? AND NOT EXISTS (SELECT 1 FROM entry_search_owners o WHERE o.seq = e.seq) ORDER BY seq", [handoffId])).map(
+        (row) => row.seq,
+      ),
+    );
+
+  it.runIf(onSqlite)("indexes appends in batches: a search finds pending entries of any process, and a rewrite or a delete before the batch never reaches the index", async () => {
+    await catchUpEntryIndex();
+    const { handoff } = await createHandoff({ title: "Batch of kakapo", content: "the kakapo first line" });
+    const rewritten = await addEntry({ id: handoff.id, type: "progress", content: "a takahe that the sweep rewrites" });
+    const other = await createHandoff({ title: "t", content: "a weka of a thread closed before its batch" });
+    // Another process appends (lib/handoffs, as every door does): its entries are pending too.
+    const { stdout } = await run(process.execPath, ["--import", "tsx", appendWorker, handoff.id, handoff.id, "2", "code"], { env: process.env });
+    const [workerSeq] = JSON.parse(stdout.trim().replace(/^ok /, "")) as number[];
+    expect(await pendingSeqs(handoff.id)).toEqual([rewritten.entry.seq - 1, rewritten.entry.seq, workerSeq, workerSeq + 1]);
+    expect((await pendingSeqs(other.handoff.id)).length).toBe(1);
+
+    // What the secrets sweep and a close do to entries, before any search indexed them.
+    await write((tx) => tx.run("UPDATE handoff_entries SET content = 'a rewritten pukeko' WHERE seq = ?", [rewritten.entry.seq]));
+    await closeHandoff({ id: other.handoff.id, archive: false });
+
+    expect(ids((await findHandoffs({ q: "kakapo" })).items)).toEqual([handoff.id]);
+    expect(ids((await findHandoffs({ q: "pukeko" })).items)).toEqual([handoff.id]);
+    expect((await findHandoffs({ q: "takahe" })).total).toBe(0);
+    expect((await findHandoffs({ q: "weka" })).total).toBe(0);
+    const found = await findHandoffs({ q: '"code 1"' });
+    expect(ids(found.items)).toContain(handoff.id);
+    expect(await pendingSeqs(handoff.id)).toEqual([]);
+    const counts = await integrityOf();
+    expect(counts.owners).toBe(counts.entries);
+
+    // With no search at all, appends index what waits once a batch of it does.
+    for (let index = 0; index < INDEX_BATCH; index++) await addEntry({ id: handoff.id, type: "progress", content: `line ${index}` });
+    expect(await pendingSeqs(handoff.id)).toEqual([]);
   });
 });
 

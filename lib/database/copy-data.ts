@@ -11,6 +11,8 @@ import Database from "better-sqlite3";
 import type pg from "pg";
 import { databaseFile, dataDir } from "../config";
 import { Conflict, Invalid } from "../errors";
+import { INDEX_PENDING_ENTRIES } from "../search/pending";
+import { BUSY_TIMEOUT_MS } from "./busy";
 import { engineOf } from "./engine";
 import { ensureMigrated, migratePostgresIn } from "./migrate";
 import { withTransaction } from "./postgres";
@@ -121,10 +123,24 @@ export async function copyData(options: CopyDataOptions): Promise<CopyDataResult
   const sourceFile = databaseFile(options.from);
   if (!fs.existsSync(sourceFile)) throw new Invalid(`there is no database at ${sourceFile}`, { from: ["no such file"] });
   await ensureMigrated(options.from);
+  indexPendingEntriesOf(sourceFile);
   const dataFolder = options.dataFolder ?? dataDir();
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true });
   try {
     return await withTransaction(options.to, (target) => copyInto(target, source, dataFolder));
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * Indexes the source's pending entries (lib/search/pending.ts) before it is read: the copy brings
+ * the source's owner rows, PostgreSQL's record of what its index holds.
+ */
+function indexPendingEntriesOf(file: string): void {
+  const source = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    source.transaction(() => INDEX_PENDING_ENTRIES.forEach((statement) => source.exec(statement))).immediate();
   } finally {
     source.close();
   }

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { read, type Tx } from "../database";
-import { FILTERED_SEARCH_SCAN, parseSearchQuery, SEARCH_MATCH_LIMIT, searchEngineOf, type FoundHits, type SearchMatch, type SearchTerm } from "../search";
+import { catchUpEntryIndex, FILTERED_SEARCH_SCAN, parseSearchQuery, SEARCH_MATCH_LIMIT, searchEngineOf, type FoundHits, type SearchMatch, type SearchTerm } from "../search";
 import { blankToUndefined, givenOnce, parseInput, wholeNumberParam, type DoorInput } from "../validation";
 import { HISTORY_FILTER_FIELDS } from "./history-filters";
 import { toHandoffView, type HandoffRow, type HandoffView } from "./views";
@@ -183,6 +183,7 @@ export async function findHandoffs(options: FindHandoffsOptions = {}): Promise<H
   const terms = parseSearchQuery(input.q);
   // Only punctuation: nothing to look for, so nothing matches.
   if (terms.length === 0) return pageOf(input, [], 0);
+  await catchUpEntryIndex();
   return read((tx) => searchIn(tx, input, filters, terms));
 }
 

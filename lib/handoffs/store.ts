@@ -4,6 +4,7 @@ import { database, lockRows, MAX_INT4, storedDate, writeGrouped, writeStatement,
 import { Conflict, Invalid, NotFound } from "../errors";
 import type { Redaction } from "../secrets";
 import type { StoredTextRedactor } from "../secrets/stored-redactor";
+import { indexEntriesWhenDueIn } from "../search/pending";
 import type { GitState } from "../git/types";
 import { NANOID_ALPHABET, type ClientSide, type EntryType } from "./schemas";
 import type { CleanEntry, CleanHandoffTexts } from "./clean-texts";
@@ -90,6 +91,7 @@ export async function createHandoffIn(
   await tx.run("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)", [id, draft.texts.title, draft.project, at, at, gitJson(draft.git)]);
   const entries: EntryView[] = [];
   for (const entry of draft.texts.entries) entries.push(await insertEntry(tx, id, entries.length + 1, entry, at));
+  if (tx.engine !== "postgres" && entries.length > 0) await indexEntriesWhenDueIn(tx, entries.at(-1)!.seq);
   const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
   const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ?, last_number = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
     lastBy("chat"),
@@ -163,6 +165,7 @@ async function appendRowOnSqlite(tx: Tx, id: string, entry: CleanEntry): Promise
     `INSERT INTO handoff_entries (seq, handoff_id, from_client, type, content, created_at, git, answers, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${ENTRY_COLUMNS}`,
     [moved[cursor], id, entry.fromClient, entry.type, entry.content, createdAt, gitJson(entry.git), entry.answers ?? null, moved.last_number],
   ))!;
+  await indexEntriesWhenDueIn(tx, added.seq);
   const { last_number: _number, ...handoff } = moved;
   return {
     ...handoff,

@@ -1,7 +1,8 @@
 /**
  * lib/search: full-text search over handoff titles, entries and kept summaries. Owns the search
  * index (on SQLite the FTS5 tables, on PostgreSQL GIN indexes on tsvectors; on both
- * `handoff_search_texts` and `entry_search_owners`, kept by triggers: see the full_text_search
+ * `handoff_search_texts` and `entry_search_owners`, kept by triggers, except SQLite's entry index,
+ * written in batches by ./pending.ts: see the full_text_search and search_index_in_batches
  * migrations); lib/handoffs/find-handoffs.ts asks it which handoffs match and what to show of
  * them. Client code imports ./types and ./query directly, never this barrel.
  */
@@ -11,6 +12,8 @@ import type { StoredTextRedactor } from "../secrets/stored-redactor";
 import type { SearchEngine } from "./engine";
 import { compactFts5In, fts5Engine } from "./fts5";
 import { postgresEngine } from "./postgres";
+
+export { catchUpEntryIndex } from "./pending";
 
 /** The search engine of a database engine. */
 export function searchEngineOf(engine: Engine): SearchEngine {
