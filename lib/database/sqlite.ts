@@ -19,8 +19,8 @@ import type { Database, Params, Tx, WriteOptions } from "./types";
  */
 const FILE_CHECK_EVERY_MS = 250;
 
-/** Longest pause between two tries for a lock: what a waiter can lose to a newcomer. */
-const LOCK_RETRY_MAX_PAUSE_MS = 2;
+/** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
+const WRITE_RETRY_MAX_PAUSE_MS = 2;
 
 const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError && error.code.startsWith("SQLITE_BUSY");
 
@@ -68,7 +68,7 @@ export function openSqlite(url: string): Database {
     connection.pragma("journal_mode = WAL");
     connection.pragma("synchronous = NORMAL");
     connection.pragma("foreign_keys = ON");
-    // From here on every wait for a lock is `lockWithin`'s, whose pauses let the event loop run.
+    // From here on every wait for the lock is `begin`'s, whose pauses let the event loop run.
     connection.pragma("busy_timeout = 0");
   } catch (error) {
     connection.close();
@@ -149,46 +149,43 @@ export function openSqlite(url: string): Database {
     return run;
   };
 
-  /**
-   * A lock taken by `step` (BEGIN IMMEDIATE), tried again while
-   * another process holds it after a pause of at most LOCK_RETRY_MAX_PAUSE_MS (with jitter), until
-   * `deadline` (performance.now()). The connection's busy_timeout is 0 once it is open: SQLite's
-   * own busy handler sleeps in the thread that runs JavaScript, so its wait froze the whole server,
-   * pages and event streams included, for up to BUSY_TIMEOUT_MS; and it backs off to 100 ms
-   * sleeps, so a writer that lost a few times slept while newcomers took the lock (with 32 writer
-   * processes the slowest appends waited over a second). Setting busy_timeout to 0 around each try
-   * instead compiled two pragmas afresh per write (SQLite applies one when it compiles it), and the
-   * first try of a process applied nothing, so its wait was SQLite's. The first try is synchronous and returns nothing when
-   * it takes the lock (an uncontended transaction costs no promise, timer or await); only a busy
-   * answer returns the promise of the wait, whose pauses are timers. Node's timers round a pause
-   * under 1 ms up to 1 ms. This process's other transactions still queue behind the waiting one
-   * (one connection holds one transaction at a time); each counts its wait from when it was asked
-   * for, so one queued behind a waiting write is answered or refused within the same bound.
-   */
-  const lockWithin = (step: () => unknown, deadline: number): Promise<void> | undefined => {
-    const busy = tryLock(step);
-    return busy ? waitForLock(step, busy, deadline) : undefined;
-  };
-  /** The busy error of a try that found the lock taken, else undefined (the lock is held). */
-  const tryLock = (step: () => unknown): unknown => {
+  /** The busy error of a try that found the lock taken, else undefined (the transaction is open; a busy BEGIN IMMEDIATE leaves none). */
+  const tryBegin = (): unknown => {
     try {
-      step();
+      statement("BEGIN IMMEDIATE").run();
       return undefined;
     } catch (error) {
       if (!isBusy(error)) throw error;
       return error;
     }
   };
-  const waitForLock = async (step: () => unknown, busy: unknown, deadline: number): Promise<void> => {
+  const waitToBegin = async (busy: unknown, deadline: number): Promise<void> => {
     for (let attempt = 0; busy; attempt++) {
       if (performance.now() > deadline) throw busy;
-      await sleep(Math.min(LOCK_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
-      busy = tryLock(step);
+      await sleep(Math.min(WRITE_RETRY_MAX_PAUSE_MS, 0.05 * 2 ** attempt) * (0.5 + Math.random()));
+      busy = tryBegin();
     }
   };
-  // A BEGIN IMMEDIATE that meets the lock leaves no transaction open: the try is the whole statement.
-  const takeWriteLock = () => statement("BEGIN IMMEDIATE").run();
-  const begin = (deadline: number) => lockWithin(takeWriteLock, deadline);
+  /**
+   * BEGIN IMMEDIATE, tried again while another process holds the write lock after a pause of at
+   * most WRITE_RETRY_MAX_PAUSE_MS (with jitter), until `deadline` (performance.now()). The
+   * connection's busy_timeout is 0 once it is open: SQLite's own busy handler sleeps in the thread
+   * that runs JavaScript, so its wait froze the whole server, pages and event streams included, for
+   * up to BUSY_TIMEOUT_MS; and it backs off to 100 ms sleeps, so a writer that lost a few times
+   * slept while newcomers took the lock (with 32 writer processes the slowest appends waited over a
+   * second). Setting busy_timeout to 0 around each try instead compiled two pragmas afresh per
+   * write (SQLite applies one when it compiles it), and a process's first try applied nothing, so
+   * its wait was SQLite's. The first try is synchronous and returns nothing when it takes the lock
+   * (an uncontended write costs no promise, timer or await); only a busy answer returns the promise
+   * of the wait, whose pauses are timers. Node's timers round a pause under 1 ms up to 1 ms. This
+   * process's other transactions still queue behind the waiting one (one connection holds one
+   * transaction at a time); each counts its wait from when it was asked for, so one queued behind a
+   * waiting write is answered or refused within the same bound.
+   */
+  const begin = (deadline: number): Promise<void> | undefined => {
+    const busy = tryBegin();
+    return busy ? waitToBegin(busy, deadline) : undefined;
+  };
   // Once the connection is open, its reads meet no lock: in WAL mode it holds a shared lock on the
   // file from its first read on, which keeps anyone from locking the file whole.
   const beginRead = () => void statement("BEGIN").run();
