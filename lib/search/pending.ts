@@ -24,7 +24,11 @@ export const INDEX_PENDING_ENTRIES = [
   `INSERT INTO "entry_search_owners" ("seq", "text_id") SELECT e."seq", t."id" ${PENDING}`,
 ] as const;
 
-/** Per connection, the highest owned seq it last saw: a lower bound, so an append reads the table only when a batch may be due. */
+/**
+ * Per connection, the highest owned seq it last saw, so an append reads the table only when a batch
+ * may be due. A hint: after a group commit that rolled back it can run ahead of the table, and the
+ * batch then comes up to INDEX_BATCH appends later (a search still indexes what waits first).
+ */
 const seenThrough = new WeakMap<Tx, number>();
 
 async function indexPendingIn(tx: Tx): Promise<void> {
