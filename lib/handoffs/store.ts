@@ -91,7 +91,7 @@ export async function createHandoffIn(
   await tx.run("INSERT INTO handoffs (id, title, project, created_at, updated_at, git) VALUES (?, ?, ?, ?, ?, ?)", [id, draft.texts.title, draft.project, at, at, gitJson(draft.git)]);
   const entries: EntryView[] = [];
   for (const entry of draft.texts.entries) entries.push(await insertEntry(tx, id, entries.length + 1, entry, at));
-  if (tx.engine !== "postgres" && entries.length > 0) await indexEntriesWhenDueIn(tx, entries.at(-1)!.seq);
+  if (entries.length > 0) await indexEntriesWhenDueIn(tx, entries.at(-1)!.seq);
   const lastBy = (side: ClientSide) => entries.findLast((entry) => entry.fromClient === side)?.seq ?? 0;
   const handoff = await tx.get<HandoffRow>(`UPDATE handoffs SET chat_last_seen = ?, code_last_seen = ?, last_number = ? WHERE id = ? RETURNING ${HANDOFF_COLUMNS}`, [
     lastBy("chat"),

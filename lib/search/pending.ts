@@ -40,10 +40,11 @@ async function indexPendingIn(tx: Tx): Promise<void> {
  * them wait. The one append that does pays for the batch; the others write no index page.
  */
 export async function indexEntriesWhenDueIn(tx: Tx, seq: number): Promise<void> {
-  if (seq - (seenThrough.get(tx) ?? 0) < INDEX_BATCH) return;
+  if (tx.engine === "postgres" || seq - (seenThrough.get(tx) ?? 0) < INDEX_BATCH) return;
   const through = (await tx.get<{ through: number }>(`SELECT ${INDEXED_THROUGH} AS through`))!.through;
-  if (seq - through >= INDEX_BATCH) await indexPendingIn(tx);
-  seenThrough.set(tx, seq - through >= INDEX_BATCH ? seq : through);
+  const due = seq - through >= INDEX_BATCH;
+  if (due) await indexPendingIn(tx);
+  seenThrough.set(tx, due ? seq : through);
 }
 
 /**
