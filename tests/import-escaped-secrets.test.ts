@@ -124,3 +124,27 @@ describe("every secret of the corpus in every shape a handoff.yaml can hold it",
     expect(left).toEqual([]);
   }, 120_000);
 });
+
+describe("a value that is a secret by its key, in a list under that key", () => {
+  // `OAUTH_CLIENT_SECRET: [<value>]`: the value alone is a random word, `OAUTH_CLIENT_SECRET=<value>` an .env secret.
+  // JSON's items took the list's key; YAML's took none, so the import kept the value in a handoff.yaml.
+  const sample = SECRET_SAMPLES.find((candidate) => candidate.name === "client secret")!;
+  const [key] = sample.value.split("=");
+  const secret = secretPartOf(sample);
+  const head = 'goal: "Ship auth"\nstatus: in_progress\nnow: "Debugging token expiry"\nfiles: [a.py]\ntimestamp: "2026-01-17T10:30:00Z"\n';
+  const shapes: [string, string][] = [
+    ["handoff.yaml, block list", `${head}${key}:\n  - ${secret}\n`],
+    ["handoff.yaml, flow list", `${head}${key}: [${secret}, b]\n`],
+    ["handoff.yaml, list in a list", `${head}${key}:\n  - - ${secret}\n`],
+    ["handoff.json, list", EXAMPLE_DOCUMENTS.handoff_json.text.replace('"blockers": []', `"blockers": [], "${key}": ["${secret}"]`)],
+  ];
+
+  it.each(shapes)("%s: redacted in the kept document", async (_shape, text) => {
+    const answer = await api.fetch("/api/import", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text }) });
+    const imported = await answer.json();
+    expect(answer.status, JSON.stringify(imported).slice(0, 400)).toBe(201);
+    const [source] = await rowsOf<{ document: string }>("SELECT document FROM handoff_sources WHERE handoff_id = ?", [imported.handoff.id]);
+    expect(source.document).not.toContain(secret);
+    expect(source.document).toContain("[redacted: env-assignment]");
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import "server-only";
-import { isPair, isScalar, parseDocument, visit, type Scalar } from "yaml";
+import { isPair, isScalar, isSeq, parseDocument, visit, type Scalar } from "yaml";
 import { findSecrets, withMarkers, type SecretHit } from "./scan";
 
 /** One string of a document (a value or a key): where it stands in the text, its decoded value and the key giving it `.env`-style context. */
@@ -64,10 +64,18 @@ function jsonStrings(text: string): DocumentString[] {
   return strings;
 }
 
-/** The key a YAML scalar is the value of (its `.env`-style context), or null for a key, a list item or a top-level scalar. */
+/**
+ * The key whose `.env`-style context a YAML scalar gets, as jsonStrings gives a JSON string's:
+ * a pair's value its key's, a list's items (nested lists too) the list's; a key, an item of a
+ * top-level list or a top-level scalar none. The two readings once differed on list items, so
+ * the same document redacted differently as JSON and as YAML.
+ */
 function keyContextOf(node: Scalar, path: readonly unknown[]): string | null {
-  const parent = path.at(-1);
-  return isPair(parent) && parent.key !== node && isScalar(parent.key) ? String(parent.key.value) : null;
+  let child: unknown = node;
+  let at = path.length - 1;
+  while (at >= 0 && isSeq(path[at])) child = path[at--];
+  const parent = path[at];
+  return isPair(parent) && parent.key !== child && isScalar(parent.key) ? String(parent.key.value) : null;
 }
 
 /** The string scalars of a YAML document (a pair's value in its key's context), or null when it does not parse or one has no place. */
