@@ -47,6 +47,15 @@ describe("the secret scanner on the corpus", () => {
     const once = cleanText("content", text).text;
     expect(cleanText("content", once)).toEqual({ text: once, redactions: [] });
   });
+
+  it("finds the same in a text whatever was scanned before it (its patterns are shared between scans)", () => {
+    const texts = SECRET_SAMPLES.map((sample, i) => embed(sample, embeddingOf(i)));
+    const alone = texts.map((text) => findSecrets(text));
+    // Each scan after a longer one with hits near its end, and after a scan of nothing.
+    const afterOthers = texts.map((text, i) => (findSecrets(texts.join("\n").repeat(2)), findSecrets(i % 2 ? "" : texts[(i + 1) % texts.length]), findSecrets(text)));
+    expect(afterOthers).toEqual(alone);
+    expect(alone.every((hits) => hits.length > 0)).toBe(true);
+  });
 });
 
 /**

@@ -51,9 +51,26 @@ function secretlintScanner(rule: SecretLintRuleCreator): Scanner {
   };
 }
 
+/**
+ * The matches of the global `pattern` in `text`, in order. exec, not matchAll: matchAll copies the
+ * pattern and sets the copy up again (its flags parsed, its compiled code looked up) on every
+ * call, 0.16 µs each against 0.02 µs, for each of this module's 16 patterns on every append.
+ * Scans are synchronous: no other one moves the pattern's lastIndex meanwhile.
+ */
+function matchesOf(text: string, pattern: RegExp): RegExpExecArray[] {
+  const matches: RegExpExecArray[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    matches.push(match);
+    // An empty match would be found again at the same place.
+    if (match[0].length === 0) pattern.lastIndex += 1;
+  }
+  return matches;
+}
+
 function regexScanner(kind: string, pattern: RegExp): Scanner {
   return (text, report) => {
-    for (const match of text.matchAll(pattern)) report({ kind, start: match.index, end: match.index + match[0].length });
+    for (const match of matchesOf(text, pattern)) report({ kind, start: match.index, end: match.index + match[0].length });
   };
 }
 
@@ -74,11 +91,11 @@ const AWS_EXAMPLES = new Set(["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPx
 const AWS_KIND = "aws";
 
 const aws: Scanner = (text, report) => {
-  for (const match of text.matchAll(AWS_ACCESS_KEY_ID)) {
+  for (const match of matchesOf(text, AWS_ACCESS_KEY_ID)) {
     if (!AWS_EXAMPLES.has(match[0])) report({ kind: AWS_KIND, start: match.index, end: match.index + match[0].length });
   }
-  for (const match of text.matchAll(AWS_ACCOUNT_ID)) report({ kind: AWS_KIND, start: match.index, end: match.index + match[0].length });
-  for (const match of text.matchAll(AWS_SECRET_ACCESS_KEY)) {
+  for (const match of matchesOf(text, AWS_ACCOUNT_ID)) report({ kind: AWS_KIND, start: match.index, end: match.index + match[0].length });
+  for (const match of matchesOf(text, AWS_SECRET_ACCESS_KEY)) {
     const [start, end] = match.indices!.groups!.secret!;
     if (!AWS_EXAMPLES.has(match.groups!.secret!)) report({ kind: AWS_KIND, start, end });
   }
@@ -107,7 +124,7 @@ const ENV_ASSIGNMENT =
   /(?:^|[\s;{,])(?:export\s+)?["']?([A-Za-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)[A-Za-z0-9_.-]*)["']?\s*[:=]\s*(["']?)([^\s"'`,;\\]{8,200})\2/gim;
 
 const envAssignment: Scanner = (text, report) => {
-  for (const match of text.matchAll(ENV_ASSIGNMENT)) {
+  for (const match of matchesOf(text, ENV_ASSIGNMENT)) {
     const value = match[3];
     if (PLACEHOLDER.test(value)) continue;
     if (!/\d|[^A-Za-z0-9]|[a-z].*[A-Z]|[A-Z].*[a-z]/.test(value)) continue;
@@ -142,7 +159,7 @@ const CREDENTIAL_FORMS: { kind: string; pattern: RegExp }[] = [
 
 const credentialForms: Scanner = (text, report) => {
   for (const { kind, pattern } of CREDENTIAL_FORMS) {
-    for (const match of text.matchAll(pattern)) {
+    for (const match of matchesOf(text, pattern)) {
       // The `d` flag gives each group's offsets.
       const where = match.indices?.groups?.secret;
       if (!where || PLACEHOLDER.test(match.groups?.secret ?? "")) continue;
@@ -173,7 +190,7 @@ function shannonBits(text: string): number {
  * `base64,` is an inline image; words and paths lack digits or entropy; hof_ ids are shorter.
  */
 const highEntropy: Scanner = (text, report) => {
-  for (const match of text.matchAll(ENTROPY_CANDIDATE)) {
+  for (const match of matchesOf(text, ENTROPY_CANDIDATE)) {
     const value = match[0];
     if (value.length < 32) continue;
     if (/^[0-9a-fA-F-]+$/.test(value) || /^sha(?:256|384|512)-/.test(value)) continue;
