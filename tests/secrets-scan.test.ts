@@ -3,6 +3,7 @@ import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/t
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanText, findSecrets } from "../lib/secrets";
+import { mayHoldPresetSecret, PRESET_SKIPS_PROSE } from "../lib/secrets/scan";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 
 describe("the secret scanner on the corpus", () => {
@@ -115,5 +116,70 @@ describe("Baton's AWS scanner against secretlint's AWS rule", () => {
     const [hit] = findSecrets(text).filter((found) => found.kind === "aws");
     expect(text.slice(hit.start, hit.end)).toBe(key);
     expect(cleanText("content", text).text).toBe('"aws_secret_access_key" => "[redacted: aws]"');
+  });
+});
+
+/** Where each rule of secretlint's preset (the ones Baton runs) reports in `text`, as Baton drives it: text without a file name. */
+function presetHitsByRule(text: string): { rule: string; start: number; end: number }[] {
+  const hits: { rule: string; start: number; end: number }[] = [];
+  for (const rule of recommendedRules as unknown as SecretLintRuleCreator[]) {
+    if (rule.meta.type !== "scanner" || rule.meta.id.endsWith("filter-comments") || rule.meta.id.endsWith("-aws")) continue;
+    const context = {
+      sharedOptions: {},
+      createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
+      report: ({ range }: { range: readonly [number, number] }) => hits.push({ rule: rule.meta.id, start: range[0], end: range[1] }),
+      ignore: () => {},
+    } as unknown as SecretLintRuleContext;
+    (rule.create(context, {}) as { file?: (source: object) => void }).file?.({ content: text, contentType: "text", filePath: undefined, ext: "" });
+  }
+  return hits;
+}
+
+describe("the preset's rules skipped for prose (no token-like word)", () => {
+  it("is on for the installed preset: each of its rules has been read", () => {
+    expect(PRESET_SKIPS_PROSE).toBe(true);
+  });
+
+  it("every secret a preset rule finds in the corpus holds a token-like word", () => {
+    let found = 0;
+    for (const [i, sample] of SECRET_SAMPLES.entries()) {
+      const text = embed(sample, embeddingOf(i));
+      for (const hit of presetHitsByRule(text)) {
+        found += 1;
+        expect(mayHoldPresetSecret(text.slice(hit.start, hit.end)), `${hit.rule}: ${text.slice(hit.start, hit.end)}`).toBe(true);
+      }
+    }
+    expect(found).toBeGreaterThan(15);
+  });
+
+  // Near misses: the rules' prefixes with too little after them, and the shortest shapes cut by a space.
+  const nearMiss = fc.constantFrom("xoxb-1", "xoxp-", "SG.a.b", "SG.ab", "ghp_ab", "glpat-", "hf_", "npm_x", "dapi", "mysql:", "sk-ant", "https:", "ftp://", "-----", "BEGIN", "mongodb", "vcp_a", "a:b@c");
+  const word = fc.oneof(
+    fc.stringMatching(/^[A-Za-z]{1,19}$/),
+    fc.stringMatching(/^[A-Za-z0-9_.:/+=@-]{1,6}$/),
+    nearMiss,
+  );
+  const separator = fc.constantFrom(" ", "\n", "\t", "  ", "\u00a0");
+  const prose = fc.array(fc.tuple(word, separator), { maxLength: 24 }).map((parts) => parts.map(([w, s]) => w + s).join(""));
+
+  it("a text without one: no preset rule finds anything, so skipping them changes no scan", () => {
+    fc.assert(
+      fc.property(prose, (text) => {
+        expect(mayHoldPresetSecret(text)).toBe(false);
+        expect(presetHitsByRule(text)).toEqual([]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("a token-like word turns the preset on, and prose keeps Baton's own short forms", () => {
+    // The shortest shape a preset rule reports: a word of 8 characters.
+    for (const text of ["deploy with xoxb-1-2 now"]) {
+      expect(presetHitsByRule(text), text).not.toEqual([]);
+      expect(mayHoldPresetSecret(text), text).toBe(true);
+    }
+    for (const text of ["SG.a.bc", "see mysql://h", "x".repeat(20), "v1.2.3-rc"]) expect(mayHoldPresetSecret(text), text).toBe(true);
+    for (const text of ["bench entry", "Tests pass, merging now", "Done."]) expect(mayHoldPresetSecret(text), text).toBe(false);
+    expect(findSecrets("then run mysql -pHunter2x").map((hit) => hit.kind)).toEqual(["command-password"]);
   });
 });
