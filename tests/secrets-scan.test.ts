@@ -5,7 +5,7 @@ import type { SecretLintRuleContext, SecretLintRuleCreator } from "@secretlint/t
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanText, findSecrets } from "../lib/secrets";
-import { mayHoldPresetSecret, PRESET_PREFILTERED } from "../lib/secrets/scan";
+import { mayHoldPresetSecret, PRESET_PREFILTERED, PRESET_PREFIXES } from "../lib/secrets/scan";
 import { LOOK_ALIKES, SECRET_SAMPLES, embed, embeddingOf, secretPartOf } from "./fixtures/secrets/corpus";
 
 describe("the secret scanner on the corpus", () => {
@@ -160,16 +160,18 @@ function presetPatternsByRule(): { rule: string; patterns: RegExp[]; otherCalls:
   return found;
 }
 
-describe("the preset's rules skipped for a text without their prefixes", () => {
+describe("each of the preset's rules skipped for a text without its prefixes", () => {
   it("is on for the installed preset (12.0.0, pinned in package.json): each of its rules has been read", () => {
     expect(PRESET_PREFILTERED).toBe(true);
     const installed = JSON.parse(fs.readFileSync(path.join(process.cwd(), "node_modules/@secretlint/secretlint-rule-preset-recommend/package.json"), "utf8")) as { version: string };
     expect(installed.version).toBe("12.0.0");
   });
 
-  it("every match of every pattern a preset rule runs holds one of the prefixes", () => {
+  it("every match of every pattern a preset rule runs holds that rule's prefixes", () => {
     const rules = presetPatternsByRule();
+    // A rule run always (no prefixes) is one that runs no pattern on text without a file name.
     expect(rules.filter(({ patterns }) => patterns.length === 0).map(({ rule }) => rule)).toEqual(["@secretlint/secretlint-rule-gcp"]);
+    expect([...PRESET_PREFIXES].filter(([, prefixes]) => prefixes === null).map(([rule]) => rule)).toEqual(["@secretlint/secretlint-rule-gcp"]);
     expect(rules.flatMap(({ rule, otherCalls }) => otherCalls.map((call) => `${rule}: ${call}`))).toEqual([]);
     for (const { rule, patterns } of rules) {
       for (const pattern of patterns) {
@@ -179,6 +181,7 @@ describe("the preset's rules skipped for a text without their prefixes", () => {
         const matches = fc.stringMatching(new RegExp(`^(?:${source})$`, pattern.flags.replace(/[gdyim]/g, "")));
         fc.assert(
           fc.property(matches, (match) => {
+            expect(PRESET_PREFIXES.get(rule)?.test(match), `${rule}: ${match}`).toBe(true);
             expect(mayHoldPresetSecret(match), `${rule}: ${match}`).toBe(true);
           }),
           { numRuns: 200 },
@@ -187,13 +190,13 @@ describe("the preset's rules skipped for a text without their prefixes", () => {
     }
   });
 
-  it("every secret a preset rule finds in the corpus holds one", () => {
+  it("every secret a preset rule finds in the corpus holds that rule's prefixes", () => {
     let found = 0;
     for (const [i, sample] of SECRET_SAMPLES.entries()) {
       const text = embed(sample, embeddingOf(i));
       for (const hit of presetHitsByRule(text)) {
         found += 1;
-        expect(mayHoldPresetSecret(text.slice(hit.start, hit.end)), `${hit.rule}: ${text.slice(hit.start, hit.end)}`).toBe(true);
+        expect(PRESET_PREFIXES.get(hit.rule)?.test(text.slice(hit.start, hit.end)), `${hit.rule}: ${text.slice(hit.start, hit.end)}`).toBe(true);
       }
     }
     expect(found).toBeGreaterThan(15);
