@@ -121,19 +121,26 @@ describe("Baton's AWS scanner against secretlint's AWS rule", () => {
   });
 });
 
-/** Where each rule of secretlint's preset (the ones Baton runs) reports in `text`, as Baton drives it: text without a file name. */
+/** The preset's rules Baton runs (not the comment filter, not AWS's, which Baton runs in a form of its own). */
+const presetRulesRun = (recommendedRules as unknown as SecretLintRuleCreator[]).filter(
+  (rule) => rule.meta.type === "scanner" && !rule.meta.id.endsWith("filter-comments") && !rule.meta.id.endsWith("-aws"),
+);
+
+/** Runs `rule` on `content` as Baton drives it (text without a file name), each range it reports to `report`. */
+function runPresetRule(rule: SecretLintRuleCreator, content: string | object, report: (range: readonly [number, number]) => void): void {
+  const context = {
+    sharedOptions: {},
+    createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
+    report: ({ range }: { range: readonly [number, number] }) => report(range),
+    ignore: () => {},
+  } as unknown as SecretLintRuleContext;
+  (rule.create(context, {}) as { file?: (source: object) => void }).file?.({ content, contentType: "text", filePath: undefined, ext: "" });
+}
+
+/** Where each rule of the preset Baton runs reports in `text`. */
 function presetHitsByRule(text: string): { rule: string; start: number; end: number }[] {
   const hits: { rule: string; start: number; end: number }[] = [];
-  for (const rule of recommendedRules as unknown as SecretLintRuleCreator[]) {
-    if (rule.meta.type !== "scanner" || rule.meta.id.endsWith("filter-comments") || rule.meta.id.endsWith("-aws")) continue;
-    const context = {
-      sharedOptions: {},
-      createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }),
-      report: ({ range }: { range: readonly [number, number] }) => hits.push({ rule: rule.meta.id, start: range[0], end: range[1] }),
-      ignore: () => {},
-    } as unknown as SecretLintRuleContext;
-    (rule.create(context, {}) as { file?: (source: object) => void }).file?.({ content: text, contentType: "text", filePath: undefined, ext: "" });
-  }
+  for (const rule of presetRulesRun) runPresetRule(rule, text, ([start, end]) => hits.push({ rule: rule.meta.id, start, end }));
   return hits;
 }
 
@@ -142,9 +149,7 @@ function presetHitsByRule(text: string): { rule: string; start: number; end: num
  * `matchAll` calls on a probe text), and whether it called anything else on the text.
  */
 function presetPatternsByRule(): { rule: string; patterns: RegExp[]; otherCalls: string[] }[] {
-  const found: { rule: string; patterns: RegExp[]; otherCalls: string[] }[] = [];
-  for (const rule of recommendedRules as unknown as SecretLintRuleCreator[]) {
-    if (rule.meta.type !== "scanner" || rule.meta.id.endsWith("filter-comments") || rule.meta.id.endsWith("-aws")) continue;
+  return presetRulesRun.map((rule) => {
     const patterns: RegExp[] = [];
     const otherCalls: string[] = [];
     // A string object: what the rules read as the text, with its methods seen as they call them.
@@ -153,11 +158,9 @@ function presetPatternsByRule(): { rule: string; patterns: RegExp[]; otherCalls:
     for (const method of ["match", "replace", "replaceAll", "search", "split", "includes", "indexOf", "startsWith", "endsWith", "slice", "toString", "valueOf"]) {
       probe[method] = (...args: unknown[]) => (otherCalls.push(method), (String.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[method].apply("probe text", args));
     }
-    const context = { sharedOptions: {}, createTranslator: () => (messageId: string) => ({ message: messageId, data: {} }), report: () => {}, ignore: () => {} } as unknown as SecretLintRuleContext;
-    (rule.create(context, {}) as { file?: (source: object) => void }).file?.({ content: probe, contentType: "text", filePath: undefined, ext: "" });
-    found.push({ rule: rule.meta.id, patterns, otherCalls });
-  }
-  return found;
+    runPresetRule(rule, probe, () => {});
+    return { rule: rule.meta.id, patterns, otherCalls };
+  });
 }
 
 describe("each of the preset's rules skipped for a text without its prefixes", () => {

@@ -95,7 +95,7 @@ export async function againstSeed(): Promise<Figure[]> {
     if (answer.entries.length !== THREAD_SIZE || answer.truncated) throw new Error("Baton's get_handoff did not carry the whole thread");
     const [batonAdd, brainAdd] = await interleaved([baton.client, brain], "add_to_handoff", (index) => ({ id: index === 0 ? batonWrite : brainWrite, type: "progress", content: "bench entry" }), STDIO_CALLS);
     // "bench entry" holds none of the prefixes secretlint's rules look for, so Baton's scan skips
-    // them (lib/secrets/scan.ts); an entry with a link (`://`) is read by every rule.
+    // them (lib/secrets/scan.ts); an entry with a link (`://`) is read by the four that look at URLs.
     const [batonAddLinked, brainAddLinked] = await interleaved([baton.client, brain], "add_to_handoff", (index) => ({ id: index === 0 ? batonWrite : brainWrite, type: "progress", content: WITH_A_LINK }), STDIO_CALLS);
     const [batonGet, brainGet] = await interleaved([baton.client, brain], "get_handoff", (index) => ({ id: index === 0 ? batonRead : brainRead }), STDIO_CALLS);
     // Baton answers an unchanged thread with what its last read made (lib/handoffs' remembered
@@ -160,7 +160,7 @@ export async function againstSeed(): Promise<Figure[]> {
   }
 }
 
-/** An append's text with a link in it, so the secret scan runs every rule. */
+/** An append's text with a link in it, so the secret scan runs secretlint's rules that look at URLs. */
 const WITH_A_LINK = "bench entry, see https://example.com/docs";
 
 /** A handoff ID neither server has. */
