@@ -1,0 +1,51 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { databaseFile } from "../lib/config";
+import { connectStdioClient } from "./support/mcp-clients";
+
+/**
+ * The idle checkpoint (lib/database/sqlite.ts), in the prebuilt `baton mcp` as an MCP client
+ * starts it: after a burst of appends and a pause the server has checkpointed its write-ahead log
+ * and restarted it with a one-page write, so no caller's commit waits for the checkpoint's fsyncs
+ * or the new log's header. A write now and then is left in the log (no three fsyncs per write).
+ */
+const onSqlite = process.env.BATON_TEST_ENGINE !== "postgres";
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Frames in the log, as another connection's checkpoint reports them (it backfills them too). */
+function framesInLog(): number {
+  const connection = new Database(databaseFile());
+  try {
+    const [result] = connection.pragma("wal_checkpoint(PASSIVE)") as { busy: number; log: number }[];
+    expect(result.busy).toBe(0);
+    return result.log;
+  } finally {
+    connection.close();
+  }
+}
+
+describe.skipIf(!onSqlite)("the write-ahead log at idle moments", () => {
+  it("is checkpointed and restarted by the server after a burst, and left alone after a single write", { timeout: 60_000 }, async () => {
+    const { client } = await connectStdioClient({ entry: "launch" });
+    try {
+      const created = await client.callTool({ name: "create_handoff", arguments: { title: "Idle checkpoint", content: "start" } });
+      const id = (created.structuredContent as { handoff: { id: string } }).handoff.id;
+      await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: "one write" } });
+      await sleep(200);
+      expect(framesInLog()).toBeGreaterThan(1);
+
+      for (let index = 0; index < 60; index++) {
+        const added = await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: `burst ${index}` } });
+        expect(added.isError).toBeFalsy();
+      }
+      // Sixty appends wrote hundreds of pages; after the pause the log holds the restart's one.
+      await sleep(200);
+      expect(framesInLog()).toBe(1);
+
+      const read = await client.callTool({ name: "get_handoff", arguments: { id, limit: 100 } });
+      expect((read.structuredContent as { entries: unknown[] }).entries).toHaveLength(62);
+    } finally {
+      await client.close();
+    }
+  });
+});
