@@ -34,16 +34,16 @@ describe.skipIf(!onSqlite)("the write-ahead log at idle moments", () => {
       await sleep(200);
       expect(framesInLog()).toBeGreaterThan(1);
 
-      for (let index = 0; index < 60; index++) {
+      for (let index = 0; index < 100; index++) {
         const added = await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: `burst ${index}` } });
         expect(added.isError).toBeFalsy();
       }
-      // Sixty appends wrote hundreds of pages; after the pause the log holds the restart's one.
+      // A hundred appends wrote hundreds of pages; after the pause the log holds the restart's one.
       await sleep(200);
       expect(framesInLog()).toBe(1);
 
-      const read = await client.callTool({ name: "get_handoff", arguments: { id, limit: 100 } });
-      expect((read.structuredContent as { entries: unknown[] }).entries).toHaveLength(62);
+      const read = await client.callTool({ name: "get_handoff", arguments: { id, limit: 200 } });
+      expect((read.structuredContent as { entries: unknown[] }).entries).toHaveLength(102);
     } finally {
       await client.close();
     }

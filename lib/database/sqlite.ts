@@ -24,13 +24,14 @@ const FILE_CHECK_EVERY_MS = 250;
  * that takes the log past 1,000 pages: that caller waited for two fsyncs (1-6 ms on the bench
  * machine, where an append takes 0.5 ms), and the first writer after the log restarted waited for
  * a third, the new log's header. A connection that has changed IDLE_CHECKPOINT_ROWS rows since its
- * last checkpoint (about 25 appends, 200 pages) instead checkpoints once none of its transactions
- * has run for IDLE_CHECKPOINT_MS, then restarts the log with a one-page write, so the next
- * caller's commit syncs nothing. A write now and then (people's pace) stays in the log until
- * enough have gathered; writes that never pause still meet SQLite's own checkpoint.
+ * last checkpoint (about 55 appends, 450 pages: half of SQLite's 1,000, so a burst between two idle
+ * moments seldom reaches it) instead checkpoints once none of its transactions has run for
+ * IDLE_CHECKPOINT_MS, then restarts the log with a one-page write, so the next caller's commit
+ * syncs nothing. A write now and then (people's pace) stays in the log until enough have gathered;
+ * writes that never pause still meet SQLite's own checkpoint.
  */
 const IDLE_CHECKPOINT_MS = 5;
-const IDLE_CHECKPOINT_ROWS = 100;
+const IDLE_CHECKPOINT_ROWS = 250;
 
 /** Longest pause between two tries for the write lock: what a waiter can lose to a newcomer. */
 const WRITE_RETRY_MAX_PAUSE_MS = 2;
@@ -140,6 +141,8 @@ export function openSqlite(url: string): Database {
   let changesAtCheckpoint = 0;
   /** Armed by the first write, pushed back by every transaction: fires when the connection is idle. */
   let idleTimer: NodeJS.Timeout | undefined;
+  /** Transactions asked for and not yet ended: one waiting for another process's lock is not idleness. */
+  let unfinished = 0;
   /**
    * The log checkpointed and restarted, when this connection changed enough since the last time.
    * The restart is a write of the header's user_version, unchanged (Baton keeps nothing there):
@@ -164,7 +167,7 @@ export function openSqlite(url: string): Database {
   /** After each transaction: the idle checkpoint pushed back, or armed after the first write. */
   const pushBackIdleCheckpoint = () => {
     if (idleTimer) idleTimer.refresh();
-    else if (writing) idleTimer = setTimeout(() => void queued(async () => checkpointWhenIdle()).catch(() => undefined), IDLE_CHECKPOINT_MS).unref();
+    else if (writing) idleTimer = setTimeout(() => (unfinished > 0 ? idleTimer?.refresh() : checkpointWhenIdle()), IDLE_CHECKPOINT_MS).unref();
   };
   const tx: Tx = {
     engine: "sqlite",
@@ -241,6 +244,7 @@ export function openSqlite(url: string): Database {
   const transaction = <T>(open: (deadline: number) => Promise<void> | undefined, work: (tx: Tx) => Promise<T>, waitMs = BUSY_TIMEOUT_MS): Promise<T> => {
     if (inside.getStore()) return work(tx);
     const deadline = performance.now() + waitMs;
+    unfinished++;
     return queued(() =>
       inside.run(true, async () => {
         try {
@@ -255,6 +259,7 @@ export function openSqlite(url: string): Database {
           if (connection.inTransaction) statement("ROLLBACK").run();
           throw unavailableWhenBusy(error, "sqlite", waitMs);
         } finally {
+          unfinished--;
           pushBackIdleCheckpoint();
           writing = false;
         }
