@@ -34,16 +34,23 @@ describe.skipIf(!onSqlite)("the write-ahead log at idle moments", () => {
       await sleep(200);
       expect(framesInLog()).toBeGreaterThan(1);
 
-      for (let index = 0; index < 100; index++) {
-        const added = await client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: `burst ${index}` } });
-        expect(added.isError).toBeFalsy();
+      // A hundred appends sent at once (no idle moment among them) write hundreds of pages; after
+      // the pause the log holds the restart's one. A busy machine can still pause the server long
+      // enough between two of them to checkpoint there, leaving too few rows after it for another:
+      // another burst then ends in one.
+      let frames = 0;
+      for (let burst = 0; burst < 3 && frames !== 1; burst++) {
+        const added = await Promise.all(
+          Array.from({ length: 100 }, (_, index) => client.callTool({ name: "add_to_handoff", arguments: { id, type: "progress", content: `burst ${burst} entry ${index}` } })),
+        );
+        expect(added.filter((result) => result.isError)).toEqual([]);
+        await sleep(200);
+        frames = framesInLog();
       }
-      // A hundred appends wrote hundreds of pages; after the pause the log holds the restart's one.
-      await sleep(200);
-      expect(framesInLog()).toBe(1);
+      expect(frames).toBe(1);
 
-      const read = await client.callTool({ name: "get_handoff", arguments: { id, limit: 200 } });
-      expect((read.structuredContent as { entries: unknown[] }).entries).toHaveLength(102);
+      const read = await client.callTool({ name: "get_handoff", arguments: { id, limit: 1 } });
+      expect((read.structuredContent as { entry_count: number }).entry_count % 100).toBe(2);
     } finally {
       await client.close();
     }
