@@ -34,8 +34,8 @@ describe.skipIf(!onSqlite)("the write-ahead log at idle moments", () => {
       await sleep(200);
       expect(framesInLog()).toBeGreaterThan(1);
 
-      // A hundred appends sent at once (no idle moment among them) write hundreds of pages; after
-      // the pause the log holds the restart's one. A busy machine can still pause the server long
+      // A hundred appends sent at once (no idle moment among them) change hundreds of rows; after
+      // the pause the log holds the restart's one page. A busy machine can still pause the server long
       // enough between two of them to checkpoint there, leaving too few rows after it for another:
       // another burst then ends in one.
       let frames = 0;

@@ -141,7 +141,10 @@ export function openSqlite(url: string): Database {
   let changesAtCheckpoint = 0;
   /** Armed by the first write, pushed back by every transaction: fires when the connection is idle. */
   let idleTimer: NodeJS.Timeout | undefined;
-  /** Transactions asked for and not yet ended: one waiting for another process's lock is not idleness. */
+  /**
+   * Transactions asked for and not yet ended: one waiting for another process's lock is not
+   * idleness. The last of them to end pushes the idle checkpoint back again.
+   */
   let unfinished = 0;
   /**
    * The log checkpointed and restarted, when this connection changed enough since the last time.
@@ -149,7 +152,7 @@ export function openSqlite(url: string): Database {
    * the first page written into a restarted log is the one that syncs its header.
    */
   const checkpointWhenIdle = () => {
-    if (!connection.open || connection.inTransaction || fileGone) return;
+    if (!connection.open || unfinished > 0 || fileGone) return;
     const [, changes] = stampStatement.get() as [number, number];
     if (changes - changesAtCheckpoint < IDLE_CHECKPOINT_ROWS) return;
     changesAtCheckpoint = changes;
@@ -167,7 +170,7 @@ export function openSqlite(url: string): Database {
   /** After each transaction: the idle checkpoint pushed back, or armed after the first write. */
   const pushBackIdleCheckpoint = () => {
     if (idleTimer) idleTimer.refresh();
-    else if (writing) idleTimer = setTimeout(() => (unfinished > 0 ? idleTimer?.refresh() : checkpointWhenIdle()), IDLE_CHECKPOINT_MS).unref();
+    else if (writing) idleTimer = setTimeout(checkpointWhenIdle, IDLE_CHECKPOINT_MS).unref();
   };
   const tx: Tx = {
     engine: "sqlite",
