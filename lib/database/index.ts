@@ -24,7 +24,15 @@ export { placeholders } from "./params";
 /** The largest value an integer column holds on PostgreSQL (int4): ids and seqs past it are refused or cut to it. */
 export const MAX_INT4 = 2_147_483_647;
 
-type Held = { url: string; database: Database };
+/**
+ * `settings`: what decides databaseUrl when the database was opened (DATABASE_URL, BATON_DATA_DIR and
+ * the working folder a relative path resolves against; the default data folder stays the same in
+ * a process). While they are the same the URL is too, and a call is answered without working it
+ * out again: each read of process.env is a call into Node's C++, and an append asks for the
+ * database several times.
+ */
+type Held = { url: string; database: Database; settings: DatabaseSettings };
+type DatabaseSettings = { databaseUrl: string | undefined; dataDir: string | undefined; workingFolder: string };
 const globalForDatabase = globalThis as unknown as { batonDatabase?: Held; batonDatabaseCloses?: Set<() => void> };
 
 /**
@@ -58,16 +66,25 @@ function runCloseHooks(): void {
   }
 }
 
-/** The process's database (reopened if DATABASE_URL changed, as tests do). */
+const sameSettings = (one: DatabaseSettings, other: DatabaseSettings) =>
+  one.databaseUrl === other.databaseUrl && one.dataDir === other.dataDir && one.workingFolder === other.workingFolder;
+
+/** The process's database (reopened if DATABASE_URL or BATON_DATA_DIR changed, as tests do). */
 export function database(): Database {
-  const url = databaseUrl();
+  const { DATABASE_URL, BATON_DATA_DIR } = process.env;
+  const settings = { databaseUrl: DATABASE_URL, dataDir: BATON_DATA_DIR, workingFolder: process.cwd() };
   const held = globalForDatabase.batonDatabase;
-  if (held && held.url === url) return held.database;
+  if (held && sameSettings(held.settings, settings)) return held.database;
+  const url = databaseUrl();
+  if (held && held.url === url) {
+    held.settings = settings;
+    return held.database;
+  }
   if (held) {
     runCloseHooks();
     void held.database.close();
   }
-  const opened = { url, database: engineOf(url) === "postgres" ? openPostgres(url) : openSqlite(url) };
+  const opened = { url, database: engineOf(url) === "postgres" ? openPostgres(url) : openSqlite(url), settings };
   globalForDatabase.batonDatabase = opened;
   return opened.database;
 }
