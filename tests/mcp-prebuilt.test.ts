@@ -8,7 +8,9 @@ import { temporaryFolders } from "./support/temp-folders";
 import { describeDatabase } from "../lib/config";
 import { projectRoot } from "../lib/paths.mjs";
 import { ensurePrebuilt } from "../lib/prebuilt/build";
-import { freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
+import { codeCacheFile, freshEntry, manifestFile } from "../lib/prebuilt/prebuilt.mjs";
+import { CODE_CACHE_DELAY_MS } from "../lib/mcp/launch.mjs";
+import { ltsNode } from "./support/lts-node";
 
 // A folder outside the checkout, as a user's repository would be; removed after the file's tests.
 const elsewhere = temporaryFolders("baton-elsewhere-");
@@ -28,7 +30,7 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
       expect((read.structuredContent as { new_count: number }).new_count).toBe(0);
       expect(stderr()).toContain(`database ${describeDatabase()}`);
       // A moment after start-up the server leaves V8's code cache for the next start.
-      await expect.poll(() => fs.existsSync(`${entry}.cache`), { timeout: 15_000 }).toBe(true);
+      await expect.poll(() => fs.existsSync(codeCacheFile(entry)), { timeout: 15_000 }).toBe(true);
     } finally {
       await client.close();
     }
@@ -41,6 +43,33 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
     } finally {
       await cached.client.close();
     }
+  });
+
+  it("on Node 22, whose launcher sets V8's tier-up count before loading it (lib/mcp/tiering.mjs), the next start runs the code cache the first wrote", { timeout: 120_000 }, async () => {
+    const entry = await ensurePrebuilt("mcp");
+    const node22 = ltsNode(22);
+    const abi = execFileSync(node22.node, ["-p", "process.versions.modules"], { encoding: "utf8" }).trim();
+    const cacheFile = `${entry}.node-${abi}.cache`;
+    const start = () => connectStdioClient({ entry: "launch", command: { command: node22.node, args: [path.join(projectRoot, "lib", "mcp", "launch.mjs")] } });
+    const first = await start();
+    try {
+      expect((await first.client.callTool({ name: "create_handoff", arguments: { title: "Node 22", content: "first start" } })).isError).toBeFalsy();
+      await expect.poll(() => fs.existsSync(cacheFile), { timeout: 15_000 }).toBe(true);
+    } finally {
+      await first.client.close();
+    }
+    const written = fs.statSync(cacheFile);
+    // A cache V8 refuses (made under other flags) is written again CODE_CACHE_DELAY_MS after the start.
+    const second = await start();
+    try {
+      expect((await second.client.callTool({ name: "create_handoff", arguments: { title: "Node 22", content: "second start" } })).isError).toBeFalsy();
+      await new Promise((resolve) => setTimeout(resolve, CODE_CACHE_DELAY_MS + 1_500));
+      expect(second.stderr()).not.toMatch(/could not/);
+    } finally {
+      await second.client.close();
+    }
+    const after = fs.statSync(cacheFile);
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
   });
 
   it("builds wherever the command was started: `baton mcp` in a user's repository prebuilds itself there", { timeout: 120_000 }, () => {

@@ -10,9 +10,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { launchPrebuilt } from "../prebuilt/prebuilt.mjs";
+import { tierUpLikeNode24 } from "./tiering.mjs";
 
 /** After this long the functions the server has compiled (start-up, first calls) go into the cache. */
-const CODE_CACHE_DELAY_MS = 2_000;
+export const CODE_CACHE_DELAY_MS = 2_000;
 /** How long after a start from the sources the server is prebuilt for the next start. */
 const PREBUILD_DELAY_MS = 3_000;
 
@@ -36,6 +37,7 @@ function prebuildLater() {
  * @returns {Promise<number>}
  */
 export function launch(args) {
+  tierUpLikeNode24();
   return launchPrebuilt("mcp", args, { codeCache: { afterMs: CODE_CACHE_DELAY_MS }, prebuildLater, warn });
 }
 

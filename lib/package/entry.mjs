@@ -10,9 +10,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultDataDir, homeShorthandProblem, makePrivateFolder, projectRoot, userFolders } from "../paths.mjs";
-import { runWithCodeCache } from "../prebuilt/prebuilt.mjs";
+import { codeCacheFile, runWithCodeCache } from "../prebuilt/prebuilt.mjs";
 import { endOnUnwritableOutput } from "../closed-output.mjs";
 import { exitUnlessSupportedNode } from "../supported-node.mjs";
+import { tierUpLikeNode24 } from "../mcp/tiering.mjs";
 
 exitUnlessSupportedNode();
 endOnUnwritableOutput({ stdout: process.argv[2] !== "mcp" });
@@ -48,7 +49,7 @@ function writableDataDir() {
 
 /** @param {string} name @param {string[]} args @param {"after-run" | { afterMs: number }} codeCache */
 function runBundle(name, args, codeCache) {
-  const cacheFile = path.join(userFolders().cache, "code-cache", version, `${name}.cache`);
+  const cacheFile = codeCacheFile(path.join(userFolders().cache, "code-cache", version, name));
   return runWithCodeCache(path.join(distDir, `${name}.cjs`), cacheFile, args, { codeCache });
 }
 
@@ -78,6 +79,7 @@ if (serving && args.length > 0) {
     if (serving) {
       await serve();
     } else if (command === "mcp") {
+      tierUpLikeNode24();
       process.exitCode = await runBundle("mcp", args, { afterMs: MCP_CODE_CACHE_DELAY_MS });
     } else if (command === "hook") {
       process.exitCode = await runBundle("hook", args, "after-run");

@@ -77,6 +77,18 @@ export function freshEntry(name) {
 }
 
 /**
+ * Where the code cache of `base` (a build, or a command's name in the package's cache folder) is
+ * kept under this Node. V8 refuses a cache another V8 made, and the one written in its place would
+ * be refused by the other in turn: a machine with both LTS lines (CI runs the tests under each)
+ * keeps one per line.
+ * @param {string} base
+ * @returns {string}
+ */
+export function codeCacheFile(base) {
+  return `${base}.node-${process.versions.modules}.cache`;
+}
+
+/**
  * The code cache in `cacheFile` when this user wrote it and no one else may change it, else
  * undefined. V8 runs a code cache made from any source of the same length as the one it is
  * given (it checks the length, not the text): a cache another user could write is their code,
@@ -170,7 +182,7 @@ export async function launchPrebuilt(name, args, policy) {
     const sources = /** @type {RunnableCommand} */ (await import(pathToFileURL(path.join(projectRoot, PREBUILT_COMMANDS[name].sourceEntry)).href));
     return sources.run(args);
   }
-  return runWithCodeCache(entry, `${entry}.cache`, args, policy);
+  return runWithCodeCache(entry, codeCacheFile(entry), args, policy);
 }
 
 /**
