@@ -70,11 +70,14 @@ const createdIdOf = (created: ToolResult): string =>
  * A thread of `size` entries written through a server's own tools, read to the end by chat.
  * Both servers' threads are written so: before the timed rounds each has then answered the same
  * calls, and neither meets its append path cold while the other has already run it 300 times.
+ * `appendTimes`, when given, gets each append's latency.
  */
-async function threadThrough(client: Client, size: number, title: string): Promise<string> {
+async function threadThrough(client: Client, size: number, title: string, appendTimes: number[] = []): Promise<string> {
   const id = createdIdOf(await call(client, "create_handoff", { title, content: contentOf(0) }));
   for (let index = 1; index < size; index++) {
+    const start = performance.now();
     await call(client, "add_to_handoff", { id, type: index % 2 ? "progress" : "question", content: contentOf(index), as_client: index % 2 ? "code" : "chat" });
+    appendTimes.push(performance.now() - start);
   }
   await call(client, "mark_handoff_read", { id });
   return id;
@@ -92,10 +95,13 @@ export async function againstSeed(): Promise<Figure[]> {
   const baton = await connectStdioClient({ cwd: repo, command: { command: node, args: [path.join(projectRoot, "bin", "baton.mjs"), "mcp"] } });
   const brain = await connectBrain(node, repo, data);
   try {
-    const batonRead = await threadThrough(baton.client, THREAD_SIZE, "Baton read (see src/module3.ts)");
+    // Each server's first appends after its start: the calls a short session makes, before V8
+    // has optimized the server's call path (lib/mcp/tiering.mjs).
+    const firstAppends = { baton: [] as number[], brain: [] as number[] };
+    const batonRead = await threadThrough(baton.client, THREAD_SIZE, "Baton read (see src/module3.ts)", firstAppends.baton);
     const batonWrite = await threadThrough(baton.client, 1, "Baton write");
     const batonChanging = await threadThrough(baton.client, THREAD_SIZE, "Baton read afresh");
-    const brainRead = await threadThrough(brain, THREAD_SIZE, "Seed read");
+    const brainRead = await threadThrough(brain, THREAD_SIZE, "Seed read", firstAppends.brain);
     const brainWrite = await threadThrough(brain, 1, "Seed write");
     const answer = (await call(baton.client, "get_handoff", { id: batonRead })).structuredContent as { entries: unknown[]; truncated: boolean };
     if (answer.entries.length !== THREAD_SIZE || answer.truncated) throw new Error("Baton's get_handoff did not carry the whole thread");
@@ -146,6 +152,14 @@ export async function againstSeed(): Promise<Figure[]> {
         { name: `stdio ${tool} p95, ${note}`, value: percentile(ours, 0.95), unit: "ms", reference: { value: percentile(seeds, 0.95), label: "project-brain" } },
       );
     }
+    log(
+      `  ${"first appends".padEnd(24)} Baton p50 ${msOf(median(firstAppends.baton))} p95 ${msOf(percentile(firstAppends.baton, 0.95))} · seed p50 ${msOf(median(firstAppends.brain))} p95 ${msOf(percentile(firstAppends.brain, 0.95))} · ` +
+        `×${f2(median(firstAppends.baton) / median(firstAppends.brain))} / ×${f2(percentile(firstAppends.baton, 0.95) / percentile(firstAppends.brain, 0.95))} (${FIRST_APPENDS_NOTE})`,
+    );
+    figures.push(
+      { name: `stdio add_to_handoff p50, ${FIRST_APPENDS_NOTE}`, value: median(firstAppends.baton), unit: "ms", reference: { value: median(firstAppends.brain), label: "project-brain" } },
+      { name: `stdio add_to_handoff p95, ${FIRST_APPENDS_NOTE}`, value: percentile(firstAppends.baton, 0.95), unit: "ms", reference: { value: percentile(firstAppends.brain, 0.95), label: "project-brain" } },
+    );
     figures.push(...(await protocolPath([baton.client, brain], { add: [median(batonAdd), median(brainAdd)] })));
     figures.push(...(await answerFloors(node, [baton.client, brain], { reads: [batonRead, brainRead], writes: [batonWrite, brainWrite] }, { add: median(brainAdd), get: median(brainGet) })));
     const starts = { baton: [] as number[], brain: [] as number[] };
@@ -165,6 +179,9 @@ export async function againstSeed(): Promise<Figure[]> {
     fs.rmSync(data, { recursive: true, force: true });
   }
 }
+
+/** What the first appends' figures are: each server's first calls, one server after the other. */
+const FIRST_APPENDS_NOTE = `the first ${THREAD_SIZE - 1} after start, not interleaved`;
 
 /** An append's text with a link in it, so the secret scan runs secretlint's rules that look at URLs. */
 const WITH_A_LINK = "bench entry, see https://example.com/docs";
