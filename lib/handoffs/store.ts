@@ -279,22 +279,33 @@ export async function seqOfNumber(tx: Tx, id: string, number: number): Promise<n
   return row.seq;
 }
 
+/*
+ * A thread's entries are numbered from 1 in seq order without gaps (appends number them one past
+ * the last, a close wipes them all), so how many lie in a range of seqs is told by the numbers of
+ * its first and last: two seeks in the (handoff_id, seq) index, where counting the rows took time
+ * in proportion to the thread (twice a read of a long one).
+ */
+
 /** How many entries a thread has, and how many of them are past `cursor`. */
 export async function entryCounts(tx: Tx, id: string, cursor: number): Promise<{ count: number; newCount: number }> {
-  const counts = await tx.get<{ count: number; newCount: number }>(
-    `SELECT COUNT(*) AS count, COUNT(*) FILTER (WHERE seq > ?) AS "newCount" FROM handoff_entries WHERE handoff_id = ?`,
-    [Math.min(cursor, MAX_SEQ), id],
+  const numbers = await tx.get<{ latest: number; seen: number }>(
+    `SELECT COALESCE((SELECT number FROM handoff_entries WHERE handoff_id = ? ORDER BY seq DESC LIMIT 1), 0) AS latest,
+            COALESCE((SELECT number FROM handoff_entries WHERE handoff_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1), 0) AS seen`,
+    [id, id, Math.min(cursor, MAX_SEQ)],
   );
-  return counts!;
+  return { count: numbers!.latest, newCount: numbers!.latest - numbers!.seen };
 }
 
 /** Count, first and last seq of a thread's entries within `bounds`. */
 export async function entryRange(tx: Tx, id: string, bounds: SeqBounds): Promise<{ count: number; first: number | null; last: number | null }> {
-  const range = await tx.get<{ count: number; first: number | null; last: number | null }>(
-    `SELECT COUNT(*) AS count, MIN(seq) AS first, MAX(seq) AS last FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq <= ?`,
-    [id, ...seqRange(bounds)],
+  const within = "FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq <= ?";
+  // No row when the range holds no entry.
+  const range = await tx.get<{ count: number; first: number; last: number }>(
+    `SELECT lo.seq AS first, hi.seq AS last, hi.number - lo.number + 1 AS count
+       FROM (SELECT seq, number ${within} ORDER BY seq ASC LIMIT 1) lo, (SELECT seq, number ${within} ORDER BY seq DESC LIMIT 1) hi`,
+    [id, ...seqRange(bounds), id, ...seqRange(bounds)],
   );
-  return range!;
+  return range ?? { count: 0, first: null, last: null };
 }
 
 /** Rows read at a time from the entries, so memory stays flat on a long history. */
