@@ -9,7 +9,7 @@ type Stored = { seq: number; number: number };
  * What get_handoff counts (every entry, the new ones, the ranges it left out) against a model that
  * holds every entry: lib/handoffs/store.ts tells them from entries' numbers, not by counting rows.
  * Two threads written in turns, so one thread's seqs have gaps; reads of every paging kind, with
- * limits that leave entries out on either side.
+ * limits and byte budgets that leave entries out on either side.
  */
 describe("a thread's counts and left-out ranges", () => {
   it("are what the entries say, whatever was appended, read and paged", { timeout: 120_000 }, async () => {
@@ -24,6 +24,8 @@ describe("a thread's counts and left-out ranges", () => {
         before: fc.nat(40),
         fromNumber: fc.integer({ min: 1, max: 20 }),
         limit: fc.integer({ min: 1, max: 8 }),
+        // A byte budget small enough to end a walk before its limit does.
+        maxBytes: fc.option(fc.integer({ min: 200, max: 3_000 }), { nil: undefined }),
         kind: fc.constantFrom("whole", "after", "before", "between", "from"),
       },
     );
@@ -63,7 +65,7 @@ describe("a thread's counts and left-out ranges", () => {
                   : page.kind === "between"
                     ? [{ afterSeq: seqOf(lo) - 1, beforeSeq: seqOf(hi) + 1 }, { gt: seqOf(lo) - 1, lt: seqOf(hi) + 1 }]
                     : [{ fromNumber }, { gt: thread.entries[fromNumber - 1].seq - 1 }];
-          const answer = await getHandoff({ id: thread.id, asClient: reader, limit: page.limit, ...options });
+          const answer = await getHandoff({ id: thread.id, asClient: reader, limit: page.limit, maxBytes: page.maxBytes, ...options });
           const cursor = thread.cursors[reader];
           expect(answer.entryCount).toBe(thread.entries.length);
           expect(answer.newCount).toBe(thread.entries.filter((entry) => entry.seq > cursor).length);

@@ -166,22 +166,32 @@ async function readThread(tx: Tx, input: z.output<typeof getHandoffInput>, budge
   const room = new Room(budget, input.limit ?? Number.MAX_SAFE_INTEGER);
   let entries: EntryView[];
   let scope: SeqBounds;
+  // Whether the carried run reaches the start and the end of what was asked: a walk that ran out
+  // of rows, not of room, did; then nothing was left out on that side and no statement asks.
+  let reachedStart: boolean;
+  let reachedEnd: boolean;
   const afterSeq = input.fromNumber === undefined ? input.afterSeq : (await seqOfNumber(tx, input.id, input.fromNumber)) - 1;
   if (afterSeq !== undefined) {
     scope = { gt: afterSeq, lt: input.beforeSeq };
-    entries = (await walk(tx, input.id, scope, "asc", room, cursor)).entries;
+    const walked = await walk(tx, input.id, scope, "asc", room, cursor);
+    [entries, reachedStart, reachedEnd] = [walked.entries, true, !walked.full];
   } else if (input.beforeSeq !== undefined) {
     scope = { lt: input.beforeSeq };
-    entries = (await walk(tx, input.id, scope, "desc", room, cursor)).entries.reverse();
+    const walked = await walk(tx, input.id, scope, "desc", room, cursor);
+    [entries, reachedStart, reachedEnd] = [walked.entries.reverse(), !walked.full, true];
   } else {
     scope = {};
     const fresh = await walk(tx, input.id, { gt: cursor }, "asc", room, cursor);
-    const older = fresh.full ? [] : (await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor)).entries;
-    entries = [...older.reverse(), ...fresh.entries];
+    const older = fresh.full ? null : await walk(tx, input.id, { lt: cursor + 1 }, "desc", room, cursor);
+    [entries, reachedStart, reachedEnd] = [[...(older?.entries.reverse() ?? []), ...fresh.entries], older !== null && !older.full, !fresh.full];
   }
-  const { count: entryCount, newCount } = await entryCounts(tx, input.id, cursor);
-  const earlier = entries.length ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }, "before", entries[0]) : null;
-  const later = entries.length ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }, "after", entries[entries.length - 1]) : null;
+  // The whole thread carried (most reads of a short one): its counts are the answer's own.
+  const { count: entryCount, newCount } =
+    scope.gt === undefined && scope.lt === undefined && reachedStart && reachedEnd
+      ? { count: entries.length, newCount: entries.filter((entry) => entry.seq > cursor).length }
+      : await entryCounts(tx, input.id, cursor);
+  const earlier = entries.length && !reachedStart ? await rangeOf(tx, input.id, { gt: scope.gt, lt: entries[0].seq }, "before", entries[0]) : null;
+  const later = entries.length && !reachedEnd ? await rangeOf(tx, input.id, { gt: entries[entries.length - 1].seq, lt: scope.lt }, "after", entries[entries.length - 1]) : null;
   const omitted = { earlier, later };
   const reason = room.count === 0 ? `(limit=${input.limit})` : `to stay within about ${Math.round(budget / 1000)} KB`;
   const thread = {
