@@ -49,13 +49,15 @@ let client: Client;
 /**
  * Starts the successor script in its own session, in a working folder that is not the data
  * folder, and waits until it reads keys in raw mode (typed earlier, the terminal would take them
- * as a line of its own).
+ * as a line of its own). With `busyMs` it is busy that long first, and this waits until its
+ * output shows it is: an empty pane, before Node printed anything, is a pane at rest.
  */
-async function startSuccessor(session: string): Promise<string> {
+async function startSuccessor(session: string, busyMs = 0): Promise<string> {
   const out = path.join(workDir, `${session}.jsonl`);
-  tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out}`);
+  tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out} ${busyMs}`);
+  const shown = busyMs > 0 ? "working" : "successor ready";
   const deadline = Date.now() + 5000;
-  while (!tmux("capture-pane", "-p", "-t", `=${session}:`).includes("successor ready")) {
+  while (!tmux("capture-pane", "-p", "-t", `=${session}:`).includes(shown)) {
     if (Date.now() > deadline) throw new Error(`the successor in ${session} did not start`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -167,8 +169,7 @@ describe("shift handoff delivery through a real tmux", () => {
 
   // One machine's clock: SQLite's processes share it.
   it.runIf(process.env.BATON_TEST_ENGINE === "postgres")("Retry on another instance whose clock runs a minute and more ahead is refused while the handoff's delivery waits for the pane", async () => {
-    const out = path.join(workDir, "busy.jsonl");
-    tmux("new-session", "-d", "-s", "busy", "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out} 6000`);
+    const out = await startSuccessor("busy", 6000);
     const agent = await registerAgent({ personaSlug: "developer-con-4" });
     const handingOff = triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nOnce.\n", successor: { tmuxTarget: "busy" } });
     // The handoff committed and its delivery waits for the pane.
@@ -184,8 +185,7 @@ describe("shift handoff delivery through a real tmux", () => {
   }, 30_000);
 
   it("a delivery that outlasted its claim leaves the claim another delivery took over since: Retry stays refused while that one types", async () => {
-    const out = path.join(workDir, "slow.jsonl");
-    tmux("new-session", "-d", "-s", "slow", "-x", "200", "-y", "50", "-c", workDir, `${process.execPath} ${path.join(workDir, "successor.mjs")} ${out} 3000`);
+    const out = await startSuccessor("slow", 3000);
     const agent = await registerAgent({ personaSlug: "developer-con-5" });
     const handingOff = triggerHandoff({ agentId: agent.id, reason: "shift_end", document: "## Goal\nOnce more.\n", successor: { tmuxTarget: "slow" } });
     // While the handoff's delivery waits for the pane, another delivery takes the claim over, as
