@@ -48,8 +48,7 @@ describe("the prebuilt MCP server (lib/mcp/launch.mjs)", () => {
   it("on Node 22, whose launcher sets V8's tier-up count before loading it (lib/mcp/tiering.mjs), the next start runs the code cache the first wrote", { timeout: 120_000 }, async () => {
     const entry = await ensurePrebuilt("mcp");
     const node22 = ltsNode(22);
-    const abi = execFileSync(node22.node, ["-p", "process.versions.modules"], { encoding: "utf8" }).trim();
-    const cacheFile = `${entry}.node-${abi}.cache`;
+    const cacheFile = codeCacheFile(entry, execFileSync(node22.node, ["-p", "process.versions.modules"], { encoding: "utf8" }).trim());
     const start = () => connectStdioClient({ entry: "launch", command: { command: node22.node, args: [path.join(projectRoot, "lib", "mcp", "launch.mjs")] } });
     const first = await start();
     try {

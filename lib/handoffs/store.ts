@@ -299,11 +299,12 @@ export async function entryCounts(tx: Tx, id: string, cursor: number): Promise<{
 /** Count, first and last seq of a thread's entries within `bounds`. */
 export async function entryRange(tx: Tx, id: string, bounds: SeqBounds): Promise<{ count: number; first: number | null; last: number | null }> {
   const within = "FROM handoff_entries WHERE handoff_id = ? AND seq > ? AND seq <= ?";
+  const [after, through] = seqRange(bounds);
   // No row when the range holds no entry.
   const range = await tx.get<{ count: number; first: number; last: number }>(
     `SELECT lo.seq AS first, hi.seq AS last, hi.number - lo.number + 1 AS count
        FROM (SELECT seq, number ${within} ORDER BY seq ASC LIMIT 1) lo, (SELECT seq, number ${within} ORDER BY seq DESC LIMIT 1) hi`,
-    [id, ...seqRange(bounds), id, ...seqRange(bounds)],
+    [id, after, through, id, after, through],
   );
   return range ?? { count: 0, first: null, last: null };
 }

@@ -78,14 +78,15 @@ export function freshEntry(name) {
 
 /**
  * Where the code cache of `base` (a build, or a command's name in the package's cache folder) is
- * kept under this Node. V8 refuses a cache another V8 made, and the one written in its place would
- * be refused by the other in turn: a machine with both LTS lines (CI runs the tests under each)
- * keeps one per line.
+ * kept under the Node of ABI `modules` (`process.versions.modules`; this one's by default). V8
+ * refuses a cache another V8 made, and the one written in its place would be refused by the other
+ * in turn: a machine with both LTS lines (CI runs the tests under each) keeps one per line.
  * @param {string} base
+ * @param {string} [modules]
  * @returns {string}
  */
-export function codeCacheFile(base) {
-  return `${base}.node-${process.versions.modules}.cache`;
+export function codeCacheFile(base, modules = process.versions.modules) {
+  return `${base}.node-${modules}.cache`;
 }
 
 /**
